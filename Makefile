@@ -1,0 +1,30 @@
+# The two README commands: `make demo` (main job on the embedded corpus) and `make test`.
+# Each creates .venv and installs the package with every extra on first use.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench install clean
+
+$(STAMP): pyproject.toml setup.py
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[all,dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/korean-bpe compare
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_pretok.py
+	$(PY) benchmarks/bench_train.py
+	$(PY) benchmarks/bench_encode.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info korean_bpe/**/*.so

@@ -1,0 +1,14 @@
+"""Pre-tokenizers: text -> words, registered by name (``raw``, ``whitespace``, ``okt``, ``kiwi``,
+``mecab``).  Importing this package does not import any analyzer; each one is loaded by the first
+call that needs it.
+"""
+
+from __future__ import annotations
+
+from .base import PRE_TOKENIZERS, BasePreTokenizer, PreTokenizer, get_pre_tokenizer
+from .simple import RawPreTokenizer, WhitespacePreTokenizer
+
+__all__ = [
+    "PRE_TOKENIZERS", "PreTokenizer", "BasePreTokenizer", "get_pre_tokenizer",
+    "RawPreTokenizer", "WhitespacePreTokenizer",
+]

@@ -1,0 +1,147 @@
+"""The pre-tokenizer protocol and the pieces every implementation shares.
+
+A pre-tokenizer turns a text into a list of *words* (strings) that BPE segments further, and back:
+
+* ``pt(text) -> list[str]`` and ``pt.batch(texts) -> list[list[str]]`` (exactly the per-text result);
+* ``pt.restore(words) -> str``: the text again.  ``pt.lossless`` says whether
+  ``pt.restore(pt(text)) == text`` for every text (see each class for the exact fine print);
+* ``pt.to_config() -> {"type": name, ...}``; ``get_pre_tokenizer(config)`` rebuilds it.
+
+Lossless morpheme mode marks the white space that preceded a morpheme with ``▁`` glued to its
+front, so ``"아이언맨은 올해"`` becomes ``['아이언맨', '은', '▁올해']`` and restores by replacing
+``▁`` with a space.  Line breaks become pieces of their own (``'\\n'``), so that no token ever holds
+a line break (``merges.txt`` is one merge a line).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ..registry import Registry
+from ..units import SPACE_MARK
+
+__all__ = [
+    "PreTokenizer", "BasePreTokenizer", "PRE_TOKENIZERS", "get_pre_tokenizer",
+    "raw_pieces", "pieces_from_spans", "spans_from_surfaces", "restore_marked", "LINE_BREAKS",
+]
+
+#: every character ``str.splitlines`` breaks on; each becomes a piece of its own
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE_BREAK_RE = re.compile(f"([{re.escape(LINE_BREAKS)}])")
+
+
+@runtime_checkable
+class PreTokenizer(Protocol):
+    name: str
+    lossless: bool
+
+    def __call__(self, text: str) -> list[str]: ...
+
+    def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]: ...
+
+    def restore(self, words: Sequence[str]) -> str: ...
+
+    def to_config(self) -> dict[str, Any]: ...
+
+
+PRE_TOKENIZERS: Registry[PreTokenizer] = Registry("pre-tokenizer")
+
+
+class BasePreTokenizer:
+    """Shared defaults: a per-text ``batch`` loop, ``repr`` from the config, equality by config."""
+
+    name: str = ""
+    lossless: bool = False
+
+    def __call__(self, text: str) -> list[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+    def restore(self, words: Sequence[str]) -> str:
+        return " ".join(words)
+
+    def to_config(self) -> dict[str, Any]:
+        return {"type": self.name}
+
+    def __repr__(self) -> str:
+        cfg = self.to_config()
+        cfg.pop("type")
+        args = ", ".join(f"{k}={v!r}" for k, v in cfg.items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BasePreTokenizer) and self.to_config() == other.to_config()
+
+    def __hash__(self) -> int:
+        return hash(repr(self.to_config()))
+
+
+def get_pre_tokenizer(spec: str | Mapping[str, Any] | PreTokenizer, **options: Any) -> PreTokenizer:
+    """``get_pre_tokenizer("okt", drop=())``, ``get_pre_tokenizer({"type": "okt", ...})``."""
+    return PRE_TOKENIZERS.build(spec, **options)
+
+
+def raw_pieces(text: str) -> list[str]:
+    """SentencePiece-style pieces: one per line, spaces as ``▁``, each line break a piece.
+
+    >>> raw_pieces("아이언맨 또 보고 싶다\\n굿")
+    ['아이언맨▁또▁보고▁싶다', '\\n', '굿']
+    """
+    return [p.replace(" ", SPACE_MARK) for p in _LINE_BREAK_RE.split(text) if p]
+
+
+def restore_marked(words: Sequence[str]) -> str:
+    """Inverse of :func:`raw_pieces` and :func:`pieces_from_spans`: concatenate, ``▁`` -> space."""
+    return "".join(words).replace(SPACE_MARK, " ")
+
+
+def pieces_from_spans(text: str, spans: Iterable[tuple[int, int]]) -> list[str]:
+    """Lossless pieces from sorted, non-overlapping ``(start, end)`` spans of ``text``.
+
+    Text between spans (white space, or characters an analyzer skipped) is kept: runs of spaces
+    become ``▁`` glued to the next span, anything else becomes raw pieces of its own.
+
+    >>> pieces_from_spans("아이언맨은 올해", [(0, 4), (4, 5), (6, 8)])
+    ['아이언맨', '은', '▁올해']
+    """
+    out: list[str] = []
+    cursor = 0
+    for start, end in spans:
+        if start < cursor or end < start:
+            raise ValueError(f"spans must be sorted and non-overlapping; got ({start}, {end}) after {cursor}")
+        prefix = ""
+        if start > cursor:
+            gap = raw_pieces(text[cursor:start])
+            if gap and gap[-1].strip(SPACE_MARK) == "":
+                prefix = gap.pop()
+            out.extend(gap)
+        if end > start:
+            out.append(prefix + text[start:end])
+        elif prefix:
+            out.append(prefix)
+        cursor = end
+    out.extend(raw_pieces(text[cursor:]))
+    return out
+
+
+def spans_from_surfaces(text: str, surfaces: Iterable[str]) -> list[tuple[int, int]]:
+    """Locate each analyzer surface in ``text``, left to right.
+
+    Raises ``ValueError`` when a surface is not found in order (the analyzer rewrote the text,
+    e.g. Okt with ``norm=True``): callers that promise losslessness must not guess.
+    """
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for s in surfaces:
+        if not s:
+            continue
+        i = text.find(s, cursor)
+        if i < 0:
+            raise ValueError(f"morpheme {s!r} not found in the text after offset {cursor}: the analyzer changed the surface")
+        spans.append((i, i + len(s)))
+        cursor = i + len(s)
+    return spans

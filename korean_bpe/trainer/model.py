@@ -1,0 +1,63 @@
+"""The trained BPE model: special tokens, alphabet and ordered merges.  The vocabulary is derived.
+
+>>> m = BPEModel(special_tokens=(), alphabet=tuple("bghnpsu"), merges=(("u", "g"), ("u", "n"), ("h", "ug")))
+>>> m.vocab
+{'b': 0, 'g': 1, 'h': 2, 'n': 3, 'p': 4, 's': 5, 'u': 6, 'ug': 7, 'un': 8, 'hug': 9}
+>>> m.truncate(1).vocab_size
+8
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+__all__ = ["BPEModel"]
+
+
+@dataclass(frozen=True)
+class BPEModel:
+    """Ids: special tokens first, then the alphabet in the given order (the trainer sorts it by
+    code point), then one id per merge result in merge order (a merge whose result already has an
+    id adds none).  ``merges`` is a prefix-usable list: ``truncate(n)`` is the model of ``n`` merges.
+    """
+
+    special_tokens: tuple[str, ...]
+    alphabet: tuple[str, ...]
+    merges: tuple[tuple[str, str], ...]
+
+    def __post_init__(self) -> None:
+        # Normalise lists to tuples so the model is hashable and immutable.
+        object.__setattr__(self, "special_tokens", tuple(self.special_tokens))
+        object.__setattr__(self, "alphabet", tuple(self.alphabet))
+        object.__setattr__(self, "merges", tuple((a, b) for a, b in self.merges))
+
+    @cached_property
+    def id_to_token(self) -> tuple[str, ...]:
+        tokens: list[str] = []
+        seen: set[str] = set()
+        for tok in (*self.special_tokens, *self.alphabet, *(a + b for a, b in self.merges)):
+            if tok not in seen:
+                seen.add(tok)
+                tokens.append(tok)
+        return tuple(tokens)
+
+    @cached_property
+    def vocab(self) -> dict[str, int]:
+        """token -> id."""
+        return {tok: i for i, tok in enumerate(self.id_to_token)}
+
+    @cached_property
+    def ranks(self) -> dict[tuple[str, str], int]:
+        """(left, right) -> merge rank (0 is applied first)."""
+        return {pair: rank for rank, pair in enumerate(self.merges)}
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.id_to_token)
+
+    def truncate(self, num_merges: int) -> BPEModel:
+        """The model after the first ``num_merges`` merges (same alphabet and special tokens)."""
+        if num_merges < 0:
+            raise ValueError(f"num_merges must be >= 0, got {num_merges}")
+        return BPEModel(special_tokens=self.special_tokens, alphabet=self.alphabet, merges=self.merges[:num_merges])

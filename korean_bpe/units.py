@@ -1,0 +1,229 @@
+"""Units: how one word becomes a tuple of symbols for BPE, and how symbols become text again.
+
+======== ========================================== =================================
+unit     ``split("값이")``                           note
+======== ========================================== =================================
+syllable ``('값', '이')``                            one symbol per character
+jamo     ``('ᄀ', 'ᅡ', 'ᆹ', 'ᄋ', 'ᅵ')``              conjoining jamo, recomposed on join
+byte     ``('ê', '°', 'Ĵ', 'ì', 'Ŀ', '´')``          UTF-8 bytes as printable chars (GPT-2)
+======== ========================================== =================================
+
+Word markers tell BPE (and decode) where words start or end, as the peers do:
+``"▁"`` a separate word-start symbol (SentencePiece, HF Metaspace), ``"</w>"`` glued to the last
+symbol (subword-nmt, HF ``end_of_word_suffix``), ``"##"`` glued to every non-first symbol (WordPiece,
+HF ``continuing_subword_prefix``), or ``None``.
+
+>>> get_unit("jamo").join(get_unit("jamo").split("값이")) == "값이"
+True
+>>> apply_marker(("값", "이"), "</w>")
+('값', '이</w>')
+>>> apply_marker(("값", "이"), "▁")
+('▁', '값', '이')
+>>> words_from_tokens(["▁", "값이", "▁안", "녕"], "▁")
+[['값이'], ['안', '녕']]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any, Protocol, runtime_checkable
+
+from .jamo import compose, decompose
+from .registry import Registry
+
+__all__ = [
+    "Unit", "SyllableUnit", "JamoUnit", "ByteUnit", "UNITS", "get_unit",
+    "MARKERS", "SPACE_MARK", "apply_marker", "words_from_tokens", "strip_marker", "check_marker",
+    "bytes_to_unicode",
+]
+
+SPACE_MARK = "\u2581"  # ▁
+MARKERS: tuple[str | None, ...] = (None, SPACE_MARK, "</w>", "##")
+
+
+@runtime_checkable
+class Unit(Protocol):
+    """A way to cut a word into symbols. ``join(split(w)) == w`` for every word the unit accepts."""
+
+    name: str
+
+    def split(self, word: str) -> tuple[str, ...]: ...
+
+    def join(self, symbols: Iterable[str]) -> str: ...
+
+    def to_config(self) -> dict[str, Any]: ...
+
+
+UNITS: Registry[Unit] = Registry("unit")
+
+
+@UNITS.register("syllable")
+class SyllableUnit:
+    """One symbol per Unicode character: ``split("먹겠다") == ('먹', '겠', '다')``."""
+
+    name = "syllable"
+    initial_alphabet: tuple[str, ...] = ()
+
+    def split(self, word: str) -> tuple[str, ...]:
+        return tuple(word)
+
+    def join(self, symbols: Iterable[str]) -> str:
+        return "".join(symbols)
+
+    def to_config(self) -> dict[str, Any]:
+        return {"type": self.name}
+
+    def __repr__(self) -> str:
+        return "SyllableUnit()"
+
+
+@UNITS.register("jamo")
+class JamoUnit:
+    """Hangul syllables as conjoining jamo (see :mod:`korean_bpe.jamo`); other characters as is.
+
+    ``split("닭")`` gives ``('ᄃ', 'ᅡ', 'ᆰ')``: 초성 U+1103, 중성 U+1161, 종성 U+11B0.  ``join``
+    recomposes exactly; text that already held conjoining jamo (NFD input) comes back in NFC.
+    Compatibility jamo (ㅋㅋ, ㅠㅠ) stay compatibility jamo.
+    """
+
+    name = "jamo"
+    initial_alphabet: tuple[str, ...] = ()
+
+    def split(self, word: str) -> tuple[str, ...]:
+        return tuple(decompose(word))
+
+    def join(self, symbols: Iterable[str]) -> str:
+        return compose("".join(symbols))
+
+    def to_config(self) -> dict[str, Any]:
+        return {"type": self.name}
+
+    def __repr__(self) -> str:
+        return "JamoUnit()"
+
+
+@lru_cache(maxsize=1)
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's byte -> printable character table: printable Latin-1 bytes map to themselves,
+    the other 68 bytes to U+0100.. in order, so every byte is one visible, non-space character."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    table: dict[int, str] = {}
+    extra = 0
+    for b in range(256):
+        if b in keep:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return table
+
+
+@UNITS.register("byte")
+class ByteUnit:
+    """UTF-8 bytes, each shown as one printable character (GPT-2 byte level); any text fits.
+
+    ``split("한")`` gives ``('í', 'ķ', 'ľ')``: the three bytes ED 95 9C.
+    ``join`` of a sequence that is not whole UTF-8 replaces the broken bytes by U+FFFD.
+    """
+
+    name = "byte"
+
+    def __init__(self) -> None:
+        self._to_char = bytes_to_unicode()
+        self._to_byte = {c: b for b, c in self._to_char.items()}
+        self._split_table = [self._to_char[b] for b in range(256)]
+
+    @property
+    def initial_alphabet(self) -> tuple[str, ...]:
+        """All 256 byte symbols, so that every text is encodable."""
+        return tuple(self._split_table)
+
+    def split(self, word: str) -> tuple[str, ...]:
+        table = self._split_table
+        return tuple([table[b] for b in word.encode("utf-8", "surrogatepass")])
+
+    def join(self, symbols: Iterable[str]) -> str:
+        to_byte = self._to_byte
+        try:
+            data = bytes([to_byte[c] for s in symbols for c in s])
+        except KeyError as exc:
+            raise ValueError(f"symbol {exc.args[0]!r} is not a byte-unit symbol") from None
+        return data.decode("utf-8", "replace")
+
+    def to_config(self) -> dict[str, Any]:
+        return {"type": self.name}
+
+    def __repr__(self) -> str:
+        return "ByteUnit()"
+
+
+def get_unit(spec: str | Mapping[str, Any] | Unit) -> Unit:
+    """``get_unit("jamo")``, ``get_unit({"type": "jamo"})``, or a unit object passed through."""
+    return UNITS.build(spec)
+
+
+def check_marker(marker: str | None) -> str | None:
+    """Validate a marker, naming the allowed ones."""
+    if marker not in MARKERS:
+        raise ValueError(f"marker={marker!r} is not supported; use one of {MARKERS!r}")
+    return marker
+
+
+def apply_marker(symbols: Sequence[str], marker: str | None) -> tuple[str, ...]:
+    """Attach a word-boundary marker to a word's symbols (see the module docstring)."""
+    if not symbols or marker is None:
+        return tuple(symbols)
+    if marker == SPACE_MARK:
+        return (SPACE_MARK, *symbols)
+    if marker == "</w>":
+        return (*symbols[:-1], symbols[-1] + "</w>")
+    if marker == "##":
+        return (symbols[0], *("##" + s for s in symbols[1:]))
+    raise ValueError(f"marker={marker!r} is not supported; use one of {MARKERS!r}")
+
+
+def strip_marker(token: str, marker: str | None) -> str:
+    """A token without its marker: ``strip_marker("##다", "##") == "다"``."""
+    if marker == SPACE_MARK and token.startswith(SPACE_MARK):
+        return token[1:]
+    if marker == "</w>" and token.endswith("</w>"):
+        return token[:-4]
+    if marker == "##" and token.startswith("##"):
+        return token[2:]
+    return token
+
+
+def words_from_tokens(tokens: Sequence[str], marker: str | None) -> list[list[str]]:
+    """Group a token sequence into words by its markers, markers stripped.
+
+    With ``marker=None`` there are no boundaries: everything is one group.
+    """
+    words: list[list[str]] = []
+    current: list[str] | None = None
+    for tok in tokens:
+        if marker == SPACE_MARK:
+            if tok.startswith(SPACE_MARK) or current is None:
+                current = []
+                words.append(current)
+            rest = strip_marker(tok, marker)
+            if rest:
+                current.append(rest)
+        elif marker == "##":
+            if not tok.startswith("##") or current is None:
+                current = []
+                words.append(current)
+            current.append(strip_marker(tok, marker))
+        elif marker == "</w>":
+            if current is None:
+                current = []
+                words.append(current)
+            current.append(strip_marker(tok, marker))
+            if tok.endswith("</w>"):
+                current = None
+        else:
+            if current is None:
+                current = []
+                words.append(current)
+            current.append(tok)
+    return words

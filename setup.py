@@ -1,0 +1,48 @@
+"""Optional compiled core: every ``korean_bpe/**/*.pyx`` is built with Cython + the machine's C/C++
+compiler when both are there.  When the build is impossible (no compiler, no Cython), installation
+still succeeds and the pure-Python implementations are used (slower, same results)."""
+
+import glob
+import os
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class OptionalBuildExt(build_ext):
+    def run(self):
+        try:
+            super().run()
+        except Exception as exc:  # noqa: BLE001 - any build failure falls back to pure Python
+            print(f"korean_bpe: compiled core not built ({exc}); using the pure-Python fallback", file=sys.stderr)
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001
+            print(f"korean_bpe: could not compile {ext.name} ({exc}); using the pure-Python fallback", file=sys.stderr)
+
+
+def extensions():
+    sources = sorted(glob.glob(os.path.join("korean_bpe", "**", "*.pyx"), recursive=True))
+    if not sources or os.environ.get("KOREAN_BPE_NO_EXT"):
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        print("korean_bpe: Cython not available; using the pure-Python fallback", file=sys.stderr)
+        return []
+    exts = [
+        Extension(
+            src[:-4].replace(os.sep, "."),
+            [src],
+            language="c++",
+            extra_compile_args=["-O3", "-std=c++17"],
+        )
+        for src in sources
+    ]
+    return cythonize(exts, language_level=3, quiet=True)
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

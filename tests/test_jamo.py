@@ -1,0 +1,85 @@
+import unicodedata
+
+import pytest
+from hypothesis import given, strategies as st
+
+from korean_bpe import jamo
+
+EDGE = ["", " ", "ㅋㅋㅋ", "ㅠㅠ", "먹겠습니당!", "😉한국어abc123", "ᄒᆞᆫ글", "감사히 먹겠습니당!"]
+
+
+def test_constants_derive_from_each_other():
+    assert jamo.S_COUNT == 11172 == jamo.L_COUNT * jamo.V_COUNT * jamo.T_COUNT
+    assert chr(jamo.S_BASE + jamo.S_COUNT - 1) == "힣"
+
+
+def test_every_syllable_matches_unicode_nfd_and_recomposes():
+    for i in range(jamo.S_COUNT):
+        s = chr(jamo.S_BASE + i)
+        d = jamo.decompose(s)
+        assert d == unicodedata.normalize("NFD", s)
+        assert all(jamo.is_conjoining_jamo(c) for c in d)
+        assert jamo.compose(d) == s
+
+
+def test_known_values():
+    assert [hex(ord(c)) for c in jamo.decompose("값")] == ["0x1100", "0x1161", "0x11b9"]
+    assert jamo.compose("\u1112\u1161\u11ab\u1100\u1173\u11af") == "한글"
+
+
+@pytest.mark.parametrize("text", EDGE)
+def test_edge_strings_round_trip(text):
+    assert jamo.compose(jamo.decompose(text)) == text
+
+
+def test_compatibility_jamo_untouched():
+    for text in ["ㅋㅋ", "ㅠㅠ", "ㄹㅇ"]:
+        assert jamo.decompose(text) == text
+        assert all(jamo.is_compatibility_jamo(c) for c in text)
+        assert not any(jamo.is_conjoining_jamo(c) for c in jamo.decompose(text))
+
+
+def test_old_hangul_and_stray_jamo_untouched():
+    old = "\u1112\u119e\u11ab"  # ᄒᆞᆫ: arae-a is not a modern vowel
+    assert jamo.compose(old) == old
+    assert jamo.compose("\u11ab") == "\u11ab"
+    assert jamo.compose("\u1100") == "\u1100"
+
+
+def test_nfd_input_comes_back_in_nfc():
+    nfd = unicodedata.normalize("NFD", "한국어 ㅋㅋ")
+    assert jamo.decompose(nfd) == nfd
+    assert jamo.compose(nfd) == "한국어 ㅋㅋ" == unicodedata.normalize("NFC", nfd)
+    mixed = "한" + unicodedata.normalize("NFD", "글")
+    assert jamo.compose(jamo.decompose(mixed)) == "한글"
+
+
+def _hangul_nfc_stable(s: str) -> bool:
+    return jamo.compose(s) == s
+
+
+@given(st.text())
+def test_round_trip_arbitrary_unicode(s):
+    if _hangul_nfc_stable(s):
+        assert jamo.compose(jamo.decompose(s)) == s
+    else:  # only NFD Hangul in the input is changed, and only into its NFC form
+        assert jamo.compose(jamo.decompose(s)) == jamo.compose(s)
+
+
+korean = st.text(
+    alphabet=st.one_of(
+        st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3),
+        st.characters(min_codepoint=0x3131, max_codepoint=0x318E),
+        st.characters(min_codepoint=0x1100, max_codepoint=0x11FF),
+        st.sampled_from(list(" .!?ㅋㅠ😉abc123\n")),
+    )
+)
+
+
+@given(korean)
+def test_round_trip_korean_heavy(s):
+    out = jamo.compose(jamo.decompose(s))
+    assert out == jamo.compose(s)
+    assert unicodedata.normalize("NFC", out) == unicodedata.normalize("NFC", s)
+    if _hangul_nfc_stable(s):
+        assert out == s
