@@ -20,8 +20,9 @@ jamo typed by users (ㅋ U+314B, ㅠ U+3160 stay as they are; they never become 
 What ``compose`` does with text that was not produced by ``decompose``
 -------------------------------------------------------------------
 ``compose`` joins every *modern* leading consonant (U+1100..U+1112) followed by a modern vowel
-(U+1161..U+1175), plus an optional modern trailing consonant (U+11A8..U+11C2), into one syllable:
-exactly Unicode canonical composition restricted to modern Hangul.  So:
+(U+1161..U+1175), plus an optional modern trailing consonant (U+11A8..U+11C2), into one syllable,
+and a precomposed syllable without a final followed by a trailing consonant into the syllable with
+that final: exactly Unicode canonical composition restricted to modern Hangul.  So:
 
 * ``compose(decompose(x)) == x`` for every string ``x`` with ``unicodedata.is_normalized("NFC", x)``
   restricted to Hangul, i.e. every string that contains no modern L+V conjoining sequence of its own.
@@ -99,7 +100,10 @@ def decompose(text: str) -> str:
 
 
 def compose(text: str) -> str:
-    """Join modern L+V(+T) conjoining jamo sequences into syllables; leave everything else.
+    """Join modern L+V(+T) conjoining jamo sequences (and an LV syllable + T) into syllables.
+
+    This is Unicode canonical composition restricted to modern Hangul, so on Hangul it agrees
+    with NFC: ``compose("가" + "\u11a8") == "각"``.  Everything else is left as is.
 
     >>> compose("한글")
     '한글'
@@ -126,6 +130,16 @@ def compose(text: str) -> str:
                 i += 3 if t else 2
                 start = i
                 continue
+        else:
+            s = ord(text[i]) - S_BASE
+            if 0 <= s < S_COUNT and s % T_COUNT == 0:  # an LV syllable followed by a T jamo
+                t = ord(text[i + 1]) - T_BASE
+                if 0 < t < T_COUNT:
+                    out.append(text[start:i])
+                    out.append(chr(S_BASE + s + t))
+                    i += 2
+                    start = i
+                    continue
         i += 1
     if not out:
         return text

@@ -83,3 +83,17 @@ def test_round_trip_korean_heavy(s):
     assert unicodedata.normalize("NFC", out) == unicodedata.normalize("NFC", s)
     if _hangul_nfc_stable(s):
         assert out == s
+
+
+def test_lv_syllable_plus_trailing_consonant_composes_like_nfc():
+    s = "가\u11a8새\u11ab"
+    assert jamo.compose(s) == unicodedata.normalize("NFC", s) == "각샌"
+    assert jamo.compose(jamo.decompose(s)) == "각샌"
+    assert jamo.compose("각\u11a8") == "각\u11a8"  # LVT + T does not compose (NFC agrees)
+    assert unicodedata.normalize("NFC", "각\u11a8") == "각\u11a8"
+
+
+@given(st.text(alphabet=st.one_of(st.characters(min_codepoint=0xAC00, max_codepoint=0xAC40),
+                                  st.characters(min_codepoint=0x1100, max_codepoint=0x11FF))))
+def test_compose_equals_nfc_on_hangul(s):
+    assert jamo.compose(s) == unicodedata.normalize("NFC", s)
