@@ -58,6 +58,18 @@ class Unit(Protocol):
 UNITS: Registry[Unit] = Registry("unit")
 
 
+class _SymbolCache(dict):  # type: ignore[type-arg]
+    """One shared ``str`` object per symbol: a split word then costs 8 bytes a symbol instead of
+    a fresh ~76-byte string per Hangul character (400 MB less for NSMC's words under jamo)."""
+
+    def __missing__(self, key: str) -> str:
+        self[key] = key
+        return key
+
+
+_shared = _SymbolCache().__getitem__
+
+
 @UNITS.register("syllable")
 class SyllableUnit:
     """One symbol per Unicode character: ``split("먹겠다") == ('먹', '겠', '다')``."""
@@ -66,7 +78,7 @@ class SyllableUnit:
     initial_alphabet: tuple[str, ...] = ()
 
     def split(self, word: str) -> tuple[str, ...]:
-        return tuple(word)
+        return tuple(map(_shared, word))
 
     def join(self, symbols: Iterable[str]) -> str:
         return "".join(symbols)
@@ -91,7 +103,7 @@ class JamoUnit:
     initial_alphabet: tuple[str, ...] = ()
 
     def split(self, word: str) -> tuple[str, ...]:
-        return tuple(decompose(word))
+        return tuple(map(_shared, decompose(word)))
 
     def join(self, symbols: Iterable[str]) -> str:
         return compose("".join(symbols))

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from .base import PRE_TOKENIZERS, BasePreTokenizer, PreTokenizer, get_pre_tokenizer
 from .simple import RawPreTokenizer, WhitespacePreTokenizer
+from .kiwi import KiwiPreTokenizer
+from .mecab import MecabPreTokenizer
+from .okt import JavaNotFoundError, OktPreTokenizer
 
 __all__ = [
     "PRE_TOKENIZERS", "PreTokenizer", "BasePreTokenizer", "get_pre_tokenizer",
-    "RawPreTokenizer", "WhitespacePreTokenizer",
+    "RawPreTokenizer", "WhitespacePreTokenizer", "KiwiPreTokenizer", "MecabPreTokenizer",
+    "OktPreTokenizer", "JavaNotFoundError",
 ]

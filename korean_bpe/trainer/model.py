@@ -25,6 +25,9 @@ class BPEModel:
     special_tokens: tuple[str, ...]
     alphabet: tuple[str, ...]
     merges: tuple[tuple[str, str], ...]
+    #: ``"##"`` when trained on WordPiece-style marked words: ``'##하' + '##다'`` gives ``'##하다'``
+    #: (HF's rule: the right part loses its prefix); ``None``: a merge result is ``left + right``.
+    continuing_subword_prefix: str | None = None
 
     def __post_init__(self) -> None:
         # Normalise lists to tuples so the model is hashable and immutable.
@@ -36,11 +39,22 @@ class BPEModel:
     def id_to_token(self) -> tuple[str, ...]:
         tokens: list[str] = []
         seen: set[str] = set()
-        for tok in (*self.special_tokens, *self.alphabet, *(a + b for a, b in self.merges)):
+        for tok in (*self.special_tokens, *self.alphabet, *(self.merged_token(a, b) for a, b in self.merges)):
             if tok not in seen:
                 seen.add(tok)
                 tokens.append(tok)
         return tuple(tokens)
+
+    def merged_token(self, left: str, right: str) -> str:
+        """The token a merge produces: ``left + right``, without ``right``'s continuing prefix.
+
+        >>> BPEModel((), (), (), continuing_subword_prefix="##").merged_token("##하", "##다")
+        '##하다'
+        """
+        prefix = self.continuing_subword_prefix
+        if prefix and right.startswith(prefix):
+            return left + right[len(prefix):]
+        return left + right
 
     @cached_property
     def vocab(self) -> dict[str, int]:
@@ -60,4 +74,7 @@ class BPEModel:
         """The model after the first ``num_merges`` merges (same alphabet and special tokens)."""
         if num_merges < 0:
             raise ValueError(f"num_merges must be >= 0, got {num_merges}")
-        return BPEModel(special_tokens=self.special_tokens, alphabet=self.alphabet, merges=self.merges[:num_merges])
+        return BPEModel(
+            special_tokens=self.special_tokens, alphabet=self.alphabet, merges=self.merges[:num_merges],
+            continuing_subword_prefix=self.continuing_subword_prefix,
+        )

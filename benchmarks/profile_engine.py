@@ -1,0 +1,96 @@
+"""Time each stage of BPE training from texts, for the merge engine's own work.
+
+Stages: count whitespace words (``count_words``), split them into symbols (``split_words``),
+alphabet (``symbol_counts`` + code-point sort), ids (``words_to_ids``), merges (the engine; the
+callback builds token strings and reuses ids as HF does).  Compiled helpers when built, else the
+pure-Python ones (``--python`` forces those).  ``train_bpe`` itself is timed in
+``benchmarks/bench_train.py``.
+
+    .venv/bin/python benchmarks/profile_engine.py                 # full NSMC train split
+    .venv/bin/python benchmarks/profile_engine.py --limit 20000 --units jamo --vocab 8000
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import time
+from pathlib import Path
+
+
+def nsmc_train() -> Path:
+    env = os.environ.get("KOREAN_BPE_NSMC_DIR")
+    for d in ([Path(env)] if env else []) + [Path(__file__).resolve().parents[2] / "shared" / "corpora" / "nsmc"]:
+        if (d / "ratings_train.txt").is_file():
+            return d / "ratings_train.txt"
+    raise SystemExit("NSMC not found: set KOREAN_BPE_NSMC_DIR or put it in ../shared/corpora/nsmc")
+
+
+def run(texts: list[str], unit: str, vocab: int, fast) -> dict[str, float]:
+    times: dict[str, float] = {}
+    gc.collect()
+    t = time.perf_counter()
+    words = fast.count_words(texts)
+    times["count"] = time.perf_counter() - t
+    t = time.perf_counter()
+    table = fast.split_words(words, unit=unit)
+    times["split"] = time.perf_counter() - t
+    t = time.perf_counter()
+    tokens = ["<unk>", *sorted(fast.symbol_counts(table))]
+    ids = {s: i for i, s in enumerate(tokens)}
+    times["alphabet"] = time.perf_counter() - t
+    t = time.perf_counter()
+    seqs, counts = fast.words_to_ids(table, ids, min_length=2)
+    times["ids"] = time.perf_counter() - t
+    merges = 0
+
+    def on_merge(a: int, b: int, c: int) -> int:
+        nonlocal merges
+        if c < 2 or len(tokens) >= vocab:
+            return -1
+        merges += 1
+        s = tokens[a] + tokens[b]
+        i = ids.get(s)
+        if i is None:
+            i = ids[s] = len(tokens)
+            tokens.append(s)
+        return i
+
+    engine = fast.merge_engine if fast.PYTHON else fast.get_engine()
+    t = time.perf_counter()
+    engine(seqs, counts, next_id=len(tokens), on_merge=on_merge)
+    times["engine"] = time.perf_counter() - t
+    times["total"] = sum(times.values())
+    times["merges"] = merges
+    return times
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--limit", type=int, default=None, help="first N reviews (default: all)")
+    ap.add_argument("--units", nargs="+", default=["syllable", "jamo"])
+    ap.add_argument("--vocab", nargs="+", type=int, default=[8000, 32000])
+    ap.add_argument("--python", action="store_true", help="pure-Python helpers and engine")
+    args = ap.parse_args()
+    if args.python:
+        sys.modules["korean_bpe.trainer._fast_core"] = None  # type: ignore[assignment]
+    import pandas as pd
+
+    from korean_bpe.trainer import fast
+
+    fast.PYTHON = args.python  # type: ignore[attr-defined]
+    df = pd.read_csv(nsmc_train(), sep="\t", quoting=3, keep_default_na=False, nrows=args.limit)
+    texts = df["document"].astype(str).tolist()
+    print(f"{len(texts)} reviews; compiled: {fast.compiled_available()}")
+    print(f"{'unit':9} {'vocab':>6} {'merges':>6} {'count':>6} {'split':>6} {'alpha':>6} {'ids':>6} {'engine':>7} {'total':>6}")
+    for unit in args.units:
+        for vocab in args.vocab:
+            r = run(texts, unit, vocab, fast)
+            print(f"{unit:9} {vocab:>6} {r['merges']:>6} {r['count']:6.2f} {r['split']:6.2f} {r['alphabet']:6.2f} "
+                  f"{r['ids']:6.2f} {r['engine']:7.2f} {r['total']:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,299 @@
+"""On-disk cache of analyzer output, so that a second run over the same corpus is nearly free.
+
+One SQLite database per analyzer (``okt.sqlite3``, ``kiwi.sqlite3``, ...) in :func:`cache_dir`.
+Each database holds *namespaces*, one per analyzer set-up: the analyzer's name, its version
+(e.g. konlpy and the Okt jar) and the options the analysis depends on (``norm``, ``stem``), as
+canonical JSON.  An entry is keyed by ``(namespace, BLAKE2b-128 of the text)`` and stores the text
+and the analysis (JSON).  Change the version or an option and the lookups go to another namespace:
+stale results are never returned.
+
+Faults: the database runs in WAL mode and every :meth:`AnalysisCache.put_many` is one
+transaction, so a run killed mid-way (even by ``SIGKILL``) leaves only whole entries, and two runs
+writing at once wait for each other (``busy_timeout``) instead of failing.  A database that cannot
+be read (corrupt file, foreign format) is reported with the call that removes it.
+
+Location: ``$KOREAN_BPE_CACHE_DIR`` when set, else the user cache directory from ``platformdirs``
+(``~/.cache/korean_bpe`` on Linux).  ``korean-bpe cache list`` / ``clear`` use :func:`list_caches`
+and :func:`clear_cache`.
+
+>>> import tempfile, os
+>>> os.environ["KOREAN_BPE_CACHE_DIR"] = tempfile.mkdtemp()
+>>> with AnalysisCache("demo") as c:
+...     ns = c.namespace({"analyzer": "demo", "version": "1", "options": {}})
+...     _ = c.put_many(ns, [("아이언맨은", ["아이언맨/Noun", "은/Josa"])])
+...     c.get_many(ns, ["아이언맨은", "슈퍼맨"])
+{'아이언맨은': ['아이언맨/Noun', '은/Josa']}
+>>> [(i.name, i.entries) for i in list_caches()]
+[('demo', 1)]
+>>> clear_cache()
+1
+>>> del os.environ["KOREAN_BPE_CACHE_DIR"]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "CacheInfo", "AnalysisCache", "CacheError", "cache_dir", "list_caches", "clear_cache",
+    "text_key", "ENV_VAR", "SCHEMA_VERSION",
+]
+
+#: environment variable that overrides the cache location
+ENV_VAR = "KOREAN_BPE_CACHE_DIR"
+#: bumped whenever the table layout changes; older files are refused with a clear message
+SCHEMA_VERSION = 1
+_SUFFIX = ".sqlite3"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_BUSY_TIMEOUT_MS = 120_000
+_LOOKUP_BATCH = 500  # SQLite allows 999+ parameters; stay well below
+
+
+class CacheError(RuntimeError):
+    """A cache database cannot be used; the message names the file and how to remove it."""
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    """One analyzer's cache: ``name`` (e.g. ``"okt"``), number of ``entries``, ``bytes`` on disk
+    (database plus WAL), ``path`` of the database."""
+
+    name: str
+    entries: int
+    bytes: int
+    path: Path
+
+
+def cache_dir() -> Path:
+    """Where caches live: ``$KOREAN_BPE_CACHE_DIR`` or the user cache directory (not created here)."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("korean_bpe", appauthor=False))
+
+
+def text_key(text: str) -> bytes:
+    """The 16-byte key of a text (BLAKE2b-128 of its UTF-8, lone surrogates passed through).
+
+    >>> text_key("ㅋㅋ").hex()
+    'ca83bcfb6e620df9f9c7970b3b084cc6'
+    """
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ValueError(
+            f"cache name must be a simple file-name word such as 'okt' (letters, digits, '_', '-', '.'), got {name!r}"
+        )
+    return name
+
+
+def _db_files(path: Path) -> list[Path]:
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+
+
+class AnalysisCache:
+    """The cache database of one analyzer: ``AnalysisCache("okt")``.
+
+    Values are any JSON-serialisable analysis (stored as JSON text).  Use as a context manager or
+    call :meth:`close`.  Safe to use from several processes at once; one object per thread.
+    """
+
+    def __init__(self, name: str, *, directory: str | os.PathLike[str] | None = None) -> None:
+        self.name = _check_name(name)
+        self.directory = Path(directory) if directory is not None else cache_dir()
+        self.path = self.directory / f"{self.name}{_SUFFIX}"
+        self._namespaces: dict[str, int] = {}
+        self.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            self._setup()
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(
+                f"the analysis cache {str(self.path)!r} cannot be used ({exc}); remove it with "
+                f"korean_bpe.cache.clear_cache({self.name!r}) or `korean-bpe cache clear {self.name}`"
+            ) from None
+
+    def _setup(self) -> None:
+        c = self._conn
+        c.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+        c.execute("PRAGMA journal_mode = WAL")
+        c.execute("PRAGMA synchronous = NORMAL")
+        version = c.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                # re-read inside the write lock: another process may have created it meanwhile
+                if c.execute("PRAGMA user_version").fetchone()[0] == 0:
+                    c.execute(
+                        "CREATE TABLE IF NOT EXISTS namespaces ("
+                        " id INTEGER PRIMARY KEY, spec TEXT NOT NULL UNIQUE, created REAL NOT NULL)"
+                    )
+                    c.execute(
+                        "CREATE TABLE IF NOT EXISTS entries ("
+                        " ns INTEGER NOT NULL, key BLOB NOT NULL, text TEXT NOT NULL, value TEXT NOT NULL,"
+                        " PRIMARY KEY (ns, key)) WITHOUT ROWID"
+                    )
+                    c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+        elif version != SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(f"schema version {version}, this korean_bpe reads version {SCHEMA_VERSION}")
+
+    # -- namespaces ---------------------------------------------------------------------------
+
+    def namespace(self, spec: Mapping[str, Any]) -> int:
+        """The id of the namespace for an analyzer set-up (created on first use).
+
+        ``spec`` is JSON-serialisable, typically ``{"analyzer", "version", "options"}``; key order
+        does not matter.
+        """
+        canon = json.dumps(spec, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        ns = self._namespaces.get(canon)
+        if ns is not None:
+            return ns
+        c = self._conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            c.execute("INSERT OR IGNORE INTO namespaces (spec, created) VALUES (?, ?)", (canon, time.time()))
+            ns = c.execute("SELECT id FROM namespaces WHERE spec = ?", (canon,)).fetchone()[0]
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        self._namespaces[canon] = ns
+        return ns
+
+    def namespaces(self) -> dict[int, dict[str, Any]]:
+        """``{id: spec}`` of every namespace in this database."""
+        return {i: json.loads(s) for i, s in self._conn.execute("SELECT id, spec FROM namespaces")}
+
+    # -- entries ------------------------------------------------------------------------------
+
+    def get_many(self, ns: int, texts: Iterable[str]) -> dict[str, Any]:
+        """``{text: analysis}`` for the texts found in namespace ``ns`` (missing ones are absent)."""
+        keyed: dict[bytes, str] = {text_key(t): t for t in texts}
+        keys = list(keyed)
+        found: dict[str, Any] = {}
+        c = self._conn
+        for i in range(0, len(keys), _LOOKUP_BATCH):
+            part = keys[i : i + _LOOKUP_BATCH]
+            marks = ",".join("?" * len(part))
+            for key, text, value in c.execute(
+                f"SELECT key, text, value FROM entries WHERE ns = ? AND key IN ({marks})", (ns, *part)
+            ):
+                if keyed[key] == text:  # guards the (astronomically unlikely) hash collision
+                    found[text] = json.loads(value)
+        return found
+
+    def put_many(self, ns: int, items: Iterable[tuple[str, Any]]) -> int:
+        """Store ``(text, analysis)`` pairs in one transaction; returns how many were given."""
+        rows = [
+            (ns, text_key(t), t, json.dumps(v, ensure_ascii=False, separators=(",", ":"))) for t, v in items
+        ]
+        if not rows:
+            return 0
+        c = self._conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            c.executemany("INSERT OR REPLACE INTO entries (ns, key, text, value) VALUES (?, ?, ?, ?)", rows)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return len(rows)
+
+    def entries(self, ns: int | None = None) -> Iterable[tuple[int, str, Any]]:
+        """Every ``(namespace, text, analysis)``, optionally of one namespace (for checks and tools)."""
+        if ns is None:
+            cur = self._conn.execute("SELECT ns, text, value FROM entries")
+        else:
+            cur = self._conn.execute("SELECT ns, text, value FROM entries WHERE ns = ?", (ns,))
+        for n, text, value in cur:
+            yield n, text, json.loads(value)
+
+    def count(self, ns: int | None = None) -> int:
+        """Number of entries (of one namespace, or all)."""
+        if ns is None:
+            return self._conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+        return self._conn.execute("SELECT COUNT(*) FROM entries WHERE ns = ?", (ns,)).fetchone()[0]
+
+    def integrity_check(self) -> str:
+        """SQLite's own consistency check: ``'ok'`` when the file is sound."""
+        return self._conn.execute("PRAGMA integrity_check").fetchone()[0]
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> AnalysisCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"AnalysisCache({self.name!r}, directory={str(self.directory)!r})"
+
+
+def _cache_paths(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.glob(f"*{_SUFFIX}") if p.is_file())
+
+
+def list_caches(*, directory: str | os.PathLike[str] | None = None) -> list[CacheInfo]:
+    """Every analyzer cache in :func:`cache_dir` (or ``directory``), sorted by name.
+
+    A database that cannot be read is listed with ``entries=-1``.
+    """
+    d = Path(directory) if directory is not None else cache_dir()
+    out: list[CacheInfo] = []
+    for p in _cache_paths(d):
+        size = sum(f.stat().st_size for f in _db_files(p) if f.exists())
+        try:
+            conn = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=_BUSY_TIMEOUT_MS / 1000)
+            try:
+                n = conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError:
+            n = -1
+        out.append(CacheInfo(name=p.name[: -len(_SUFFIX)], entries=n, bytes=size, path=p))
+    return out
+
+
+def clear_cache(name: str | None = None, *, directory: str | os.PathLike[str] | None = None) -> int:
+    """Delete one analyzer's cache (``"okt"``), or every cache when ``name`` is None.
+
+    Returns the number of entries removed (unreadable databases are removed and count 0).  A
+    process still writing to a removed cache keeps writing to the deleted file, harmlessly.
+    """
+    d = Path(directory) if directory is not None else cache_dir()
+    if name is not None:
+        _check_name(name)
+        infos = [i for i in list_caches(directory=d) if i.name == name]
+    else:
+        infos = list_caches(directory=d)
+    removed = 0
+    for info in infos:
+        removed += max(info.entries, 0)
+        for f in _db_files(info.path):
+            try:
+                f.unlink()
+            except FileNotFoundError:
+                pass
+    return removed

@@ -1,0 +1,384 @@
+"""The ``korean-bpe`` command: thin subcommands over the public API.
+
+::
+
+    korean-bpe train [CORPUS] --vocab-size 8000 --pre-tokenizer okt --unit jamo -o model/
+    korean-bpe encode -m model/ "스파이더맨 파프롬홈은 MCU 최고의 영화이다"      (or < file, one text a line)
+    korean-bpe encode -m model/ --ids < reviews.txt
+    korean-bpe decode -m model/ "5 812 97"                                   (or < ids.txt)
+    korean-bpe export-hf -m model/ -o tokenizer.json
+    korean-bpe cache list | korean-bpe cache clear [okt]
+    korean-bpe compare [CORPUS] --vocab-sizes 2000,4000 --csv out.csv --plot out.png
+
+CORPUS is a text file (one document a line), an NSMC-format TSV, or ``-`` for standard input; the
+default is the corpus embedded in konlpy (no download).  User mistakes (a missing file, text that is
+not UTF-8, an empty corpus, a corrupted model directory, a missing analyzer or Java) print one line
+``korean-bpe: error: ...`` on standard error and exit with status 1; ``--verbose`` (or
+``KOREAN_BPE_DEBUG=1``) shows the traceback instead.
+
+Importing this module imports no analyzer, pandas or tokenizers: each subcommand imports what it uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any, BinaryIO
+
+from . import __version__
+
+__all__ = ["main", "build_parser"]
+
+PROG = "korean-bpe"
+PRE_TOKENIZER_NAMES = ("whitespace", "raw", "okt", "kiwi", "mecab")
+UNIT_NAMES = ("syllable", "jamo", "byte")
+MARKER_NAMES = {"▁": "\u2581", "space": "\u2581", "</w>": "</w>", "##": "##", "none": None}
+
+
+class UserError(Exception):
+    """A mistake the user can fix; printed as one line, without traceback."""
+
+
+# --- parser -----------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``korean-bpe`` parser (one small function per subcommand)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Korean-aware BPE: train, apply, export and compare tokenizers.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show the full traceback on errors (also: KOREAN_BPE_DEBUG=1)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for add in (_add_train, _add_encode, _add_decode, _add_export_hf, _add_cache, _add_compare):
+        add(sub)
+    return parser
+
+
+def _corpus_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("corpus", nargs="?", default=None, metavar="CORPUS",
+                   help="text file (one document a line), NSMC-format TSV, or '-' for stdin "
+                        "(default: the corpus embedded in konlpy)")
+    p.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="read at most N documents")
+
+
+def _model_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-m", "--model", required=True, metavar="DIR", help="a model directory written by 'train'")
+
+
+def _add_train(sub: Any) -> None:
+    p = sub.add_parser("train", help="train a tokenizer and save it to a directory",
+                       description="Train a BPE tokenizer on CORPUS and save it (vocab.json, merges.txt, "
+                                   "tokenizer_config.json).")
+    _corpus_arg(p)
+    p.add_argument("--vocab-size", type=_positive_int, default=8000, metavar="N",
+                   help="special tokens + alphabet + merges (default: 8000)")
+    p.add_argument("--pre-tokenizer", choices=PRE_TOKENIZER_NAMES, default="whitespace",
+                   help="how texts are cut into words (default: whitespace)")
+    p.add_argument("--unit", choices=UNIT_NAMES, default="syllable", help="symbols BPE starts from (default: syllable)")
+    p.add_argument("--marker", choices=tuple(MARKER_NAMES), default=None,
+                   help="word-boundary marker ('space' is ▁; default: ▁ for whitespace and analysis "
+                        "mode, none for raw and --lossless)")
+    p.add_argument("--min-frequency", type=_positive_int, default=2, metavar="N",
+                   help="stop merging below this pair count (default: 2)")
+    p.add_argument("--limit-alphabet", type=_positive_int, default=None, metavar="N",
+                   help="keep only the N most frequent symbols (the rest: <unk> or byte fallback)")
+    p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
+    p.add_argument("--lossless", action="store_true",
+                   help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write the model to")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_train)
+
+
+def _add_encode(sub: Any) -> None:
+    p = sub.add_parser("encode", help="print the tokens (or ids) of texts",
+                       description="Encode TEXT, or each line of standard input; one output line per text.")
+    _model_arg(p)
+    p.add_argument("text", nargs="*", metavar="TEXT", help="texts to encode (default: read stdin, one a line)")
+    p.add_argument("--ids", action="store_true", help="print token ids instead of tokens")
+    p.set_defaults(func=cmd_encode)
+
+
+def _add_decode(sub: Any) -> None:
+    p = sub.add_parser("decode", help="turn token ids back into text",
+                       description="Decode IDS (space- or comma-separated), or each line of standard input.")
+    _model_arg(p)
+    p.add_argument("ids", nargs="*", metavar="IDS", help="token ids (default: read stdin, one sequence a line)")
+    p.add_argument("--skip-special-tokens", action="store_true", help="leave out <unk> and other special tokens")
+    p.set_defaults(func=cmd_decode)
+
+
+def _add_export_hf(sub: Any) -> None:
+    p = sub.add_parser("export-hf", help="write a Hugging Face tokenizer.json",
+                       description="Write a tokenizer.json that tokenizers and transformers load with the same ids.")
+    _model_arg(p)
+    p.add_argument("-o", "--output", required=True, metavar="PATH", help="file (or directory) to write")
+    p.set_defaults(func=cmd_export_hf)
+
+
+def _add_cache(sub: Any) -> None:
+    p = sub.add_parser("cache", help="list or clear the analyzer caches",
+                       description="The on-disk morpheme-analysis caches (KOREAN_BPE_CACHE_DIR overrides the place).")
+    csub = p.add_subparsers(dest="cache_command", metavar="ACTION")
+    csub.required = True
+    ls = csub.add_parser("list", help="list the caches")
+    ls.set_defaults(func=cmd_cache_list)
+    clear = csub.add_parser("clear", help="delete one cache, or all")
+    clear.add_argument("name", nargs="?", default=None, help="e.g. okt (default: every cache)")
+    clear.set_defaults(func=cmd_cache_clear)
+
+
+def _add_compare(sub: Any) -> None:
+    p = sub.add_parser("compare", help="compare pre-tokenizers x units on held-out text",
+                       description="Train every pre-tokenizer x unit strategy on a training split of CORPUS and "
+                                   "measure it on the held-out split (see korean_bpe.compare).")
+    _corpus_arg(p)
+    p.add_argument("--pre-tokenizers", type=_name_list(PRE_TOKENIZER_NAMES), default=list(PRE_TOKENIZER_NAMES),
+                   metavar="LIST", help=f"comma-separated (default: {','.join(PRE_TOKENIZER_NAMES)})")
+    p.add_argument("--units", type=_name_list(UNIT_NAMES), default=list(UNIT_NAMES), metavar="LIST",
+                   help=f"comma-separated (default: {','.join(UNIT_NAMES)})")
+    p.add_argument("--vocab-sizes", type=_int_list, default=[4000], metavar="LIST",
+                   help="comma-separated vocabulary sizes (default: 4000)")
+    p.add_argument("--test-fraction", type=float, default=0.1, metavar="F",
+                   help="share of documents held out for measuring (default: 0.1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split (default: 0)")
+    p.add_argument("--csv", default=None, metavar="PATH", help="also write the table as CSV")
+    p.add_argument("--plot", default=None, metavar="PATH", help="also draw the table (PNG, matplotlib)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_compare)
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    return n
+
+
+def _int_list(value: str) -> list[int]:
+    return [_positive_int(v.strip()) for v in value.split(",") if v.strip()]
+
+
+def _name_list(allowed: Sequence[str]) -> Any:
+    def parse(value: str) -> list[str]:
+        names = [v.strip() for v in value.split(",") if v.strip()]
+        bad = [n for n in names if n not in allowed]
+        if bad or not names:
+            raise argparse.ArgumentTypeError(f"unknown name {bad[0] if bad else value!r}; choose from {','.join(allowed)}")
+        return names
+
+    return parse
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from .corpus import iter_texts
+    from .pre_tokenizers import get_pre_tokenizer
+    from .tokenizer import Tokenizer
+
+    options: dict[str, Any] = {}
+    if args.lossless:
+        if args.pre_tokenizer in ("whitespace", "raw"):
+            raise UserError(f"--lossless is for the morpheme pre-tokenizers (okt, kiwi, mecab); "
+                            f"'{args.pre_tokenizer}' has no such mode ('raw' is already lossless)")
+        options = {"lossless": True, "drop": ()}
+    pt = get_pre_tokenizer(args.pre_tokenizer, **options)
+    kw: dict[str, Any] = {}
+    if args.marker is not None:
+        kw["marker"] = MARKER_NAMES[args.marker]
+    start = time.perf_counter()
+    texts = iter_texts(args.corpus, limit=args.limit)
+    tok = Tokenizer.train(
+        texts, vocab_size=args.vocab_size, pre_tokenizer=pt, unit=args.unit, min_frequency=args.min_frequency,
+        byte_fallback=args.byte_fallback, limit_alphabet=args.limit_alphabet,
+        show_progress=False if args.no_progress else None, **kw,
+    )
+    out = tok.save(args.output)
+    _info(f"trained {args.pre_tokenizer}/{args.unit}: {tok.vocab_size} tokens, {len(tok.model.merges)} merges "
+          f"in {time.perf_counter() - start:.1f} s; saved to {out}")
+    return 0
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    tok = _load(args.model)
+    texts = args.text if args.text else _stdin_lines()
+    write = sys.stdout.write
+    for text in texts:
+        if args.ids:
+            write(" ".join(map(str, tok.encode(text))) + "\n")
+        else:
+            write(" ".join(tok.tokenize(text)) + "\n")
+    return 0
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    tok = _load(args.model)
+    lines: Any = [" ".join(args.ids)] if args.ids else _stdin_lines()
+    for lineno, line in enumerate(lines, 1):
+        where = "the arguments" if args.ids else f"<stdin> line {lineno}"
+        ids = _parse_ids(line, where)
+        try:
+            text = tok.decode(ids, skip_special_tokens=args.skip_special_tokens)
+        except ValueError as exc:
+            raise UserError(f"{where}: {exc}") from None
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+def cmd_export_hf(args: argparse.Namespace) -> int:
+    from .io.hf import export_tokenizer_json
+
+    tok = _load(args.model)
+    path = export_tokenizer_json(tok, args.output)
+    _info(f"wrote {path} (load it with tokenizers.Tokenizer.from_file or "
+          "transformers.PreTrainedTokenizerFast(tokenizer_file=...))")
+    return 0
+
+
+def cmd_cache_list(args: argparse.Namespace) -> int:
+    from .cache import cache_dir, list_caches
+
+    infos = list_caches()
+    print(f"cache directory: {cache_dir()}")
+    if not infos:
+        print("(no caches)")
+    for info in infos:
+        entries = "unreadable" if info.entries < 0 else f"{info.entries} entries"
+        print(f"{info.name:<12} {entries:>18} {info.bytes / 1e6:10.1f} MB  {info.path}")
+    return 0
+
+
+def cmd_cache_clear(args: argparse.Namespace) -> int:
+    from .cache import clear_cache
+
+    n = clear_cache(args.name)
+    print(f"removed {n} cached entries" + (f" from '{args.name}'" if args.name else ""))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare.run import compare_strategies, format_table
+    from .corpus import iter_texts
+
+    if not 0 < args.test_fraction < 1:
+        raise UserError(f"--test-fraction must be between 0 and 1, got {args.test_fraction}")
+    texts = list(iter_texts(args.corpus, limit=args.limit))
+    show = False if args.no_progress else None
+    notes: list[str] = []
+    df = compare_strategies(
+        texts, pre_tokenizers=args.pre_tokenizers, units=args.units, vocab_sizes=args.vocab_sizes,
+        test_fraction=args.test_fraction, seed=args.seed, show_progress=show, notes=notes,
+    )
+    for note in notes:
+        _info(f"note: {note}")
+    print(format_table(df))
+    if args.csv:
+        df.to_csv(args.csv, index=False)
+        _info(f"wrote {args.csv}")
+    if args.plot:
+        from .compare.plot import plot_comparison
+
+        plot_comparison(df, args.plot)
+        _info(f"wrote {args.plot}")
+    return 0
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _info(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _load(directory: str) -> Any:
+    from .tokenizer import Tokenizer
+
+    if not os.path.exists(directory):
+        raise UserError(f"model directory not found: {directory} (write one with 'korean-bpe train ... -o {directory}')")
+    if not os.path.isdir(directory):
+        raise UserError(f"{directory} is not a directory: give the model directory written by 'korean-bpe train'")
+    return Tokenizer.load(directory)
+
+
+def _parse_ids(line: str, where: str) -> list[int]:
+    ids: list[int] = []
+    for part in line.replace(",", " ").split():
+        try:
+            ids.append(int(part))
+        except ValueError:
+            raise UserError(f"{where}: {part!r} is not a token id (expected integers such as '5 812 97')") from None
+    return ids
+
+
+def _stdin_lines(stream: BinaryIO | None = None) -> Iterator[str]:
+    """Lines of standard input as UTF-8 text (line ending removed), failing with the byte offset."""
+    f = stream if stream is not None else sys.stdin.buffer
+    offset = 0
+    for lineno, raw in enumerate(f, 1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UserError(f"<stdin> is not UTF-8: line {lineno}, byte offset {offset + exc.start} "
+                            f"(byte 0x{raw[exc.start]:02X})") from None
+        if lineno == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        offset += len(raw)
+        yield text.rstrip("\r\n") if text.endswith("\n") else text
+
+
+def _user_error_types() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean a user mistake: one line, no traceback."""
+    types: list[type[BaseException]] = [UserError, ValueError, TypeError, OSError, ImportError]
+    for module, name in (("korean_bpe.pre_tokenizers.okt", "JavaNotFoundError"), ("korean_bpe.cache", "CacheError")):
+        mod = sys.modules.get(module)  # only if it was imported: then its errors may occur
+        if mod is not None and hasattr(mod, name):
+            types.append(getattr(mod, name))
+    return tuple(types)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        text = f"file not found: {exc.filename}"
+    elif isinstance(exc, OSError) and exc.filename and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}"
+    return text
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``korean-bpe`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    debug = args.verbose or os.environ.get("KOREAN_BPE_DEBUG", "") not in ("", "0")
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `korean-bpe encode ... | head`
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:  # pragma: no cover
+            pass
+        return 0
+    except Exception as exc:
+        if debug or not isinstance(exc, _user_error_types()):
+            raise
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""The one seam through which pre-tokenization runs in parallel.
+
+An executor is anything with ``map(fn, items) -> iterator of fn(item)``, results in the order of
+``items``, computed lazily or eagerly, locally or elsewhere.  ``fn`` is a picklable callable
+(a module-level function, or ``functools.partial`` of one) and items are picklable, so the same
+call works in a thread, a process pool or on a cluster.  The analyzers never see the executor:
+:mod:`korean_bpe.pre_tokenizers._analyzer` cuts the uncached texts into chunks and maps one
+"analyze this chunk" task over them.
+
+Two executors ship: :class:`SerialExecutor` (in this process) and :class:`LocalProcessExecutor`
+(a pool of worker processes, started with ``spawn``; each worker loads its analyzer once, e.g.
+starts its own JVM for Okt, and keeps it for every later chunk).
+
+A corpus too big for one machine plugs in an existing engine here, without touching the
+analyzers, e.g. with Dask (not a dependency; a sketch)::
+
+    class DaskExecutor:
+        def __init__(self, client):            # a dask.distributed.Client
+            self.client = client
+        def map(self, fn, items):
+            futures = self.client.map(fn, list(items), pure=False)
+            for f in futures:                  # in order
+                yield f.result()
+
+or Ray: ``ray.get([ray.remote(fn).remote(x) for x in items])``.  Pass it as
+``get_pre_tokenizer("okt", executor=DaskExecutor(client))``.
+
+>>> list(SerialExecutor().map(len, ["스파이더맨", "ㅋㅋ"]))
+[5, 2]
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+__all__ = ["Executor", "SerialExecutor", "LocalProcessExecutor", "default_workers", "shared_process_executor"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """``map(fn, items)`` yielding ``fn(item)`` for each item, in order."""
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]: ...
+
+
+def default_workers() -> int:
+    """CPU cores this process may use (``sched_getaffinity`` where available)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+class SerialExecutor:
+    """Runs every task here, one after the other (no pickling, no extra process)."""
+
+    workers = 1
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        for item in items:
+            yield fn(item)
+
+    def __repr__(self) -> str:
+        return "SerialExecutor()"
+
+
+class LocalProcessExecutor:
+    """A pool of ``workers`` processes on this machine (default: one per core).
+
+    Workers are started with ``spawn`` (never ``fork``: a forked JVM is unusable), lazily on the
+    first :meth:`map`, and kept until :meth:`shutdown` (or interpreter exit), so a worker that
+    loaded an analyzer reuses it for every later task.  ``map`` keeps at most ``prefetch`` tasks
+    per worker in flight, so a huge iterable is not submitted at once.
+
+    >>> with LocalProcessExecutor(workers=2) as ex:
+    ...     list(ex.map(len, ["아이언맨", "ㅠㅠ", ""]))
+    [4, 2, 0]
+    """
+
+    def __init__(self, workers: int | None = None, *, prefetch: int = 3, start_method: str = "spawn") -> None:
+        if workers is not None and (not isinstance(workers, int) or workers < 1):
+            raise ValueError(f"workers must be a positive int or None (one per core), got {workers!r}")
+        if prefetch < 1:
+            raise ValueError(f"prefetch must be >= 1, got {prefetch!r}")
+        self.workers = workers or default_workers()
+        self.prefetch = prefetch
+        self.start_method = start_method
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                ctx = multiprocessing.get_context(self.start_method)
+                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+            return self._pool
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        pool = self._get_pool()
+        window: deque[Future[R]] = deque()
+        limit = self.workers * self.prefetch
+        try:
+            for item in items:
+                window.append(pool.submit(fn, item))
+                if len(window) >= limit:
+                    yield window.popleft().result()
+            while window:
+                yield window.popleft().result()
+        finally:
+            for f in window:
+                f.cancel()
+
+    def shutdown(self) -> None:
+        """Stop the worker processes (a later :meth:`map` starts new ones)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def __getstate__(self) -> dict[str, Any]:  # pickles as its settings; the copy starts its own pool
+        return {"workers": self.workers, "prefetch": self.prefetch, "start_method": self.start_method}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["workers"], prefetch=state["prefetch"], start_method=state["start_method"])  # type: ignore[misc]
+
+    def __enter__(self) -> LocalProcessExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    def __repr__(self) -> str:
+        return f"LocalProcessExecutor(workers={self.workers})"
+
+
+_SHARED: dict[int, LocalProcessExecutor] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_process_executor(workers: int | None = None) -> LocalProcessExecutor:
+    """One long-lived :class:`LocalProcessExecutor` per worker count, shared by every analyzer in
+    this process (so the JVMs of its workers start once), shut down at exit."""
+    n = workers or default_workers()
+    with _SHARED_LOCK:
+        ex = _SHARED.get(n)
+        if ex is None:
+            ex = _SHARED[n] = LocalProcessExecutor(n)
+        return ex
+
+
+@atexit.register
+def _shutdown_shared() -> None:
+    for ex in list(_SHARED.values()):
+        ex.shutdown()
+    _SHARED.clear()

@@ -1,0 +1,279 @@
+"""Export a :class:`korean_bpe.Tokenizer` as a Hugging Face ``tokenizer.json``.
+
+The file loads with ``tokenizers.Tokenizer.from_file(path)`` and with
+``transformers.PreTrainedTokenizerFast(tokenizer_file=path)`` and gives the same ids as ours.
+It is written as plain JSON (the format of ``tokenizers`` 0.19-0.23: ``"version": "1.0"``, merges
+as ``[left, right]`` pairs), so exporting needs no ``tokenizers`` install.
+
+How each part of our pipeline maps to HF stages:
+
+============================ ===========================================================
+ours                         ``tokenizer.json``
+============================ ===========================================================
+``raw`` pre-tokenizer        ``Replace(" ", "▁")`` normalizer + ``Split`` on line breaks
+                             (each line break a piece of its own, ``isolated``); with
+                             marker ``"▁"`` a regex ``Replace`` puts ``▁`` before each piece
+``whitespace``               ``Replace`` of every run of Python white space by one space
+                             (Python's ``str.split`` set, which is wider than Rust's) +
+                             ``WhitespaceSplit``
+unit ``syllable``            nothing (HF BPE splits a piece into characters)
+unit ``jamo``                ``NFD`` normalizer (decode gives jamo: compose with NFC)
+unit ``byte``                ``ByteLevel(add_prefix_space=False, use_regex=False)`` and the
+                             ``ByteLevel`` decoder (the same GPT-2 byte table)
+marker ``"▁"``               ``Strip`` + ``Prepend("▁")`` + ``Replace(" ", " ▁")``
+                             normalizers (syllable, jamo) or ``Metaspace`` after
+                             ``ByteLevel`` (byte)
+marker ``"</w>"``            BPE ``end_of_word_suffix``
+marker ``"##"``              BPE ``continuing_subword_prefix`` (merged tokens renamed
+                             ``가##나`` -> ``가나`` as HF names them; ids unchanged)
+``byte_fallback=True``       BPE ``byte_fallback`` + ``ByteFallback`` decoder
+special tokens               ``added_tokens`` (``special: true``)
+============================ ===========================================================
+
+Where HF cannot follow exactly (the ids differ only in these cases):
+
+* unit ``jamo``: HF's ``NFD`` also decomposes non-Hangul characters (``é``, ``Å``, CJK
+  compatibility ideographs) and reorders combining marks, where our jamo unit leaves them alone;
+  and HF has no NFC decoder, so ``decode`` returns conjoining jamo: apply
+  ``unicodedata.normalize("NFC", ...)`` to get syllables back.
+* ``byte_fallback=True`` with marker ``"</w>"`` or ``"##"``: HF turns an unknown character into the
+  bytes of the character *with* the marker (``<0x23><0x23>...`` for ``##X``).
+* Text that literally contains a special token (``"<unk>"``) gets that token's id from HF.
+
+Morpheme pre-tokenizers (``okt``, ``kiwi``, ``mecab``) are analysis run in Python, which HF cannot
+do; the export splits on white space instead, so feed it words that are already analysed::
+
+    words = tok.pre_tokenizer(text)                          # our analysis
+    hf.encode(" ".join(words)).ids                           # == tok.encode(text) (no-space words)
+    hf.encode(words, is_pretokenized=True).ids               # the same, word by word
+    fast(words, is_split_into_words=True)["input_ids"]       # transformers
+
+(In lossless morpheme mode, line-break pieces have no HF equivalent and are dropped by HF.)
+
+>>> from korean_bpe.trainer import BPEModel
+>>> hf_token_names(BPEModel((), ("가", "##나"), (("가", "##나"),)), marker="##")
+('가', '##나', '가나')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..pre_tokenizers.base import LINE_BREAKS
+from ..units import SPACE_MARK
+
+__all__ = ["export_tokenizer_json", "tokenizer_json", "hf_token_names", "PY_WHITESPACE"]
+
+#: every character Python's ``str.split()`` splits on (``chr(c).isspace()``)
+PY_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+
+_ANALYZED_PRE_TOKENIZERS = ("okt", "kiwi", "mecab")
+
+
+def _char_class(chars: str) -> str:
+    """A regex character class for ``chars``, each written as ``\\x{..}`` (Oniguruma syntax)."""
+    return "[" + "".join(f"\\x{{{ord(c):x}}}" for c in chars) + "]"
+
+
+def _name(obj: Any) -> str:
+    if isinstance(obj, str):
+        return obj
+    name = getattr(obj, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    return str(obj.to_config()["type"])
+
+
+def hf_token_names(model: Any, *, marker: str | None) -> tuple[str, ...]:
+    """Our tokens (in id order) as HF's BPE names them.
+
+    HF drops the prefix of the right part when it merges (``가`` + ``##나`` -> ``가나``); a model
+    trained with ``continuing_subword_prefix="##"`` names its tokens so already, an older model
+    that concatenated (``가##나``) is renamed here (same ids).
+    """
+    ours = tuple(model.id_to_token)
+    if marker != "##" or getattr(model, "continuing_subword_prefix", None) == "##":  # already HF's names
+        return ours
+    names: dict[str, str] = {}
+    for tok in (*model.special_tokens, *model.alphabet):
+        names.setdefault(tok, tok)
+    for left, right in model.merges:
+        if not right.startswith("##"):
+            raise ValueError(
+                f"merge ({left!r}, {right!r}) has a right part without the '##' prefix, which HF's "
+                "continuing_subword_prefix cannot load; train with marker='##' so that every "
+                "non-first symbol carries it"
+            )
+        names.setdefault(left + right, names.get(left, left) + names.get(right, right)[2:])
+    out = tuple(names.get(t, t) for t in ours)
+    if len(set(out)) != len(out):
+        seen: set[str] = set()
+        dup = next(t for t in out if t in seen or seen.add(t))  # type: ignore[func-returns-value]
+        raise ValueError(f"token {dup!r} would appear twice in the HF vocabulary (marker='##' renaming)")
+    return out
+
+
+def tokenizer_json(tokenizer: Any) -> dict[str, Any]:
+    """The ``tokenizer.json`` content (a dict) for ``tokenizer``; see the module docstring."""
+    model = tokenizer.model
+    unit = _name(tokenizer.unit)
+    pre = _name(tokenizer.pre_tokenizer)
+    marker = tokenizer.marker
+    byte_fallback = bool(getattr(tokenizer, "byte_fallback", False))
+    unk = getattr(tokenizer, "unk_token", "<unk>")
+    if unit not in ("syllable", "jamo", "byte"):
+        raise ValueError(f"unit {unit!r} has no HF equivalent; use 'syllable', 'jamo' or 'byte'")
+
+    names = hf_token_names(model, marker=marker)
+    rename = dict(zip(model.id_to_token, names))
+    vocab = {tok: i for i, tok in enumerate(names)}
+    merges = [[rename[a], rename[b]] for a, b in model.merges]
+    if unk not in vocab:
+        unk = None
+    if byte_fallback:
+        missing = [f"<0x{b:02X}>" for b in range(256) if f"<0x{b:02X}>" not in vocab]
+        if missing:
+            raise ValueError(f"byte_fallback needs the 256 byte tokens in the vocabulary; {missing[0]!r} is missing")
+
+    normalizers: list[dict[str, Any]] = []
+    pre_tokenizers: list[dict[str, Any]] = []
+    decoders: list[dict[str, Any]] = []
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+
+    if pre == "raw":
+        line_break = _char_class(LINE_BREAKS)
+        normalizers.append(_replace(" ", SPACE_MARK))
+        if marker == SPACE_MARK and unit != "byte":
+            # "▁" before every piece: at the start, before and after each line break; the
+            # line-break pieces are then "▁\n" (HF's Metaspace would skip lines starting with "▁").
+            at_piece_start = f"^(?=[\\s\\S])|(?={line_break})|(?<={line_break})(?=[\\s\\S])"
+            normalizers.append(_replace({"Regex": at_piece_start}, SPACE_MARK))
+            line_break = SPACE_MARK + line_break
+        pre_tokenizers.append({"type": "Split", "pattern": {"Regex": line_break}, "behavior": "Isolated", "invert": False})
+    else:  # whitespace, and the analysers (fed pre-split, space-joined words)
+        normalizers.append(_replace({"Regex": _char_class(PY_WHITESPACE) + "+"}, " "))
+        pre_tokenizers.append({"type": "WhitespaceSplit"})
+    if unit == "jamo":  # first: HF's NFD panics on text that a zero-width Replace changed before it
+        normalizers.insert(0, {"type": "NFD"})
+    if marker == SPACE_MARK:
+        if unit == "byte":
+            pre_tokenizers.append(byte_level)
+            pre_tokenizers.append({"type": "Metaspace", "replacement": SPACE_MARK, "prepend_scheme": "always", "split": False})
+        elif pre != "raw":
+            normalizers += [
+                {"type": "Strip", "strip_left": True, "strip_right": True},
+                {"type": "Prepend", "prepend": SPACE_MARK},
+                _replace(" ", " " + SPACE_MARK),
+            ]
+    elif unit == "byte":
+        pre_tokenizers.append(byte_level)
+
+    # Decoders work token by token until a Fuse or ByteLevel joins them, so the markers are
+    # resolved first.  (HF's Metaspace decoder drops every "▁" of its first token and its Strip
+    # decoder panics on an empty token with stop > 0: neither is used where it would bite.)
+    end_of_text_space = _replace({"Regex": " \\z"}, "")
+    if unit != "byte" and byte_fallback:
+        decoders.append({"type": "ByteFallback"})  # <0xEA><0xB0><0x80> -> "가" (with its marker)
+        if marker == "##":  # one run of byte tokens may spell several "##" symbols: keep the first
+            decoders.append(_replace({"Regex": "(?<=[\\s\\S])##"}, ""))
+    if marker == "</w>":
+        if pre == "raw":
+            decoders.append(_replace("</w>", ""))
+        else:
+            decoders.append(_replace("</w>", "\u0120" if unit == "byte" else " "))
+    elif marker == "##":
+        decoders.append(_replace({"Regex": "^##"}, "") if pre == "raw" else {"type": "WordPiece", "prefix": "##", "cleanup": False})
+        if unit == "byte" and pre != "raw":
+            decoders.append(_replace(" ", "\u0120"))  # the byte-level spelling of a space
+    elif marker == SPACE_MARK and unit == "byte":
+        decoders.append(_replace(SPACE_MARK, "\u0120"))
+    decoders.append(byte_level if unit == "byte" else {"type": "Fuse"})
+    if pre == "raw" or (marker == SPACE_MARK and unit != "byte"):
+        decoders.append(_replace(SPACE_MARK, " "))
+    if marker == SPACE_MARK and pre != "raw":
+        decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    if marker == "</w>" and pre != "raw":
+        decoders.append(end_of_text_space)
+
+    added = [
+        {"id": vocab[rename[t]], "content": rename[t], "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": True}
+        for t in model.special_tokens
+        if t in rename
+    ]
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": _sequence("normalizers", normalizers),
+        "pre_tokenizer": _sequence("pretokenizers", pre_tokenizers),
+        "post_processor": None,
+        "decoder": _sequence("decoders", decoders),
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": unk,
+            "continuing_subword_prefix": "##" if marker == "##" else None,
+            "end_of_word_suffix": "</w>" if marker == "</w>" else None,
+            "fuse_unk": False,
+            "byte_fallback": byte_fallback,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": merges,
+        },
+    }
+
+
+def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str]) -> Path:
+    """Write ``tokenizer`` as a Hugging Face ``tokenizer.json`` at ``path`` (atomically).
+
+    ``path`` may be a directory (``tokenizer.json`` is written inside it).  Returns the file's path.
+    See the module docstring for the mapping and the few cases where HF cannot follow.
+
+    >>> import tempfile, korean_bpe
+    >>> tok = korean_bpe.Tokenizer.train(["아이언맨 또 보고 싶다", "또 보고 싶다"] * 3, vocab_size=40)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = export_tokenizer_json(tok, d)
+    ...     from tokenizers import Tokenizer as HF
+    ...     HF.from_file(str(p)).encode("또 보고 싶다").ids == tok.encode("또 보고 싶다")
+    True
+    """
+    data = tokenizer_json(tokenizer)
+    target = Path(path)
+    if target.is_dir():
+        target = target / "tokenizer.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tokenizer.", suffix=".json.tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False, indent=2)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return target
+
+
+def _replace(pattern: str | dict[str, str], content: str) -> dict[str, Any]:
+    pat = {"String": pattern} if isinstance(pattern, str) else pattern
+    return {"type": "Replace", "pattern": pat, "content": content}
+
+
+def _sequence(key: str, stages: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    if not stages:
+        return None
+    if len(stages) == 1:
+        return dict(stages[0])
+    return {"type": "Sequence", key: list(stages)}

@@ -1,0 +1,435 @@
+"""Save and load a :class:`korean_bpe.Tokenizer`: three files, versioned, written atomically.
+
+A model directory holds
+
+``vocab.json``
+    ``{"token": id, ...}`` in id order, one entry a line, UTF-8 (``ensure_ascii=False``), as GPT-2 /
+    HF write it.  It is *derived* from the other two files; loading checks it against them.
+``merges.txt``
+    ``#version: 0.2``, then one merge a line, ``left right`` (so no token may hold a space or a
+    line break; training refuses such tokens).  The merge of rank ``r`` is on line ``r + 2``.
+``tokenizer_config.json``
+    ``format_version``, the unit and pre-tokenizer configs, the marker, the special tokens (the
+    model's, in id order, byte-fallback tokens included), ``byte_fallback``, ``unk_token``, the
+    alphabet size and the korean_bpe version that wrote it.
+
+>>> import tempfile
+>>> from korean_bpe import Tokenizer
+>>> tok = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 재밌어요"] * 2, vocab_size=16)
+>>> with tempfile.TemporaryDirectory() as d:
+...     path = tok.save(f"{d}/model")
+...     print(open(f"{d}/model/merges.txt", encoding="utf-8").read().splitlines()[:3])
+...     again = Tokenizer.load(path)
+['#version: 0.2', '▁ 영', '▁ 재']
+>>> again.encode("영화 재밌다") == tok.encode("영화 재밌다")
+True
+
+Saving is atomic: the files go to a temporary directory beside the target, are flushed to disk,
+and the directory is renamed into place.  When the target already exists it is first renamed to a
+backup, the new directory renamed in, then the backup deleted; a crash therefore leaves either the
+old complete model, the new complete model, or (killed between the two renames) no target and the
+old model intact in the backup, which :func:`load_tokenizer` names in its error.  Other plain files
+already in the target (e.g. an exported ``tokenizer.json``) are carried over; a target that holds
+sub-directories is refused, so that ``save(".")`` cannot swallow a project.
+
+Loading names the file and the line of every problem (:class:`ModelFileError`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..trainer.model import BPEModel
+from ..units import MARKERS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..tokenizer import Tokenizer
+
+__all__ = [
+    "ModelFileError", "save_tokenizer", "load_tokenizer", "FORMAT_VERSION", "MERGES_HEADER",
+    "VOCAB_FILE", "MERGES_FILE", "CONFIG_FILE", "render_vocab_json", "render_merges_txt",
+]
+
+#: ``tokenizer_config.json`` format written by this version; loaders accept 1..FORMAT_VERSION.
+FORMAT_VERSION = 1
+FORMAT_NAME = "korean_bpe.Tokenizer"
+MERGES_HEADER = "#version: 0.2"
+VOCAB_FILE, MERGES_FILE, CONFIG_FILE = "vocab.json", "merges.txt", "tokenizer_config.json"
+FILES = (VOCAB_FILE, MERGES_FILE, CONFIG_FILE)
+
+
+class ModelFileError(ValueError):
+    """A model file is missing, corrupted or inconsistent.  ``path`` and ``line`` (1-based, or
+    ``None``) say where; the message starts with ``path:line:``."""
+
+    def __init__(self, message: str, *, path: str | os.PathLike[str], line: int | None = None) -> None:
+        self.path = Path(path)
+        self.line = line
+        self.reason = message
+        where = f"{self.path}:{line}" if line is not None else f"{self.path}"
+        super().__init__(f"{where}: {message}")
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+
+def render_vocab_json(id_to_token: Sequence[str]) -> str:
+    """``vocab.json`` text: one ``"token": id`` a line, in id order (line ``id + 2``).
+
+    >>> print(render_vocab_json(["<unk>", "영", "화", "영화"]))
+    {
+      "<unk>": 0,
+      "영": 1,
+      "화": 2,
+      "영화": 3
+    }
+    <BLANKLINE>
+    """
+    body = ",\n".join(f"  {json.dumps(tok, ensure_ascii=False)}: {i}" for i, tok in enumerate(id_to_token))
+    return "{\n" + body + "\n}\n" if body else "{}\n"
+
+
+def render_merges_txt(merges: Sequence[tuple[str, str]]) -> str:
+    """``merges.txt`` text: the header, then ``left right`` one a line.
+
+    >>> print(render_merges_txt([("영", "화"), ("▁", "영화")]), end="")
+    #version: 0.2
+    영 화
+    ▁ 영화
+    """
+    from ..tokenizer import check_writable_token
+
+    for rank, (a, b) in enumerate(merges):
+        check_writable_token(a, where=f"merge {rank}")
+        check_writable_token(b, where=f"merge {rank}")
+    return "".join([MERGES_HEADER, "\n", *(f"{a} {b}\n" for a, b in merges)])
+
+
+def _config(tok: Tokenizer) -> dict[str, Any]:
+    from .. import __version__
+    from ..pre_tokenizers.base import PRE_TOKENIZERS
+    from ..units import UNITS
+
+    unit_cfg = tok.unit.to_config()
+    pt_cfg = tok.pre_tokenizer.to_config()
+    for kind, registry, cfg, obj in (("unit", UNITS, unit_cfg, tok.unit), ("pre_tokenizer", PRE_TOKENIZERS, pt_cfg, tok.pre_tokenizer)):
+        if not isinstance(cfg, Mapping) or cfg.get("type") not in registry:
+            raise ValueError(
+                f"cannot save the {kind} {obj!r}: its to_config() {cfg!r} names no registered type; register its "
+                f"class (korean_bpe.{'units.UNITS' if kind == 'unit' else 'pre_tokenizers.PRE_TOKENIZERS'}.register(name)) "
+                "so that load can rebuild it"
+            )
+    model = tok.model
+    specials = set(model.special_tokens)
+    return {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "korean_bpe_version": __version__,
+        "unit": dict(unit_cfg),
+        "pre_tokenizer": dict(pt_cfg),
+        "marker": tok.marker,
+        "byte_fallback": tok.byte_fallback,
+        "unk_token": tok.unk_token,
+        "continuing_subword_prefix": model.continuing_subword_prefix,
+        "alphabet_size": len([t for t in dict.fromkeys(model.alphabet) if t not in specials]),
+        "num_merges": len(model.merges),
+        "vocab_size": model.vocab_size,
+        "special_tokens": list(dict.fromkeys(model.special_tokens)),
+    }
+
+
+def save_tokenizer(tok: Tokenizer, directory: str | os.PathLike[str]) -> Path:
+    """Write the three files into ``directory`` atomically (see the module docstring)."""
+    target = Path(os.path.abspath(os.fspath(directory)))
+    config = _config(tok)
+    texts = {
+        VOCAB_FILE: render_vocab_json(tok.id_to_token),
+        MERGES_FILE: render_merges_txt(tok.model.merges),
+        CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
+    }
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"cannot save into {target}: it is a file, not a directory; give a directory path")
+    keep: list[Path] = []
+    if target.is_dir():
+        subdirs = [p.name for p in target.iterdir() if p.is_dir()]
+        if subdirs:
+            raise ValueError(
+                f"cannot save into {target}: it holds sub-directories ({', '.join(sorted(subdirs)[:3])}); saving "
+                "replaces the whole directory, so give a new or model-only directory, e.g. "
+                f"{target / 'tokenizer'}"
+            )
+        keep = [p for p in target.iterdir() if p.name not in FILES]
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    try:
+        for name, text in texts.items():
+            _write_file(tmp / name, text)
+        for p in keep:
+            try:
+                os.link(p, tmp / p.name)
+            except OSError:
+                shutil.copy2(p, tmp / p.name)
+        _fsync_dir(tmp)
+        _replace_dir(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    _fsync_dir(parent)
+    return target
+
+
+def _write_file(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def _replace_dir(new: Path, target: Path) -> None:
+    """Put directory ``new`` at ``target``: one rename, or two around a backup of the old one."""
+    if not target.exists():
+        os.rename(new, target)
+        return
+    backup = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    os.rmdir(backup)  # we only wanted a unique name
+    os.rename(target, backup)
+    os.rename(new, target)
+    shutil.rmtree(backup, ignore_errors=True)
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
+    """Rebuild the tokenizer saved in ``directory``, checking every file (see the module docstring)."""
+    from ..pre_tokenizers.base import get_pre_tokenizer
+    from ..tokenizer import BYTE_TOKENS, Tokenizer
+    from ..units import get_unit
+
+    root = Path(directory)
+    if not root.is_dir():
+        backups = sorted(root.parent.glob(f".{root.name}.old-*")) if root.name else []
+        hint = (f"; an interrupted save left the previous model in {backups[-1]}: rename it to {root.name}"
+                if backups else "; save a model with Tokenizer.save(directory)")
+        what = "is not a directory" if root.exists() else "does not exist"
+        raise ModelFileError(f"model directory {what}{hint}", path=root)
+    texts = {name: _read_text(root / name) for name in FILES}
+
+    # tokenizer_config.json
+    cpath = root / CONFIG_FILE
+    ctext = texts[CONFIG_FILE]
+    config = _parse_json(ctext, cpath)
+    if not isinstance(config, dict):
+        raise ModelFileError(f"expected a JSON object, got {type(config).__name__}", path=cpath, line=1)
+    key_line = _key_lines(ctext)
+
+    def cfg(key: str, types: tuple[type, ...], what: str) -> Any:
+        if key not in config:
+            raise ModelFileError(f"missing key {key!r} ({what})", path=cpath, line=None)
+        value = config[key]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise ModelFileError(f"{key!r} must be {what}, got {value!r}", path=cpath, line=key_line.get(key))
+        return value
+
+    version = cfg("format_version", (int,), f"an int (this korean_bpe reads 1..{FORMAT_VERSION})")
+    if version > FORMAT_VERSION:
+        raise ModelFileError(
+            f"format_version {version} was written by a newer korean_bpe ({config.get('korean_bpe_version')}); "
+            f"this one reads format 1..{FORMAT_VERSION}: upgrade korean_bpe", path=cpath, line=key_line.get("format_version"))
+    if version < 1:
+        raise ModelFileError(f"format_version {version} is not a korean_bpe format (1..{FORMAT_VERSION})",
+                             path=cpath, line=key_line.get("format_version"))
+    unit_cfg = cfg("unit", (dict,), 'a unit config such as {"type": "jamo"}')
+    pt_cfg = cfg("pre_tokenizer", (dict,), 'a pre-tokenizer config such as {"type": "whitespace"}')
+    marker = cfg("marker", (str, type(None)), f"one of {MARKERS!r}")
+    if marker not in MARKERS:
+        raise ModelFileError(f"marker {marker!r} is not one of {MARKERS!r}", path=cpath, line=key_line.get("marker"))
+    byte_fallback = cfg("byte_fallback", (bool,), "true or false")
+    unk_token = cfg("unk_token", (str, type(None)), "a token or null")
+    prefix = cfg("continuing_subword_prefix", (str, type(None)), "a string or null")
+    alphabet_size = cfg("alphabet_size", (int,), "the number of alphabet tokens")
+    num_merges = cfg("num_merges", (int,), "the number of merges")
+    specials = cfg("special_tokens", (list,), "a list of tokens")
+    bad = next((t for t in specials if not isinstance(t, str) or not t), None)
+    if bad is not None or len(set(specials)) != len(specials):
+        raise ModelFileError(f"special_tokens must be distinct non-empty strings; got {bad!r}" if bad is not None
+                             else "special_tokens holds a token twice", path=cpath, line=key_line.get("special_tokens"))
+    try:
+        unit = get_unit(unit_cfg)
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"bad 'unit': {exc}", path=cpath, line=key_line.get("unit")) from None
+    try:
+        pre_tokenizer = get_pre_tokenizer(pt_cfg)
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"bad 'pre_tokenizer': {exc}", path=cpath, line=key_line.get("pre_tokenizer")) from None
+
+    # vocab.json
+    vpath = root / VOCAB_FILE
+    vtext = texts[VOCAB_FILE]
+    vocab_lines = _key_lines(vtext)
+    pairs = _parse_json(vtext, vpath, pairs=True)
+    if not isinstance(pairs, _Pairs):
+        raise ModelFileError("expected a JSON object {token: id}", path=vpath, line=1)
+    id_to_token: list[str | None] = [None] * len(pairs)
+    seen: set[str] = set()
+    for tok, i in pairs:
+        line = vocab_lines.get(tok)
+        if tok in seen:
+            raise ModelFileError(f"token {tok!r} appears twice", path=vpath, line=line)
+        seen.add(tok)
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise ModelFileError(f"the id of {tok!r} must be an int, got {i!r}", path=vpath, line=line)
+        if not 0 <= i < len(pairs):
+            raise ModelFileError(f"the id {i} of {tok!r} is out of range: {len(pairs)} tokens need ids 0..{len(pairs) - 1}",
+                                 path=vpath, line=line)
+        if id_to_token[i] is not None:
+            raise ModelFileError(f"id {i} is given to both {id_to_token[i]!r} and {tok!r}", path=vpath, line=line)
+        id_to_token[i] = tok
+    tokens: list[str] = id_to_token  # type: ignore[assignment]  # every id is filled: n distinct ids in 0..n-1
+    for k, tok in enumerate(specials):
+        if k >= len(tokens) or tokens[k] != tok:
+            got = tokens[k] if k < len(tokens) else None
+            raise ModelFileError(
+                f"special token {tok!r} (tokenizer_config.json) must have id {k}, but id {k} is {got!r}",
+                path=vpath, line=vocab_lines.get(got) if got is not None else None)
+    n_special = len(specials)
+    if not 0 <= alphabet_size <= len(tokens) - n_special:
+        raise ModelFileError(f"alphabet_size {alphabet_size} does not fit the {len(tokens)} tokens of vocab.json",
+                             path=cpath, line=key_line.get("alphabet_size"))
+    alphabet = tokens[n_special:n_special + alphabet_size]
+
+    # merges.txt
+    mpath = root / MERGES_FILE
+    model_probe = BPEModel((), (), (), continuing_subword_prefix=prefix)
+    merges = _parse_merges(texts[MERGES_FILE], mpath, known=set(specials) | set(alphabet), merged=model_probe.merged_token)
+    if len(merges) != num_merges:
+        raise ModelFileError(
+            f"holds {len(merges)} merges but tokenizer_config.json says {num_merges}: the file was cut or edited",
+            path=mpath, line=len(merges) + 2 if len(merges) < num_merges else num_merges + 2)
+
+    model = BPEModel(special_tokens=tuple(specials), alphabet=tuple(alphabet), merges=tuple(merges),
+                     continuing_subword_prefix=prefix)
+    derived = model.id_to_token
+    if tuple(tokens) != derived:
+        k = next((k for k, (a, b) in enumerate(zip(tokens, derived)) if a != b), min(len(tokens), len(derived)))
+        if k < len(tokens):
+            got = tokens[k]
+            should = derived[k] if k < len(derived) else None
+            msg = (f"token {got!r} has id {k}, but the alphabet and merges.txt give id {k} to {should!r}"
+                   if should is not None else
+                   f"token {got!r} (id {k}) is made by no merge of merges.txt and is not in the alphabet")
+            raise ModelFileError(msg + ": vocab.json does not match merges.txt", path=vpath, line=vocab_lines.get(got))
+        raise ModelFileError(
+            f"lacks the token {derived[k]!r} (id {k}) that merges.txt makes: vocab.json does not match merges.txt",
+            path=vpath, line=None)
+    if byte_fallback:
+        missing = [t for t in BYTE_TOKENS if t not in seen]
+        if missing:
+            raise ModelFileError(f"byte_fallback is true but the byte token {missing[0]!r} is not in vocab.json",
+                                 path=cpath, line=key_line.get("byte_fallback"))
+    try:
+        return Tokenizer(model, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
+                         byte_fallback=byte_fallback, unk_token=unk_token)
+    except ValueError as exc:
+        raise ModelFileError(f"inconsistent settings: {exc}", path=cpath) from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ModelFileError(
+            f"missing file {path.name}: a korean_bpe model directory holds {', '.join(FILES)} (written by "
+            "Tokenizer.save)", path=path) from None
+    except IsADirectoryError:
+        raise ModelFileError(f"{path.name} is a directory, not a file", path=path) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ModelFileError(f"not valid UTF-8 (byte offset {exc.start}: {exc.reason})", path=path, line=line) from None
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """A JSON object kept as its (key, value) pairs, so that duplicate keys can be reported."""
+
+
+def _parse_json(text: str, path: Path, *, pairs: bool = False) -> Any:
+    try:
+        if pairs:
+            return json.loads(text, object_pairs_hook=_Pairs)
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(f"bad JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno) from None
+
+
+_KEY_RE = re.compile(r'^[ \t]*("(?:[^"\\\n]|\\.)*")[ \t]*:', re.MULTILINE)
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """Line of the first occurrence of each JSON key that starts a line (our files: every key)."""
+    out: dict[str, int] = {}
+    line, pos = 1, 0
+    for m in _KEY_RE.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        try:
+            key = json.loads(m.group(1))
+        except json.JSONDecodeError:
+            continue
+        out.setdefault(key, line)
+    return out
+
+
+def _parse_merges(text: str, path: Path, *, known: set[str], merged: Any) -> list[tuple[str, str]]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines or not lines[0].startswith("#version"):
+        first = lines[0] if lines else ""
+        raise ModelFileError(f"expected the header {MERGES_HEADER!r}, got {first[:40]!r}", path=path, line=1)
+    if lines[0].rstrip("\r") != MERGES_HEADER:
+        raise ModelFileError(f"unsupported merges.txt version {lines[0]!r}; this korean_bpe reads {MERGES_HEADER!r}",
+                             path=path, line=1)
+    merges: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for lineno, line in enumerate(lines[1:], start=2):
+        if line.endswith("\r"):
+            line = line[:-1]
+        parts = line.split(" ")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise ModelFileError(
+                f"expected two tokens separated by one space ('left right'), got {line!r}", path=path, line=lineno)
+        a, b = parts
+        for tok in (a, b):
+            if tok not in known:
+                raise ModelFileError(
+                    f"unknown token {tok!r}: it is neither in the alphabet (vocab.json + tokenizer_config.json) nor "
+                    "made by an earlier merge", path=path, line=lineno)
+        if (a, b) in seen:
+            raise ModelFileError(f"the merge {line!r} appears twice", path=path, line=lineno)
+        seen.add((a, b))
+        merges.append((a, b))
+        known.add(merged(a, b))
+    return merges

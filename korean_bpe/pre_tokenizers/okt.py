@@ -1,0 +1,379 @@
+"""``okt``: konlpy's Okt (Open Korean Text) morpheme analyzer on the real JVM.
+
+>>> okt = OktPreTokenizer()
+>>> okt("스파이더맨, 슈퍼맨, 배트맨, 아이언맨은 올해 최고의 영화가 아닐까 생각함")
+['스파이더맨', '슈퍼맨', '배트맨', '아이언맨', '올해', '최고', '영화', '아닐까', '생각', '함']
+
+The default ``drop=("Josa", "Punctuation", "Foreign")`` is the classic pre-processing for
+analysis (particles, punctuation and symbols go).  ``drop=()`` keeps every morpheme;
+``lossless=True`` (which implies ``drop=()``) also records where the spaces were, so that
+``restore`` gives the text back:
+
+>>> lossless = OktPreTokenizer(lossless=True)
+>>> lossless("아이언맨은 올해 최고!")
+['아이언맨', '은', '▁올해', '▁최고', '!']
+>>> lossless.restore(lossless("아이언맨은 올해 최고!"))
+'아이언맨은 올해 최고!'
+
+``norm`` and ``stem`` rewrite surfaces (``됔ㅋㅋ`` -> ``돼``, ``봤는데`` -> ``보다``): fine for
+analysis, refused in lossless mode:
+
+>>> OktPreTokenizer(stem=True)("어제 IMAX 봤는데 쩔어!")
+['어제', 'IMAX', '보다', '쩔다']
+
+White space is never a word: Okt reports tabs and line breaks as ``Foreign`` tokens; they are
+dropped in every mode (lossless mode restores them from the text, each line break a piece of
+its own).
+
+``batch(texts)`` gives exactly ``[okt(t) for t in texts]``, fast: many texts go to the JVM in
+one call, large batches are spread over one worker process (one JVM) per core, and analyses are
+cached on disk (:mod:`korean_bpe.cache`), so a second run over a corpus is nearly free.  See
+:func:`okt_analyzer` for why joining texts cannot change the analysis.
+
+Java: Okt needs a JDK and JPype; when either is missing or broken the first analysis raises
+:class:`JavaNotFoundError`, whose message says what to install.  ``whitespace``, ``raw``,
+``kiwi`` and ``mecab`` need no Java.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .._optional import require
+from ..executor import Executor
+from ._analyzer import AnalyzerSpec, BatchAnalyzer
+from .base import PRE_TOKENIZERS, BasePreTokenizer, pieces_from_spans, restore_marked, spans_from_surfaces
+
+__all__ = ["OktPreTokenizer", "JavaNotFoundError", "OKT_TAGS", "DEFAULT_DROP", "okt_analyzer", "okt_version"]
+
+#: every part of speech Okt (open-korean-text 2.1.0, ``KoreanPos``) can report
+OKT_TAGS = frozenset({
+    "Noun", "Verb", "Adjective", "Adverb", "Determiner", "Exclamation", "Josa", "Eomi", "PreEomi",
+    "Conjunction", "Modifier", "VerbPrefix", "Suffix", "Unknown", "Korean", "Foreign", "Number",
+    "KoreanParticle", "Alpha", "Punctuation", "Hashtag", "ScreenName", "Email", "URL", "CashTag",
+    "Space", "Others", "ProperNoun",
+})
+#: the classic analysis pre-processing: particles, punctuation, symbols/foreign script go
+DEFAULT_DROP: tuple[str, ...] = ("Josa", "Punctuation", "Foreign")
+
+#: bumped when the cached analysis format of this module changes
+_FORMAT = 1
+
+_JAVA_FIX = (
+    "Okt runs on a Java VM through konlpy and JPype. Install a JDK (Java 8 or newer), e.g. "
+    "`sudo apt install openjdk-17-jdk` (Debian/Ubuntu) or `brew install openjdk@17` (macOS), "
+    "and if it is still not found set JAVA_HOME to its directory "
+    "(e.g. `export JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64`). "
+    "The pre-tokenizers 'whitespace', 'raw', 'kiwi' and 'mecab' work without Java."
+)
+
+
+class JavaNotFoundError(RuntimeError):
+    """Okt cannot run: no Java found, the JVM failed to start, or JPype is missing or broken.
+
+    The message says what to install; ``cause`` keeps the original exception for debugging.
+    """
+
+    def __init__(self, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable across worker processes
+        return (type(self), (self.args[0], None))
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if len(text) > 300:
+        text = text[:297] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _start_okt() -> Any:
+    """konlpy's ``Okt()``, starting the JVM in this process if needed; one clear error otherwise."""
+    try:
+        jpype = importlib.import_module("jpype")
+    except Exception as exc:  # ImportError, or an OSError from a broken native module
+        raise JavaNotFoundError(
+            f"JPype, the Python-Java bridge Okt needs, cannot be imported ({_one_line(exc)}). "
+            "Install or repair it with `pip install --force-reinstall JPype1`. " + _JAVA_FIX,
+            exc,
+        ) from None
+    require("konlpy")  # MissingDependencyError with the pip line when absent
+    if not jpype.isJVMStarted():
+        try:
+            jvmpath = jpype.getDefaultJVMPath()
+        except Exception as exc:
+            raise JavaNotFoundError(f"No Java runtime was found ({_one_line(exc)}). " + _JAVA_FIX, exc) from None
+        try:
+            from konlpy import jvm
+
+            jvm.init_jvm(jvmpath)
+        except Exception as exc:
+            raise JavaNotFoundError(
+                f"The Java VM {jvmpath!r} failed to start ({_one_line(exc)}). " + _JAVA_FIX, exc
+            ) from None
+    try:
+        from konlpy.tag import Okt
+
+        return Okt()
+    except Exception as exc:
+        raise JavaNotFoundError(
+            f"The Java VM is running but konlpy's Okt classes could not be loaded ({_one_line(exc)}); "
+            "if this process started the JVM itself, start it through konlpy.jvm.init_jvm() instead, "
+            "or reinstall konlpy. " + _JAVA_FIX,
+            exc,
+        ) from None
+
+
+def okt_version() -> str:
+    """``"konlpy 0.6.0; open-korean-text 2.1.0; format 1"``: what the cache is keyed on.
+
+    Read from package metadata and the jar's file name, without starting the JVM.
+    """
+    try:
+        konlpy_version = importlib.metadata.version("konlpy")
+    except importlib.metadata.PackageNotFoundError:
+        konlpy_version = "absent"
+    jar = "unknown"
+    spec = importlib.util.find_spec("konlpy")
+    if spec is not None and spec.submodule_search_locations:
+        for loc in spec.submodule_search_locations:
+            found = sorted(Path(loc, "java").glob("open-korean-text-*.jar"))
+            if found:
+                jar = found[-1].name[len("open-korean-text-") : -len(".jar")]
+                break
+    return f"konlpy {konlpy_version}; open-korean-text {jar}; format {_FORMAT}"
+
+
+# -- the analysis: many texts per JVM call -------------------------------------------------------
+
+#: a private-use character: its own Okt ``Foreign`` token when surrounded by spaces
+_SEP_CHAR = "\ue000"
+_SEP = f" {_SEP_CHAR} "
+_SEP_TOKEN = f"{_SEP_CHAR}/Foreign"
+#: joins the token strings of one JVM answer into one Java string (one crossing instead of many)
+_TOKEN_JOIN = "\x00"
+#: Java's ``\s`` (what Okt splits on) minus the space: Okt makes Foreign tokens of these
+_JAVA_WS_NOT_SPACE = "\t\n\x0b\x0c\r"
+_JAVA_WS = " " + _JAVA_WS_NOT_SPACE
+#: texts and characters per joined JVM call
+_JOIN_TEXTS = 500
+_JOIN_CHARS = 50_000
+
+
+def _joinable(text: str) -> bool:
+    """Whether ``text`` can share a JVM call: see :func:`okt_analyzer`."""
+    if _SEP_CHAR in text or _TOKEN_JOIN in text:
+        return False
+    if text and text[0] in _JAVA_WS_NOT_SPACE:
+        return False
+    tail = text[len(text.rstrip(_JAVA_WS)) :]
+    return not tail or tail[0] == " "
+
+
+def okt_analyzer(*, norm: bool = False, stem: bool = False) -> Any:
+    """Start Okt in this process and return ``analyze(texts) -> [["surface/Tag", ...], ...]``,
+    exactly ``okt.pos(text, norm=norm, stem=stem, join=True)`` for each text.
+
+    Why joining texts is safe.  Okt (open-korean-text 2.1.0) splits its input on Java's ``\\s``
+    and analyses each piece on its own; a run of white space is a ``Space`` token (which konlpy
+    drops) when it starts with a space, else a ``Foreign`` token; the normalizer only rewrites
+    runs of Hangul, and the stemmer only glues an ending to the token right before it (a
+    ``Space`` token in between stops it).  Texts joined with ``" \\ue000 "`` are therefore
+    analysed exactly as alone, each separated by one ``\\ue000/Foreign`` token, provided that a
+    text contains neither ``\\ue000`` nor NUL, does not start with a tab or line break, and does
+    not end with a white-space run that starts with one (the run would absorb the separator's
+    space).  Other texts go alone.  Each joined answer is checked: if it does not hold exactly
+    one separator token between consecutive texts, that group is analysed text by text.
+    """
+    okt = _start_okt()
+    jpype = importlib.import_module("jpype")
+    jki = okt.jki
+    jnorm = jpype.java.lang.Boolean(bool(norm))
+    jstem = jpype.java.lang.Boolean(bool(stem))
+    jstring = jpype.JClass("java.lang.String")
+
+    def tokens(text: str) -> list[str]:
+        answer = jki.tokenize(text, jnorm, jstem)
+        if _TOKEN_JOIN in text:
+            return [str(t) for t in answer.toArray()]
+        flat = str(jstring.join(_TOKEN_JOIN, answer))
+        return flat.split(_TOKEN_JOIN) if flat else []
+
+    def joined(group: list[str]) -> list[list[str]] | None:
+        out: list[list[str]] = [[]]
+        for tok in tokens(_SEP.join(group)):
+            if tok == _SEP_TOKEN:
+                out.append([])
+            else:
+                out[-1].append(tok)
+        return out if len(out) == len(group) else None
+
+    def analyze(texts: list[str]) -> list[list[str]]:
+        results: list[list[str] | None] = [None] * len(texts)
+        group: list[int] = []
+        chars = 0
+
+        def flush() -> None:
+            nonlocal chars
+            if not group:
+                return
+            parts = joined([texts[i] for i in group]) if len(group) > 1 else None
+            if parts is None:
+                parts = [tokens(texts[i]) for i in group]
+            for i, p in zip(group, parts):
+                results[i] = p
+            group.clear()
+            chars = 0
+
+        for i, t in enumerate(texts):
+            if not _joinable(t):
+                results[i] = tokens(t)
+                continue
+            group.append(i)
+            chars += len(t)
+            if len(group) >= _JOIN_TEXTS or chars >= _JOIN_CHARS:
+                flush()
+        flush()
+        return results  # type: ignore[return-value]
+
+    return analyze
+
+
+def _rebuild_okt(config: dict[str, Any], runtime: dict[str, Any]) -> OktPreTokenizer:
+    config = dict(config)
+    config.pop("type", None)
+    return OktPreTokenizer(**config, **runtime)
+
+
+# -- the pre-tokenizer ---------------------------------------------------------------------------
+
+
+@PRE_TOKENIZERS.register("okt")
+class OktPreTokenizer(BasePreTokenizer):
+    """Okt morphemes as words (see the module docstring for examples).
+
+    Options (keyword-only):
+
+    * ``drop``: Okt tags whose morphemes are dropped (:data:`OKT_TAGS`); default
+      :data:`DEFAULT_DROP`, or ``()`` when ``lossless``.
+    * ``norm``, ``stem``: Okt's normalization and stemming (rewrite surfaces; not lossless).
+    * ``lossless``: keep every morpheme and mark the spaces before them with ``▁``
+      (:func:`~korean_bpe.pre_tokenizers.base.pieces_from_spans`), so that ``restore(pt(text))
+      == text`` for every text without ``▁``.
+    * ``cache``, ``cache_dir``, ``workers``, ``executor``: how :meth:`batch` runs (see
+      :class:`~korean_bpe.pre_tokenizers._analyzer.BatchAnalyzer`); they never change the output,
+      so they are not part of :meth:`to_config`.
+    """
+
+    name = "okt"
+
+    def __init__(
+        self,
+        *,
+        drop: Iterable[str] | None = None,
+        norm: bool = False,
+        stem: bool = False,
+        lossless: bool = False,
+        cache: bool = True,
+        cache_dir: str | None = None,
+        workers: int | None = None,
+        executor: Executor | None = None,
+    ) -> None:
+        for arg, value in (("norm", norm), ("stem", stem), ("lossless", lossless), ("cache", cache)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{arg} must be True or False, got {value!r}")
+        if isinstance(drop, str):
+            raise TypeError(f"drop must be a collection of Okt tags such as ('Josa',), not the string {drop!r}")
+        if drop is None:
+            drop_t: tuple[str, ...] = () if lossless else DEFAULT_DROP
+        else:
+            drop_t = tuple(drop)
+            unknown = [t for t in drop_t if t not in OKT_TAGS]
+            if unknown:
+                raise ValueError(f"drop has unknown Okt tags {unknown}; choose from {sorted(OKT_TAGS)}")
+        if lossless:
+            if drop_t:
+                raise ValueError(
+                    f"lossless=True keeps every morpheme, so it needs drop=() (got drop={drop_t!r}); "
+                    "use OktPreTokenizer(lossless=True) or OktPreTokenizer(drop=..., lossless=False)"
+                )
+            if norm or stem:
+                raise ValueError(
+                    f"lossless=True cannot restore text that norm/stem rewrote (got norm={norm}, stem={stem}); "
+                    "use OktPreTokenizer(lossless=True) with norm=False, stem=False, or lossless=False"
+                )
+        self.drop = drop_t
+        self._drop = frozenset(drop_t)
+        self.norm = norm
+        self.stem = stem
+        self.lossless = lossless
+        self._batcher = BatchAnalyzer(
+            AnalyzerSpec(
+                name="okt",
+                version=okt_version(),
+                options=(("norm", norm), ("stem", stem)),
+                factory="korean_bpe.pre_tokenizers.okt:okt_analyzer",
+            ),
+            cache=cache,
+            cache_dir=cache_dir,
+            workers=workers,
+            executor=executor,
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        b = self._batcher
+        runtime = {"cache": b.cache, "cache_dir": b.cache_dir, "workers": b.workers, "executor": b.executor}
+        return (_rebuild_okt, (self.to_config(), runtime))
+
+    # analysis -> words
+    def _words(self, text: str, analysis: Sequence[str]) -> list[str]:
+        if self.lossless:
+            surfaces = [tok.rsplit("/", 1)[0] for tok in analysis]
+            surfaces = [s for s in surfaces if not s.isspace()]
+            return pieces_from_spans(text, spans_from_surfaces(text, surfaces))
+        words = []
+        for tok in analysis:
+            surface, tag = tok.rsplit("/", 1)
+            if tag not in self._drop and not surface.isspace():
+                words.append(surface)
+        return words
+
+    def pos(self, text: str) -> list[tuple[str, str]]:
+        """Okt's ``(surface, tag)`` pairs for ``text``, nothing dropped (konlpy's ``okt.pos``).
+
+        >>> OktPreTokenizer().pos("돈날림ㅠㅠ!!")
+        [('돈', 'Noun'), ('날림', 'Noun'), ('ㅠㅠ', 'KoreanParticle'), ('!!', 'Punctuation')]
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        return [tuple(tok.rsplit("/", 1)) for tok in self._batcher.analyze([text])[0]]  # type: ignore[misc]
+
+    def __call__(self, text: str) -> list[str]:
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        return self._words(text, self._batcher.analyze([text])[0])
+
+    def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
+        """``[self(t) for t in texts]``, fast: joined JVM calls, worker processes, on-disk cache.
+
+        ``show_progress``: a progress bar on stderr (None: only for long batches in a terminal).
+        """
+        texts = list(texts)
+        analyses = self._batcher.analyze_batch(texts, show_progress=show_progress)
+        return [self._words(t, a) for t, a in zip(texts, analyses)]
+
+    def restore(self, words: Sequence[str]) -> str:
+        """Lossless mode: the text again; otherwise the words joined by spaces."""
+        if self.lossless:
+            return restore_marked(words)
+        return " ".join(words)
+
+    def to_config(self) -> dict[str, Any]:
+        return {"type": self.name, "drop": list(self.drop), "norm": self.norm, "stem": self.stem, "lossless": self.lossless}

@@ -1,0 +1,684 @@
+"""``Tokenizer``: a pre-tokenizer + a unit + a BPE model, trained, applied, saved and loaded.
+
+>>> texts = ["영화 정말 재밌다", "영화 진짜 재밌어요", "정말 재밌는 영화", "진짜 최고의 영화"] * 3
+>>> tok = Tokenizer.train(texts, vocab_size=30, min_frequency=2)
+>>> tok.tokenize("영화 정말 재밌다")
+['▁영화', '▁정말', '▁재밌다']
+>>> tok.decode(tok.encode("영화 정말 재밌다"))
+'영화 정말 재밌다'
+>>> tok.tokenize("영화관")                      # 관 is not in the alphabet
+['▁영화', '<unk>']
+
+The pipeline, left to right:
+
+1. ``pre_tokenizer`` cuts the text into words (``whitespace``: 어절; ``raw``: whole lines with
+   ``▁`` for spaces; ``okt``/``kiwi``/``mecab``: morphemes);
+2. ``unit`` cuts each word into symbols (``syllable``, ``jamo``, ``byte``) and ``marker`` marks
+   word boundaries (``▁`` word-start symbol, ``</w>`` end-of-word suffix, ``##`` continuation
+   prefix, or ``None``);
+3. the merges are applied to each word by rank, lowest first (leftmost first among equal ranks),
+   exactly as HF ``tokenizers`` applies them; each distinct word is segmented once and cached;
+4. symbols outside the vocabulary become ``<unk>``, or with ``byte_fallback=True`` the tokens
+   ``<0x00>``..``<0xFF>`` of their UTF-8 bytes (as HF / SentencePiece ``byte_fallback``).
+
+Default marker: ``"▁"`` for pre-tokenizers that lose the spaces (``whitespace``, morpheme analysis
+mode), so ``decode`` can put them back; ``None`` for lossless ones (``raw``, lossless morpheme
+mode), whose pieces already carry ``▁`` for each space.
+
+``decode(encode(x)) == x`` when the pipeline is lossless: the ``raw`` pre-tokenizer (text without
+U+2581) or a lossless morpheme mode, any unit, with ``byte_fallback=True`` or a text whose symbols
+are all in the alphabet.  The ``whitespace`` pre-tokenizer gives the text back with every run of
+white space made one space.  The ``jamo`` unit gives Hangul back precomposed: text typed in NFD
+(conjoining jamo) comes back NFC (see :mod:`korean_bpe.jamo`).  Special tokens written in the text
+(``"<unk>"``) are not recognised: they are ordinary characters.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import chain, islice, repeat
+from pathlib import Path
+from typing import Any
+
+from .jamo import decompose
+from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
+from .trainer.model import BPEModel
+from .units import SPACE_MARK, Unit, apply_marker, check_marker, get_unit, words_from_tokens
+
+try:  # the compiled merge loop (korean_bpe/_encode.pyx), built at install time when possible
+    from ._encode import MergeTable as _CompiledMergeTable
+except ImportError:  # pragma: no cover - depends on the build
+    _CompiledMergeTable = None
+
+__all__ = ["Tokenizer", "BYTE_TOKENS", "default_marker", "check_writable_token", "DEFAULT_CACHE_SIZE"]
+
+#: The 256 byte-fallback tokens, ``<0x00>`` .. ``<0xFF>`` (HF / SentencePiece spelling).  With
+#: ``byte_fallback=True``, ``Tokenizer.train`` puts them right after the special tokens.
+BYTE_TOKENS: tuple[str, ...] = tuple(f"<0x{b:02X}>" for b in range(256))
+
+#: Words kept in the per-word cache before it is emptied (about 100 bytes a word).
+DEFAULT_CACHE_SIZE = 1 << 19
+
+_TRAIN_CHUNK = 20_000  # texts pre-tokenized per batch() call while training
+_UNSET: Any = object()
+_NO_MERGE = (sys.maxsize, -1)
+
+
+def default_marker(pre_tokenizer: PreTokenizer) -> str | None:
+    """The word marker a pre-tokenizer needs so that ``decode`` can restore the text.
+
+    ``"▁"`` when the pre-tokenizer drops the spaces (``whitespace``, morpheme analysis mode);
+    ``None`` when its pieces already carry them as ``▁`` (``raw``, lossless morpheme mode).
+
+    >>> default_marker(get_pre_tokenizer("whitespace")), default_marker(get_pre_tokenizer("raw"))
+    ('▁', None)
+    """
+    return None if getattr(pre_tokenizer, "lossless", False) else SPACE_MARK
+
+
+def check_writable_token(token: str, *, where: str) -> None:
+    """Refuse a token that ``merges.txt`` (one ``left right`` merge a line) cannot hold.
+
+    >>> check_writable_token("재밌", where="the alphabet")
+    >>> check_writable_token("재 밌", where="the alphabet")
+    Traceback (most recent call last):
+    ...
+    ValueError: the alphabet holds the token '재 밌' with a space (U+0020) inside; merges.txt writes one 'left right' merge a line, so tokens cannot contain spaces or line breaks (use a pre-tokenizer that splits on them, e.g. 'whitespace' or 'raw')
+    """
+    bad = next((c for c in token if c == " " or c in LINE_BREAKS), None)
+    if bad is None and token:
+        return
+    what = "nothing (an empty token)" if not token else (
+        "a space (U+0020)" if bad == " " else f"a line break (U+{ord(bad):04X})"  # type: ignore[arg-type]
+    )
+    raise ValueError(
+        f"{where} holds the token {token!r} with {what} inside; merges.txt writes one 'left right' merge a "
+        "line, so tokens cannot contain spaces or line breaks (use a pre-tokenizer that splits on them, "
+        "e.g. 'whitespace' or 'raw')"
+    )
+
+
+class _WordCache(dict):  # type: ignore[type-arg]
+    """word -> tuple of ids; a miss segments the word.  Emptied when it reaches ``maxsize``."""
+
+    __slots__ = ("encode_word", "maxsize")
+
+    def __init__(self, encode_word: Any, maxsize: int) -> None:
+        super().__init__()
+        self.encode_word = encode_word
+        self.maxsize = maxsize
+
+    def __missing__(self, word: str) -> tuple[int, ...]:
+        ids = self.encode_word(word)
+        if len(self) >= self.maxsize:
+            self.clear()
+        self[word] = ids
+        return ids
+
+
+class Tokenizer:
+    """Encode and decode Korean text with a trained :class:`~korean_bpe.trainer.BPEModel`.
+
+    ``pre_tokenizer`` and ``unit`` take a name (``"okt"``, ``"jamo"``), a config dict
+    (``{"type": "okt", "drop": []}``) or an object.  ``marker`` defaults to :func:`default_marker`.
+    ``byte_fallback=True`` needs the 256 :data:`BYTE_TOKENS` in the vocabulary; ``unk_token`` (or
+    ``None``: unknown symbols raise ``ValueError``) must be in it.  ``cache_size`` bounds the
+    per-word cache.
+
+    The tutorial case (vocabulary ``b g h n p s u ug un hug``, merges ``u g``, ``u n``, ``h ug``):
+
+    >>> model = BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug")))
+    >>> tok = Tokenizer(model, marker=None)
+    >>> tok.tokenize("pug bug mug")
+    ['p', 'ug', 'b', 'ug', '<unk>', 'ug']
+    >>> tok.encode("hug")
+    [10]
+    """
+
+    def __init__(
+        self,
+        model: BPEModel,
+        *,
+        pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = "whitespace",
+        unit: str | Mapping[str, Any] | Unit = "syllable",
+        marker: str | None = _UNSET,
+        byte_fallback: bool = False,
+        unk_token: str | None = "<unk>",
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        if not isinstance(model, BPEModel):
+            raise TypeError(f"model must be a korean_bpe.BPEModel, got {type(model).__name__}; "
+                            "train one with Tokenizer.train(texts, vocab_size=...) or korean_bpe.train_bpe")
+        if not isinstance(byte_fallback, bool):
+            raise TypeError(f"byte_fallback must be True or False, got {byte_fallback!r}")
+        if not isinstance(cache_size, int) or isinstance(cache_size, bool) or cache_size < 1:
+            raise ValueError(f"cache_size must be an int >= 1, got {cache_size!r}")
+        self._model = model
+        self._pre_tokenizer = get_pre_tokenizer(pre_tokenizer)
+        self._unit = get_unit(unit)
+        self._marker = _resolve_marker(marker, self._pre_tokenizer, model)
+        self._byte_fallback = byte_fallback
+        vocab = model.vocab
+        if unk_token is not None and unk_token not in vocab:
+            raise ValueError(
+                f"unk_token={unk_token!r} is not in the vocabulary; add it to the model's special tokens "
+                f"(Tokenizer.train(..., special_tokens=({unk_token!r},))) or pass unk_token=None"
+            )
+        self._unk_token = unk_token
+        if byte_fallback:
+            missing = [t for t in BYTE_TOKENS if t not in vocab]
+            if missing:
+                raise ValueError(
+                    f"byte_fallback=True needs the 256 byte tokens <0x00>..<0xFF> in the vocabulary; {missing[0]!r} "
+                    f"and {len(missing) - 1} more are missing (train with Tokenizer.train(..., byte_fallback=True))"
+                )
+        _check_model(model)
+        self._vocab = vocab
+        self._id_to_token = model.id_to_token
+        self._unk_id = -1 if unk_token is None else vocab[unk_token]
+        self._byte_ids = tuple(vocab[t] for t in BYTE_TOKENS) if byte_fallback else ()
+        self._byte_of_id = {i: b for b, i in enumerate(self._byte_ids)}
+        byte_set = set(BYTE_TOKENS) if byte_fallback else set()
+        self._special_tokens = tuple(t for t in model.special_tokens if t not in byte_set)
+        self._special_ids = frozenset(vocab[t] for t in self._special_tokens)
+        self._literal_ids = self._special_ids | frozenset(self._byte_ids)
+        self._build_encoder()
+        self._cache = _WordCache(self._encode_word, cache_size)
+
+    # --- training ------------------------------------------------------------------------------
+
+    @classmethod
+    def train(
+        cls,
+        texts: Iterable[str],
+        *,
+        vocab_size: int,
+        pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = "whitespace",
+        unit: str | Mapping[str, Any] | Unit = "syllable",
+        marker: str | None = _UNSET,
+        min_frequency: int = 2,
+        special_tokens: Sequence[str] = ("<unk>",),
+        byte_fallback: bool = False,
+        limit_alphabet: int | None = None,
+        unk_token: str | None = "<unk>",
+        show_progress: bool | None = None,
+    ) -> Tokenizer:
+        """Train on ``texts`` (any iterable of strings: a list, or a generator over a huge file).
+
+        The texts are pre-tokenized in batches and only the distinct words are kept, with their
+        counts: memory grows with the vocabulary of the corpus, not with its length.  Each distinct
+        word is split into units once, marked, and handed to :func:`korean_bpe.trainer.train_bpe`.
+
+        ``vocab_size`` counts special tokens + alphabet + merges, as HF does.  ``unk_token`` is
+        added in front of ``special_tokens`` when missing.  ``byte_fallback=True`` adds the 256
+        :data:`BYTE_TOKENS` right after the special tokens (so they count in ``vocab_size``).
+
+        >>> lines = (line for line in ["ㅋㅋㅋ 진짜 웃기다", "ㅋㅋ 웃기다 ㅠㅠ"] * 4)   # a generator
+        >>> tok = Tokenizer.train(lines, vocab_size=30, unit="jamo")
+        >>> tok.tokenize("ㅋㅋ 웃기다") == ["▁ㅋㅋ", "▁" + decompose("웃기다")]    # tokens are jamo strings
+        True
+        >>> [len(t) for t in tok.tokenize("웃겨")]  # ▁우 ᆺ ᄀ <unk>: the vowel ᅧ was never seen
+        [3, 1, 1, 5]
+        >>> tok.decode(tok.encode("웃기다 ㅋㅋ"))
+        '웃기다 ㅋㅋ'
+        """
+        if isinstance(texts, (str, bytes)):
+            raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
+        if not isinstance(texts, Iterable):
+            raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
+        if not isinstance(byte_fallback, bool):
+            raise TypeError(f"byte_fallback must be True or False, got {byte_fallback!r}")
+        from .trainer import train_bpe
+
+        pt = get_pre_tokenizer(pre_tokenizer)
+        unit_ = get_unit(unit)
+        marker_ = _resolve_marker(marker, pt, None)
+        counts = _count_words(texts, pt, show_progress)
+        if not counts:
+            raise ValueError("no words to train on: texts is empty or holds only white space")
+        word_counts = _symbol_counts(counts, unit_, marker_)
+        for sym in {s for key in word_counts for s in key}:
+            try:
+                check_writable_token(sym, where="symbol")
+            except ValueError:
+                word = next(w for w in counts if sym in apply_marker(unit_.split(w), marker_))
+                source = (f"the pre-tokenizer {pt!r} gave the word {word!r}, whose symbol" if sym in word else
+                          f"the {unit_.name} unit with marker={marker_!r} made, from the word {word!r}, the symbol")
+                check_writable_token(sym, where=source)
+        specials = _special_tokens(special_tokens, unk_token, byte_fallback)
+        model = train_bpe(
+            word_counts,
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=specials,
+            limit_alphabet=limit_alphabet,
+            initial_alphabet=_initial_alphabet(unit_, marker_),
+            marker=marker_,
+            show_progress=show_progress,
+        )
+        return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
+                   unk_token=unk_token)
+
+    # --- properties ----------------------------------------------------------------------------
+
+    @property
+    def model(self) -> BPEModel:
+        """The BPE model (special tokens, alphabet, ordered merges)."""
+        return self._model
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        """token -> id (a copy)."""
+        return dict(self._vocab)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._id_to_token)
+
+    @property
+    def id_to_token(self) -> tuple[str, ...]:
+        """id -> token: ``tok.id_to_token[5]``."""
+        return self._id_to_token
+
+    @property
+    def merges(self) -> tuple[tuple[str, str], ...]:
+        return self._model.merges
+
+    @property
+    def pre_tokenizer(self) -> PreTokenizer:
+        return self._pre_tokenizer
+
+    @property
+    def unit(self) -> Unit:
+        return self._unit
+
+    @property
+    def marker(self) -> str | None:
+        return self._marker
+
+    @property
+    def byte_fallback(self) -> bool:
+        return self._byte_fallback
+
+    @property
+    def unk_token(self) -> str | None:
+        return self._unk_token
+
+    @property
+    def special_tokens(self) -> tuple[str, ...]:
+        """The model's special tokens (``<unk>``, ...), without the 256 byte-fallback tokens."""
+        return self._special_tokens
+
+    def token_to_id(self, token: str) -> int | None:
+        """The id of ``token``, or ``None``."""
+        return self._vocab.get(token)
+
+    def __repr__(self) -> str:
+        return (f"Tokenizer(vocab_size={self.vocab_size}, pre_tokenizer={self._pre_tokenizer!r}, "
+                f"unit={self._unit!r}, marker={self._marker!r}, byte_fallback={self._byte_fallback})")
+
+    # --- encoding ------------------------------------------------------------------------------
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text``.
+
+        >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
+        >>> tok.encode("영화 재밌다")
+        [8, 1, 9, 4]
+        >>> tok.tokenize("영화 재밌다")
+        ['▁영화', '▁', '재밌', '다']
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
+        return self._encode_words([self._pre_tokenizer(text)])[0]
+
+    def tokenize(self, text: str) -> list[str]:
+        """Tokens of ``text`` (``encode`` then ``id_to_token``)."""
+        id_to_token = self._id_to_token
+        return [id_to_token[i] for i in self.encode(text)]
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        """``[encode(t) for t in texts]``, pre-tokenizing with one ``pre_tokenizer.batch`` call."""
+        if isinstance(texts, str):
+            raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
+        if not isinstance(texts, list):
+            texts = list(texts)
+        if not all(type(t) is str for t in texts):
+            k, bad = next((k, t) for k, t in enumerate(texts) if not isinstance(t, str))
+            raise TypeError(f"texts must hold strings; texts[{k}] is {type(bad).__name__} {bad!r}")
+        return self._encode_words(self._pre_tokenizer.batch(texts))
+
+    def _encode_words(self, batch: list[list[str]]) -> list[list[int]]:
+        """Ids of pre-tokenized texts, each distinct word segmented once (then cached)."""
+        cache = self._cache
+        if self._compiled is not None:
+            return self._compiled.encode_batch(cache, batch, self._encode_word, cache.maxsize, self._char_path)
+        getitem = cache.__getitem__
+        out = []
+        for words in batch:
+            ids: list[int] = []
+            for w in words:
+                ids += getitem(w)
+            out.append(ids)
+        return out
+
+    def clear_cache(self) -> None:
+        """Empty the per-word cache."""
+        self._cache.clear()
+
+    def _build_encoder(self) -> None:
+        model, vocab, unit, marker = self._model, self._vocab, self._unit, self._marker
+        triples = []
+        for a, b in model.merges:
+            triples.append((vocab[a], vocab[b], vocab[model.merged_token(a, b)]))
+        chars = {t: i for t, i in vocab.items() if len(t) == 1}
+        self._compiled = _CompiledMergeTable(triples, chars) if _CompiledMergeTable is not None else None
+        pairs: dict[tuple[int, int], tuple[int, int]] = {}
+        for rank, (a, b, new) in enumerate(triples):
+            pairs.setdefault((a, b), (rank, new))
+        self._pairs = pairs
+        # Compiled fast path: one symbol per character (syllable; jamo: Hangul syllables split by
+        # the Unicode arithmetic), marker None or ▁; other cases go through _encode_word.
+        unit_name = getattr(unit, "name", None)
+        self._char_path = (
+            type(unit).__module__ == "korean_bpe.units" and unit_name in ("syllable", "jamo")
+            and (marker is None or (marker == SPACE_MARK and SPACE_MARK in vocab))
+        )
+        self._prefix_id = vocab[SPACE_MARK] if marker == SPACE_MARK and SPACE_MARK in vocab else -1
+        if self._compiled is not None:
+            self._compiled.set_char_mode(self._prefix_id, unit_name == "jamo")
+
+    def _symbols(self, word: str) -> tuple[str, ...]:
+        return apply_marker(self._unit.split(word), self._marker)
+
+    def _encode_word(self, word: str) -> tuple[int, ...]:
+        """Segment one word (a cache miss): symbols, their ids (``-1``: unknown), the merges."""
+        get = self._vocab.get
+        ids = [get(s, -1) for s in self._symbols(word)]
+        if len(ids) > 1:
+            ids = self._compiled.merge_ids(ids) if self._compiled is not None else _merge_python(ids, self._pairs)
+        if -1 in ids:
+            ids = self._resolve_unknown(ids, word)
+        return tuple(ids)
+
+    def _resolve_unknown(self, ids: list[int], word: str) -> list[int]:
+        """Replace each ``-1`` (a symbol outside the vocabulary; they never merge, so the k-th
+        ``-1`` is the k-th unknown symbol) by ``<unk>`` or by its UTF-8 byte tokens."""
+        unknown = iter([s for s in self._symbols(word) if s not in self._vocab])
+        out: list[int] = []
+        for i in ids:
+            if i >= 0:
+                out.append(i)
+                continue
+            sym = next(unknown)
+            if self._byte_fallback:
+                byte_ids = self._byte_ids
+                out.extend(byte_ids[b] for b in sym.encode("utf-8", "surrogatepass"))
+            elif self._unk_id >= 0:
+                out.append(self._unk_id)
+            else:
+                raise ValueError(
+                    f"the symbol {sym!r} (in the word {word!r}) is not in the vocabulary and unk_token=None; "
+                    "use a tokenizer with an unk_token or byte_fallback=True"
+                )
+        return out
+
+    # --- decoding ------------------------------------------------------------------------------
+
+    def decode(self, ids: Iterable[int], *, skip_special_tokens: bool = False) -> str:
+        """The text of ``ids``: tokens grouped into words by the marker, each word's symbols
+        joined by the unit (jamo recomposed, bytes decoded), then ``pre_tokenizer.restore``.
+
+        >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
+        >>> tok.decode([8, 1, 9, 4])
+        '영화 재밌다'
+        >>> tok.decode(tok.encode("영화관 재밌다")), tok.decode(tok.encode("영화관 재밌다"), skip_special_tokens=True)
+        ('영화<unk> 재밌다', '영화 재밌다')
+        """
+        ids = list(ids)
+        id_to_token = self._id_to_token
+        n = len(id_to_token)
+        if ids and not (all(type(i) is int for i in ids) and 0 <= min(ids) and max(ids) < n):
+            for i in ids:
+                try:
+                    ok = 0 <= i < n and int(i) == i
+                except TypeError:
+                    ok = False
+                if not ok:
+                    raise ValueError(f"id {i!r} is not a token id of this tokenizer (0..{n - 1})")
+            ids = [int(i) for i in ids]
+        if self._literal_ids.isdisjoint(ids):
+            tokens = [id_to_token[i] for i in ids]
+        else:
+            tokens = self._tokens_with_literals(ids, skip_special_tokens)
+        join = self._unit.join
+        words = [join(symbols) for symbols in words_from_tokens(tokens, self._marker)]
+        return self._pre_tokenizer.restore(words)
+
+    def decode_batch(self, batch: Iterable[Iterable[int]], *, skip_special_tokens: bool = False) -> list[str]:
+        """``[decode(ids) for ids in batch]``."""
+        return [self.decode(ids, skip_special_tokens=skip_special_tokens) for ids in batch]
+
+    def _tokens_with_literals(self, ids: list[int], skip_special_tokens: bool) -> list[str]:
+        """Tokens for ``decode`` when special or byte tokens occur: runs of byte tokens become the
+        (marked) symbols they spell; specials are written in the unit's own symbols so that
+        ``unit.join`` gives their text back."""
+        id_to_token, byte_of, specials = self._id_to_token, self._byte_of_id, self._special_ids
+        unit_split = self._unit.split
+        tokens: list[str] = []
+        pending = bytearray()
+
+        def flush() -> None:
+            if pending:
+                # the bytes spell marked symbols of the unit itself (byte unit: its byte characters)
+                tokens.extend(self._fallback_pieces(_decode_bytes(pending)))
+                pending.clear()
+
+        for i in ids:
+            b = byte_of.get(i)
+            if b is not None:
+                pending.append(b)
+                continue
+            flush()
+            if i in specials:
+                if not skip_special_tokens:
+                    tokens.append("".join(unit_split(id_to_token[i])))
+                continue
+            tokens.append(id_to_token[i])
+        flush()
+        return tokens
+
+    def _fallback_pieces(self, text: str) -> list[str]:
+        """Cut the text of a byte-fallback run into the marked symbols it came from."""
+        marker = self._marker
+        if marker == "</w>":
+            parts = text.split("</w>")
+            pieces = [p + "</w>" for p in parts[:-1]]
+            if parts[-1]:
+                pieces.append(parts[-1])
+            return pieces
+        if marker == "##":
+            pieces, i = [], 0
+            while i < len(text):
+                if text.startswith("##", i) and i + 2 < len(text):
+                    pieces.append(text[i:i + 3])
+                    i += 3
+                else:
+                    pieces.append(text[i])
+                    i += 1
+            return pieces
+        return [text]
+
+    # --- files ---------------------------------------------------------------------------------
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``vocab.json``, ``merges.txt`` and ``tokenizer_config.json`` into ``directory``,
+        atomically (see :mod:`korean_bpe.io.serialization`).  Returns the directory."""
+        from .io.serialization import save_tokenizer
+
+        return save_tokenizer(self, directory)
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Tokenizer:
+        """Rebuild a tokenizer written by :meth:`save`; corrupted files raise
+        :class:`korean_bpe.io.ModelFileError` naming the file and the line."""
+        from .io.serialization import load_tokenizer
+
+        return load_tokenizer(directory)
+
+    def to_huggingface(self, path: str | Path) -> Path:
+        """Write a Hugging Face ``tokenizer.json`` (see :mod:`korean_bpe.io.hf`).  Returns the path."""
+        from .io.hf import export_tokenizer_json
+
+        export_tokenizer_json(self, path)
+        return Path(path)
+
+
+# --- pure helpers --------------------------------------------------------------------------------
+
+
+def _merge_python(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int]]) -> list[int]:
+    """Apply merges to symbol ids: lowest rank first, leftmost first among equal ranks (HF's
+    ``merge_all``); ``-1`` never merges.  The compiled ``_encode.MergeTable`` does the same.
+
+    >>> _merge_python([0, 1, 0, 1], {(0, 1): (0, 5), (5, 5): (1, 6)})
+    [6]
+    """
+    get = pairs.get
+    ranks = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))
+    while ranks:
+        best = min(ranks)  # (rank, new_id): equal ranks are the same pair, so index() is leftmost
+        if best[1] < 0:
+            break
+        i = ranks.index(best)
+        new = best[1]
+        ids[i] = new
+        del ids[i + 1]
+        del ranks[i]
+        if i:
+            ranks[i - 1] = get((ids[i - 1], new), _NO_MERGE)
+        if i < len(ranks):
+            ranks[i] = get((new, ids[i + 1]), _NO_MERGE)
+    return ids
+
+
+def _decode_bytes(data: bytes | bytearray) -> str:
+    try:
+        return bytes(data).decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return bytes(data).decode("utf-8", "replace")
+
+
+def _resolve_marker(marker: Any, pre_tokenizer: PreTokenizer, model: BPEModel | None) -> str | None:
+    if marker is _UNSET:
+        marker = default_marker(pre_tokenizer)
+    check_marker(marker)
+    if marker == SPACE_MARK and getattr(pre_tokenizer, "lossless", False):
+        raise ValueError(
+            f"marker='▁' cannot be used with the lossless pre-tokenizer {pre_tokenizer!r}: its pieces already "
+            "write spaces as '▁', so decode could not tell them apart; use marker=None (its default), "
+            "'</w>' or '##'"
+        )
+    if model is not None:
+        prefix = model.continuing_subword_prefix
+        if marker == "##" and prefix != "##":
+            raise ValueError("marker='##' needs a model trained with it: BPEModel(..., continuing_subword_prefix='##')")
+        if prefix is not None and marker != prefix:
+            raise ValueError(f"the model was trained with marker={prefix!r} (continuing_subword_prefix); "
+                             f"pass marker={prefix!r}, not {marker!r}")
+    return marker
+
+
+def _check_model(model: BPEModel) -> None:
+    """Every merge joins tokens that exist before it; no token breaks merges.txt."""
+    known = set(model.special_tokens) | set(model.alphabet)
+    for tok in model.alphabet:
+        check_writable_token(tok, where="the model's alphabet")
+    for rank, (a, b) in enumerate(model.merges):
+        for part in (a, b):
+            if part not in known:
+                raise ValueError(
+                    f"merge {rank} ({a!r}, {b!r}) uses {part!r}, which is neither in the alphabet nor made by "
+                    "an earlier merge"
+                )
+        known.add(model.merged_token(a, b))
+
+
+def _special_tokens(special_tokens: Sequence[str], unk_token: str | None, byte_fallback: bool) -> tuple[str, ...]:
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a sequence of strings, got the string {special_tokens!r}; "
+                        f"write special_tokens=({special_tokens!r},)")
+    specials = list(dict.fromkeys(special_tokens))
+    if unk_token is not None and unk_token not in specials:
+        specials.insert(0, unk_token)
+    if byte_fallback:
+        specials += [t for t in BYTE_TOKENS if t not in specials]
+    return tuple(specials)
+
+
+def _initial_alphabet(unit: Unit, marker: str | None) -> tuple[str, ...]:
+    """The unit's own initial alphabet (the byte unit: all 256 bytes), with the marked forms too
+    when the marker glues onto symbols (``'##ì'``, ``'ì</w>'``), so that every text stays encodable."""
+    base = tuple(getattr(unit, "initial_alphabet", ()))
+    if marker == "</w>":
+        return base + tuple(s + "</w>" for s in base)
+    if marker == "##":
+        return base + tuple("##" + s for s in base)
+    return base
+
+
+def _chunks(items: Iterable[str], size: int) -> Iterator[list[str]]:
+    it = iter(items)
+    while True:
+        chunk = list(islice(it, size))
+        if not chunk:
+            return
+        yield chunk
+
+
+def _count_words(texts: Iterable[str], pt: PreTokenizer, show_progress: bool | None) -> Counter[str]:
+    """Distinct words with their counts, pre-tokenizing ``_TRAIN_CHUNK`` texts per batch call."""
+    counts: Counter[str] = Counter()
+    bar = None
+    if show_progress is None:
+        show_progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if show_progress:
+        try:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(desc="pre-tokenizing", unit="text", file=sys.stderr)
+        except ImportError:  # pragma: no cover
+            bar = None
+    try:
+        for start, chunk in enumerate(_chunks(texts, _TRAIN_CHUNK)):
+            if not all(type(t) is str for t in chunk):
+                pos, bad = next((k, t) for k, t in enumerate(chunk) if not isinstance(t, str))
+                raise TypeError(f"texts must hold strings; text {start * _TRAIN_CHUNK + pos} is "
+                                f"{type(bad).__name__} {bad!r}")
+            counts.update(chain.from_iterable(pt.batch(chunk, show_progress=False)))
+            if bar is not None:
+                bar.update(len(chunk))
+    finally:
+        if bar is not None:
+            bar.close()
+    return counts
+
+
+def _symbol_counts(counts: Mapping[str, int], unit: Unit, marker: str | None) -> dict[tuple[str, ...], int]:
+    """word -> count to (marked symbols) -> count; words that split alike (NFD/NFC under jamo) add up."""
+    split = unit.split
+    out: dict[tuple[str, ...], int] = {}
+    get = out.get
+    if marker is None:
+        items = ((split(w), c) for w, c in counts.items())
+    elif marker == SPACE_MARK:
+        start = (SPACE_MARK,)
+        items = ((start + split(w), c) for w, c in counts.items())
+    else:
+        items = ((apply_marker(split(w), marker), c) for w, c in counts.items())
+    for key, c in items:
+        if key:
+            out[key] = get(key, 0) + c
+    return out

@@ -1,0 +1,697 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# distutils: language = c++
+"""Compiled BPE merge engine (Cython -> C++); same merges as ``fast.merge_engine``.
+
+Words live in one flat array of symbols linked by ``prev``/``next`` indices (a merged-away symbol is
+marked ``-1``).  Each pair gets a dense index from an open-addressing hash table; per pair we keep
+its count and the positions (left symbol) where it was created, appended as it appears and checked
+when used.  A merge visits only those positions and updates the pairs around each site by
+difference.  The best pair comes from a lazy max-heap ordered by (count, then smaller pair).
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libcpp.vector cimport vector
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF, PyObject
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH, Py_UNICODE_ISSPACE
+from libc.string cimport memcmp
+
+cdef extern from "Python.h":
+    object PyUnicode_Substring(object s, Py_ssize_t start, Py_ssize_t end)
+
+cdef extern from *:
+    """
+    #include <vector>
+    #include <algorithm>
+    #include <cstdint>
+    #include <cstring>
+
+    namespace kbpe {
+
+    static inline uint64_t pair_key(int32_t a, int32_t b) {
+        return ((uint64_t)(uint32_t)a << 32) | (uint64_t)(uint32_t)b;
+    }
+
+    struct HeapItem {
+        int64_t count;
+        uint64_t key;
+        int32_t idx;   // the pair's index (no hash lookup on pop)
+    };
+    // max-heap on count, then on the smaller (left, right) pair
+    struct HeapLess {
+        bool operator()(const HeapItem& x, const HeapItem& y) const {
+            if (x.count != y.count) return x.count < y.count;
+            return x.key > y.key;
+        }
+    };
+
+    class Engine {
+    public:
+        // symbols
+        // one node per symbol position: word count, symbol id (-1 once merged away), neighbours,
+        // index of the pair starting here (-1 if none); one struct so a merge site is one cache line
+        struct Node { int64_t cnt; int32_t sym, prv, nxt, pidx; };
+        std::vector<Node> nodes;
+
+        void reserve(size_t n) { nodes.reserve(n); }
+        // append a word's symbol; `first`/`last` mark the word's ends
+        void add(int32_t s, int64_t cnt, bool first, bool last) {
+            int32_t p = (int32_t)nodes.size();
+            nodes.push_back(Node{cnt, s, first ? -1 : p - 1, last ? -1 : p + 1, -1});
+        }
+        // pairs
+        std::vector<uint64_t> tkeys;   // hash table: key + 1 (0 = empty)
+        std::vector<int32_t> tvals;
+        uint64_t tmask = 0;
+        int shift = 0;
+        std::vector<int64_t> pcount;
+        std::vector<uint64_t> pkey;
+        std::vector<std::vector<int32_t>> ppos;
+        std::vector<int32_t> pstamp;
+        std::vector<int32_t> gained;
+        std::vector<HeapItem> heap;
+        int32_t stamp = 0;
+        int64_t n_visit = 0, n_site = 0, n_push = 0, n_pop = 0;   // statistics (profiling)
+        // result of pop_best
+        int32_t best_a = -1, best_b = -1;
+        int64_t best_count = 0;
+        int32_t best_idx = -1;
+
+        void init_table(size_t expected) {
+            size_t cap = 1024;
+            while (cap < expected * 2) cap <<= 1;
+            tkeys.assign(cap, 0);
+            tvals.assign(cap, -1);
+            tmask = cap - 1;
+            shift = 64 - __builtin_ctzll(cap);
+            size_t reserve = expected;
+            pcount.reserve(reserve); pkey.reserve(reserve); ppos.reserve(reserve); pstamp.reserve(reserve);
+        }
+
+        inline uint64_t slot_of(uint64_t key) const {
+            return (key * 0x9E3779B97F4A7C15ULL) >> shift;
+        }
+
+        void grow() {
+            size_t cap = tkeys.size() * 2;
+            std::vector<uint64_t> ok; ok.swap(tkeys);
+            std::vector<int32_t> ov; ov.swap(tvals);
+            tkeys.assign(cap, 0);
+            tvals.assign(cap, -1);
+            tmask = cap - 1;
+            shift = 64 - __builtin_ctzll(cap);
+            for (size_t i = 0; i < ok.size(); ++i) {
+                if (ok[i]) {
+                    uint64_t s = slot_of(ok[i] - 1);
+                    while (tkeys[s]) s = (s + 1) & tmask;
+                    tkeys[s] = ok[i];
+                    tvals[s] = ov[i];
+                }
+            }
+        }
+
+        inline int32_t find(uint64_t key) const {
+            uint64_t s = slot_of(key), k1 = key + 1;
+            while (true) {
+                uint64_t k = tkeys[s];
+                if (k == k1) return tvals[s];
+                if (!k) return -1;
+                s = (s + 1) & tmask;
+            }
+        }
+
+        inline int32_t get_or_insert(uint64_t key) {
+            uint64_t s = slot_of(key), k1 = key + 1;
+            while (true) {
+                uint64_t k = tkeys[s];
+                if (k == k1) return tvals[s];
+                if (!k) break;
+                s = (s + 1) & tmask;
+            }
+            int32_t idx = (int32_t)pcount.size();
+            tkeys[s] = k1;
+            tvals[s] = idx;
+            pcount.push_back(0);
+            pkey.push_back(key);
+            ppos.emplace_back();
+            pstamp.push_back(0);
+            if ((size_t)pcount.size() * 2 > tkeys.size()) grow();
+            return idx;
+        }
+
+        // after the words are added
+        void build() {
+            size_t n = nodes.size();
+            init_table(n / 4 + 16);
+            int32_t mx = 0;
+            for (size_t p = 0; p < n; ++p) mx = std::max(mx, nodes[p].sym);
+            ensure_dense(mx);
+            std::vector<int32_t> occ;
+            for (size_t p = 0; p + 1 < n; ++p) {
+                if (nodes[p].nxt < 0) continue;
+                int32_t idx = get_or_insert(pair_key(nodes[p].sym, nodes[p + 1].sym));
+                nodes[p].pidx = idx;
+                pcount[idx] += nodes[p].cnt;
+                if ((size_t)idx >= occ.size()) occ.resize(idx + 1, 0);
+                ++occ[idx];
+            }
+            for (size_t i = 0; i < occ.size(); ++i) ppos[i].reserve(occ[i]);
+            for (size_t p = 0; p + 1 < n; ++p)
+                if (nodes[p].pidx >= 0) ppos[nodes[p].pidx].push_back((int32_t)p);
+            heap.reserve(pcount.size() + 1024);
+            for (size_t i = 0; i < pcount.size(); ++i)
+                if (pcount[i] > 0) heap.push_back(HeapItem{pcount[i], pkey[i], (int32_t)i});
+            std::make_heap(heap.begin(), heap.end(), HeapLess());
+        }
+
+        // the best pair into best_*; false when none is left
+        bool pop_best() {
+            while (!heap.empty()) {
+                HeapItem top = heap.front();
+                ++n_pop;
+                std::pop_heap(heap.begin(), heap.end(), HeapLess());
+                heap.pop_back();
+                int32_t idx = top.idx;
+                int64_t cur = pcount[idx];
+                if (cur != top.count) {  // stale: requeue with the current count
+                    if (cur > 0) {
+                        heap.push_back(HeapItem{cur, top.key, idx});
+                        std::push_heap(heap.begin(), heap.end(), HeapLess());
+                    }
+                    continue;
+                }
+                if (cur <= 0) break;
+                best_a = (int32_t)(top.key >> 32);
+                best_b = (int32_t)(top.key & 0xffffffffULL);
+                best_count = cur;
+                best_idx = idx;
+                return true;
+            }
+            best_count = 0;
+            best_idx = -1;
+            return false;
+        }
+
+        // per-merge caches: pair index of (x, nw) and (nw, y), dense over ids below kDense
+        static const int32_t kDense = 1 << 24;
+        std::vector<int32_t> lstamp, lidx, rstamp, ridx;
+
+        inline void ensure_dense(int32_t id) {
+            if (id >= kDense || id < (int32_t)lstamp.size()) return;
+            size_t n = std::max((size_t)id + 1, lstamp.size() * 2);
+            if (n > (size_t)kDense) n = kDense;
+            lstamp.resize(n, 0); lidx.resize(n, -1); rstamp.resize(n, 0); ridx.resize(n, -1);
+        }
+
+        inline int32_t fresh(int32_t x, int32_t y) {
+            int32_t idx = get_or_insert(pair_key(x, y));
+            if (pstamp[idx] != stamp) {
+                pstamp[idx] = stamp;
+                gained.push_back(idx);
+            }
+            return idx;
+        }
+
+        inline int32_t left_pair(int32_t x, int32_t nw) {   // (x, nw)
+            if (x < (int32_t)lstamp.size()) {
+                if (lstamp[x] != stamp) { lstamp[x] = stamp; lidx[x] = fresh(x, nw); }
+                return lidx[x];
+            }
+            return fresh(x, nw);
+        }
+
+        inline int32_t right_pair(int32_t nw, int32_t y) {  // (nw, y)
+            if (y < (int32_t)rstamp.size()) {
+                if (rstamp[y] != stamp) { rstamp[y] = stamp; ridx[y] = fresh(nw, y); }
+                return ridx[y];
+            }
+            return fresh(nw, y);
+        }
+
+        // merge the last popped pair into token id `nw` everywhere
+        void apply(int32_t nw) {
+            int32_t a = best_a, b = best_b, idx = best_idx;
+            ++stamp;
+            gained.clear();
+            ensure_dense(nw);
+            std::vector<int32_t> pos;
+            pos.swap(ppos[idx]);
+            if (a == b) std::sort(pos.begin(), pos.end());
+            const size_t npos = pos.size();
+            n_visit += npos;
+            for (size_t i = 0; i < npos; ++i) {
+                int32_t p = pos[i];
+                if (i + 12 < npos) __builtin_prefetch(&nodes[pos[i + 12]], 1);  // sites are scattered
+                Node& P = nodes[p];
+                if (P.pidx != idx) continue;  // no longer this pair here (merged or changed)
+                ++n_site;
+                int32_t q = P.nxt;
+                Node& Q = nodes[q];
+                int64_t c = P.cnt;
+                int32_t pp = P.prv, r = Q.nxt;
+                pcount[idx] -= c;  // this occurrence goes (the count stays exact, even for ids reused)
+                if (pp >= 0) {  // A B C: (A, B) loses, (A, BC) gains
+                    Node& PP = nodes[pp];
+                    pcount[PP.pidx] -= c;
+                    int32_t g = left_pair(PP.sym, nw);
+                    pcount[g] += c;
+                    ppos[g].push_back(pp);
+                    PP.pidx = g;
+                }
+                if (r >= 0) {   // B C D: (C, D) loses, (BC, D) gains
+                    Node& R = nodes[r];
+                    pcount[Q.pidx] -= c;
+                    int32_t g = right_pair(nw, R.sym);
+                    pcount[g] += c;
+                    ppos[g].push_back(p);
+                    P.pidx = g;
+                    R.prv = p;
+                } else {
+                    P.pidx = -1;
+                }
+                P.sym = nw;
+                P.nxt = r;
+                Q.sym = -1;
+                Q.pidx = -1;
+            }
+            for (size_t i = 0; i < gained.size(); ++i) {
+                int32_t g = gained[i];
+                if (pcount[g] > 0) {
+                    ++n_push;
+                    heap.push_back(HeapItem{pcount[g], pkey[g], g});
+                    std::push_heap(heap.begin(), heap.end(), HeapLess());
+                }
+            }
+        }
+    };
+
+    }  // namespace kbpe
+    """
+    cdef cppclass Engine "kbpe::Engine":
+        void reserve(size_t n)
+        void add(int32_t s, int64_t cnt, bint first, bint last)
+        int32_t best_a, best_b
+        int64_t best_count
+        int64_t n_visit, n_site, n_push, n_pop
+        void build() nogil
+        bint pop_best() nogil
+        void apply(int32_t nw) nogil
+
+
+import gc
+import os
+from time import perf_counter
+_PROFILE = bool(os.environ.get("KOREAN_BPE_PROFILE"))
+cdef int64_t _INT64_MAX = 9223372036854775807
+cdef int32_t _ID_MAX = 2147483647
+
+
+def merge_engine(words, counts, *, int next_id, on_merge):
+    """Compiled twin of ``korean_bpe.trainer.fast.merge_engine`` (same arguments, same merges)."""
+    cdef Py_ssize_t nw = len(words), i, j, n, total = 0
+    if nw != len(counts):
+        raise ValueError(
+            f"words and counts must have the same length, got {nw} words and {len(counts)} counts; "
+            "pass one count per distinct word"
+        )
+    if next_id < 0:
+        raise ValueError(f"next_id must be an int >= 0 (the first free token id), got {next_id!r}")
+    # pair counts are sums of count * occurrences: make sure they fit in int64, else stay exact in Python
+    bound = 0
+    for i in range(nw):
+        c = counts[i]
+        if c <= 0:
+            raise ValueError(f"counts must be positive, got {c} for word {i}; drop words that never occur")
+        n = len(words[i])
+        total += n
+        if n > 1:
+            bound += c * (n - 1)
+    if bound >= _INT64_MAX or total >= _ID_MAX:
+        from .fast import merge_engine as py_engine
+        py_engine(words, counts, next_id=next_id, on_merge=on_merge)
+        return
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # the callback allocates; full collections over the caller's big word lists cost
+    cdef Engine* eng = new Engine()
+    cdef int64_t cnt
+    cdef int32_t pos = 0, start, v
+    cdef list w
+    try:
+        eng.reserve(total)
+        for i in range(nw):
+            w = list(words[i]) if type(words[i]) is not list else words[i]
+            n = len(w)
+            if n == 0:
+                continue
+            cnt = counts[i]
+            start = pos
+            for j in range(n):
+                v = w[j]
+                if v < 0:
+                    raise ValueError(f"symbol ids must be >= 0, got {v} in word {i}")
+                eng.add(v, cnt, j == 0, j + 1 == n)
+        t_b = perf_counter()
+        with nogil:
+            eng.build()
+        t_build = perf_counter() - t_b
+        t_pop = t_apply = t_cb = 0.0
+        while True:
+            t0 = perf_counter()
+            with nogil:
+                found = eng.pop_best()
+            t1 = perf_counter()
+            t_pop += t1 - t0
+            if not found:
+                break
+            new = on_merge(eng.best_a, eng.best_b, eng.best_count)
+            t2 = perf_counter()
+            t_cb += t2 - t1
+            if new is None or new < 0:
+                break
+            if new > _ID_MAX - 1:
+                raise ValueError(f"on_merge must return an id below 2**31 - 1, got {new}")
+            v = new
+            with nogil:
+                eng.apply(v)
+            t_apply += perf_counter() - t2
+        if _PROFILE:
+            print(f"engine: build {t_build:.3f} pop {t_pop:.3f} callback {t_cb:.3f} apply {t_apply:.3f}; "
+                  f"positions {total} visited {eng.n_visit} sites {eng.n_site} pushes {eng.n_push} pops {eng.n_pop}")
+    finally:
+        del eng
+        if gc_was_enabled:
+            gc.enable()
+
+
+cdef enum:
+    _CACHE = 4096  # direct-mapped cache: symbol object -> value, for words sharing symbol objects
+
+
+cdef inline Py_ssize_t _cache_slot(PyObject* o) noexcept:
+    cdef uint64_t h = (<uint64_t>o) >> 4
+    return <Py_ssize_t>((h * 0x9E3779B97F4A7C15ULL) >> 52)
+
+
+def words_to_ids(word_counts, dict symbol_to_id, *, Py_ssize_t min_length=1):
+    """``(words, counts)``: each ``(symbols, count)`` item (or mapping entry) with symbols as ids;
+    words with fewer than ``min_length`` symbols are left out."""
+    items = word_counts.items() if hasattr(word_counts, "items") else word_counts
+    cdef list words = []
+    cdef list counts = []
+    cdef list ids
+    cdef list hold = [None] * _CACHE   # keeps cached keys alive so their addresses stay theirs
+    cdef PyObject* ckey[_CACHE]
+    cdef PyObject* cval[_CACHE]
+    cdef Py_ssize_t k, n, slot
+    cdef object s, sid
+    for k in range(_CACHE):
+        ckey[k] = NULL
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for symbols, count in items:
+            n = len(symbols)
+            if n < min_length:
+                continue
+            ids = PyList_New(n)
+            k = 0
+            for s in symbols:
+                if k >= n:
+                    raise ValueError(f"word {symbols!r} changed length while read")
+                slot = _cache_slot(<PyObject*>s)
+                if ckey[slot] == <PyObject*>s:
+                    sid = <object>cval[slot]
+                else:
+                    sid = symbol_to_id[s]
+                    hold[slot] = (s, sid)
+                    ckey[slot] = <PyObject*>s
+                    cval[slot] = <PyObject*>sid
+                Py_INCREF(sid)
+                PyList_SET_ITEM(ids, k, sid)
+                k += 1
+            words.append(ids)
+            counts.append(count)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return words, counts
+
+
+cdef extern from *:
+    """
+    #include <vector>
+    #include <cstdint>
+    namespace kbpe {
+    struct WordEntry { uint64_t hash; int64_t count; int32_t text, start, len; };
+    }
+    """
+    cdef cppclass WordEntry "kbpe::WordEntry":
+        uint64_t hash
+        int64_t count
+        int32_t text, start, len
+
+
+cdef inline bint _same_span(int k1, void* d1, Py_ssize_t s1, int k2, void* d2, Py_ssize_t s2, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t j
+    if k1 == k2:
+        return memcmp(<char*>d1 + s1 * k1, <char*>d2 + s2 * k2, n * k1) == 0
+    for j in range(n):
+        if PyUnicode_READ(k1, d1, s1 + j) != PyUnicode_READ(k2, d2, s2 + j):
+            return False
+    return True
+
+
+def count_words(texts):
+    """``{word: count}`` over the whitespace-separated words of ``texts`` (``str.split()``), in
+    first-seen order: the same dict as ``Counter(w for t in texts for w in t.split())``."""
+    cdef list keep = []
+    cdef vector[int] kinds
+    cdef vector[void*] datas
+    cdef vector[WordEntry] entries
+    cdef vector[int32_t] slots = vector[int32_t](1 << 16, -1)
+    cdef uint64_t mask = (1 << 16) - 1, h, slot
+    cdef Py_ssize_t n, i, start, ti, cap
+    cdef int kind
+    cdef void* data
+    cdef uint32_t ch
+    cdef int32_t e
+    cdef WordEntry ent
+    for t in texts:
+        if type(t) is not str:
+            if not isinstance(t, str):
+                raise TypeError(f"texts must hold str, got {type(t).__name__} {t!r}")
+            t = str(t)
+        keep.append(t)
+        ti = len(keep) - 1
+        kind = PyUnicode_KIND(t)
+        data = PyUnicode_DATA(t)
+        kinds.push_back(kind)
+        datas.push_back(data)
+        n = PyUnicode_GET_LENGTH(t)
+        i = 0
+        while i < n:
+            ch = <uint32_t>PyUnicode_READ(kind, data, i)
+            if Py_UNICODE_ISSPACE(<Py_UCS4>ch):
+                i += 1
+                continue
+            start = i
+            h = 1469598103934665603ULL
+            while True:
+                h = (h ^ ch) * 1099511628211ULL
+                i += 1
+                if i >= n:
+                    break
+                ch = <uint32_t>PyUnicode_READ(kind, data, i)
+                if Py_UNICODE_ISSPACE(<Py_UCS4>ch):
+                    break
+            h ^= h >> 29
+            slot = (h * 0x9E3779B97F4A7C15ULL) & mask
+            while True:
+                e = slots[slot]
+                if e < 0:
+                    ent.hash = h
+                    ent.count = 1
+                    ent.text = <int32_t>ti
+                    ent.start = <int32_t>start
+                    ent.len = <int32_t>(i - start)
+                    slots[slot] = <int32_t>entries.size()
+                    entries.push_back(ent)
+                    if entries.size() * 2 > slots.size():
+                        cap = slots.size() * 2
+                        slots.assign(cap, -1)
+                        mask = cap - 1
+                        for e in range(<int32_t>entries.size()):
+                            slot = (entries[e].hash * 0x9E3779B97F4A7C15ULL) & mask
+                            while slots[slot] >= 0:
+                                slot = (slot + 1) & mask
+                            slots[slot] = e
+                    break
+                if (entries[e].hash == h and entries[e].len == i - start and
+                        _same_span(kinds[entries[e].text], datas[entries[e].text], entries[e].start,
+                                   kind, data, start, i - start)):
+                    entries[e].count += 1
+                    break
+                slot = (slot + 1) & mask
+    cdef dict out = {}
+    for e in range(<int32_t>entries.size()):
+        out[PyUnicode_Substring(keep[entries[e].text], entries[e].start, entries[e].start + entries[e].len)] = entries[e].count
+    return out
+
+
+cdef int _S_BASE = 0xAC00, _S_COUNT = 11172, _L_BASE = 0x1100, _V_BASE = 0x1161, _T_BASE = 0x11A7
+cdef int _V_COUNT = 21, _T_COUNT = 28, _N_COUNT = 588
+
+
+cdef object _make_symbol(Py_UCS4 ch, int variant):
+    s = chr(ch)
+    if variant == 1:
+        return s + "</w>"
+    if variant == 2:
+        return "##" + s
+    return s
+
+
+def split_words(word_counts, str unit, marker):
+    """``{symbols: count}`` from ``{word: count}`` for the syllable or jamo unit with a marker
+    (``None``, ``"▁"``, ``"</w>"``, ``"##"``): ``apply_marker(get_unit(unit).split(w), marker)``;
+    words giving the same symbols add up."""
+    cdef bint jamo
+    if unit == "jamo":
+        jamo = True
+    elif unit == "syllable":
+        jamo = False
+    else:
+        raise ValueError(f"unit={unit!r}: the compiled split knows 'syllable' and 'jamo'")
+    cdef int mk
+    if marker is None:
+        mk = 0
+    elif marker == "\u2581":
+        mk = 1
+    elif marker == "</w>":
+        mk = 2
+    elif marker == "##":
+        mk = 3
+    else:
+        raise ValueError(f"marker={marker!r} is not supported; use None, '\u2581', '</w>' or '##'")
+    # one shared str per symbol (hashes computed once): BMP code points in a table, others in a dict
+    cdef vector[PyObject*] table
+    table.assign(3 * 0x10000, NULL)
+    cdef list owned = []
+    cdef dict astral = {}
+    cdef int variant
+    cdef dict out = {}
+    cdef vector[Py_UCS4] cps
+    cdef Py_ssize_t n, i, m, k, off
+    cdef int kind, sidx, l, v, tt
+    cdef uint32_t u
+    cdef Py_ssize_t slot
+    cdef void* data
+    cdef Py_UCS4 ch
+    cdef object sym, space = "\u2581", prev
+    cdef tuple key
+    items = word_counts.items() if hasattr(word_counts, "items") else word_counts
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for w, c in items:
+            if type(w) is not str:
+                raise TypeError(f"word_counts keys must be str words, got {type(w).__name__} {w!r}")
+            kind = PyUnicode_KIND(w)
+            data = PyUnicode_DATA(w)
+            n = PyUnicode_GET_LENGTH(w)
+            cps.clear()
+            for i in range(n):
+                ch = PyUnicode_READ(kind, data, i)
+                sidx = <int>ch - _S_BASE
+                if jamo and 0 <= sidx < _S_COUNT:
+                    l = sidx // _N_COUNT
+                    v = (sidx % _N_COUNT) // _T_COUNT
+                    tt = sidx % _T_COUNT
+                    cps.push_back(_L_BASE + l)
+                    cps.push_back(_V_BASE + v)
+                    if tt:
+                        cps.push_back(_T_BASE + tt)
+                else:
+                    cps.push_back(ch)
+            m = <Py_ssize_t>cps.size()
+            off = 1 if (mk == 1 and m > 0) else 0
+            key = PyTuple_New(m + off)
+            if off:
+                Py_INCREF(space)
+                PyTuple_SET_ITEM(key, 0, space)
+            for k in range(m):
+                variant = 1 if (mk == 2 and k == m - 1) else (2 if (mk == 3 and k > 0) else 0)
+                u = <uint32_t>cps[k]
+                if u < 0x10000:
+                    slot = variant * 0x10000 + <Py_ssize_t>u
+                    if table[slot] == NULL:
+                        sym = _make_symbol(cps[k], variant)
+                        owned.append(sym)
+                        table[slot] = <PyObject*>sym
+                    else:
+                        sym = <object>table[slot]
+                else:
+                    sym = astral.get(<long>u * 4 + variant)
+                    if sym is None:
+                        sym = astral[<long>u * 4 + variant] = _make_symbol(cps[k], variant)
+                Py_INCREF(sym)
+                PyTuple_SET_ITEM(key, k + off, sym)
+            prev = out.get(key)
+            out[key] = c if prev is None else prev + c
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return out
+
+
+def symbol_counts(word_counts):
+    """``{symbol: count}``: how often each symbol occurs, each word weighted by its count."""
+    items = word_counts.items() if hasattr(word_counts, "items") else word_counts
+    cdef dict index = {}        # symbol -> position in `symbols` / `totals`
+    cdef list symbols = []
+    cdef vector[int64_t] totals
+    cdef list hold = [None] * _CACHE
+    cdef PyObject* ckey[_CACHE]
+    cdef Py_ssize_t cidx[_CACHE]
+    cdef Py_ssize_t k, slot, j
+    cdef int64_t c64
+    cdef object s, pos
+    for k in range(_CACHE):
+        ckey[k] = NULL
+    pairs = list(items)
+    bound = 0
+    for symbols_, c in pairs:
+        if type(c) is not int or c < 0:
+            return _symbol_counts_py(pairs)
+        bound += c * len(symbols_)
+    if bound >= 2 ** 63:  # totals might not fit in int64: stay in Python ints
+        return _symbol_counts_py(pairs)
+    for symbols_, c in pairs:
+        c64 = c
+        for s in symbols_:
+            slot = _cache_slot(<PyObject*>s)
+            if ckey[slot] == <PyObject*>s:
+                j = cidx[slot]
+            else:
+                pos = index.get(s)
+                if pos is None:
+                    j = len(symbols)
+                    index[s] = j
+                    symbols.append(s)
+                    totals.push_back(0)
+                else:
+                    j = pos
+                hold[slot] = s
+                ckey[slot] = <PyObject*>s
+                cidx[slot] = j
+            totals[j] += c64
+    return {symbols[j]: totals[j] for j in range(len(symbols))}
+
+
+def _symbol_counts_py(pairs):
+    out = {}
+    for symbols, c in pairs:
+        for s in symbols:
+            out[s] = out.get(s, 0) + c
+    return out

@@ -1,0 +1,368 @@
+"""``train_bpe``: word counts in, :class:`BPEModel` out.
+
+Training never walks running text: it takes each distinct word once, as a tuple of unit symbols
+with its word marker applied, and its count.
+
+>>> model = train_bpe({("l", "o", "w"): 5, ("l", "o", "w", "e", "r"): 2, ("n", "e", "w", "e", "s", "t"): 6,
+...                    ("w", "i", "d", "e", "s", "t"): 3}, num_merges=5, min_frequency=1, special_tokens=())
+>>> model.merges
+(('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w'), ('e', 'w'))
+>>> train_bpe({("ㅋ", "ㅋ", "ㅋ", "ㅋ"): 3, ("ㅎ", "ㅎ"): 2}, vocab_size=5).merges   # <unk> ㅋ ㅎ + 2
+(('ㅋ', 'ㅋ'), ('ㅋㅋ', 'ㅋㅋ'))
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain
+from typing import Any
+
+from ..units import MARKERS
+from .model import BPEModel
+from .ties import keep_alphabet, order_symbols, symbol_sort_key
+
+__all__ = ["train_bpe", "prepare_words", "ENGINES"]
+
+ENGINES = ("auto", "reference", "python", "compiled")
+
+OnMerge = Callable[[int, tuple[str, str], int], Any]
+Engine = Callable[..., None]
+
+
+def train_bpe(
+    word_counts: Mapping[tuple[str, ...], int],
+    *,
+    vocab_size: int | None = None,
+    num_merges: int | None = None,
+    min_frequency: int = 2,
+    special_tokens: Sequence[str] = ("<unk>",),
+    limit_alphabet: int | None = None,
+    initial_alphabet: Iterable[str] = (),
+    marker: str | None = "auto",
+    on_merge: OnMerge | None = None,
+    show_progress: bool | None = None,
+    engine: str = "auto",
+) -> BPEModel:
+    """Learn BPE merges from ``word_counts`` (symbol tuple -> count), as HF ``BpeTrainer`` does.
+
+    - ``vocab_size``: stop when special tokens + alphabet + merge results reach it (HF's count);
+      ``num_merges``: stop after that many merges.  Give one or both (training stops at the first
+      limit reached).
+    - ``min_frequency``: stop when the best pair occurs fewer times.
+    - ``special_tokens`` get the first ids; ``limit_alphabet`` keeps only the N most frequent
+      symbols and deletes the others from the words (as HF does; encoding maps them to ``<unk>`` or
+      byte fallback); ``initial_alphabet`` symbols are always kept (the byte unit passes all 256).
+    - ``marker``: the word marker applied to the symbols (``None``, ``"▁"``, ``"</w>"``, ``"##"``);
+      ``"auto"`` reads it from the words.  With ``</w>``/``##`` the alphabet holds the bare symbols
+      and the marked ones (``'다'`` and ``'다</w>'``), numbered as in :mod:`.ties`; with ``##``,
+      ``'##하' + '##다'`` gives ``'##하다'``, as in HF.
+    - ``on_merge(rank, (left, right), count)`` is called after each merge; ``show_progress``
+      shows a tqdm bar (default: only when stderr is a terminal).
+    - ``engine``: ``"auto"`` (compiled when built, else pure Python), or one of ``"compiled"``,
+      ``"python"``, ``"reference"`` (the slow textbook loop) to force it.
+
+    Ties follow :mod:`korean_bpe.trainer.ties`; the result is the same on every run.
+    """
+    _check_options(vocab_size, num_merges, min_frequency, limit_alphabet, on_merge, show_progress, engine)
+    specials = _check_special_tokens(special_tokens)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # millions of small lists and no cycles: the cyclic collector would only rescan them
+    try:
+        return _train(word_counts, vocab_size, num_merges, min_frequency, specials, limit_alphabet,
+                      initial_alphabet, marker, on_merge, show_progress, engine)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _train(
+    word_counts: Mapping[tuple[str, ...], int], vocab_size: int | None, num_merges: int | None,
+    min_frequency: int, specials: tuple[str, ...], limit_alphabet: int | None, initial_alphabet: Iterable[str],
+    marker: str | None, on_merge: OnMerge | None, show_progress: bool | None, engine: str,
+) -> BPEModel:
+    prepared = prepare_words(
+        word_counts, special_tokens=specials, limit_alphabet=limit_alphabet,
+        initial_alphabet=initial_alphabet, marker=marker,
+    )
+    id_to_token, words, counts, alphabet, prefix = prepared
+    initial_size = len(id_to_token)
+    if vocab_size is not None and vocab_size < initial_size:
+        raise ValueError(
+            f"vocab_size={vocab_size} is smaller than the {len(specials)} special tokens + {len(alphabet)} "
+            f"alphabet symbols ({initial_size}); use vocab_size >= {initial_size}, or limit_alphabet="
+            f"{max(0, vocab_size - len(specials))} to shrink the alphabet"
+        )
+    max_merges = num_merges if num_merges is not None else sys.maxsize
+    target = min(n for n in (num_merges, None if vocab_size is None else vocab_size - initial_size) if n is not None)
+    token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
+    merges: list[tuple[str, str]] = []
+    plen = len(prefix) if prefix else 0
+    bar = _progress_bar(target, show_progress)
+
+    def step(left: int, right: int, count: int) -> int:
+        if count < min_frequency or len(merges) >= max_merges:
+            return -1
+        if vocab_size is not None and len(id_to_token) >= vocab_size:
+            return -1
+        a, b = id_to_token[left], id_to_token[right]
+        token = a + b[plen:] if plen and b.startswith(prefix) else a + b  # type: ignore[arg-type]
+        new_id = token_to_id.get(token)
+        if new_id is None:
+            new_id = token_to_id[token] = len(id_to_token)
+            id_to_token.append(token)
+        merges.append((a, b))
+        if on_merge is not None:
+            on_merge(len(merges) - 1, (a, b), count)
+        if bar is not None:
+            bar.update(1)
+        return new_id
+
+    try:
+        if target > 0 and words:
+            _get_engine(engine)(words, counts, next_id=initial_size, on_merge=step)
+    finally:
+        if bar is not None:
+            bar.close()
+    return BPEModel(
+        special_tokens=specials, alphabet=tuple(alphabet), merges=tuple(merges),
+        continuing_subword_prefix=prefix,
+    )
+
+
+def prepare_words(
+    word_counts: Mapping[tuple[str, ...], int],
+    *,
+    special_tokens: tuple[str, ...] = (),
+    limit_alphabet: int | None = None,
+    initial_alphabet: Iterable[str] = (),
+    marker: str | None = "auto",
+) -> tuple[list[str], list[list[int]], list[int], list[str], str | None]:
+    """Validate ``word_counts`` and map it to ids: ``(id_to_token, words, counts, alphabet,
+    continuing_subword_prefix)``.  Words of one symbol (no pair to merge) are left out.
+
+    >>> prepare_words({("값", "이</w>"): 2, ("이</w>",): 1})
+    (['값', '이', '이</w>'], [[0, 2]], [2], ['값', '이', '이</w>'], None)
+    """
+    if not isinstance(word_counts, Mapping):
+        raise TypeError(
+            f"word_counts must be a mapping from symbol tuples to counts, got {type(word_counts).__name__}; "
+            "e.g. collections.Counter(unit.split(w) for w in words)"
+        )
+    keys = list(word_counts)
+    values = list(word_counts.values())
+    _check_keys(keys)
+    _check_counts(keys, values)
+    initial = _check_initial_alphabet(initial_alphabet)
+    if limit_alphabet is not None and (not isinstance(limit_alphabet, int) or isinstance(limit_alphabet, bool) or limit_alphabet < 0):
+        raise ValueError(f"limit_alphabet must be None or an int >= 0, got {limit_alphabet!r}")
+    symbols = set(chain.from_iterable(keys))
+    bad = [s for s in symbols if not isinstance(s, str) or not s]
+    if bad:
+        word = next(k for k in keys if any(s in bad for s in k))
+        raise ValueError(
+            f"word_counts key {word!r} holds {bad[0]!r}; every symbol must be a non-empty str "
+            "(split words with a unit: get_unit('syllable').split(word))"
+        )
+    marker = _resolve_marker(marker, keys)
+    base = _base_function(marker)
+    bases = {s: base(s) for s in symbols}
+    all_bases = set(bases.values()) | set(initial)
+
+    # Alphabet: bare symbols (plus initial_alphabet), limited to the most frequent ones.
+    if limit_alphabet is not None and len(all_bases) > limit_alphabet:
+        freq: dict[str, int] = dict.fromkeys(all_bases, 0)
+        for s, count in _symbol_frequencies(word_counts).items():
+            freq[bases[s]] += count
+        big = sum(values) * max(map(len, keys)) + 1  # more than any count: initial symbols go last
+        for s in initial:
+            freq[s] = big
+        kept = keep_alphabet(freq, limit_alphabet)
+    else:
+        kept = all_bases
+    specials = set(special_tokens)
+    alphabet = [s for s in order_symbols(kept) if s not in specials]
+    marked = order_symbols(s for s, b in bases.items() if s != b and b in kept)
+    alphabet += [s for s in marked if s not in kept and s not in specials]
+    id_to_token = list(dict.fromkeys((*special_tokens, *alphabet)))
+    token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
+
+    if kept is all_bases:
+        words, counts = _words_to_ids(word_counts, token_to_id)
+    else:
+        words, counts = [], []
+        for key, count in zip(keys, values):
+            ids = [token_to_id[s] for s in key if bases[s] in kept]
+            if len(ids) > 1:
+                words.append(ids)
+                counts.append(count)
+    return id_to_token, words, counts, alphabet, "##" if marker == "##" else None
+
+
+# --- checks -------------------------------------------------------------------------------------
+
+
+def _check_options(
+    vocab_size: Any, num_merges: Any, min_frequency: Any, limit_alphabet: Any, on_merge: Any,
+    show_progress: Any, engine: Any,
+) -> None:
+    if vocab_size is None and num_merges is None:
+        raise ValueError("give vocab_size (special tokens + alphabet + merges, as HF counts it) or num_merges, or both")
+    for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges), ("min_frequency", min_frequency)):
+        if value is None and name != "min_frequency":
+            continue
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+    if limit_alphabet is not None and (not isinstance(limit_alphabet, int) or isinstance(limit_alphabet, bool)):
+        raise TypeError(f"limit_alphabet must be None or an int, got {type(limit_alphabet).__name__} {limit_alphabet!r}")
+    if on_merge is not None and not callable(on_merge):
+        raise TypeError(f"on_merge must be a callable on_merge(rank, pair, count) or None, got {on_merge!r}")
+    if show_progress is not None and not isinstance(show_progress, bool):
+        raise TypeError(f"show_progress must be True, False or None (auto), got {show_progress!r}")
+    if engine not in ENGINES:
+        raise ValueError(f"engine={engine!r} is not known; use one of {ENGINES!r}")
+
+
+def _check_special_tokens(special_tokens: Any) -> tuple[str, ...]:
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a sequence of strings, got the string {special_tokens!r}; "
+                        f"write special_tokens=({special_tokens!r},)")
+    try:
+        specials = tuple(special_tokens)
+    except TypeError:
+        raise TypeError(f"special_tokens must be a sequence of strings, got {special_tokens!r}") from None
+    for tok in specials:
+        if not isinstance(tok, str) or not tok:
+            raise ValueError(f"special_tokens must be non-empty strings, got {tok!r} in {specials!r}")
+    return tuple(dict.fromkeys(specials))
+
+
+def _check_initial_alphabet(initial_alphabet: Any) -> list[str]:
+    if isinstance(initial_alphabet, str):
+        return list(initial_alphabet)  # "abc" -> a, b, c, as HF takes it
+    out = list(initial_alphabet)
+    for s in out:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"initial_alphabet must hold non-empty strings, got {s!r}")
+    return out
+
+
+def _words_to_ids(word_counts: Mapping[tuple[str, ...], int], token_to_id: dict[str, int]) -> tuple[list[list[int]], list[int]]:
+    """Words as id lists, those of one symbol (no pair) left out."""
+    try:
+        from .fast import words_to_ids
+    except ImportError:
+        get = token_to_id.__getitem__
+        items = [(key, count) for key, count in word_counts.items() if len(key) > 1]
+        return [list(map(get, key)) for key, _ in items], [count for _, count in items]
+    return words_to_ids(word_counts, token_to_id, min_length=2)
+
+
+def _symbol_frequencies(word_counts: Mapping[tuple[str, ...], int]) -> dict[str, int]:
+    try:
+        from .fast import symbol_counts
+    except ImportError:
+        out: dict[str, int] = {}
+        for key, count in word_counts.items():
+            for s in key:
+                out[s] = out.get(s, 0) + count
+        return out
+    return symbol_counts(word_counts)
+
+
+def _check_keys(keys: list[Any]) -> None:
+    if not keys or (set(map(type, keys)) == {tuple} and min(map(len, keys)) > 0):
+        return
+    for k in keys:
+        if not isinstance(k, tuple):
+            hint = f"tuple({k!r})" if isinstance(k, str) else "a tuple of symbols"
+            raise TypeError(f"word_counts keys must be tuples of symbols, got {type(k).__name__} {k!r}; use {hint}")
+        if not k:
+            raise ValueError("word_counts holds an empty word (); drop it: every word needs at least one symbol")
+
+
+def _check_counts(keys: list[Any], values: list[Any]) -> None:
+    types = set(map(type, values))
+    if not types <= {int}:
+        for k, v in zip(keys, values):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"word_counts[{k!r}] must be an int count, got {type(v).__name__} {v!r}")
+    if values and min(values) <= 0:
+        k, v = next((k, v) for k, v in zip(keys, values) if v <= 0)
+        raise ValueError(f"word_counts[{k!r}] = {v}; counts must be positive (drop words that never occur)")
+
+
+def _resolve_marker(marker: Any, keys: list[tuple[str, ...]]) -> str | None:
+    if marker == "auto":
+        multi = [k for k in keys if len(k) > 1]
+        if keys and all(len(k[-1]) > 4 and k[-1].endswith("</w>") for k in keys):
+            return "</w>"
+        if multi and all(len(s) > 2 and s.startswith("##") for k in multi for s in k[1:]) and not any(
+            k[0].startswith("##") for k in keys
+        ):
+            return "##"
+        return None
+    if marker not in MARKERS:
+        raise ValueError(f"marker={marker!r} is not supported; use 'auto' or one of {MARKERS!r}")
+    if marker == "</w>":
+        bad = next((k for k in keys if not k[-1].endswith("</w>")), None)
+        if bad is not None:
+            raise ValueError(f"marker='</w>' but the word {bad!r} does not end with it; build words with "
+                             "korean_bpe.units.apply_marker(symbols, '</w>')")
+    if marker == "##":
+        bad = next((k for k in keys if any(not s.startswith("##") for s in k[1:])), None)
+        if bad is not None:
+            raise ValueError(f"marker='##' but the word {bad!r} has a non-first symbol without it; build "
+                             "words with korean_bpe.units.apply_marker(symbols, '##')")
+    return marker
+
+
+def _base_function(marker: str | None) -> Callable[[str], str]:
+    if marker == "</w>":
+        return lambda s: s[:-4] if len(s) > 4 and s.endswith("</w>") else s
+    if marker == "##":
+        return lambda s: s[2:] if len(s) > 2 and s.startswith("##") else s
+    return lambda s: s
+
+
+# --- engine and progress ------------------------------------------------------------------------
+
+
+def _get_engine(name: str) -> Engine:
+    if name == "reference":
+        from .reference import reference_engine
+
+        return reference_engine
+    try:
+        from . import fast
+    except ImportError:  # the fast engine is not there: the reference loop gives the same merges
+        if name in ("python", "compiled"):
+            raise
+        from .reference import reference_engine
+
+        return reference_engine
+    if name == "python":
+        return fast.merge_engine
+    if name == "compiled":
+        if not fast.compiled_available():
+            raise ValueError("engine='compiled' but the compiled core was not built (no C++ compiler or Cython at "
+                             "install time); reinstall with one, or use engine='auto'")
+        from ._fast_core import merge_engine as compiled
+
+        return compiled
+    return fast.get_engine()
+
+
+def _progress_bar(total: int, show_progress: bool | None) -> Any:
+    if show_progress is None:
+        show_progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if not show_progress:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc="BPE merges", unit="merge", file=sys.stderr)

@@ -1,0 +1,155 @@
+"""Hypothesis: ``decode(encode(x)) == x`` for every lossless pipeline, trained on real texts at a
+small vocabulary, over arbitrary Unicode and Korean-heavy text (emoji, ㅋㅋ/ㅠㅠ compatibility jamo,
+old Hangul, NFD input, odd white space).
+
+Exactly what comes back:
+
+* ``raw`` pre-tokenizer: ``x`` itself (text without U+2581, which raw uses for spaces), for the
+  syllable and byte units; the jamo unit gives ``compose(decompose(x))``: Hangul recomposed (NFD
+  syllables come back NFC), everything else untouched.  Needs ``byte_fallback=True`` (or the byte
+  unit) for symbols outside the alphabet; without it, text drawn from the alphabet round-trips and
+  each unknown symbol is one ``<unk>``.
+* ``whitespace``: the same, with every run of white space made one space (``" ".join(x.split())``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from korean_bpe import Tokenizer
+from korean_bpe.jamo import compose, decompose
+from korean_bpe.pre_tokenizers import PRE_TOKENIZERS
+from korean_bpe.units import SPACE_MARK
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+# --- strategies ------------------------------------------------------------------------------------
+
+any_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=SPACE_MARK), max_size=60)
+
+syllables = st.integers(0xAC00, 0xD7A3).map(chr)
+common = st.sampled_from(list("영화정말재밌다최고의진짜는이가을를에서도 "))
+compat_jamo = st.sampled_from(["ㅋ", "ㅋㅋ", "ㅋㅋㅋㅋ", "ㅠㅠ", "ㅎㅎ", "ㄹㅇ", "ㅜ", "ㄷㄷ"])
+emoji = st.sampled_from(["😀", "😂", "👍🏻", "❤️", "🇰🇷", "🎬", "👨‍👩‍👧"])
+old_hangul = st.sampled_from(["ᄒᆞᆫ글", "ᄀᆞᄅᆞᆷ", "ᄫ", "ᅀ", "ᆢ", "\u115f\u1160"])
+nfd = syllables.map(lambda s: unicodedata.normalize("NFD", s))  # conjoining jamo input
+spacing = st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "\u3000", "\u00a0", "\u2028"])
+latin = st.sampled_from(["IMAX", "MCU", "vs", "3D", "10점", "!!", "...", "?", "~", "^^", "ㅡㅡ", "a\u0301"])
+korean_heavy = st.lists(
+    st.one_of(syllables, common, common, compat_jamo, emoji, old_hangul, nfd, spacing, latin), max_size=25
+).map("".join)
+texts = st.one_of(any_text, korean_heavy)
+
+
+def expected_raw(tok: Tokenizer, x: str) -> str:
+    return compose(decompose(x)) if tok.unit.name == "jamo" else x
+
+
+def expected_whitespace(tok: Tokenizer, x: str) -> str:
+    return expected_raw(tok, " ".join(x.split()))
+
+
+# --- tokenizers, trained once per module on real texts at a small vocabulary -----------------------------
+
+
+@pytest.fixture(scope="module")
+def pipelines(real_texts):
+    out = {}
+    texts = real_texts[:600]
+    for unit in ("syllable", "jamo", "byte"):
+        for byte_fallback in (False, True):
+            vocab = 3000 if unit == "syllable" else 1200
+            out["raw", unit, byte_fallback] = Tokenizer.train(
+                texts, vocab_size=vocab, pre_tokenizer="raw", unit=unit, byte_fallback=byte_fallback)
+        out["whitespace", unit, True] = Tokenizer.train(
+            texts, vocab_size=3000 if unit == "syllable" else 1200, unit=unit, byte_fallback=True)
+    return out
+
+
+LOSSLESS = [("raw", "syllable", True), ("raw", "jamo", True), ("raw", "byte", True), ("raw", "byte", False)]
+
+
+@pytest.mark.parametrize("key", LOSSLESS, ids=lambda k: "-".join(map(str, k)))
+@SETTINGS
+@given(x=texts)
+def test_raw_round_trip(pipelines, key, x):
+    tok = pipelines[key]
+    ids = tok.encode(x)
+    assert "<unk>" not in tok.tokenize(x)
+    assert tok.decode(ids) == expected_raw(tok, x)
+    if not any(0x1100 <= ord(c) <= 0x11FF for c in x):  # no conjoining jamo typed: exactly x
+        assert tok.decode(ids) == x
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+@SETTINGS
+@given(x=texts)
+def test_whitespace_round_trip_up_to_spacing(pipelines, unit, x):
+    tok = pipelines["whitespace", unit, True]
+    assert tok.decode(tok.encode(x)) == expected_whitespace(tok, x)
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+@SETTINGS
+@given(data=st.data())
+def test_raw_without_byte_fallback_in_alphabet(pipelines, unit, data):
+    """Without byte fallback: text made of alphabet symbols round-trips exactly."""
+    tok = pipelines["raw", unit, False]
+    alphabet = sorted(s for s in tok.model.alphabet if len(s) == 1 and s != SPACE_MARK)
+    pieces = data.draw(st.lists(st.one_of(st.sampled_from(alphabet), st.just(" ")), max_size=40))
+    x = "".join(pieces)
+    if unit == "jamo":
+        x = compose(x)  # a text whose jamo are all known
+        assume(all(s in tok.vocab for s in decompose(x) if s != " "))
+    assert "<unk>" not in tok.tokenize(x)
+    assert tok.decode(tok.encode(x)) == expected_raw(tok, x)
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+@SETTINGS
+@given(x=texts)
+def test_raw_without_byte_fallback_unknown_symbols(pipelines, unit, x):
+    """Each symbol outside the alphabet is one <unk>; everything else decodes back in place."""
+    tok = pipelines["raw", unit, False]
+    symbols = [s for piece in tok.pre_tokenizer(x) for s in tok.unit.split(piece)]
+    unknown = [s for s in symbols if s not in tok.vocab]
+    tokens = tok.tokenize(x)
+    assert tokens.count("<unk>") == len(unknown)
+    known_back = tok.decode(tok.encode(x), skip_special_tokens=True)
+    kept = "".join(s for s in symbols if s in tok.vocab).replace(SPACE_MARK, " ")
+    assert known_back == (compose(kept) if unit == "jamo" else kept)
+
+
+@SETTINGS
+@given(x=texts)
+def test_encode_batch_agrees_with_encode(pipelines, x):
+    tok = pipelines["raw", "jamo", True]
+    assert tok.encode_batch([x, x + " 영화", ""]) == [tok.encode(x), tok.encode(x + " 영화"), []]
+
+
+def test_lossless_morpheme_mode_round_trip(real_texts):
+    """Lossless morpheme mode (kiwi; okt when present) round-trips real reviews and hard strings."""
+    hard = ["", " ", "ㅋㅋㅋ", "ㅠㅠ", "먹겠습니당!", "😉한국어abc123", "ᄒᆞᆫ글", "감사히 먹겠습니당!", "제임스웹우주천체망원경",
+            "  두 칸  띄고\t탭\n줄바꿈 ", "\u1112\u1161\u11ab\u1100\u1173\u11af NFD"]
+    tried = 0
+    for config in ({"type": "kiwi", "lossless": True}, {"type": "okt", "drop": [], "lossless": True}):
+        if config["type"] not in PRE_TOKENIZERS:
+            continue
+        try:
+            pt = PRE_TOKENIZERS.build(config)
+            pt("영화")
+        except (ImportError, ValueError, TypeError):
+            continue
+        tried += 1
+        for unit in ("syllable", "jamo"):
+            tok = Tokenizer.train(real_texts[:300], vocab_size=1500, pre_tokenizer=pt, unit=unit, byte_fallback=True)
+            assert tok.marker is None
+            for x in real_texts[300:400] + hard:
+                back = tok.decode(tok.encode(x))
+                assert back == (compose(decompose(x)) if unit == "jamo" else x), (config, unit, x)
+    if not tried:
+        pytest.skip("no lossless morpheme pre-tokenizer available")

@@ -1,0 +1,374 @@
+"""Tokenizer.save / Tokenizer.load: exact round trips, the file formats, every corruption named by
+file and line, and atomic saving (a save killed with SIGKILL at several points)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from korean_bpe import BPEModel, Tokenizer
+from korean_bpe.io import FORMAT_VERSION, ModelFileError
+from korean_bpe.pre_tokenizers import PRE_TOKENIZERS
+from korean_bpe.tokenizer import BYTE_TOKENS
+
+
+@pytest.fixture(scope="module")
+def small(real_texts):
+    return Tokenizer.train(real_texts[:600], vocab_size=2500)
+
+
+@pytest.fixture()
+def saved(small, tmp_path):
+    return small.save(tmp_path / "model")
+
+
+def assert_same(a: Tokenizer, b: Tokenizer, texts: list[str]) -> None:
+    assert b.model == a.model
+    assert (b.marker, b.byte_fallback, b.unk_token, b.special_tokens) == (a.marker, a.byte_fallback, a.unk_token, a.special_tokens)
+    assert b.unit.to_config() == a.unit.to_config()
+    assert b.pre_tokenizer.to_config() == a.pre_tokenizer.to_config()
+    assert b.encode_batch(texts) == a.encode_batch(texts)
+    ids = a.encode_batch(texts)
+    assert b.decode_batch(ids) == a.decode_batch(ids)
+
+
+# --- round trips -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+@pytest.mark.parametrize("pre_tokenizer,marker,byte_fallback", [
+    ("whitespace", "▁", False), ("whitespace", "</w>", True), ("whitespace", "##", False),
+    ("raw", None, False), ("raw", None, True), ("raw", "##", True),
+])
+def test_round_trip(tmp_path, real_texts, unit, pre_tokenizer, marker, byte_fallback):
+    texts = real_texts[:400]
+    tok = Tokenizer.train(texts, vocab_size=2000 if unit != "syllable" else 2700, pre_tokenizer=pre_tokenizer,
+                          unit=unit, marker=marker, byte_fallback=byte_fallback, special_tokens=("<unk>", "<pad>"))
+    again = Tokenizer.load(tok.save(tmp_path / "m"))
+    assert_same(tok, again, real_texts[400:700] + ["😀 ᄒᆞᆫ글 ㅋㅋ \u1112\u1161\u11ab"])
+
+
+@pytest.mark.parametrize("name,config", [("kiwi", {"type": "kiwi", "lossless": True}), ("okt", {"type": "okt", "drop": [], "lossless": True}),
+                                         ("kiwi", {"type": "kiwi"})])
+def test_round_trip_morpheme_pre_tokenizers(tmp_path, real_texts, name, config):
+    if name not in PRE_TOKENIZERS:
+        pytest.skip(f"the {name} pre-tokenizer is not available in this checkout")
+    try:
+        pt = PRE_TOKENIZERS.build(config)
+        pt("영화 최고")
+    except (ImportError, ValueError, TypeError) as exc:  # analyzer missing, or option named differently
+        pytest.skip(f"{name} {config}: {exc}")
+    texts = [t for t in real_texts[:200] if not any(" " in w for w in pt(t))]
+    tok = Tokenizer.train(texts, vocab_size=1500, pre_tokenizer=pt, byte_fallback=True)
+    again = Tokenizer.load(tok.save(tmp_path / "m"))
+    assert_same(tok, again, real_texts[200:260])
+    if pt.lossless:
+        assert all(again.decode(again.encode(t)) == t for t in real_texts[200:260])
+
+
+def test_tutorial_model_round_trip(tmp_path):
+    tok = Tokenizer(BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug"))), marker=None)
+    again = Tokenizer.load(tok.save(tmp_path / "tutorial"))
+    assert again.tokenize("pug bug mug") == ["p", "ug", "b", "ug", "<unk>", "ug"]
+
+
+# --- file formats -----------------------------------------------------------------------------------------
+
+
+def test_file_formats(small, saved):
+    vocab_text = (saved / "vocab.json").read_text(encoding="utf-8")
+    lines = vocab_text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}"
+    assert lines[1] == '  "<unk>": 0,'
+    assert lines[1 + small.token_to_id("▁영화")] == f'  "▁영화": {small.token_to_id("▁영화")},'  # literal UTF-8, one a line
+    assert json.loads(vocab_text) == small.vocab
+    merges = (saved / "merges.txt").read_text(encoding="utf-8").splitlines()
+    assert merges[0] == "#version: 0.2"
+    assert [tuple(m.split(" ")) for m in merges[1:]] == list(small.merges)
+    config = json.loads((saved / "tokenizer_config.json").read_text(encoding="utf-8"))
+    import korean_bpe
+
+    assert config["format_version"] == FORMAT_VERSION
+    assert config["korean_bpe_version"] == korean_bpe.__version__
+    assert config["unit"] == {"type": "syllable"} and config["pre_tokenizer"] == {"type": "whitespace"}
+    assert config["marker"] == "▁" and config["special_tokens"] == ["<unk>"] and config["byte_fallback"] is False
+    assert config["unk_token"] == "<unk>" and config["num_merges"] == len(small.merges)
+    assert sorted(p.name for p in saved.iterdir()) == ["merges.txt", "tokenizer_config.json", "vocab.json"]
+
+
+def test_byte_fallback_config_lists_byte_tokens(tmp_path, real_texts):
+    tok = Tokenizer.train(real_texts[:200], vocab_size=1500, byte_fallback=True)
+    config = json.loads((tok.save(tmp_path / "m") / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["special_tokens"] == ["<unk>", *BYTE_TOKENS] and config["byte_fallback"] is True
+
+
+def test_save_overwrites_and_keeps_other_files(small, tmp_path, real_texts):
+    target = tmp_path / "m"
+    other = Tokenizer.train(real_texts[:100], vocab_size=900)
+    other.save(target)
+    (target / "tokenizer.json").write_text("{}", encoding="utf-8")
+    small.save(target)
+    assert Tokenizer.load(target).model == small.model
+    assert (target / "tokenizer.json").read_text(encoding="utf-8") == "{}"
+    assert [p.name for p in tmp_path.iterdir()] == ["m"]  # no temporary or backup left behind
+
+
+def test_save_refuses_directories_with_subdirectories_and_files(small, tmp_path):
+    (tmp_path / "project" / "src").mkdir(parents=True)
+    with pytest.raises(ValueError, match="sub-directories"):
+        small.save(tmp_path / "project")
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ValueError, match="is a file"):
+        small.save(tmp_path / "afile")
+
+
+def test_save_refuses_unregistered_custom_stages(small, tmp_path):
+    class Shouty:
+        name = "shouty"
+
+        def split(self, word):
+            return tuple(word)
+
+        def join(self, symbols):
+            return "".join(symbols)
+
+        def to_config(self):
+            return {"type": "shouty"}
+
+    tok = Tokenizer(small.model, unit=Shouty())
+    with pytest.raises(ValueError, match="cannot save the unit .*register"):
+        tok.save(tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
+# --- corrupted and mismatched files --------------------------------------------------------------------------
+
+
+def edit(path: Path, old: str, new: str, count: int = 1) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, count), encoding="utf-8")
+
+
+def load_error(path: Path) -> ModelFileError:
+    with pytest.raises(ModelFileError) as info:
+        Tokenizer.load(path)
+    err = info.value
+    assert isinstance(err, ValueError)
+    return err
+
+
+def test_missing_directory_and_files(saved, tmp_path):
+    err = load_error(tmp_path / "nope")
+    assert err.path == tmp_path / "nope" and "does not exist" in str(err)
+    for name in ("vocab.json", "merges.txt", "tokenizer_config.json"):
+        content = (saved / name).read_bytes()
+        (saved / name).unlink()
+        err = load_error(saved)
+        assert err.path == saved / name and f"missing file {name}" in str(err)
+        (saved / name).write_bytes(content)
+    Tokenizer.load(saved)
+
+
+def test_bad_json_names_file_and_line(saved):
+    edit(saved / "vocab.json", '"<unk>": 0,', '"<unk>": 0,,')
+    err = load_error(saved)
+    assert err.path == saved / "vocab.json" and err.line == 2
+    assert str(err).startswith(f"{saved / 'vocab.json'}:2: bad JSON")
+
+
+def test_bad_json_in_config(saved):
+    edit(saved / "tokenizer_config.json", '"marker": "▁",', '"marker": ▁,')
+    err = load_error(saved)
+    lines = (saved / "tokenizer_config.json").read_text(encoding="utf-8").splitlines()
+    assert err.path.name == "tokenizer_config.json" and lines[err.line - 1].strip().startswith('"marker"')
+
+
+def test_not_utf8_names_line(saved):
+    path = saved / "merges.txt"
+    data = path.read_bytes().splitlines(keepends=True)
+    data[4] = b"\xff\xfe " + data[4]
+    path.write_bytes(b"".join(data))
+    err = load_error(saved)
+    assert err.path == path and err.line == 5 and "UTF-8" in str(err)
+
+
+def test_newer_format_version(saved):
+    edit(saved / "tokenizer_config.json", f'"format_version": {FORMAT_VERSION}', '"format_version": 99')
+    err = load_error(saved)
+    assert err.path.name == "tokenizer_config.json" and "newer korean_bpe" in str(err) and err.line == 3
+
+
+def test_merges_line_with_wrong_field_count(saved):
+    lines = (saved / "merges.txt").read_text(encoding="utf-8").split("\n")
+    lines[6] = lines[6] + " extra"
+    (saved / "merges.txt").write_text("\n".join(lines), encoding="utf-8")
+    err = load_error(saved)
+    assert err.path.name == "merges.txt" and err.line == 7 and "two tokens" in str(err)
+
+
+def test_merges_unknown_token(saved):
+    lines = (saved / "merges.txt").read_text(encoding="utf-8").split("\n")
+    lines[10] = "꿻 " + lines[10].split(" ")[1]
+    (saved / "merges.txt").write_text("\n".join(lines), encoding="utf-8")
+    err = load_error(saved)
+    assert err.path.name == "merges.txt" and err.line == 11 and "unknown token '꿻'" in str(err)
+
+
+def test_merges_out_of_order(saved):
+    lines = (saved / "merges.txt").read_text(encoding="utf-8").split("\n")
+    # find a merge whose left token is made by an earlier merge, and move it to the front
+    made = {}
+    for k, line in enumerate(lines[1:], start=2):
+        a, b = line.split(" ") if line else ("", "")
+        made[a + b] = k
+        if a in made:
+            break
+    moved = lines.pop(k - 1)
+    lines.insert(1, moved)
+    (saved / "merges.txt").write_text("\n".join(lines), encoding="utf-8")
+    err = load_error(saved)
+    assert err.line == 2 and f"unknown token {moved.split(' ')[0]!r}" in str(err)
+
+
+def test_merges_bad_header_and_truncation(saved):
+    text = (saved / "merges.txt").read_text(encoding="utf-8")
+    (saved / "merges.txt").write_text(text.replace("#version: 0.2", "#version: 0.1"), encoding="utf-8")
+    err = load_error(saved)
+    assert err.line == 1 and "version" in str(err)
+    (saved / "merges.txt").write_text("\n".join(text.split("\n")[:-30]) + "\n", encoding="utf-8")
+    err = load_error(saved)
+    assert err.path.name == "merges.txt" and "cut" in str(err)
+
+
+def test_vocab_inconsistent_with_merges(small, saved):
+    # swap two merge-made tokens' ids: vocab.json no longer matches merges.txt
+    a, b = small.id_to_token[-1], small.id_to_token[-2]
+    ia, ib = small.vocab[a], small.vocab[b]
+    edit(saved / "vocab.json", f'"{a}": {ia}', f'"{a}": {ib}')
+    edit(saved / "vocab.json", f'"{b}": {ib}', f'"{b}": {ia}')
+    err = load_error(saved)
+    assert err.path.name == "vocab.json" and "does not match merges.txt" in str(err)
+    line = (saved / "vocab.json").read_text(encoding="utf-8").splitlines()[err.line - 1]
+    # the first wrong id is ib, now held by a: the error names a and points at its line
+    assert line.strip().rstrip(",") == f"{json.dumps(a, ensure_ascii=False)}: {ib}" and repr(a) in str(err) and repr(b) in str(err)
+
+
+def test_vocab_extra_token(small, saved):
+    n = small.vocab_size
+    edit(saved / "vocab.json", "\n}", f',\n  "꿻꿻": {n}\n}}')
+    err = load_error(saved)
+    assert err.path.name == "vocab.json" and err.line == n + 2 and "'꿻꿻'" in str(err)
+
+
+def test_vocab_duplicate_token_and_id(small, saved):
+    tok = small.id_to_token[5]
+    edit(saved / "vocab.json", "\n}", f',\n  {json.dumps(tok, ensure_ascii=False)}: {small.vocab_size}\n}}')
+    err = load_error(saved)
+    assert "appears twice" in str(err) and err.path.name == "vocab.json"
+
+
+def test_vocab_special_token_mismatch(saved):
+    edit(saved / "tokenizer_config.json", '"special_tokens": [\n    "<unk>"', '"special_tokens": [\n    "<oov>"')
+    err = load_error(saved)
+    assert "'<oov>'" in str(err) and err.path.name == "vocab.json" and err.line == 2
+
+
+@pytest.mark.parametrize("key,value,match", [
+    ('"unit": {\n    "type": "syllable"\n  }', '"unit": {\n    "type": "hanja"\n  }', "unknown unit 'hanja'"),
+    ('"pre_tokenizer": {\n    "type": "whitespace"\n  }', '"pre_tokenizer": {\n    "type": "spacy"\n  }', "unknown pre-tokenizer 'spacy'"),
+    ('"marker": "▁"', '"marker": "@@"', "marker '@@'"),
+    ('"byte_fallback": false', '"byte_fallback": "no"', "'byte_fallback' must be true or false"),
+])
+def test_bad_config_values_name_the_line(saved, key, value, match):
+    path = saved / "tokenizer_config.json"
+    edit(path, key, value)
+    err = load_error(saved)
+    assert err.path == path and match in str(err)
+    first_key = value.split(":")[0]
+    assert path.read_text(encoding="utf-8").splitlines()[err.line - 1].strip().startswith(first_key)
+
+
+def test_missing_config_key(saved):
+    path = saved / "tokenizer_config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    del config["alphabet_size"]
+    path.write_text(json.dumps(config, ensure_ascii=False, indent=2), encoding="utf-8")
+    err = load_error(saved)
+    assert "missing key 'alphabet_size'" in str(err)
+
+
+# --- atomic saving -------------------------------------------------------------------------------------------------
+
+CHILD = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+    import korean_bpe.io.serialization as ser
+    from korean_bpe import Tokenizer
+
+    mode, source, target, flag = sys.argv[1:5]
+    tok = Tokenizer.load(source)
+    if mode == "mid-file":
+        real_write = ser._write_file
+        def slow_write(path, text):
+            if path.name == "merges.txt":  # half the file, then wait to be killed
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text[: len(text) // 2]); f.flush()
+                Path(flag).write_text("go"); time.sleep(60)
+            real_write(path, text)
+        ser._write_file = slow_write
+    elif mode == "between-renames":
+        real_rename = os.rename
+        def slow_rename(a, b):
+            real_rename(a, b)
+            if Path(b).name.startswith(f".{Path(target).name}.old-"):  # the old model moved aside
+                Path(flag).write_text("go"); time.sleep(60)
+        ser.os.rename = slow_rename
+    tok.save(target)
+    Path(flag).write_text("done")
+    time.sleep(60)
+    """
+)
+
+
+@pytest.mark.parametrize("mode", ["mid-file", "between-renames", "after"])
+def test_save_killed_with_sigkill(tmp_path, real_texts, mode):
+    old = Tokenizer.train(real_texts[:150], vocab_size=900)
+    new = Tokenizer.train(real_texts[150:400], vocab_size=1200, unit="jamo")
+    target = old.save(tmp_path / "model")
+    source = new.save(tmp_path / "source")
+    flag = tmp_path / "flag"
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, mode, str(source), str(target), str(flag)])
+    try:
+        deadline = time.monotonic() + 60
+        while not flag.exists():
+            assert proc.poll() is None, "the child died before reaching the kill point"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    probe = real_texts[400:500]
+    if mode == "mid-file":  # killed while writing: the old model is untouched
+        assert_same(old, Tokenizer.load(target), probe)
+    elif mode == "between-renames":  # no model at the target; the error says where the old one is
+        err = load_error(target)
+        assert "interrupted save" in str(err)
+        backup = Path(str(err).split("previous model in ")[1].split(": rename")[0])
+        assert_same(old, Tokenizer.load(backup), probe)
+    else:
+        assert_same(new, Tokenizer.load(target), probe)
+    # whatever happened, a new save succeeds and is complete
+    new.save(target)
+    assert_same(new, Tokenizer.load(target), probe)
