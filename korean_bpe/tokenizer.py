@@ -239,7 +239,9 @@ class Tokenizer:
         if not counts:
             raise ValueError("no words to train on: texts is empty or holds only white space")
         word_counts = _symbol_counts(counts, unit_, marker_)
-        for sym in {s for key in word_counts for s in key}:
+        # Only symbols that can enter a merge must fit a merges.txt line: a word of one symbol
+        # (a raw line-break piece such as "\x0c") is never merged, and vocab.json holds any string.
+        for sym in {s for key in word_counts if len(key) > 1 for s in key}:
             try:
                 check_writable_token(sym, where="symbol")
             except ValueError:
@@ -592,12 +594,15 @@ def _resolve_marker(marker: Any, pre_tokenizer: PreTokenizer, model: BPEModel | 
 
 
 def _check_model(model: BPEModel) -> None:
-    """Every merge joins tokens that exist before it; no token breaks merges.txt."""
+    """Every merge joins tokens that exist before it; no merged token breaks merges.txt.
+
+    Alphabet tokens that no merge uses may hold anything (a raw line-break piece is one):
+    vocab.json escapes them.
+    """
     known = set(model.special_tokens) | set(model.alphabet)
-    for tok in model.alphabet:
-        check_writable_token(tok, where="the model's alphabet")
     for rank, (a, b) in enumerate(model.merges):
         for part in (a, b):
+            check_writable_token(part, where=f"merge {rank} ({a!r}, {b!r})")
             if part not in known:
                 raise ValueError(
                     f"merge {rank} ({a!r}, {b!r}) uses {part!r}, which is neither in the alphabet nor made by "
