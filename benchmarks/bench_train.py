@@ -20,8 +20,10 @@ process (so that its peak RSS is its own), timed from the texts in memory to a t
   same number of merges as ours makes there (both ``min_frequency=2``); the table gives both
   times on that subset and the ratio.
 
-The script checks that our merges equal HF's (same list, same order) and prints times, ratios to
-ours and peak memory.  Peak RSS is the worker's ``VmHWM``; "+MB" is peak minus the worker's RSS
+The script checks that our merges equal HF's (same list, same order) and prints, on stdout, a
+Markdown table (times, ratios to ours, peak memory, merges == HF) with the command and the machine,
+then the issue's targets checked on this run's numbers (exit status 1 if one fails); progress goes
+to stderr.  Peak RSS is the worker's ``VmHWM``; "+MB" is peak minus the worker's RSS
 just before the timer (interpreter, libraries and the texts already loaded): the training's own
 memory.
 
@@ -235,14 +237,18 @@ def versions() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Default: the full benchmark of issue #4 (all 165,320 reviews; syllable and jamo; vocab 8k "
+               "and 32k; ours, HF, SentencePiece; subword-nmt on the first 5,000 reviews).",
+    )
     p.add_argument("--nsmc-dir", help="directory holding ratings_train.txt (default: $KOREAN_BPE_NSMC_DIR or ../shared/corpora/nsmc)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N reviews (default: all 165,320)")
     p.add_argument("--vocab", type=int, nargs="+", default=[8000, 32000])
     p.add_argument("--units", nargs="+", default=["syllable", "jamo"], choices=["syllable", "jamo"])
     p.add_argument("--peers", nargs="+", default=list(PEERS), choices=PEERS)
     p.add_argument("--snmt-limit", type=int, default=5000,
-                   help="subword-nmt (and ours, for its ratio) on the first N reviews; 0 = all (slow)")
+                   help="subword-nmt (and ours again, for its ratio) on the first N reviews (default 5000); 0 = all (hours)")
     p.add_argument("--json", help="also write the results to this file")
     # worker mode (internal)
     p.add_argument("--worker", choices=PEERS, help=argparse.SUPPRESS)
@@ -258,62 +264,139 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     texts = load_texts(find_nsmc(args.nsmc_dir), args.limit)
-    print(f"machine: {machine()}")
-    print(f"versions: {versions()}")
-    print(f"texts: {len(texts):,} NSMC train reviews" + (f" (--limit {args.limit})" if args.limit else ""))
+    n_texts = len(texts)
+    command = "python benchmarks/bench_train.py" + "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv))
+    rows: list[dict] = []  # one per table row
     results: list[dict] = []
-    ok = True
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         texts_file = tmp / "texts.txt"
         texts_file.write_text("\n".join(texts), encoding="utf-8")
-        header = f"{'unit':<9} {'vocab':>6}  {'peer':<34} {'time s':>8} {'vs ours':>8} {'peak MB':>8} {'+MB':>7}  note"
-        print(header)
-        print("-" * len(header))
         for unit in args.units:
             for vocab in args.vocab:
-                rows: dict[str, dict] = {}
+                got: dict[str, dict] = {}
                 for peer in ("ours", "hf", "spm"):
                     if peer in args.peers:
-                        rows[peer] = spawn(peer, texts_file, unit, vocab, tmp)
-                note = {}
-                if "ours" in rows:
-                    ph = rows["ours"]["phases"]
-                    note["ours"] = (f"{len(rows['ours']['merges'])} merges; count {ph['count']:.2f} + split "
-                                    f"{ph['split']:.2f} + train {ph['train']:.2f} s")
-                if "ours" in rows and "hf" in rows:
-                    same = rows["ours"]["merges"] == rows["hf"]["merges"]
-                    ok &= same
-                    note["hf"] = "merges identical to ours" if same else _first_diff(rows["ours"]["merges"], rows["hf"]["merges"])
-                if "spm" in rows:
-                    note["spm"] = f"{rows['spm']['vocab_size']} pieces (own vocab semantics)"
-                for peer, res in rows.items():
-                    ratio = res["time"] / rows["ours"]["time"] if "ours" in rows else float("nan")
-                    _row(unit, vocab, _NAMES[peer], res, ratio, note.get(peer, ""))
-                    results.append({"unit": unit, "vocab": vocab, "peer": peer, **{k: v for k, v in res.items() if k != "merges"}})
+                        _progress(f"{unit} {vocab}: {_NAMES[peer]} on {n_texts:,} reviews ...")
+                        got[peer] = spawn(peer, texts_file, unit, vocab, tmp)
+                        _progress(f"  {got[peer]['time']:.2f} s, peak {got[peer]['peak_mb']:.0f} MB")
+                ours = got.get("ours")
+                for peer, res in got.items():
+                    row = {"unit": unit, "vocab": vocab, "tool": _NAMES[peer], "peer": peer, "texts": n_texts,
+                           "res": res, "ratio": res["time"] / ours["time"] if ours else None}
+                    if peer == "ours":
+                        ph = res["phases"]
+                        row["merges"] = len(res["merges"])
+                        row["note"] = f"count {ph['count']:.2f} + split {ph['split']:.2f} + train {ph['train']:.2f} s"
+                    elif peer == "hf":
+                        row["merges"] = len(res["merges"])
+                        if ours:
+                            row["same"] = ours["merges"] == res["merges"]
+                            row["note"] = "" if row["same"] else _first_diff(ours["merges"], res["merges"])
+                    elif peer == "spm":
+                        row["note"] = f"{res['vocab_size']} pieces (its own vocabulary: <s>, </s>, ▁-pieces)"
+                    rows.append(row)
+                    results.append({"unit": unit, "vocab": vocab, "peer": peer, "texts": n_texts,
+                                    **{k: v for k, v in res.items() if k != "merges"}})
                 if "snmt" in args.peers:
-                    lim = args.snmt_limit or None
+                    lim = min(args.snmt_limit, n_texts) if args.snmt_limit else n_texts
+                    _progress(f"{unit} {vocab}: ours and subword-nmt on the first {lim:,} reviews ...")
                     sub = spawn("ours", texts_file, unit, vocab, tmp, limit=lim, min_frequency=2)
                     n = len(sub["merges"])
                     sn = spawn("snmt", texts_file, unit, vocab, tmp, limit=lim, num_merges=n)
-                    where = f"first {lim:,} reviews" if lim else "all reviews"
-                    _row(unit, vocab, f"ours ({where}, {n} merges)", sub, 1.0, "min_frequency=2")
-                    _row(unit, vocab, f"subword-nmt ({where})", sn, sn["time"] / sub["time"],
-                         f"{sn['n_merges']} merges, {sn['n_merges'] / sn['time']:.0f} merges/s vs ours {n / sub['time']:.0f}")
-                    results.append({"unit": unit, "vocab": vocab, "peer": "ours-subset", "limit": lim, **{k: v for k, v in sub.items() if k != "merges"}})
-                    results.append({"unit": unit, "vocab": vocab, "peer": "snmt", "limit": lim, **sn})
+                    _progress(f"  ours {sub['time']:.2f} s, subword-nmt {sn['time']:.2f} s")
+                    rows.append({"unit": unit, "vocab": vocab, "tool": "korean_bpe (subset)", "peer": "ours-subset",
+                                 "texts": lim, "res": sub, "ratio": 1.0, "merges": n, "note": "min_frequency=2"})
+                    rows.append({"unit": unit, "vocab": vocab, "tool": "subword-nmt learn_bpe (subset)", "peer": "snmt",
+                                 "texts": lim, "res": sn, "ratio": sn["time"] / sub["time"], "merges": sn["n_merges"],
+                                 "note": "same number of merges as ours, min_frequency=2"})
+                    results.append({"unit": unit, "vocab": vocab, "peer": "ours-subset", "texts": lim,
+                                    **{k: v for k, v in sub.items() if k != "merges"}})
+                    results.append({"unit": unit, "vocab": vocab, "peer": "snmt", "texts": lim, **sn})
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
-    print("ours == HF merges in every run" if ok else "MERGES DIFFER FROM HF (see notes)")
-    return 0 if ok else 1
+
+    print(f"Command: `{command}`  ")
+    print(f"Machine: {machine()}  ")
+    print(f"Versions: {versions()}  ")
+    print(f"Texts: NSMC ratings_train.txt, {n_texts:,} reviews" + (f" (--limit {args.limit})" if args.limit else "")
+          + "; whitespace words; every time is from the texts in memory to a trained model (one run each, "
+          "fresh process)")
+    print()
+    print(_table(rows))
+    print()
+    print("× ours: the tool's time / korean_bpe's on the same reviews (subset rows: vs korean_bpe on that subset). "
+          "peak MB: the worker process's peak RSS (VmHWM); +MB: peak minus RSS just before the timer (interpreter, "
+          "libraries and texts already loaded). Jamo: HF, SentencePiece and subword-nmt get the texts already "
+          "decomposed (outside their timers); ours decomposes inside its time.")
+    print()
+    checks = _targets(rows)
+    for line in checks:
+        print(line)
+    return 0 if all(not line.startswith("- FAIL") for line in checks) else 1
 
 
 _NAMES = {"ours": "korean_bpe train_bpe", "hf": "HF tokenizers BpeTrainer", "spm": "SentencePiece BPE"}
 
 
-def _row(unit: str, vocab: int, name: str, res: dict, ratio: float, note: str) -> None:
-    print(f"{unit:<9} {vocab:>6}  {name:<34} {res['time']:>8.2f} {ratio:>7.2f}x {res['peak_mb']:>8.0f} "
-          f"{res['peak_mb'] - res['base_mb']:>7.0f}  {note}", flush=True)
+def _progress(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _table(rows: list[dict]) -> str:
+    """A Markdown table, columns padded so that it also reads as plain text."""
+    head = ["unit", "vocab", "tool", "reviews", "merges", "time s", "× ours", "peak MB", "+MB", "merges = HF", "note"]
+    body = []
+    for r in rows:
+        res = r["res"]
+        same = {True: "yes", False: "**NO**"}.get(r.get("same"), "")
+        if r["peer"] == "ours":
+            same = "(reference)"
+        ratio = "" if r["ratio"] is None else f"{r['ratio']:.2f}"
+        body.append([r["unit"], f"{r['vocab']:,}", r["tool"], f"{r['texts']:,}",
+                     "" if r.get("merges") is None else f"{r['merges']:,}", f"{res['time']:.2f}", ratio,
+                     f"{res['peak_mb']:.0f}", f"{res['peak_mb'] - res['base_mb']:.0f}", same, r.get("note", "")])
+    right = {1, 3, 4, 5, 6, 7, 8}
+    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))) + " |"
+
+    rule = "|" + "|".join(("-" * (w + 1) + ":") if i in right else ("-" * (w + 2)) for i, w in enumerate(widths)) + "|"
+    return "\n".join([line(head), rule, *map(line, body)])
+
+
+def _targets(rows: list[dict]) -> list[str]:
+    """The targets of issue #4, checked on this run's numbers."""
+    out = ["Targets (issue #4):"]
+
+    def mark(ok: bool) -> str:
+        return "- PASS" if ok else "- FAIL"
+
+    by = {(r["unit"], r["vocab"], r["peer"]): r for r in rows}
+    for (unit, vocab, peer), r in by.items():
+        if peer != "ours":
+            continue
+        t = r["res"]["time"]
+        hf, spm = by.get((unit, vocab, "hf")), by.get((unit, vocab, "spm"))
+        if hf:
+            out.append(f"{mark(t < hf['res']['time'])} {unit} {vocab}: faster than HF tokenizers "
+                       f"({t:.2f} s vs {hf['res']['time']:.2f} s, {hf['ratio']:.1f}x)")
+            out.append(f"{mark(bool(hf.get('same')))} {unit} {vocab}: merges identical to HF's")
+            out.append(f"{mark(r['res']['peak_mb'] <= hf['res']['peak_mb'])} {unit} {vocab}: peak memory at most HF's "
+                       f"({r['res']['peak_mb']:.0f} MB vs {hf['res']['peak_mb']:.0f} MB)")
+        if spm:
+            out.append(f"{mark(t < spm['res']['time'])} {unit} {vocab}: faster than SentencePiece "
+                       f"({t:.2f} s vs {spm['res']['time']:.2f} s, {spm['ratio']:.1f}x)")
+        sn = by.get((unit, vocab, "snmt"))
+        if sn:
+            out.append(f"{mark(sn['ratio'] >= 20)} {unit} {vocab}: at least 20x faster than subword-nmt "
+                       f"({sn['ratio']:.0f}x on the first {sn['texts']:,} reviews)")
+    for (unit, vocab, peer), sn in by.items():
+        if peer == "snmt" and (unit, vocab, "ours") not in by:
+            out.append(f"{mark(sn['ratio'] >= 20)} {unit} {vocab}: at least 20x faster than subword-nmt "
+                       f"({sn['ratio']:.0f}x on the first {sn['texts']:,} reviews)")
+    return out
 
 
 def _first_diff(a: list, b: list) -> str:

@@ -316,6 +316,107 @@ def test_progress_bar_only_when_asked_or_on_a_terminal(capsys):
     assert "BPE merges" in err and "3/3" in err
 
 
+def test_progress_bar_on_by_default_on_a_terminal(monkeypatch):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    train_bpe(WC, num_merges=3, min_frequency=1)  # show_progress=None: on, since stderr is a terminal
+    assert "BPE merges" in term.getvalue() and "3/3" in term.getvalue()
+    term.truncate(0)
+    term.seek(0)
+    train_bpe(WC, num_merges=3, min_frequency=1, show_progress=False)  # asked off
+    assert term.getvalue() == ""
+
+
+# --- without a compiler -------------------------------------------------------------------------
+
+_FALLBACK_SCRIPT = """
+import json, sys
+from collections import Counter
+import korean_bpe
+from korean_bpe.trainer import fast, train_bpe
+from korean_bpe.units import get_unit
+assert korean_bpe.__file__.startswith(sys.argv[2]), korean_bpe.__file__
+texts = json.load(open(sys.argv[1], encoding="utf-8"))
+out = {"compiled": fast.compiled_available()}
+for unit in ("syllable", "jamo"):
+    u = get_unit(unit)
+    wc = Counter(u.split(w) for t in texts for w in t.split())
+    out[unit] = train_bpe(wc, vocab_size=len({s for w in wc for s in w}) + 301).merges
+print(json.dumps(out, ensure_ascii=False))
+"""
+
+
+@pytest.mark.slow
+def test_installs_and_trains_the_same_without_a_compiler(real_texts, tmp_path):
+    """Install a copy of the package with a compiler that always fails (``CC=/bin/false``): pip
+    succeeds, no compiled module is built, and training gives the compiled build's merges, with one
+    line on stderr saying the slower pure-Python engine is in use."""
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    src, site = tmp_path / "src", tmp_path / "site"
+    src.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
+        shutil.copy2(root / name, src / name)
+    shutil.copytree(root / "korean_bpe", src / "korean_bpe",
+                    ignore=shutil.ignore_patterns("*.so", "*.cpp", "__pycache__"))
+    env = {**os.environ, "CC": "/bin/false", "CXX": "/bin/false"}
+    env.pop("KOREAN_BPE_NO_EXT", None)
+    pip = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-v", "--no-build-isolation", "--no-deps", "--no-index",
+         "--target", str(site), str(src)],
+        capture_output=True, text=True, env=env, cwd=tmp_path,
+    )
+    assert pip.returncode == 0, pip.stdout[-2000:] + pip.stderr[-2000:]
+    assert "pure-Python fallback" in pip.stdout + pip.stderr
+    assert (site / "korean_bpe" / "trainer" / "fast.py").is_file()
+    assert not list(site.rglob("_fast_core*.so"))
+
+    texts = tmp_path / "texts.json"
+    texts.write_text(json.dumps(real_texts[:300], ensure_ascii=False), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, "-c", _FALLBACK_SCRIPT, str(texts), str(site)], capture_output=True,
+                         text=True, env={**env, "PYTHONPATH": str(site)}, cwd=tmp_path, check=True)
+    got = json.loads(run.stdout)
+    assert got["compiled"] is False
+    notes = [line for line in run.stderr.splitlines() if "compiled BPE engine not available" in line]
+    assert len(notes) == 1 and "pure-Python engine" in notes[0]
+    for unit in ("syllable", "jamo"):
+        wc = word_counts(real_texts[:300], unit)
+        here = train_bpe(wc, vocab_size=len({s for w in wc for s in w}) + 301)  # compiled when built
+        assert len(here.merges) == 300
+        assert [tuple(m) for m in got[unit]] == list(here.merges), unit
+
+
+def test_train_bpe_falls_back_to_python_with_the_same_merges(real_texts, monkeypatch, caplog):
+    """In process: with the compiled module hidden, ``engine="auto"`` runs the pure-Python engine
+    (and says so once), with the same merges."""
+    import importlib
+    import logging
+
+    wc = word_counts(real_texts[:300], "jamo")
+    expected = train_bpe(wc, num_merges=300)
+    monkeypatch.setitem(sys.modules, "korean_bpe.trainer._fast_core", None)  # import now fails
+    plain = importlib.reload(fast)
+    try:
+        plain._noted = False
+        with caplog.at_level(logging.WARNING, logger="korean_bpe.trainer.fast"):
+            got = train_bpe(wc, num_merges=300)
+            train_bpe(wc, num_merges=3)
+        assert got == expected
+        assert sum("using the pure-Python engine" in r.getMessage() for r in caplog.records) == 1
+    finally:
+        monkeypatch.undo()
+        importlib.reload(fast)
+
+
 def test_model_is_a_bpemodel_with_the_alphabet_in_code_point_order(real_texts):
     model = train_bpe(word_counts(real_texts[:200]), vocab_size=1000)
     assert isinstance(model, BPEModel)

@@ -63,7 +63,16 @@ def train_bpe(
     - ``engine``: ``"auto"`` (compiled when built, else pure Python), or one of ``"compiled"``,
       ``"python"``, ``"reference"`` (the slow textbook loop) to force it.
 
-    Ties follow :mod:`korean_bpe.trainer.ties`; the result is the same on every run.
+    Tie rule (HF ``BpeTrainer``'s, written once in :mod:`korean_bpe.trainer.ties`): the pair with
+    the highest count goes first; among equal counts, the pair of smaller ids ``(left, right)``
+    (compare left ids, then right ids), where special tokens take the first ids, the alphabet the
+    next ones in code-point order, and each merge result the next free id.  A word ``a a a``
+    holds ``(a, a)`` twice.  So the result is the same on every run, whatever ``PYTHONHASHSEED``:
+
+    >>> train_bpe({tuple("aaabdaaabac"): 1}, num_merges=3, min_frequency=1, special_tokens=()).merges
+    (('a', 'a'), ('a', 'b'), ('aa', 'ab'))
+
+    (``a b`` and ``aa a`` both count 2 after ``a a``; ids ``a=0 b=1`` beat ``aa=4 a=0``.)
     """
     _check_options(vocab_size, num_merges, min_frequency, limit_alphabet, on_merge, show_progress, engine)
     specials = _check_special_tokens(special_tokens)
