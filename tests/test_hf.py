@@ -156,3 +156,42 @@ def test_unknown_unit_is_refused():
     ours._unit = Odd()  # a custom unit HF cannot reproduce
     with pytest.raises(ValueError, match="unit 'morse' has no HF equivalent"):
         tokenizer_json(ours)
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+def test_nsmc_scale_export_agrees_id_for_id(nsmc, tmp_path, unit):
+    """On the movie reviews at scale (20k train reviews, 8k vocab, the first 5k test reviews),
+    ``tokenizers`` and ``transformers`` running our export give our ids for every review (jamo:
+    every review where HF's NFD is our jamo unit; the others are the documented CJK
+    compatibility ideographs / kana)."""
+    import pandas as pd
+
+    transformers = pytest.importorskip("transformers")
+    read = lambda split, n: pd.read_csv(nsmc / f"ratings_{split}.txt", sep="\t", quoting=3,  # noqa: E731
+                                        keep_default_na=False, nrows=n)["document"].astype(str).tolist()
+    train, test = read("train", 20_000), read("test", 5_000)
+    ours = Tokenizer.train(train, vocab_size=8000, unit=unit, show_progress=False)
+    path = ours.to_huggingface(tmp_path / "tokenizer.json")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path), unk_token="<unk>")
+    if unit == "jamo":
+        test = [t for t in test if _nfd_safe(t)]
+    assert len(test) > 4900
+    ids = ours.encode_batch(test)
+    assert [e.ids for e in hf.encode_batch(test, add_special_tokens=False)] == ids
+    assert fast(test, add_special_tokens=False)["input_ids"] == ids
+    assert sum(map(len, ids)) > 3 * len(test)  # real segmentation happened
+    unk = ours.token_to_id("<unk>")
+    checked = 0
+    for t, x in list(zip(test, ids))[:500]:
+        assert unicodedata.normalize("NFC", fast.decode(x)) == ours.decode(x)
+        if unk not in x:
+            assert ours.decode(x) == " ".join(compose_if(unit, t).split())
+            checked += 1
+    assert checked > 450
+
+
+def compose_if(unit: str, text: str) -> str:
+    from korean_bpe.jamo import compose
+
+    return compose(decompose(text)) if unit == "jamo" else text

@@ -153,3 +153,62 @@ def test_lossless_morpheme_mode_round_trip(real_texts):
                 assert back == (compose(decompose(x)) if unit == "jamo" else x), (config, unit, x)
     if not tried:
         pytest.skip("no lossless morpheme pre-tokenizer available")
+
+
+def _lossless_analysers() -> list[str]:
+    out = []
+    for name in ("kiwi", "mecab"):
+        if name not in PRE_TOKENIZERS:
+            continue
+        try:
+            PRE_TOKENIZERS.build({"type": name, "drop": [], "lossless": True})("영화")
+        except (ImportError, ValueError, TypeError, RuntimeError):
+            continue
+        out.append(name)
+    return out
+
+
+@pytest.fixture(scope="module")
+def morpheme_pipelines(real_texts):
+    out = {}
+    for name in _lossless_analysers():
+        pt = PRE_TOKENIZERS.build({"type": name, "drop": [], "lossless": True})
+        for unit in ("syllable", "jamo"):
+            out[name, unit] = Tokenizer.train(real_texts[:300], vocab_size=1500, pre_tokenizer=pt, unit=unit,
+                                              byte_fallback=True, show_progress=False)
+    return out
+
+
+@pytest.mark.parametrize("name", ["kiwi", "mecab"])
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(x=texts)
+def test_lossless_morpheme_mode_round_trip_property(morpheme_pipelines, name, unit, x):
+    """Lossless morpheme mode (a real analyser) gives every text back, as the raw pipeline does."""
+    if (name, unit) not in morpheme_pipelines:
+        pytest.skip(f"{name} (lossless) is not available")
+    tok = morpheme_pipelines[name, unit]
+    assert tok.marker is None and tok.pre_tokenizer.lossless
+    assert tok.decode(tok.encode(x)) == expected_raw(tok, x)
+
+
+@pytest.fixture(scope="module")
+def marked_raw_pipelines(real_texts):
+    return {
+        (unit, marker): Tokenizer.train(real_texts[:400], vocab_size=(3000 if unit == "syllable" else 1200) * 2,
+                                        pre_tokenizer="raw", unit=unit, marker=marker, byte_fallback=True,
+                                        show_progress=False)
+        for unit in ("syllable", "jamo", "byte")
+        for marker in ("</w>", "##")
+    }
+
+
+@pytest.mark.parametrize("marker", ["</w>", "##"])
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+@SETTINGS
+@given(x=texts)
+def test_raw_round_trip_with_word_markers(marked_raw_pipelines, unit, marker, x):
+    """The raw pre-tokenizer stays lossless with the "</w>" and "##" markers (byte fallback on)."""
+    tok = marked_raw_pipelines[unit, marker]
+    assert tok.marker == marker
+    assert tok.decode(tok.encode(x)) == expected_raw(tok, x)

@@ -96,6 +96,57 @@ def test_small_cache_same_ids(ws_syllable, real_texts):
     texts = real_texts[:300]
     assert small.encode_batch(texts) == ws_syllable.encode_batch(texts)
     assert len(small._cache) <= 7
+    if small._compiled is not None:  # the fused whitespace path keeps its own word cache
+        assert small._fused and 0 < small._compiled.cached_words() <= 7
+        small.clear_cache()
+        assert small._compiled.cached_words() == 0
+
+
+def test_clear_cache_keeps_ids(ws_syllable, real_texts):
+    texts = real_texts[:200]
+    first = ws_syllable.encode_batch(texts)
+    if ws_syllable._compiled is not None:
+        assert ws_syllable._compiled.cached_words() > 0
+    ws_syllable.clear_cache()
+    if ws_syllable._compiled is not None:
+        assert ws_syllable._compiled.cached_words() == 0
+    assert ws_syllable.encode_batch(texts) == first == ws_syllable.encode_batch(texts)
+
+
+# White space of every kind str.split() knows (the fused compiled path scans it itself), unknown
+# symbols (the slow path inside the fused loop), astral characters, conjoining jamo.
+_WS_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(list("영화정말재밌다최고진짜ㅋㅠ") + ["영화", "재밌다", "ㅋㅋㅋ", "ㅠㅠ", "😀", "𝔘", "é", "\u1112\u1161\u11ab"]),
+        st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000", "\u200b"]),
+        st.characters(blacklist_categories=("Cs",)),
+    ),
+    max_size=30,
+).map("".join)
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(_WS_TEXT, max_size=6), cache_size=st.sampled_from([1, 3, 1 << 19]))
+def test_fused_whitespace_path_equals_general_path(real_texts, unit, texts, cache_size):
+    if tokenizer_module._CompiledMergeTable is None:
+        pytest.skip("korean_bpe._encode is not compiled here")
+    key = (unit, cache_size)
+    if key not in _FUSED:
+        base = _FUSED.setdefault(unit, Tokenizer.train(real_texts[:300], vocab_size=1500, unit=unit, show_progress=False))
+        fused = Tokenizer(base.model, unit=unit, cache_size=cache_size)
+        general = Tokenizer(base.model, unit=unit, cache_size=cache_size)
+        general._fused = False  # the compiled merge loop through pre_tokenizer.batch + the dict cache
+        _FUSED[key] = fused, general
+    fused, general = _FUSED[key]
+    assert fused._fused
+    expected = general.encode_batch(texts)
+    assert fused.encode_batch(texts) == expected
+    assert [fused.encode(t) for t in texts] == expected
+    assert fused._compiled.cached_words() <= cache_size
+
+
+_FUSED: dict = {}
 
 
 @pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
@@ -392,3 +443,19 @@ def test_morpheme_analysis_mode_default_marker(real_texts):
     assert lossless.marker is None
     for t in texts[:50]:
         assert lossless.decode(lossless.encode(t)) == t
+
+
+def test_encode_batch_from_threads(real_texts):
+    """Threads sharing one tokenizer (small cache, unknown symbols through the slow path, which
+    runs Python code inside the compiled loop) get the ids of a single thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    base = Tokenizer.train(real_texts[:300], vocab_size=1200, byte_fallback=True, show_progress=False)
+    texts = [t + " 😀" + chr(0x4E00 + k) for k, t in enumerate(real_texts[300:900])]
+    expected = base.encode_batch(texts)
+    shared = Tokenizer(base.model, byte_fallback=True, cache_size=50)
+    chunks = [texts[k::7] for k in range(7)] * 3
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(shared.encode_batch, chunks))
+    for chunk, got in zip(chunks, results):
+        assert got == [expected[texts.index(t)] for t in chunk]

@@ -1,0 +1,226 @@
+#!/usr/bin/env python
+"""Encoding benchmark (issue #5): ``Tokenizer.encode_batch`` vs HF ``encode_batch`` vs SentencePiece.
+
+In one run, with identical input (the NSMC test split, 50,000 reviews, in memory):
+
+1. train one tokenizer of ours on the NSMC train split (``whitespace`` pre-tokenizer, ``syllable``
+   unit by default or ``--unit jamo``, marker ``▁``, ``--vocab`` 32k, ``min_frequency=2``), or load
+   one with ``--model DIR`` (a directory written by ``Tokenizer.save``);
+2. export it to a HF ``tokenizer.json`` and load that with ``tokenizers.Tokenizer.from_file``: the
+   same model, so the ids must be equal - the script compares every review and exits non-zero on a
+   difference (jamo: reviews where HF's ``NFD`` normalizer differs from our jamo unit, e.g. ``é``, are
+   counted apart as the documented divergence, see :mod:`korean_bpe.io.hf`);
+3. train a SentencePiece BPE of the same vocab size on the same train texts
+   (``normalization_rule_name="identity"``, ``character_coverage=1.0``; jamo: on the decomposed
+   texts, and it encodes the decomposed test texts, decomposed outside the timer);
+4. time, ``--repeat`` times each, best run reported (the machine is shared):
+
+   * ours ``encode_batch`` cold (``clear_cache()`` before each run: every distinct word segmented)
+     and warm (the cache filled by the previous run);
+   * the same model without the compiled core (the pure-Python fallback used when
+     ``korean_bpe/_encode.pyx`` could not be built), cold and warm, same ids checked;
+   * HF ``Tokenizer.encode_batch(texts, add_special_tokens=False)`` (Rust, all cores through rayon);
+   * HF ``encode_batch_fast`` (no offsets) when this ``tokenizers`` has it;
+   * SentencePiece ``encode(texts, num_threads=cores)``.
+
+It prints reviews/s, the ratio of each to HF ``encode_batch``, and the machine.  Training is not
+timed here (see ``bench_train.py``).
+
+    python benchmarks/bench_encode.py                        # full test split, syllable, 32k
+    python benchmarks/bench_encode.py --unit jamo
+    python benchmarks/bench_encode.py --limit 5000 --train-limit 20000 --vocab 8000   # quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def find_nsmc(explicit: str | None) -> Path:
+    candidates = [Path(explicit)] if explicit else []
+    if os.environ.get("KOREAN_BPE_NSMC_DIR"):
+        candidates.append(Path(os.environ["KOREAN_BPE_NSMC_DIR"]))
+    candidates.append(ROOT.parent / "shared" / "corpora" / "nsmc")
+    for c in candidates:
+        if (c / "ratings_test.txt").is_file():
+            return c
+    raise SystemExit(f"NSMC corpus not found in {[str(c) for c in candidates]}; pass --nsmc-dir")
+
+
+def load_reviews(nsmc: Path, split: str, limit: int | None) -> list[str]:
+    import pandas as pd
+
+    df = pd.read_csv(nsmc / f"ratings_{split}.txt", sep="\t", quoting=3, keep_default_na=False, nrows=limit)
+    return df["document"].astype(str).tolist()
+
+
+def best_of(fn, repeat: int, before=None) -> tuple[object, float]:
+    """Run ``fn`` ``repeat`` times (``before()`` untimed before each); the last result, best time."""
+    best = float("inf")
+    out = None
+    for _ in range(repeat):
+        if before is not None:
+            before()
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return out, best
+
+
+def pure_python(tok):
+    """The same tokenizer without the compiled core (as when ``_encode.pyx`` was not built)."""
+    import korean_bpe.tokenizer as kt
+
+    saved, kt._CompiledMergeTable = kt._CompiledMergeTable, None
+    try:
+        return kt.Tokenizer(tok.model, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok.marker,
+                            byte_fallback=tok.byte_fallback, unk_token=tok.unk_token)
+    finally:
+        kt._CompiledMergeTable = saved
+
+
+def machine_info() -> str:
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    load = " / ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    import sentencepiece
+    import tokenizers
+
+    import korean_bpe
+    from korean_bpe import tokenizer as kt
+
+    compiled = "compiled" if kt._CompiledMergeTable is not None else "pure Python"
+    return (f"{cpu}, {os.cpu_count()} cores, load average {load}; {platform.platform()}; "
+            f"Python {platform.python_version()}; korean_bpe {getattr(korean_bpe, '__version__', '?')} "
+            f"({compiled} merge loop), tokenizers {tokenizers.__version__}, sentencepiece {sentencepiece.__version__}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--nsmc-dir", help="directory with ratings_train.txt / ratings_test.txt")
+    ap.add_argument("--limit", type=int, default=None, help="encode only the first N test reviews (default: all)")
+    ap.add_argument("--train-limit", type=int, default=None, help="train on the first N train reviews (default: all)")
+    ap.add_argument("--vocab", type=int, default=32000, help="vocabulary size of both models (default 32000)")
+    ap.add_argument("--unit", choices=("syllable", "jamo"), default="syllable")
+    ap.add_argument("--min-frequency", type=int, default=2)
+    ap.add_argument("--model", help="load our tokenizer from this directory instead of training it")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs of each; the best is reported (default 3)")
+    ap.add_argument("--no-spm", action="store_true", help="skip SentencePiece")
+    ap.add_argument("--no-pure", action="store_true", help="skip the pure-Python fallback")
+    args = ap.parse_args(argv)
+
+    sys.path.insert(0, str(ROOT))
+    import sentencepiece as spm
+    from tokenizers import Tokenizer as HFTokenizer
+
+    from korean_bpe import Tokenizer
+    from korean_bpe.jamo import decompose
+
+    nsmc = find_nsmc(args.nsmc_dir)
+    test = load_reviews(nsmc, "test", args.limit)
+    n_chars = sum(map(len, test))
+    cores = os.cpu_count() or 1
+    print(f"machine: {machine_info()}")
+    print(f"input: {len(test):,} reviews of {nsmc / 'ratings_test.txt'} ({n_chars:,} characters)")
+
+    train: list[str] | None = None
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpdir = Path(tmp)
+        t0 = time.perf_counter()
+        if args.model:
+            ours = Tokenizer.load(args.model)
+            how = f"loaded from {args.model}"
+        else:
+            train = load_reviews(nsmc, "train", args.train_limit)
+            ours = Tokenizer.train(train, vocab_size=args.vocab, pre_tokenizer="whitespace", unit=args.unit,
+                                   min_frequency=args.min_frequency, show_progress=False)
+            how = f"trained on {len(train):,} train reviews in {time.perf_counter() - t0:.1f} s"
+        unit = getattr(ours.unit, "name", str(ours.unit))
+        print(f"ours: {ours!r}, {how}")
+        hf = HFTokenizer.from_file(str(ours.to_huggingface(tmpdir / "tokenizer.json")))
+
+        sp = None
+        spm_input = test
+        if not args.no_spm:
+            if train is None:
+                train = load_reviews(nsmc, "train", args.train_limit)
+            spm_train = [decompose(t) for t in train] if unit == "jamo" else train
+            spm_input = [decompose(t) for t in test] if unit == "jamo" else test
+            t0 = time.perf_counter()
+            spm.SentencePieceTrainer.train(
+                sentence_iterator=iter(spm_train), model_prefix=str(tmpdir / "spm"), model_type="bpe",
+                vocab_size=ours.vocab_size, character_coverage=1.0, normalization_rule_name="identity",
+                num_threads=cores, minloglevel=2, input_sentence_size=0,
+                max_sentence_length=1 << 16, bos_id=-1, eos_id=-1,
+            )
+            sp = spm.SentencePieceProcessor(model_file=str(tmpdir / "spm.model"))
+            print(f"sentencepiece: BPE, vocab {sp.get_piece_size():,}, trained on the same texts"
+                  f"{' (decomposed into jamo)' if unit == 'jamo' else ''} in {time.perf_counter() - t0:.1f} s")
+
+        # --- identity check: HF runs our exported model ------------------------------------------
+        ours.clear_cache()
+        ids_ours = ours.encode_batch(test)
+        ids_hf = [e.ids for e in hf.encode_batch(test, add_special_tokens=False)]
+        bad = [k for k, (a, b) in enumerate(zip(ids_ours, ids_hf)) if a != b]
+        known = [k for k in bad if unit == "jamo" and unicodedata.normalize("NFD", test[k]) != decompose(test[k])]
+        real = [k for k in bad if k not in set(known)]
+        print(f"ids ours == HF: {len(test) - len(bad):,} / {len(test):,} reviews"
+              + (f" ({len(known)} differ where HF's NFD is not our jamo unit, documented)" if known else ""))
+        if real:
+            k = real[0]
+            print(f"ERROR: {len(real)} reviews differ, first #{k} {test[k]!r}:\n  ours {ids_ours[k]}\n  HF   {ids_hf[k]}")
+            return 1
+        n_tokens = sum(map(len, ids_ours))
+        print(f"tokens: {n_tokens:,} ours/HF ({n_tokens / len(test):.2f} a review)"
+              + (f", {sum(map(len, sp.encode(spm_input))):,} SentencePiece" if sp is not None else ""))
+
+        # --- timings -----------------------------------------------------------------------------
+        rows: list[tuple[str, float]] = []
+        _, t = best_of(lambda: ours.encode_batch(test), args.repeat, before=ours.clear_cache)
+        rows.append(("ours encode_batch, cold cache", t))
+        ours.encode_batch(test)
+        _, t = best_of(lambda: ours.encode_batch(test), args.repeat)
+        rows.append(("ours encode_batch, warm cache", t))
+        if not args.no_pure:
+            pure = pure_python(ours)
+            if pure.encode_batch(test) != ids_ours:
+                print("ERROR: the pure-Python fallback gives other ids than the compiled core")
+                return 1
+            _, t = best_of(lambda: pure.encode_batch(test), args.repeat, before=pure.clear_cache)
+            rows.append(("ours, pure-Python fallback, cold cache", t))
+            _, t = best_of(lambda: pure.encode_batch(test), args.repeat)
+            rows.append(("ours, pure-Python fallback, warm cache", t))
+        _, t = best_of(lambda: hf.encode_batch(test, add_special_tokens=False), args.repeat)
+        rows.append(("HF encode_batch", t))
+        if hasattr(hf, "encode_batch_fast"):
+            _, t = best_of(lambda: hf.encode_batch_fast(test, add_special_tokens=False), args.repeat)
+            rows.append(("HF encode_batch_fast (no offsets)", t))
+        if sp is not None:
+            _, t = best_of(lambda: sp.encode(spm_input, num_threads=cores), args.repeat)
+            rows.append((f"SentencePiece encode, num_threads={cores}", t))
+
+    hf_time = next(t for name, t in rows if name == "HF encode_batch")
+    print(f"\nencode {len(test):,} reviews, {args.unit}, vocab {ours.vocab_size:,}, best of {args.repeat}:")
+    print(f"  {'':<40} {'seconds':>9} {'reviews/s':>12} {'vs HF encode_batch':>19}")
+    for name, t in rows:
+        print(f"  {name:<40} {t:9.3f} {len(test) / t:12,.0f} {hf_time / t:18.2f}x")
+    print(f"(load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+          f"{os.cpu_count()} cores shared with whatever else runs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
