@@ -26,7 +26,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 from . import __version__
 
@@ -42,12 +42,36 @@ class UserError(Exception):
     """A mistake the user can fix; printed as one line, without traceback."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line on stderr (exit status 2), pointing at ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{PROG}: error: {' '.join(message.split())} (see '{self.prog} --help')\n")
+
+
+#: what the columns of the ``compare`` table mean (printed under the table and in ``--help``)
+COMPARE_LEGEND = """\
+columns, measured on the held-out documents (CSV names in brackets):
+  vocab, actual  vocabulary size asked for, and reached (merges stop at --min-frequency 2 first)
+                 [vocab_size, actual_vocab_size]
+  lossless       the pipeline promises decode(encode(text)) == text; whitespace does not
+                 (runs of spaces and indentation come back as one space) [lossless]
+  tok/word       tokens per white-space word, the fertility; lower = shorter [tokens_per_word]
+  chars/tok      characters per token; higher = more compression [chars_per_token]
+  unk%           tokens that are <unk>: symbols never seen in training [unk_rate]
+  whole%         word occurrences encoded as one token (a lone ▁ aside) [whole_word_rate]
+  roundtrip%     texts with decode(encode(text)) == text exactly [round_trip_rate]
+  pretok s       seconds to pre-tokenize train + test (analyzers cache on disk) [pretok_s]
+  train s        seconds to train at the largest vocab size (smaller: truncated) [train_s]
+  enc texts/s    encode_batch throughput, cold word cache, no pre-tokenizing [encode_texts_per_s]"""
+
+
 # --- parser -----------------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The full ``korean-bpe`` parser (one small function per subcommand)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="Korean-aware BPE: train, apply, export and compare tokenizers.",
     )
@@ -138,7 +162,9 @@ def _add_cache(sub: Any) -> None:
 def _add_compare(sub: Any) -> None:
     p = sub.add_parser("compare", help="compare pre-tokenizers x units on held-out text",
                        description="Train every pre-tokenizer x unit strategy on a training split of CORPUS and "
-                                   "measure it on the held-out split (see korean_bpe.compare).")
+                                   "measure it on the held-out split (see korean_bpe.compare.run). A missing "
+                                   "analyzer (kiwi, mecab, or Java for okt) skips its strategies with a note.",
+                       epilog=COMPARE_LEGEND, formatter_class=argparse.RawDescriptionHelpFormatter)
     _corpus_arg(p)
     p.add_argument("--pre-tokenizers", type=_name_list(PRE_TOKENIZER_NAMES), default=list(PRE_TOKENIZER_NAMES),
                    metavar="LIST", help=f"comma-separated (default: {','.join(PRE_TOKENIZER_NAMES)})")
@@ -284,6 +310,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for note in notes:
         _info(f"note: {note}")
     print(format_table(df))
+    if not df.empty:
+        print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0])} training / {int(df['test_docs'].iloc[0])} "
+              f"held-out documents (seed {args.seed}).\n{COMPARE_LEGEND}")
     if args.csv:
         df.to_csv(args.csv, index=False)
         _info(f"wrote {args.csv}")

@@ -53,16 +53,24 @@ def unk_rate(encoded: Iterable[Sequence[int]], *, unk_ids: Collection[int]) -> f
     return _ratio(unknown, total)
 
 
-def whole_word_rate(words_tokens: Iterable[Sequence[object]]) -> float:
+def whole_word_rate(
+    words_tokens: Iterable[Sequence[object]], *, ignore: Collection[object] = (), unk_ids: Collection[object] = ()
+) -> float:
     """Share of words encoded as exactly one token (each item: the tokens of one word alone).
+
+    Tokens in ``ignore`` do not count (e.g. a lone ``▁`` that only stands for the space before the
+    word), and a word that comes out as a single unknown token (in ``unk_ids``) is not whole.
 
     >>> whole_word_rate([[1], [2, 3], [], [4]])
     0.5
+    >>> whole_word_rate([[9, 1], [9, 0], [9, 2, 3]], ignore={9}, unk_ids={0})   # 9: the lone ▁
+    0.3333333333333333
     """
     n = whole = 0
     for toks in words_tokens:
         n += 1
-        whole += len(toks) == 1
+        kept = [t for t in toks if t not in ignore] if ignore else toks
+        whole += len(kept) == 1 and kept[0] not in unk_ids
     return _ratio(whole, n)
 
 

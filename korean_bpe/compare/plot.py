@@ -57,9 +57,10 @@ def plot_comparison(df: pd.DataFrame, path: str | os.PathLike[str] | None = None
         ax.set_xticks(range(len(strategies)))
         ax.set_xticklabels(strategies, rotation=45, ha="right", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
-    axes.flat[0].legend(fontsize=8)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper right", ncol=len(sizes), fontsize=8, frameon=False)
     fig.suptitle(title or "korean_bpe: pre-tokenizer x unit on held-out text")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the title and the legend above the panels
     if path is not None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=110)

@@ -6,8 +6,12 @@
 >>> df[["pre_tokenizer", "unit", "vocab_size", "round_trip_rate"]].to_string(index=False)
 'pre_tokenizer     unit  vocab_size  round_trip_rate\\n   whitespace syllable          40              1.0\\n   whitespace syllable          60              1.0\\n   whitespace     jamo          40              1.0\\n   whitespace     jamo          60              1.0'
 
-How a row is measured (test split = the held-out documents):
+How a row is measured (test split = the held-out documents, or ``test_texts`` when given):
 
+* ``pre_tokenizer``, ``unit``, ``marker`` (the word-boundary marker, ``""`` for none), ``lossless``
+  (the pipeline promises ``decode(encode(x)) == x``: ``raw`` and lossless morpheme modes);
+* ``vocab_size``: the size asked for; ``actual_vocab_size``: the size reached (smaller when merges
+  stopped at ``min_frequency`` first);
 * ``pretok_s``: seconds to pre-tokenize the training and test documents (each pre-tokenizer once,
   shared by its units; analyzers' on-disk caches may make a second run faster);
 * ``train_s``: seconds of ``Tokenizer.train`` on the pre-tokenized training split (counting words,
@@ -16,10 +20,14 @@ How a row is measured (test split = the held-out documents):
 * ``tokens_per_word`` (fertility): tokens of the test texts / their white-space words (어절);
   ``chars_per_token``: characters of the test texts / tokens; ``unk_rate``: ``<unk>`` share of tokens;
 * ``whole_word_rate``: share of the test words (each occurrence) that one token covers, encoding
-  ``" " + word`` so that every pre-tokenizer sees the word as it appears inside a sentence;
-* ``round_trip_rate``: share of test texts with ``decode(encode(text)) == text``;
+  ``" " + word`` so that every pre-tokenizer sees the word as it appears inside a sentence; a token
+  of white space alone (a lone ``▁``) does not count, and a word that is one ``<unk>`` is not whole;
+* ``round_trip_rate``: share of test texts with ``decode(encode(text)) == text`` (measured for every
+  strategy: below 1 for a lossless one only through ``<unk>``; ``whitespace`` also loses runs of
+  spaces and indentation);
 * ``encode_texts_per_s``: ``encode_batch`` throughput over the test texts from a cold word cache
-  (best of three), pre-tokenization excluded (it is ``pretok_s``).
+  (best of three), pre-tokenization excluded (it is ``pretok_s``);
+* ``train_docs``, ``test_docs``: documents in each split.
 
 Documents are taken as single lines: line-break characters inside one (form feeds) become spaces.
 Morpheme analyzers run in lossless mode by default (every morpheme kept, spaces recorded), so that
@@ -30,6 +38,7 @@ uses their analysis mode (particles and punctuation dropped: fewer tokens, no ro
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -41,16 +50,25 @@ from . import metrics
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["compare_strategies", "format_table", "COLUMNS", "MORPHEME_PRE_TOKENIZERS"]
+__all__ = ["compare_strategies", "format_table", "COLUMNS", "DTYPES", "MORPHEME_PRE_TOKENIZERS"]
 
 MORPHEME_PRE_TOKENIZERS = ("okt", "kiwi", "mecab")
 
 #: the columns of the frame :func:`compare_strategies` returns, in order
 COLUMNS = (
-    "pre_tokenizer", "unit", "marker", "vocab_size", "actual_vocab_size", "tokens_per_word", "chars_per_token",
-    "unk_rate", "whole_word_rate", "round_trip_rate", "pretok_s", "train_s", "encode_texts_per_s",
-    "train_docs", "test_docs",
+    "pre_tokenizer", "unit", "marker", "lossless", "vocab_size", "actual_vocab_size", "tokens_per_word",
+    "chars_per_token", "unk_rate", "whole_word_rate", "round_trip_rate", "pretok_s", "train_s",
+    "encode_texts_per_s", "train_docs", "test_docs",
 )
+
+#: the dtype of each column (an empty frame has them too)
+DTYPES: dict[str, str] = {
+    "pre_tokenizer": "object", "unit": "object", "marker": "object", "lossless": "bool",
+    "vocab_size": "int64", "actual_vocab_size": "int64", "tokens_per_word": "float64",
+    "chars_per_token": "float64", "unk_rate": "float64", "whole_word_rate": "float64",
+    "round_trip_rate": "float64", "pretok_s": "float64", "train_s": "float64",
+    "encode_texts_per_s": "float64", "train_docs": "int64", "test_docs": "int64",
+}
 
 
 class _Memo:
@@ -124,6 +142,7 @@ def _merges_for(model: Any, vocab_size: int) -> int | None:
 def compare_strategies(
     texts: Sequence[str],
     *,
+    test_texts: Sequence[str] | None = None,
     pre_tokenizers: Sequence[Any] = ("raw", "whitespace", "okt", "kiwi", "mecab"),
     units: Sequence[str] = ("syllable", "jamo", "byte"),
     vocab_sizes: Sequence[int] = (4000,),
@@ -133,13 +152,19 @@ def compare_strategies(
     morpheme_lossless: bool = True,
     show_progress: bool | None = None,
     notes: list[str] | None = None,
+    tokenizers: dict[tuple[str, str, int], Any] | None = None,
 ) -> pd.DataFrame:
     """One row per pre-tokenizer x unit x vocabulary size, measured on a held-out split.
 
     ``texts`` are documents; a seeded shuffle holds out ``test_fraction`` of them (see
-    :func:`korean_bpe.compare.metrics.split_indices`).  A pre-tokenizer whose analyzer is missing
-    (no Java, package not installed) or a strategy that cannot be trained is skipped; the reason is
-    appended to ``notes`` when a list is given.  See the module docstring for each column.
+    :func:`korean_bpe.compare.metrics.split_indices`), unless ``test_texts`` are given: then every
+    one of ``texts`` is trained on and ``test_texts`` are measured (e.g. NSMC's own test split).
+    A pre-tokenizer whose analyzer is missing (no Java, package not installed) or a strategy that
+    cannot be trained is skipped, one line saying why appended to ``notes`` when a list is given.
+    When a dict is given as ``tokenizers``, it receives the :class:`~korean_bpe.Tokenizer` of each row
+    under ``(pre_tokenizer, unit, vocab_size)``, e.g. to look at how each strategy cuts a text.
+    The columns and their dtypes are :data:`COLUMNS` and :data:`DTYPES`; the module docstring says
+    how each one is measured.
     """
     pd = _require_pandas()
     from ..tokenizer import Tokenizer
@@ -148,14 +173,29 @@ def compare_strategies(
     if not texts or not all(isinstance(t, str) for t in texts):
         raise ValueError("texts must be a non-empty sequence of strings (documents)")
     texts = [_one_line(t) for t in texts]
+    if isinstance(vocab_sizes, (int, str)) or not all(
+        isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in vocab_sizes
+    ):
+        raise TypeError(f"vocab_sizes must be a sequence of ints such as [2000, 4000], got {vocab_sizes!r}")
     sizes = sorted({int(v) for v in vocab_sizes})
     if not sizes or sizes[0] < 1:
-        raise ValueError(f"vocab_sizes must hold positive ints, got {list(vocab_sizes)!r}")
+        raise ValueError(f"vocab_sizes must hold positive ints such as [2000, 4000], got {list(vocab_sizes)!r}")
+    if isinstance(pre_tokenizers, str) or isinstance(units, str):
+        raise TypeError("pre_tokenizers and units must be sequences of names, e.g. units=['syllable'], not a string")
     if not units or not pre_tokenizers:
         raise ValueError("pre_tokenizers and units must each name at least one strategy")
-    train_idx, test_idx = metrics.split_indices(len(texts), test_fraction=test_fraction, seed=seed)
-    train = [texts[i] for i in train_idx]
-    test = [texts[i] for i in test_idx]
+    if test_texts is None:
+        train_idx, test_idx = metrics.split_indices(len(texts), test_fraction=test_fraction, seed=seed)
+        train = [texts[i] for i in train_idx]
+        test = [texts[i] for i in test_idx]
+    else:
+        test_texts = list(test_texts)
+        if not all(isinstance(t, str) for t in test_texts):
+            raise TypeError("test_texts must be a sequence of strings (documents) or None")
+        test = [_one_line(t) for t in test_texts if t.strip()]  # blank documents say nothing
+        if not test:
+            raise ValueError("test_texts holds no non-blank document: give some text to measure, or None")
+        train = texts
     word_counts = Counter(w for t in test for w in t.split())
     probes = [" " + w for w in word_counts]
     n_words = sum(word_counts.values())
@@ -167,6 +207,7 @@ def compare_strategies(
     try:
         for spec in pre_tokenizers:
             label = spec if isinstance(spec, str) else getattr(spec, "name", str(spec))
+            _describe(bar, f"{label}: pre-tokenizing")
             try:
                 pt = _build_pre_tokenizer(spec, morpheme_lossless)
                 label = _label(spec, pt)
@@ -176,7 +217,7 @@ def compare_strategies(
                 table = dict(zip(train + test, words))
                 table.update(zip(probes, pt.batch(probes, show_progress=False)))
             except (ImportError, RuntimeError, OSError, ValueError) as exc:
-                notes.append(f"skipped {label}: {' '.join(str(exc).split())}")
+                notes.append(f"skipped {label} ({', '.join(units)}): {' '.join(str(exc).split())}")
                 _advance(bar, len(units))
                 continue
             memo = _Memo(pt, table)
@@ -199,15 +240,18 @@ def compare_strategies(
                         continue
                     tok = Tokenizer(full.model.truncate(n), pre_tokenizer=memo, unit=full.unit, marker=full.marker,
                                     unk_token=full.unk_token)
+                    if tokenizers is not None:
+                        tokenizers[(label, unit, size)] = tok
                     rows.append(_measure(tok, test, word_counts, n_words, n_chars) | {
-                        "pre_tokenizer": label, "unit": unit, "marker": full.marker or "", "vocab_size": size,
+                        "pre_tokenizer": label, "unit": unit, "marker": full.marker or "",
+                        "lossless": bool(getattr(pt, "lossless", False)), "vocab_size": size,
                         "pretok_s": pretok_s, "train_s": train_s, "train_docs": len(train), "test_docs": len(test),
                     })
                 _advance(bar, 1)
     finally:
         if bar is not None:
             bar.close()
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(DTYPES)
 
 
 def _measure(tok: Any, test: list[str], word_counts: Counter[str], n_words: int, n_chars: int) -> dict[str, Any]:
@@ -222,12 +266,14 @@ def _measure(tok: Any, test: list[str], word_counts: Counter[str], n_words: int,
     decoded = [tok.decode(ids) for ids in encoded]
     probe_ids = tok.encode_batch([" " + w for w in word_counts])
     whole = [ids for ids, c in zip(probe_ids, word_counts.values()) for _ in range(c)]
+    # tokens that decode to white space alone (a lone ▁) stand for the space before the word
+    space_ids = {i for i in {i for ids in probe_ids for i in ids} if not tok.decode([i]).strip()}
     return {
         "actual_vocab_size": tok.vocab_size,
         "tokens_per_word": metrics.fertility(n_tokens=n_tokens, n_words=n_words),
         "chars_per_token": metrics.chars_per_token(n_chars=n_chars, n_tokens=n_tokens),
         "unk_rate": metrics.unk_rate(encoded, unk_ids=unk_ids),
-        "whole_word_rate": metrics.whole_word_rate(whole),
+        "whole_word_rate": metrics.whole_word_rate(whole, ignore=space_ids, unk_ids=unk_ids),
         "round_trip_rate": metrics.round_trip_rate(test, decoded),
         "encode_texts_per_s": metrics.throughput(len(test), encode_s),
     }
@@ -238,7 +284,8 @@ def format_table(df: pd.DataFrame) -> str:
     if df.empty:
         return "(no strategy could be measured)"
     short = {
-        "pre_tokenizer": "pre-tok", "unit": "unit", "vocab_size": "vocab", "actual_vocab_size": "actual",
+        "pre_tokenizer": "pre-tok", "unit": "unit", "lossless": "lossless", "vocab_size": "vocab",
+        "actual_vocab_size": "actual",
         "tokens_per_word": "tok/word", "chars_per_token": "chars/tok", "unk_rate": "unk%",
         "whole_word_rate": "whole%", "round_trip_rate": "roundtrip%", "pretok_s": "pretok s",
         "train_s": "train s", "encode_texts_per_s": "enc texts/s",
@@ -246,6 +293,7 @@ def format_table(df: pd.DataFrame) -> str:
     out = df[list(short)].copy()
     for col in ("unk_rate", "whole_word_rate", "round_trip_rate"):
         out[col] = out[col] * 100
+    out["lossless"] = ["yes" if v else "no" for v in out["lossless"]]
     out = out.rename(columns=short)
     formats = {"tok/word": "{:.3f}", "chars/tok": "{:.3f}", "unk%": "{:.2f}", "whole%": "{:.1f}",
                "roundtrip%": "{:.1f}", "pretok s": "{:.2f}", "train s": "{:.2f}", "enc texts/s": "{:,.0f}"}
