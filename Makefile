@@ -7,7 +7,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench install clean
 
-$(STAMP): pyproject.toml setup.py
+# The compiled core is rebuilt when a .pyx changes (the install is editable).
+$(STAMP): pyproject.toml setup.py $(wildcard korean_bpe/*.pyx korean_bpe/*/*.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[all,dev]"
@@ -27,4 +28,5 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_encode.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info korean_bpe/**/*.so
+	rm -rf $(VENV) build *.egg-info
+	find korean_bpe \( -name '*.so' -o -name '*.cpp' \) -delete

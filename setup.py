@@ -42,7 +42,12 @@ def extensions():
         )
         for src in sources
     ]
-    return cythonize(exts, language_level=3, quiet=True)
+    try:
+        return cythonize(exts, language_level=3, quiet=True)
+    except Exception as exc:  # a Cython error must not stop the install: fall back, say so
+        print(f"korean_bpe: Cython could not translate the compiled core ({exc}); using the pure-Python fallback",
+              file=sys.stderr)
+        return []
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

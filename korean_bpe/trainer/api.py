@@ -63,6 +63,9 @@ def train_bpe(
     - ``engine``: ``"auto"`` (compiled when built, else pure Python), or one of ``"compiled"``,
       ``"python"``, ``"reference"`` (the slow textbook loop) to force it.
 
+    The cyclic garbage collector is paused while training (millions of small lists, no cycles)
+    and restored afterwards, also on error; other threads see it paused meanwhile.
+
     Tie rule (HF ``BpeTrainer``'s, written once in :mod:`korean_bpe.trainer.ties`): the pair with
     the highest count goes first; among equal counts, the pair of smaller ids ``(left, right)``
     (compare left ids, then right ids), where special tokens take the first ids, the alphabet the
@@ -98,10 +101,17 @@ def _train(
     id_to_token, words, counts, alphabet, prefix = prepared
     initial_size = len(id_to_token)
     if vocab_size is not None and vocab_size < initial_size:
+        if vocab_size <= len(specials):
+            raise ValueError(
+                f"vocab_size={vocab_size} leaves no room after the {len(specials)} special tokens "
+                f"({', '.join(map(repr, specials[:3]))}{', ...' if len(specials) > 3 else ''}) and the "
+                f"{len(alphabet)} alphabet symbols; use vocab_size >= {initial_size} (byte fallback alone "
+                "adds 256 special tokens)"
+            )
         raise ValueError(
             f"vocab_size={vocab_size} is smaller than the {len(specials)} special tokens + {len(alphabet)} "
             f"alphabet symbols ({initial_size}); use vocab_size >= {initial_size}, or limit_alphabet="
-            f"{max(0, vocab_size - len(specials))} to shrink the alphabet"
+            f"{vocab_size - len(specials)} to shrink the alphabet"
         )
     max_merges = num_merges if num_merges is not None else sys.maxsize
     target = min(n for n in (num_merges, None if vocab_size is None else vocab_size - initial_size) if n is not None)
