@@ -56,6 +56,11 @@ _SUFFIX = ".sqlite3"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _BUSY_TIMEOUT_MS = 120_000
 _LOOKUP_BATCH = 500  # SQLite allows 999+ parameters; stay well below
+#: get_many scans the whole namespace when asked for at least _SCAN_MIN texts and the namespace
+#: holds at most _SCAN_RATIO times as many entries (a sequential read beats 500-key lookups)
+_SCAN_MIN = 20_000
+_SCAN_RATIO = 3
+_SCAN_BATCH = 20_000
 
 
 class CacheError(RuntimeError):
@@ -185,7 +190,16 @@ class AnalysisCache:
     # -- entries ------------------------------------------------------------------------------
 
     def get_many(self, ns: int, texts: Iterable[str]) -> dict[str, Any]:
-        """``{text: analysis}`` for the texts found in namespace ``ns`` (missing ones are absent)."""
+        """``{text: analysis}`` for the texts found in namespace ``ns`` (missing ones are absent).
+
+        Asked for many texts (a warm run over a corpus), it reads the namespace in one scan when
+        that is at most a few times more rows than asked for; otherwise it looks the keys up.
+        """
+        texts = texts if isinstance(texts, (list, tuple, set, dict)) else list(texts)
+        if len(texts) >= _SCAN_MIN:
+            (n,) = self._conn.execute("SELECT COUNT(*) FROM entries WHERE ns = ?", (ns,)).fetchone()
+            if n <= _SCAN_RATIO * len(texts):
+                return self._scan(ns, texts)
         keyed: dict[bytes, str] = {text_key(t): t for t in texts}
         keys = list(keyed)
         found: dict[str, Any] = {}
@@ -193,11 +207,27 @@ class AnalysisCache:
         for i in range(0, len(keys), _LOOKUP_BATCH):
             part = keys[i : i + _LOOKUP_BATCH]
             marks = ",".join("?" * len(part))
-            for key, text, value in c.execute(
+            rows = c.execute(
                 f"SELECT key, text, value FROM entries WHERE ns = ? AND key IN ({marks})", (ns, *part)
-            ):
+            ).fetchall()
+            if not rows:
+                continue
+            # one JSON parse per query, not per row: the values are JSON texts, so is their list
+            values = json.loads("[" + ",".join(row[2] for row in rows) + "]")
+            for (key, text, _), value in zip(rows, values):
                 if keyed[key] == text:  # guards the (astronomically unlikely) hash collision
-                    found[text] = json.loads(value)
+                    found[text] = value
+        return found
+
+    def _scan(self, ns: int, texts: Iterable[str]) -> dict[str, Any]:
+        wanted = texts if isinstance(texts, (set, dict)) else set(texts)
+        found: dict[str, Any] = {}
+        cur = self._conn.execute("SELECT text, value FROM entries WHERE ns = ?", (ns,))
+        while batch := cur.fetchmany(_SCAN_BATCH):
+            rows = [row for row in batch if row[0] in wanted]
+            if rows:  # one JSON parse per batch, as in get_many
+                values = json.loads("[" + ",".join(row[1] for row in rows) + "]")
+                found.update(zip((row[0] for row in rows), values))
         return found
 
     def put_many(self, ns: int, items: Iterable[tuple[str, Any]]) -> int:

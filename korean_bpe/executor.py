@@ -7,9 +7,11 @@ call works in a thread, a process pool or on a cluster.  The analyzers never see
 :mod:`korean_bpe.pre_tokenizers._analyzer` cuts the uncached texts into chunks and maps one
 "analyze this chunk" task over them.
 
-Two executors ship: :class:`SerialExecutor` (in this process) and :class:`LocalProcessExecutor`
-(a pool of worker processes, started with ``spawn``; each worker loads its analyzer once, e.g.
-starts its own JVM for Okt, and keeps it for every later chunk).
+Three executors ship: :class:`SerialExecutor` (in this process), :class:`LocalProcessExecutor`
+(a pool of worker processes, started with ``spawn``; each worker loads its analyzer once and
+keeps it for every later chunk: the default for analyzers that hold the GIL) and
+:class:`ThreadExecutor` (threads in this process, for analyzers that release the GIL and are
+thread-safe: Okt, whose one JVM then serves every core and warms up once).
 
 A corpus too big for one machine plugs in an existing engine here, without touching the
 analyzers, e.g. with Dask (not a dependency; a sketch)::
@@ -37,10 +39,13 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-__all__ = ["Executor", "SerialExecutor", "LocalProcessExecutor", "default_workers", "shared_process_executor"]
+__all__ = [
+    "Executor", "SerialExecutor", "ThreadExecutor", "LocalProcessExecutor", "default_workers",
+    "shared_process_executor", "shared_thread_executor",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -72,6 +77,64 @@ class SerialExecutor:
 
     def __repr__(self) -> str:
         return "SerialExecutor()"
+
+
+class ThreadExecutor:
+    """``workers`` threads in this process: for analyzers that release the GIL while they work
+    and are thread-safe (Okt: every call runs inside the JVM, which JPype enters without the
+    GIL), so that one analyzer (one JVM, warmed up once) serves every core.
+
+    >>> with ThreadExecutor(workers=2) as ex:
+    ...     list(ex.map(len, ["아이언맨", "ㅠㅠ", ""]))
+    [4, 2, 0]
+    """
+
+    def __init__(self, workers: int | None = None, *, prefetch: int = 3) -> None:
+        if workers is not None and (not isinstance(workers, int) or workers < 1):
+            raise ValueError(f"workers must be a positive int or None (one per core), got {workers!r}")
+        self.workers = workers or default_workers()
+        self.prefetch = prefetch
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="korean_bpe")
+            pool = self._pool
+        window: deque[Future[R]] = deque()
+        limit = self.workers * self.prefetch
+        try:
+            for item in items:
+                window.append(pool.submit(fn, item))
+                if len(window) >= limit:
+                    yield window.popleft().result()
+            while window:
+                yield window.popleft().result()
+        finally:
+            for f in window:
+                f.cancel()
+
+    def shutdown(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"workers": self.workers, "prefetch": self.prefetch}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["workers"], prefetch=state["prefetch"])  # type: ignore[misc]
+
+    def __enter__(self) -> ThreadExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    def __repr__(self) -> str:
+        return f"ThreadExecutor(workers={self.workers})"
 
 
 class LocalProcessExecutor:
@@ -158,8 +221,22 @@ def shared_process_executor(workers: int | None = None) -> LocalProcessExecutor:
         return ex
 
 
+_SHARED_THREADS: dict[int, ThreadExecutor] = {}
+
+
+def shared_thread_executor(workers: int | None = None) -> ThreadExecutor:
+    """One long-lived :class:`ThreadExecutor` per worker count, shared by this process."""
+    n = workers or default_workers()
+    with _SHARED_LOCK:
+        ex = _SHARED_THREADS.get(n)
+        if ex is None:
+            ex = _SHARED_THREADS[n] = ThreadExecutor(n)
+        return ex
+
+
 @atexit.register
 def _shutdown_shared() -> None:
-    for ex in list(_SHARED.values()):
+    for ex in [*_SHARED.values(), *_SHARED_THREADS.values()]:
         ex.shutdown()
     _SHARED.clear()
+    _SHARED_THREADS.clear()

@@ -13,7 +13,7 @@ from korean_bpe._optional import MissingDependencyError
 from korean_bpe.pre_tokenizers import KiwiPreTokenizer, MecabPreTokenizer, PreTokenizer, get_pre_tokenizer
 from korean_bpe.pre_tokenizers import kiwi as kiwi_module
 from korean_bpe.pre_tokenizers import mecab as mecab_module
-from korean_bpe.pre_tokenizers._sejong import compose_with_offsets, merge_spans
+from korean_bpe.pre_tokenizers._sejong import compose_with_offsets, merge_spans, split_white_space
 from korean_bpe.pre_tokenizers.base import LINE_BREAKS
 
 pytest.importorskip("kiwipiepy")
@@ -109,6 +109,26 @@ def test_edge_expectations(default, lossless):
     assert default("ᄒᆞᆫ글") == ["ᄒᆞᆫ글"]  # old Hangul passes through whole
     assert lossless(" ") == ["▁"]
     assert lossless("영화\n\n좋다") == ["영화", "\n", "\n", "좋", "다"]
+
+
+@pytest.mark.parametrize("space", [" ", "\u3000", "\t", "  "])
+def test_words_never_hold_white_space(name, space):
+    """Kiwi knows multi-word proper nouns: ``미션 임파서블`` is one NNP morpheme over the space.
+    A word with a space cannot go into merges.txt, so it becomes one word per run."""
+    text = f"미션{space}임파서블 봤다"
+    assert get_pre_tokenizer(name)(text) == ["미션", "임파서블", "봤", "다"]
+    assert get_pre_tokenizer(name, drop=())(text) == ["미션", "임파서블", "봤", "다"]
+    lossless = get_pre_tokenizer(name, lossless=True)
+    pieces = lossless(text)
+    assert lossless.restore(pieces) == text
+    assert pieces == (["미션", "▁임파서블", "▁봤", "다"] if space == " " else
+                      ["미션", "▁▁임파서블", "▁봤", "다"] if space == "  " else ["미션", space, "임파서블", "▁봤", "다"])
+    assert get_pre_tokenizer(name).batch([text, text]) == [["미션", "임파서블", "봤", "다"]] * 2
+
+
+def test_split_white_space_keeps_the_drop_flag():
+    assert split_white_space("미션 임파서블은", [(0, 7, True), (7, 8, False)]) == [(0, 2, True), (3, 7, True), (7, 8, False)]
+    assert split_white_space(" \t ", [(0, 3, True)]) == []
 
 
 def test_nfd_input_is_analysed_as_syllables(default, lossless):
@@ -274,7 +294,11 @@ def test_missing_analyzer_gives_the_install_line(monkeypatch, name, module, attr
 
 def test_batch_equals_per_text_on_real_texts(default, real_texts):
     texts = [*real_texts, "", " ", "ㅋㅋ", unicodedata.normalize("NFD", real_texts[0])]
-    assert default.batch(texts) == [default(t) for t in texts]
+    out = default.batch(texts)
+    assert out == [default(t) for t in texts]
+    assert not [w for ws in out for w in ws if any(c.isspace() for c in w)]
+    keep_all = get_pre_tokenizer(default.name, drop=())
+    assert not [w for ws in keep_all.batch(texts) for w in ws if any(c.isspace() for c in w)]
 
 
 def test_lossless_on_real_texts(lossless, real_texts):
@@ -309,7 +333,7 @@ def test_any_text(name, text):
     words = default(text)
     cursor = 0
     for w in words:
-        assert w and text.find(w, cursor) >= 0
+        assert w and text.find(w, cursor) >= 0 and not any(c.isspace() for c in w)
         cursor = text.find(w, cursor) + len(w)
     assert default.batch([text, "", text]) == [words, [], words]
 

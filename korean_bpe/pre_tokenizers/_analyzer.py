@@ -16,9 +16,12 @@ An analyzer plugs in with two things:
   1. duplicates are analyzed once;
   2. texts found in the on-disk cache (:mod:`korean_bpe.cache`, keyed by the text and the spec)
      are not analyzed again;
-  3. the rest is cut into chunks mapped over an executor (:mod:`korean_bpe.executor`): a shared
-     local process pool, one analyzer per worker, when there is enough work and more than one
-     core; this process otherwise;
+  3. the rest is cut into chunks mapped over an executor (:mod:`korean_bpe.executor`) when
+     there is more than one core: shared threads of this process for analyzers that release
+     the GIL (``AnalyzerSpec.threads``, e.g. Okt: one JVM for every core; from ``THREADS_MIN``
+     texts), else a shared local process pool, one analyzer per worker, when there is enough
+     work to pay for starting it (``PARALLEL_MIN`` texts and ``PARALLEL_MIN_CHARS``
+     characters); this process otherwise;
   4. each finished chunk is written to the cache in one transaction (a killed run keeps the
      chunks it finished), with a tqdm progress bar on long runs in a terminal.
 
@@ -44,7 +47,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..executor import Executor, SerialExecutor, default_workers, shared_process_executor
+from ..executor import (
+    Executor, SerialExecutor, ThreadExecutor, default_workers, shared_process_executor, shared_thread_executor,
+)
 
 __all__ = ["AnalyzerSpec", "BatchAnalyzer", "split_analyzer"]
 
@@ -53,6 +58,12 @@ AnalyzeFn = Callable[[list[str]], list[Any]]
 #: below this many texts to analyze, the work stays in this process (a worker pool costs a few
 #: seconds to start: a new interpreter, and for Okt a JVM that still has to warm up)
 PARALLEL_MIN = 4000
+#: ... and this many characters (about 6,000 reviews; less work than this is done sooner here
+#: than by fresh workers that must first start, and for Okt warm up, their own analyzer)
+PARALLEL_MIN_CHARS = 200_000
+#: for analyzers that run in threads (``AnalyzerSpec.threads``) starting costs nothing: a few
+#: chunks' worth of texts is enough
+THREADS_MIN = 2000
 #: above this many texts to analyze, a progress bar is shown (when ``show_progress`` is None and
 #: stderr is a terminal)
 PROGRESS_MIN = 2000
@@ -66,6 +77,9 @@ class AnalyzerSpec:
     version: str
     options: tuple[tuple[str, Any], ...]
     factory: str
+    #: ``analyze`` releases the GIL and is thread-safe: run in threads of this process, not in
+    #: worker processes (never part of the cache key: it does not change the analysis)
+    threads: bool = False
 
     def cache_spec(self) -> dict[str, Any]:
         """The JSON that keys the cache namespace: analyzer, version and options."""
@@ -165,11 +179,13 @@ class BatchAnalyzer:
             warnings.warn(f"analysis cache disabled for this run: {exc}", RuntimeWarning, stacklevel=4)
             self._cache_warned = True
 
-    def _choose_executor(self, n_missing: int) -> Executor:
+    def _choose_executor(self, missing: list[str]) -> Executor:
         if self.executor is not None:
             return self.executor
         workers = self.workers or default_workers()
-        if workers > 1 and n_missing >= PARALLEL_MIN:
+        if workers > 1 and self.spec.threads and len(missing) >= THREADS_MIN:
+            return shared_thread_executor(workers)
+        if workers > 1 and len(missing) >= PARALLEL_MIN and sum(map(len, missing)) >= PARALLEL_MIN_CHARS:
             return shared_process_executor(workers)
         return SerialExecutor()
 
@@ -201,13 +217,15 @@ class BatchAnalyzer:
                     cache.close()
                     cache, ns = None, None
             missing = [t for t in unique if t not in results]
-            executor = self._choose_executor(len(missing)) if missing else SerialExecutor()
+            executor = self._choose_executor(missing) if missing else SerialExecutor()
             chunks = self._chunks(missing, executor) if missing else []
             self.last_stats = {
                 "texts": len(texts), "unique": len(unique), "cached": len(unique) - len(missing),
                 "analyzed": len(missing), "chunks": len(chunks), "executor": repr(executor),
             }
             if chunks:
+                if isinstance(executor, ThreadExecutor):
+                    self.spec.load()  # in the calling thread: a JVM starts here, its errors surface here
                 if show_progress is None:
                     show_progress = len(missing) >= PROGRESS_MIN and _stderr_is_tty()
                 bar = _progress(len(missing), f"{self.spec.name} analysis", enabled=bool(show_progress))

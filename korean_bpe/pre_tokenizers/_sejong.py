@@ -39,6 +39,10 @@ A word is always a substring of the input: Kiwi reports morpheme *forms* (``했`
 (``아닐까``, ``함``), exactly as Okt's default (``stem=False``) gives surfaces.  A merged word is
 dropped only when all its morphemes are (``난`` = ``나/NP`` + ``ㄴ/JX`` stays).
 
+A word never holds white space, in any mode: Kiwi has multi-word proper nouns (``미션 임파서블``
+is one ``NNP`` morpheme), and such a morpheme becomes one word per run of non-white-space
+characters (``미션``, ``임파서블``; lossless: ``미션``, ``▁임파서블``), see :func:`split_white_space`.
+
 Text in NFD (conjoining jamo) is analysed in its composed form (see :func:`korean_bpe.jamo.compose`)
 so the analyzer sees syllables; offsets are mapped back, and words are slices of the original.
 
@@ -60,7 +64,7 @@ from .base import LINE_BREAKS, BasePreTokenizer, pieces_from_spans, raw_pieces, 
 
 __all__ = [
     "GENERIC_NAMES", "JOSA_TAGS", "SejongPreTokenizer", "resolve_drop", "merge_spans",
-    "compose_with_offsets",
+    "compose_with_offsets", "split_white_space",
 ]
 
 GENERIC_NAMES: tuple[str, ...] = ("Josa", "Punctuation", "Foreign")
@@ -68,6 +72,8 @@ GENERIC_NAMES: tuple[str, ...] = ("Josa", "Punctuation", "Foreign")
 JOSA_TAGS: tuple[str, ...] = ("JKS", "JKC", "JKG", "JKO", "JKB", "JKV", "JKQ", "JX", "JC")
 
 _SPLIT_AGAIN = re.compile(f"[ {re.escape(LINE_BREAKS)}]")
+_WHITE = re.compile(r"\s")  # str.isspace() characters: spaces, tabs, line breaks, U+3000, ...
+_NOT_WHITE_RUN = re.compile(r"\S+")
 _LEADING_JAMO = re.compile("[\u1100-\u1112]")  # compose() changes nothing without one
 _SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates: not encodable, analysers refuse them
 #: batches at least this long show a progress bar when ``show_progress`` is None (in a terminal)
@@ -133,6 +139,26 @@ def merge_spans(
         else:
             words.append([start, end, keep])
     return [(s, e, k) for s, e, k in words]
+
+
+def split_white_space(text: str, spans: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
+    """Cut every span that holds white space into its runs of non-white-space characters.
+
+    Kiwi knows multi-word proper nouns (``미션 임파서블``/NNP, one morpheme over a space); a word
+    must never hold white space (``merges.txt`` is space-separated), so such a morpheme becomes
+    one word per run: ``미션``, ``임파서블`` (``미션``, ``▁임파서블`` in lossless mode).
+
+    >>> split_white_space("미션 임파서블 봤다", [(0, 7, True), (8, 9, True)])
+    [(0, 2, True), (3, 7, True), (8, 9, True)]
+    """
+    out: list[tuple[int, int, bool]] = []
+    search = _WHITE.search
+    for s, e, k in spans:
+        if search(text, s, e) is None:
+            out.append((s, e, k))
+        else:
+            out.extend((m.start(), m.end(), k) for m in _NOT_WHITE_RUN.finditer(text, s, e))
+    return out
 
 
 def compose_with_offsets(text: str) -> tuple[str, list[int] | None]:
@@ -231,6 +257,7 @@ class SejongPreTokenizer(BasePreTokenizer):
         spans = merge_spans(morphemes, self._drop_set)
         if offsets is not None:
             spans = [(offsets[s], offsets[e], k) for s, e, k in spans]
+        spans = split_white_space(text, spans)
         if not self.lossless:
             return [w for s, e, keep in spans if keep and not (w := text[s:e]).isspace()]
         pieces = pieces_from_spans(text, [(s, e) for s, e, _ in spans])

@@ -1,0 +1,394 @@
+"""The ``okt`` pre-tokenizer on the real JVM (konlpy 0.6.0, open-korean-text 2.1.0).
+
+Nothing is mocked except to inject faults (a broken Java, a broken JPype).  Every batch here runs
+with ``cache=False`` (the cache has its own tests in ``test_cache.py``), so each one really goes
+through the joined JVM calls and, where asked, the worker processes.
+"""
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import unicodedata
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from korean_bpe.pre_tokenizers import PreTokenizer, get_pre_tokenizer
+from korean_bpe.pre_tokenizers import _analyzer
+from korean_bpe.pre_tokenizers.base import LINE_BREAKS
+from korean_bpe.pre_tokenizers.okt import DEFAULT_DROP, OKT_TAGS, JavaNotFoundError, OktPreTokenizer, okt_version
+
+pytest.importorskip("konlpy")
+pytest.importorskip("jpype")
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+SEED = "스파이더맨, 슈퍼맨, 배트맨, 아이언맨은 올해 최고의 영화가 아닐까 생각함"
+SEED_WORDS = ["스파이더맨", "슈퍼맨", "배트맨", "아이언맨", "올해", "최고", "영화", "아닐까", "생각", "함"]
+LONG = "어제 IMAX 스파이더맨봤는데 쩔어!! ㅋㅋ " * 300  # ~8,000 characters on one line
+EDGE = [
+    "", " ", "ㅋㅋㅋ", "ㅠㅠ", "먹겠습니당!", "😉한국어abc123", "ᄒᆞᆫ글", "감사히 먹겠습니당!",
+    unicodedata.normalize("NFD", "한국어 영화를 봤다"), "NFD 섞임: " + unicodedata.normalize("NFD", "돈날림") + " 끝",
+    "...!!! ?? ~~ ^^ ;; ★☆ (\"\")", "\t\n\r\n", "영화\t좋다\n\n굿\r\n", "  앞뒤 공백  ", "a\x00b 한국",
+    "\ue000 구분자 \ue000", "😉\xa0😉 좋다", "😉\u2028😉", "x\u3000y 한국", "lone \ud800 surrogate 한국",
+    "https://naver.com 에서 #해시태그 @멘션 봄", "漢字 ひらがな Привет ①②", "\t앞 탭", "뒤 탭\t", "끝 줄바꿈\n", LONG,
+]
+
+
+@pytest.fixture(scope="module")
+def okt():
+    return OktPreTokenizer(cache=False)
+
+
+@pytest.fixture(scope="module")
+def lossless():
+    return OktPreTokenizer(lossless=True, cache=False)
+
+
+@pytest.fixture(scope="module")
+def keep_all():
+    return OktPreTokenizer(drop=(), cache=False)
+
+
+def assert_slices(words, text):
+    """Words are non-empty slices of ``text``, in order, without white space."""
+    cursor = 0
+    for w in words:
+        assert w and not any(c.isspace() for c in w), (w, text)
+        i = text.find(w, cursor)
+        assert i >= 0, (w, text)
+        cursor = i + len(w)
+
+
+def assert_lossless_pieces(pieces, text, pt):
+    assert pt.restore(pieces) == text
+    assert all(pieces)
+    for p in pieces:  # no piece holds a space or joins a line break to anything
+        assert " " not in p
+        assert not (set(p) & set(LINE_BREAKS)) or len(p) == 1
+
+
+# -- the seed sentence and the golden dictionary -----------------------------------------------
+
+def test_seed_sentence(okt):
+    assert okt(SEED) == SEED_WORDS
+    assert okt.batch([SEED, SEED]) == [SEED_WORDS, SEED_WORDS]
+
+
+def test_golden_dictionary_of_the_okt_tutorial(okt, okt_sentences):
+    """The classic tutorial: counting the default words of its seven sentences gives exactly the
+    47-entry dictionary of data/okt_tutorial_expected.json (konlpy 0.6.0)."""
+    expected = json.loads((DATA / "okt_tutorial_expected.json").read_text(encoding="utf-8"))
+    assert expected["analyzer"] == "okt" and tuple(expected["drop"]) == DEFAULT_DROP
+    assert len(okt_sentences) == 7 and len(expected["counts"]) == 47
+    counts = Counter(w for s in okt_sentences for w in okt(s))
+    assert dict(counts) == expected["counts"]
+    assert list(counts) == list(expected["counts"])  # first-seen order too
+    assert Counter(w for ws in okt.batch(okt_sentences) for w in ws) == counts
+
+
+def test_pos_is_konlpys_pos(okt):
+    from konlpy.tag import Okt
+
+    for text in [SEED, "어제 배트맨 봤는데 ㅠㅠ ㄹㅇ 돈날림ㅠㅠ!!", "먹겠습니당!"]:
+        assert okt.pos(text) == Okt().pos(text)
+
+
+# -- edge strings -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", EDGE, ids=lambda t: repr(t[:20]))
+def test_edge_strings(okt, lossless, keep_all, text):
+    for pt in (okt, keep_all):
+        words = pt(text)
+        assert isinstance(words, list)
+        assert_slices(words, text)
+        assert pt.restore(words) == " ".join(words)
+    assert_lossless_pieces(lossless(text), text, lossless)
+    # every mode drops exactly the white space and nothing else with drop=()
+    assert "".join(keep_all(text)) == "".join(text.split())
+
+
+def test_edge_expectations(okt, lossless, keep_all):
+    assert okt("") == [] and okt(" ") == [] and okt("\t\n\r\n") == []
+    assert lossless("") == [] and lossless(" ") == ["▁"]
+    assert okt("ㅋㅋㅋ") == ["ㅋㅋㅋ"] and okt("ㅠㅠ") == ["ㅠㅠ"]  # KoreanParticle: kept
+    assert okt("먹겠습니당!") == ["먹겠", "습", "니당"]  # Okt's own (odd) analysis, "!" dropped
+    assert lossless("먹겠습니당!") == ["먹겠", "습", "니당", "!"]
+    assert okt("😉한국어abc123") == ["한국어", "abc", "123"]  # the emoji is Foreign: dropped
+    assert keep_all("😉한국어abc123") == ["😉", "한국어", "abc", "123"]
+    # old Hangul is Foreign to Okt: dropped by default, kept whole with drop=()
+    assert okt("ᄒᆞᆫ글") == ["글"] and keep_all("ᄒᆞᆫ글") == ["ᄒᆞᆫ", "글"]
+    assert okt("...!!! ?? ~~ ^^ ;; ★☆ (\"\")") == []
+    # tabs and line breaks: never words; lossless keeps them, each line break a piece
+    assert okt("영화\t좋다\n\n굿\r\n") == ["영화", "좋다", "굿"]
+    assert lossless("영화\t좋다\n\n굿\r\n") == ["영화", "\t", "좋다", "\n", "\n", "굿", "\r", "\n"]
+    # Okt's Foreign runs may hold white space Java does not split on: cut into words
+    assert keep_all("😉\xa0😉 좋다") == ["😉", "😉", "좋다"]
+    assert lossless("😉\u2028😉") == ["😉", "\u2028", "😉"]
+    # characters the JVM bridge cannot take (lone surrogates) are kept, not a crash
+    assert keep_all("lone \ud800 x") == ["lone", "\ud800", "x"]
+
+
+def test_nfd_input_gets_the_nfc_analysis(okt, lossless):
+    """Okt reads conjoining jamo as Foreign; we hand it the composed text and slice the words
+    out of the original, so NFD input gives the NFC words in NFD characters."""
+    nfc = "어제 배트맨 봤는데 돈날림 한국어 영화를 봤다"
+    nfd = unicodedata.normalize("NFD", nfc)
+    assert okt(nfd) == [unicodedata.normalize("NFD", w) for w in okt(nfc)]
+    assert okt(nfd) and all(unicodedata.is_normalized("NFD", w) for w in okt(nfd))
+    assert lossless(nfd) == [unicodedata.normalize("NFD", w) for w in lossless(nfc)]
+    mixed = "영화 " + unicodedata.normalize("NFD", "돈날림") + "ㅠㅠ 😉 끝"
+    assert lossless.restore(lossless(mixed)) == mixed
+    assert okt.batch([nfd, mixed]) == [okt(nfd), okt(mixed)]
+
+
+def test_very_long_line(okt, lossless):
+    words = okt(LONG)
+    assert words[:5] == ["어제", "IMAX", "스파이더맨", "봤는데", "쩔어"]
+    assert words.count("ㅋㅋ") == 300 and len(words) == 1800
+    assert lossless.restore(lossless(LONG)) == LONG
+    assert okt.batch([LONG, SEED, LONG]) == [words, SEED_WORDS, words]
+
+
+# -- options ----------------------------------------------------------------------------------
+
+def test_norm_and_stem_rewrite_surfaces():
+    assert OktPreTokenizer(stem=True, cache=False)("어제 IMAX 봤는데 쩔어!") == ["어제", "IMAX", "보다", "쩔다"]
+    plain, norm = OktPreTokenizer(cache=False), OktPreTokenizer(norm=True, cache=False)
+    assert plain("그래욬ㅋㅋ 안녕하세욬ㅋㅋㅋ") == ["그래욬", "ㅋㅋ", "안녕하세", "욬", "ㅋㅋㅋ"]
+    assert norm("그래욬ㅋㅋ 안녕하세욬ㅋㅋㅋ") == ["그래요", "ㅋㅋ", "안녕하세요", "ㅋㅋㅋ"]
+    texts = ["사랑햌ㅋㅋ", "어제 IMAX 봤는데 쩔어!", SEED, "", "됔ㅋㅋ 그래욬ㅋㅋ"]
+    for pt in (norm, OktPreTokenizer(norm=True, stem=True, cache=False)):
+        assert pt.batch(texts) == [pt(t) for t in texts]
+
+
+@pytest.mark.parametrize("kwargs", [{"norm": True}, {"stem": True}, {"norm": True, "stem": True}])
+def test_norm_stem_refused_in_lossless_mode(kwargs):
+    with pytest.raises(ValueError, match="lossless=True cannot restore text that norm/stem rewrote"):
+        OktPreTokenizer(lossless=True, **kwargs)
+    with pytest.raises(ValueError, match="norm=False, stem=False"):
+        get_pre_tokenizer({"type": "okt", "drop": [], "lossless": True, **kwargs})
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"drop": "Josa"}, TypeError, "not the string 'Josa'"),
+        ({"drop": ("Josa", "NNG")}, ValueError, r"unknown Okt tags \['NNG'\]"),
+        ({"drop": ("Josa",), "lossless": True}, ValueError, "needs drop=()"),
+        ({"norm": 1}, TypeError, "norm must be True or False"),
+        ({"lossless": "yes"}, TypeError, "lossless must be True or False"),
+        ({"workers": 0}, ValueError, "workers must be a positive int"),
+    ],
+)
+def test_bad_options(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        OktPreTokenizer(**kwargs)
+
+
+def test_type_errors(okt):
+    with pytest.raises(TypeError, match="text must be a str"):
+        okt(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="item 1 is int"):
+        okt.batch(["ok", 3])  # type: ignore[list-item]
+
+
+def test_drop_option_and_tags(keep_all):
+    assert OKT_TAGS >= set(DEFAULT_DROP)
+    nouns_only = OktPreTokenizer(drop=sorted(OKT_TAGS - {"Noun"}), cache=False)
+    assert nouns_only(SEED) == ["스파이더맨", "슈퍼맨", "배트맨", "아이언맨", "올해", "최고", "영화", "생각", "함"]
+    assert keep_all(SEED) == [w.lstrip("▁") for w in OktPreTokenizer(lossless=True, cache=False)(SEED)]
+
+
+def test_config_round_trip_and_pickle(okt, lossless):
+    assert okt.to_config() == {"type": "okt", "drop": ["Josa", "Punctuation", "Foreign"], "norm": False,
+                               "stem": False, "lossless": False}
+    assert lossless.to_config() == {"type": "okt", "drop": [], "norm": False, "stem": False, "lossless": True}
+    for pt in (okt, lossless, OktPreTokenizer(stem=True, drop=("Josa",), cache=False)):
+        cfg = pt.to_config()
+        again = get_pre_tokenizer(json.loads(json.dumps(cfg)))
+        assert again == pt and again.to_config() == cfg and again(SEED) == pt(SEED)
+        assert isinstance(pt, PreTokenizer)
+        copy = pickle.loads(pickle.dumps(pt))
+        assert copy == pt and copy(SEED) == pt(SEED) and copy._batcher.cache is False
+    assert okt_version().startswith("konlpy 0.6.0; open-korean-text 2.1.0; format ")
+
+
+# -- real texts: batch == per text, lossless ---------------------------------------------------
+
+#: texts that cannot share a joined JVM call (see okt_analyzer) or stress the joining
+AWKWARD = ["", " ", "\t탭으로 시작", "탭으로 끝\t", "줄바꿈 끝\n", "공백 뒤 탭 \t", "\ue000 구분자", "a\x00b",
+           "   ", "ㅋㅋ", "ㅋㅋ", SEED, "\n\n", "끝 공백  ", "😉\u2028😉"]
+
+
+@pytest.fixture(scope="module")
+def batch_texts(real_texts):
+    texts = [*real_texts[:1500], *AWKWARD, *real_texts[1500:], *real_texts[:50]]  # duplicates too
+    return texts
+
+
+@pytest.fixture(scope="module")
+def per_text(okt, lossless, batch_texts):
+    """The reference: each text analysed alone (one JVM call each)."""
+    return {"default": [okt(t) for t in batch_texts], "lossless": [lossless(t) for t in batch_texts]}
+
+
+def test_batch_equals_per_text_serial(batch_texts, per_text):
+    """Joined JVM calls (pieces joined by spaces, texts by separators) never change the output
+    (cache off, this thread)."""
+    assert len(batch_texts) > 2000
+    okt = OktPreTokenizer(cache=False, workers=1)
+    assert okt.batch(batch_texts) == per_text["default"]
+    assert okt._batcher.last_stats["executor"] == "SerialExecutor()"
+    lossless = OktPreTokenizer(lossless=True, cache=False, workers=1)
+    assert lossless.batch(batch_texts) == per_text["lossless"]
+
+
+def test_batch_equals_per_text_two_threads(okt, lossless, batch_texts, per_text):
+    """The default: two threads calling this process's JVM at once."""
+    pt = OktPreTokenizer(cache=False, workers=2)
+    assert pt.batch(batch_texts) == per_text["default"]
+    stats = pt._batcher.last_stats
+    assert stats["executor"] == "ThreadExecutor(workers=2)" and stats["chunks"] >= 8
+    pt = OktPreTokenizer(cache=False, workers=2, lossless=True)
+    assert pt.batch(batch_texts) == per_text["lossless"]
+
+
+def test_batch_equals_per_text_two_worker_processes(monkeypatch, batch_texts, per_text):
+    """The same through the shared pool of two worker processes (two more JVMs)."""
+    monkeypatch.setattr(_analyzer, "PARALLEL_MIN", 100)  # our ~2,000 texts would otherwise stay here
+    monkeypatch.setattr(_analyzer, "PARALLEL_MIN_CHARS", 100)
+    pt = OktPreTokenizer(cache=False, workers=2, threads=False)
+    assert pt.batch(batch_texts) == per_text["default"]
+    stats = pt._batcher.last_stats
+    assert stats["executor"] == "LocalProcessExecutor(workers=2)" and stats["chunks"] >= 8
+
+
+def test_lossless_on_real_texts(lossless, real_texts, per_text, batch_texts):
+    for text, pieces in zip(batch_texts, per_text["lossless"]):
+        if "▁" not in text:
+            assert_lossless_pieces(pieces, text, lossless)
+    assert sum("▁" not in t for t in real_texts) > 1900
+
+
+def test_default_words_on_real_texts(per_text, batch_texts, keep_all):
+    for text, words in zip(batch_texts, per_text["default"]):
+        assert_slices(words, text)
+    assert sum(map(len, per_text["default"])) > 10 * len(batch_texts)
+
+
+HANGULISH = st.text(
+    alphabet=st.one_of(
+        st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3),
+        st.characters(min_codepoint=0x1100, max_codepoint=0x11FF),
+        st.characters(min_codepoint=0x3131, max_codepoint=0x318E),
+        st.sampled_from(list(" \n\t\r.!?,~^ㅋabc123😉漢\x00\u2028\u200b\ufeff\xa0\ue000")),
+        st.characters(),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(texts=st.lists(st.one_of(st.text(max_size=40), HANGULISH), min_size=1, max_size=6))
+def test_any_text(texts):
+    """Arbitrary Unicode (lone surrogates, NUL, old Hangul, NFD, our own separator): lossless
+    round trip, words are slices without white space, batch == per text."""
+    texts = [t.replace("▁", "") for t in texts]
+    okt, lossless = OktPreTokenizer(cache=False, drop=()), OktPreTokenizer(lossless=True, cache=False)
+    per_text = [okt(t) for t in texts]
+    for t, words in zip(texts, per_text):
+        assert_slices(words, t)
+        assert lossless.restore(lossless(t)) == t
+    assert okt.batch(texts) == per_text
+    assert lossless.batch(texts) == [lossless(t) for t in texts]
+
+
+# -- Java missing or broken: one clear error ----------------------------------------------------
+
+FAULT_REPORT = """
+import sys
+from korean_bpe.pre_tokenizers.okt import OktPreTokenizer, JavaNotFoundError
+pt = OktPreTokenizer(cache=False, workers={workers}, threads={threads})
+try:
+    pt.batch(["한국어 문장"] * {n})
+except JavaNotFoundError as exc:
+    print("JavaNotFoundError|" + str(exc) + "|" + str(exc.__suppress_context__ or exc.__cause__ is not None)
+          + "|" + pt._batcher.last_stats["executor"])
+"""
+
+
+def run_with_fault(prelude: str, *, env: dict | None = None, workers: int = 1, n: int = 1, threads: bool = True) -> list[str]:
+    code = prelude + FAULT_REPORT.format(workers=workers, n=n, threads=threads)
+    if workers > 1:  # go through the worker pool even for a few texts
+        code = code.replace("from korean_bpe.pre_tokenizers.okt", "import korean_bpe.pre_tokenizers._analyzer as a; a.PARALLEL_MIN = a.PARALLEL_MIN_CHARS = a.THREADS_MIN = 1\nfrom korean_bpe.pre_tokenizers.okt", 1)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return proc.stdout.strip().split("|")
+
+
+def assert_java_message(parts: list[str], *fragments: str) -> None:
+    assert parts[0] == "JavaNotFoundError", parts
+    message = parts[1]
+    for f in (*fragments, "Install a JDK", "apt install openjdk-17-jdk", "JAVA_HOME",
+              "'whitespace', 'raw', 'kiwi' and 'mecab' work without Java"):
+        assert f in message, (f, message)
+    assert parts[2] == "True"  # raised `from None`/with a cause kept: no JPype traceback chain shown
+
+
+def test_no_java_found():
+    """JPype finds no JVM at all (as on a machine without Java)."""
+    prelude = (
+        "import jpype\n"
+        "def nowhere(): raise jpype.JVMNotFoundException('No JVM shared library file (libjvm.so) found. "
+        "Try setting up the JAVA_HOME environment variable properly.')\n"
+        "jpype.getDefaultJVMPath = nowhere\n"
+    )
+    assert_java_message(run_with_fault(prelude), "No Java runtime was found", "JVMNotFoundException")
+
+
+@pytest.fixture(scope="module")
+def broken_java_home(tmp_path_factory):
+    """A JAVA_HOME whose libjvm.so is not a library: JPype picks it, the JVM cannot start."""
+    home = tmp_path_factory.mktemp("broken_jdk")
+    (home / "lib" / "server").mkdir(parents=True)
+    (home / "lib" / "server" / "libjvm.so").write_text("not a shared library")
+    return str(home)
+
+
+def test_broken_java(broken_java_home):
+    parts = run_with_fault("", env={"JAVA_HOME": broken_java_home})
+    assert_java_message(parts, "failed to start", broken_java_home)
+    assert parts[3] == "SerialExecutor()"
+
+
+def test_broken_java_in_worker_processes(broken_java_home):
+    """The error crosses the process pool intact (JavaNotFoundError pickles)."""
+    parts = run_with_fault("", env={"JAVA_HOME": broken_java_home}, workers=2, n=50, threads=False)
+    assert_java_message(parts, "failed to start")
+    assert parts[3] == "LocalProcessExecutor(workers=2)"
+    parts = run_with_fault("", env={"JAVA_HOME": broken_java_home}, workers=2, n=50)
+    assert_java_message(parts, "failed to start")
+    assert parts[3] == "ThreadExecutor(workers=2)"
+
+
+def test_broken_jpype():
+    prelude = "import sys\nsys.modules['jpype'] = None  # `import jpype` now raises ImportError\n"
+    assert_java_message(run_with_fault(prelude), "JPype", "pip install --force-reinstall JPype1")
+
+
+def test_building_okt_imports_no_java():
+    """Importing korean_bpe, building the pre-tokenizer and its config start no JVM."""
+    code = (
+        "import sys, korean_bpe\n"
+        "from korean_bpe.pre_tokenizers import get_pre_tokenizer\n"
+        "from korean_bpe.pre_tokenizers.okt import okt_version\n"
+        "pt = get_pre_tokenizer('okt', drop=('Josa',)); pt.to_config(); repr(pt); okt_version()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('konlpy', 'jpype', '_jpype')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
