@@ -37,6 +37,7 @@ import atexit
 import multiprocessing
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -137,6 +138,21 @@ class ThreadExecutor:
         return f"ThreadExecutor(workers={self.workers})"
 
 
+def _exit_with_parent(parent: int, interval: float = 1.0) -> None:
+    """Worker initializer: end this worker when ``parent`` is gone.
+
+    A pool parent killed with SIGKILL cannot stop its workers, and a worker holding a JVM would
+    otherwise live on as an orphan; a daemon thread notices the new parent pid and exits.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="korean_bpe-exit-with-parent", daemon=True).start()
+
+
 class LocalProcessExecutor:
     """A pool of ``workers`` processes on this machine (default: one per core).
 
@@ -165,7 +181,8 @@ class LocalProcessExecutor:
         with self._lock:
             if self._pool is None:
                 ctx = multiprocessing.get_context(self.start_method)
-                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+                                                 initializer=_exit_with_parent, initargs=(os.getpid(),))
             return self._pool
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:

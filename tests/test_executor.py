@@ -1,0 +1,61 @@
+"""The executor seam: results in order, and no worker outlives a parent killed with SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from korean_bpe.executor import LocalProcessExecutor, SerialExecutor, ThreadExecutor
+
+
+@pytest.mark.parametrize("make", [SerialExecutor, lambda: ThreadExecutor(2), lambda: LocalProcessExecutor(2)])
+def test_map_keeps_order_and_laziness(make):
+    ex = make()
+    try:
+        words = ["아이언맨", "ㅠㅠ", "", "스파이더맨"] * 20
+        assert list(ex.map(len, iter(words))) == [len(w) for w in words]
+    finally:
+        getattr(ex, "shutdown", lambda: None)()
+
+
+_PARENT = """
+import os, sys, time
+from korean_bpe.executor import LocalProcessExecutor
+ex = LocalProcessExecutor(2)
+list(ex.map(abs, range(4)))
+print(" ".join(str(p) for p in ex._pool._processes), flush=True)
+time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (already exited, not yet reaped) counts as gone
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_exit_when_the_parent_is_killed():
+    proc = subprocess.Popen([sys.executable, "-c", _PARENT], stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(p) for p in proc.stdout.readline().split()]
+        assert len(workers) == 2 and all(_alive(p) for p in workers)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 20
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(_alive(p) for p in workers), "pool workers outlived their killed parent"
+    finally:
+        proc.kill()
