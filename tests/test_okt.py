@@ -277,7 +277,10 @@ def test_lossless_on_real_texts(lossless, real_texts, per_text, batch_texts):
 def test_default_words_on_real_texts(per_text, batch_texts, keep_all):
     for text, words in zip(batch_texts, per_text["default"]):
         assert_slices(words, text)
-    assert sum(map(len, per_text["default"])) > 10 * len(batch_texts)
+    # Josa, punctuation and foreign tokens go, the rest stays: reviews and the embedded legal
+    # text both keep about two thirds of the morphemes.
+    kept, every = sum(map(len, per_text["default"])), sum(map(len, per_text["lossless"]))
+    assert 0.5 * every < kept < 0.9 * every, (kept, every)
 
 
 HANGULISH = st.text(
