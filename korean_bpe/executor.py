@@ -67,6 +67,23 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _windowed_map(pool: Any, fn: Callable[[T], R], items: Iterable[T], limit: int) -> Iterator[R]:
+    """``pool.submit(fn, item)`` for each item, in order, with at most ``limit`` tasks in flight,
+    so that a huge iterable is never submitted at once; tasks still queued are cancelled when the
+    caller stops early."""
+    window: deque[Future[R]] = deque()
+    try:
+        for item in items:
+            window.append(pool.submit(fn, item))
+            if len(window) >= limit:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+    finally:
+        for f in window:
+            f.cancel()
+
+
 class SerialExecutor:
     """Runs every task here, one after the other (no pickling, no extra process)."""
 
@@ -103,18 +120,7 @@ class ThreadExecutor:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="korean_bpe")
             pool = self._pool
-        window: deque[Future[R]] = deque()
-        limit = self.workers * self.prefetch
-        try:
-            for item in items:
-                window.append(pool.submit(fn, item))
-                if len(window) >= limit:
-                    yield window.popleft().result()
-            while window:
-                yield window.popleft().result()
-        finally:
-            for f in window:
-                f.cancel()
+        return _windowed_map(pool, fn, items, self.workers * self.prefetch)
 
     def shutdown(self) -> None:
         with self._lock:
@@ -187,18 +193,7 @@ class LocalProcessExecutor:
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         pool = self._get_pool()
-        window: deque[Future[R]] = deque()
-        limit = self.workers * self.prefetch
-        try:
-            for item in items:
-                window.append(pool.submit(fn, item))
-                if len(window) >= limit:
-                    yield window.popleft().result()
-            while window:
-                yield window.popleft().result()
-        finally:
-            for f in window:
-                f.cancel()
+        return _windowed_map(pool, fn, items, self.workers * self.prefetch)
 
     def shutdown(self) -> None:
         """Stop the worker processes (a later :meth:`map` starts new ones)."""
