@@ -128,7 +128,8 @@ def test_morpheme_boundaries_by_hand_against_real_kiwi() -> None:
 def test_gold_boundaries_from_lossless_pieces() -> None:
     text = "아이언맨은 올해  봤다!!"
     pieces = ["아이언맨", "은", "▁올해", "▁▁봤", "다", "!!"]
-    assert align_words(text, pieces) == [[0, 1, 2, 3], [4], [5, 6, 7], [8, 9, 10], [11], [12, 13]]
+    assert align_words(text, pieces) == [(0, 0), (4, 0), (5, 0), (8, 0), (11, 0), (12, 0)]
+    assert align_words("영화 좋다", ["▁영화", "▁좋다"]) == [(-1, 1), (2, 0)]  # SentencePiece's dummy prefix
     assert run._gold_boundaries([text], [pieces], [metrics.word_spans(text)]) == \
         [[frozenset({4}), frozenset(), frozenset({11, 12})]]
 
@@ -186,6 +187,25 @@ def test_rows_are_measured_through_the_public_encode_path(sweep_texts: list[str]
             assert len(pieces) == len(seg.encode_batch([text])[0])
             assert all(0 <= a <= b <= len(text) for _, a, b in pieces)
             assert [a for _, a, _ in pieces] == sorted(a for _, a, _ in pieces)
+
+
+def test_probe_is_fitted_on_a_seeded_sample_of_the_training_split(sweep_texts: list[str]) -> None:
+    labels = [int(len(t) > 30) for t in sweep_texts]
+    segs: dict = {}
+    df = compare(sweep_texts, labels=labels, strategies=["whitespace/syllable"], vocab_sizes=[900], gold=None,
+                 seed=5, probe_train_docs=100, show_progress=False, segmenters=segs)
+    train_idx, test_idx = metrics.split_indices(len(sweep_texts), test_fraction=0.1, seed=5)
+    import random
+
+    sample = sorted(random.Random(5).sample(range(len(train_idx)), 100))
+    tok = segs[("whitespace/syllable", 900)].tokenizer
+    train = [sweep_texts[train_idx[i]] for i in sample]
+    test = [sweep_texts[i] for i in test_idx]
+    expected = metrics.probe_accuracy(tok.encode_batch(train), [labels[train_idx[i]] for i in sample],
+                                      tok.encode_batch(test), [labels[i] for i in test_idx], seed=5)
+    assert df["probe_accuracy"].item() == expected
+    with pytest.raises(ValueError, match="probe_train_docs"):
+        compare(sweep_texts, labels=labels, strategies=["whitespace/syllable"], probe_train_docs=0)
 
 
 # -- choosing strategies ---------------------------------------------------------------------------

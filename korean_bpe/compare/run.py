@@ -58,7 +58,8 @@ words of the original text), ``T`` = tokens of ``encode_batch``:
   bytes, not all of it; ``jamo_token_rate``: share holding jamo that do not make whole syllables;
 * ``round_trip_rate``: share of held-out documents with ``decode(encode(x)) == x``;
 * ``probe_accuracy``: with ``labels`` and ``eval_labels``, a seeded logistic regression on
-  bag-of-token counts, fitted on the training split and scored on the held-out one;
+  bag-of-token counts, fitted on the training split (a seeded sample of ``probe_train_docs``,
+  20,000 by default) and scored on the held-out one;
 * ``train_s`` (seconds to train at the largest size: shared by the smaller, truncated sizes;
   counting for a baseline, the peer's own trainer at each size), ``pretok_s`` (seconds to
   pre-tokenize training + held-out texts, once per pre-tokenizer; NaN for peers and the
@@ -88,6 +89,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..pre_tokenizers.base import LINE_BREAKS
+from ..units import SPACE_MARK
 from . import metrics
 from .legacy import compare_strategies
 from .segmenters import BaselineSegmenter, BPESegmenter, Segmenter, align_words
@@ -122,7 +124,7 @@ BASELINES: dict[str, tuple[str, str]] = {
     "baseline/word": ("word", "whitespace"),
 }
 #: held-out texts timed for ``encode_texts_per_s`` (the first ones; all when fewer)
-THROUGHPUT_TEXTS = 5000
+THROUGHPUT_TEXTS = 2000
 _PEER_NAMES_FALLBACK = ("sentencepiece-bpe", "sentencepiece-unigram", "hf-bpe", "hf-wordpiece", "kiwi-bpe",
                         "kiwi-swtokenizer")
 
@@ -251,10 +253,10 @@ def _gold_boundaries(test: list[str], words: list[list[str]], word_spans: list[l
     out = []
     for text, ws, spans in zip(test, words, word_spans):
         morph = []
-        for positions in align_words(text, ws):
-            covered = [p for p in positions if p is not None and not text[p].isspace()]
-            if covered:
-                morph.append((covered[0], covered[-1] + 1))
+        for w, (base, z) in zip(ws, align_words(text, ws)):
+            start = base + max(len(w) - len(w.lstrip(SPACE_MARK)), z)  # the morpheme, not the spaces before it
+            if start < base + len(w):
+                morph.append((start, base + len(w)))
         out.append(metrics.internal_boundaries(morph, spans))
     return out
 
@@ -351,6 +353,11 @@ class _Pretok:
     def __init__(self, train: list[str], test: list[str]) -> None:
         self.train, self.test = train, test
         self._done: dict[str, Any] = {}
+        self._aligned: dict[str, dict[str, Any]] = {}
+
+    def aligned(self, key: str) -> dict[str, Any]:
+        """A dict shared by the segmenters of one pre-tokenization: text -> ``align_words``."""
+        return self._aligned.setdefault(key, {})
 
     def get(self, key: str) -> tuple[Any, list[list[str]], list[list[str]], dict[str, list[str]], float]:
         """(pre-tokenizer, training words, held-out words, text -> words, seconds); raises the
@@ -372,11 +379,49 @@ class _Pretok:
         pt = get_pre_tokenizer(name, **options)
         pt("한국어 시험")  # start the analyzer now: a missing Java or package shows here
         start = time.perf_counter()
-        words = pt.batch(self.train + self.test, show_progress=False)
+        words = _batch_cached(pt, self.train + self.test)
         seconds = time.perf_counter() - start
         n = len(self.train)
         table = dict(zip(self.train + self.test, words))
         return pt, words[:n], words[n:], table, seconds
+
+
+def _batch_cached(pt: Any, texts: list[str]) -> list[list[str]]:
+    """``pt.batch(texts)``; for an analyzer without an on-disk cache of its own (``kiwi``, ``mecab``:
+    they have ``analyzer_version``), the words are kept in :mod:`korean_bpe.cache` under the
+    analyzer's name, keyed by its version and config, so that a second comparison reads them back."""
+    version = getattr(pt, "analyzer_version", None)
+    if version is None:
+        return pt.batch(texts, show_progress=False)
+    import warnings
+
+    from ..cache import AnalysisCache
+
+    unique = list(dict.fromkeys(texts))
+    found: dict[str, list[str]] = {}
+    cache = None
+    try:
+        cache = AnalysisCache(pt.name)
+        ns = cache.namespace({"analyzer": f"{pt.name} words (korean_bpe.compare)", "version": version,
+                              "options": pt.to_config()})
+        found = cache.get_many(ns, unique)
+    except Exception as exc:  # a broken cache costs time, never the run
+        warnings.warn(f"{pt.name} words cache disabled for this comparison: {exc}", RuntimeWarning, stacklevel=2)
+        if cache is not None:
+            cache.close()
+        cache = None
+    missing = [t for t in unique if t not in found]
+    if missing:
+        words = pt.batch(missing, show_progress=False)
+        found.update(zip(missing, words))
+        if cache is not None:
+            try:
+                cache.put_many(ns, zip(missing, words))
+            except Exception as exc:
+                warnings.warn(f"{pt.name} words not cached: {exc}", RuntimeWarning, stacklevel=2)
+    if cache is not None:
+        cache.close()
+    return [found[t] for t in texts]
 
 
 def _one_line(text: str) -> str:
@@ -403,6 +448,7 @@ def compare(
     segmenters: dict[tuple[str, int], Segmenter] | None = None,
     test_fraction: float = 0.1,
     min_frequency: int = 2,
+    probe_train_docs: int | None = 20_000,
 ) -> pd.DataFrame:
     """One row per strategy x vocabulary size, measured on held-out text (see the module docstring).
 
@@ -412,6 +458,8 @@ def compare(
     text; taken from the split when ``eval_texts`` is None) turn on ``probe_accuracy``.
     ``gold``: ``"kiwi"``, ``"mecab"``, ``"okt"`` or None (no morpheme-boundary metrics).
     ``min_frequency``: the BPE trainer's (merges seen fewer times stop training).
+    ``probe_train_docs``: the probe is fitted on a seeded sample of at most this many training
+    documents (the same for every row; None: all of them), which keeps it to seconds a row.
 
     A strategy whose analyzer or peer library is missing, or that cannot be trained, is skipped;
     each skip appends one line ``"skipped X: why"`` to ``notes`` when a list is given.
@@ -426,6 +474,16 @@ def compare(
         raise ValueError(f"gold={gold!r} is not an analyzer; use one of {GOLD_ANALYZERS} or None")
     if not isinstance(min_frequency, int) or min_frequency < 1:
         raise ValueError(f"min_frequency must be a positive int, got {min_frequency!r}")
+    if probe_train_docs is not None and (not isinstance(probe_train_docs, int) or probe_train_docs < 1):
+        raise ValueError(f"probe_train_docs must be a positive int or None (all), got {probe_train_docs!r}")
+    probe_idx: list[int] | None = None
+    if train_labels is not None:
+        probe_idx = list(range(len(train)))
+        if probe_train_docs is not None and len(train) > probe_train_docs:
+            import random
+
+            probe_idx = sorted(random.Random(seed).sample(probe_idx, probe_train_docs))
+        train_labels = [train_labels[i] for i in probe_idx]
     notes = notes if notes is not None else []
     held = _HeldOut(test, test_labels)
     pretok = _Pretok(train, test)
@@ -445,8 +503,8 @@ def compare(
                          f"korean_bpe.compare.peers is not available ({_why(exc)})")
     bar = _progress(len(names), show_progress)
     rows: list[dict[str, Any]] = []
-    context = {"train": train, "train_labels": train_labels, "sizes": sizes, "held": held, "pretok": pretok,
-               "seed": seed, "min_frequency": min_frequency, "notes": notes, "peers": peers_module}
+    context = {"train": train, "train_labels": train_labels, "probe_idx": probe_idx, "sizes": sizes, "held": held,
+               "pretok": pretok, "seed": seed, "min_frequency": min_frequency, "notes": notes, "peers": peers_module}
     try:
         for name in names:
             _describe(bar, name)
@@ -564,10 +622,12 @@ def _bpe_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
             n += 1
         tok = full if n == len(full.model.merges) else Tokenizer(
             full.model.truncate(n), pre_tokenizer=pt, unit=full.unit, marker=full.marker, unk_token=full.unk_token)
-        seg = BPESegmenter(tok, strategy=name, pre_tokenizer=strategy.source, words=table)
+        seg = BPESegmenter(tok, strategy=name, pre_tokenizer=strategy.source, words=table,
+                           aligned=ctx["pretok"].aligned(strategy.source))
         yield seg, size, {
             "encoded": seg.encode_pretokenized(test_words),
-            "train_encoded": seg.encode_pretokenized(train_words) if ctx["train_labels"] is not None else None,
+            "train_encoded": None if ctx["probe_idx"] is None else
+            seg.encode_pretokenized([train_words[i] for i in ctx["probe_idx"]]),
             "train_s": train_s, "pretok_s": pretok_s,
         }
 
@@ -617,10 +677,12 @@ def _baseline_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
         seg = full.truncate(size)
         if test_words is not None:
             encoded = seg.encode_pretokenized(test_words)
-            train_encoded = seg.encode_pretokenized(train_words) if ctx["train_labels"] is not None else None
+            train_encoded = None if ctx["probe_idx"] is None else \
+                seg.encode_pretokenized([train_words[i] for i in ctx["probe_idx"]])
         else:
             encoded = seg.encode_batch(ctx["held"].texts)
-            train_encoded = seg.encode_batch(ctx["train"]) if ctx["train_labels"] is not None else None
+            train_encoded = None if ctx["probe_idx"] is None else \
+                seg.encode_batch([ctx["train"][i] for i in ctx["probe_idx"]])
         yield seg, size, {"encoded": encoded, "train_encoded": train_encoded, "train_s": train_s, "pretok_s": pretok_s}
 
 
@@ -641,7 +703,8 @@ def _peer_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
             continue
         yield seg, size, {
             "encoded": seg.encode_batch(ctx["held"].texts),
-            "train_encoded": seg.encode_batch(ctx["train"]) if ctx["train_labels"] is not None else None,
+            "train_encoded": None if ctx["probe_idx"] is None else
+            seg.encode_batch([ctx["train"][i] for i in ctx["probe_idx"]]),
             "train_s": train_s, "pretok_s": math.nan,
         }
 

@@ -58,45 +58,32 @@ class Segmenter(Protocol):
 # -- aligning pre-tokenizer words with the text --------------------------------------------------
 
 
-def align_words(text: str, words: Sequence[str]) -> list[list[int | None]]:
-    """For each word, the text position of each of its characters (``None``: a ``▁`` that stands
-    for no character of the text).  Words are surfaces in order (``whitespace``, analysis mode) or
-    lossless pieces whose ``▁`` stand for spaces (``raw``, lossless morpheme mode).
+def align_words(text: str, words: Sequence[str]) -> list[tuple[int, int]]:
+    """Where each word lies in ``text``: ``(base, z)`` such that character ``i >= z`` of the word is
+    ``text[base + i]`` and characters ``i < z`` stand for nothing of the text (they sit at
+    ``base + z``).  Words are surfaces in order (``whitespace``, analysis mode) or lossless pieces
+    whose ``▁`` stand for spaces (``raw``, lossless morpheme mode); a ``▁`` with no space before it
+    (SentencePiece's dummy prefix) stands for nothing, and so does a word not found in the text.
 
     >>> align_words("영화  좋다", ["영화", "▁▁좋", "다"])
-    [[0, 1], [2, 3, 4], [5]]
-    >>> align_words("영화 좋다", ["▁영화", "좋다"])     # a leading ▁ with no space before it
-    [[None, 0, 1], [3, 4]]
+    [(0, 0), (2, 0), (5, 0)]
+    >>> align_words("영화 좋다", ["▁영화", "▁좋다"])     # the first ▁ stands for no space
+    [(-1, 1), (2, 0)]
     """
-    out: list[list[int | None]] = []
+    out: list[tuple[int, int]] = []
     pos = 0
     for w in words:
         core = w.lstrip(SPACE_MARK)
         n_marks = len(w) - len(core)
-        target = core.replace(SPACE_MARK, " ")
-        start = text.find(target, pos) if target else pos
+        start = text.find(core.replace(SPACE_MARK, " "), pos) if core else pos
         if start < 0:  # the pre-tokenizer rewrote the text: the word covers nothing we can name
-            out.append([None] * len(w))
+            out.append((pos - len(w), len(w)))
             continue
-        lead: list[int | None]
-        if n_marks and start - n_marks >= pos and text[start - n_marks:start].isspace():
-            lead = list(range(start - n_marks, start))
+        if n_marks and (start - n_marks < pos or not text[start - n_marks:start].isspace()):
+            out.append((start - n_marks, n_marks))
         else:
-            lead = [None] * n_marks
-        out.append(lead + list(range(start, start + len(core))))
+            out.append((start - n_marks, 0))
         pos = start + len(core)
-    return out
-
-
-def _spans(positions: Sequence[int | None], ranges: Iterable[tuple[str, int, int]], at: int) -> list[tuple[str, int, int]]:
-    """Token ranges over a word's characters -> text spans (``at``: the word's start in the text)."""
-    out = []
-    for token, a, b in ranges:
-        covered = [p for p in positions[a:b] if p is not None]
-        if covered:
-            out.append((token, covered[0], covered[-1] + 1))
-        else:
-            out.append((token, at, at))
     return out
 
 
@@ -107,14 +94,15 @@ class BPESegmenter:
     """A :class:`~korean_bpe.Tokenizer` as a :class:`Segmenter`.
 
     ``words``: an optional ``text -> words`` table (the pre-tokenization :func:`compare` already
-    computed), used by :meth:`pieces` and :meth:`encode_pretokenized` instead of running the
-    analyzer again; :meth:`encode_batch` always runs the tokenizer's own public path.
+    computed), used by :meth:`pieces` instead of running the analyzer again, and ``aligned`` a dict
+    that keeps their :func:`align_words` (shared by the segmenters of one pre-tokenizer);
+    :meth:`encode_batch` always runs the tokenizer's own public path.
     """
 
     kind = "bpe"
 
     def __init__(self, tokenizer: Any, *, strategy: str, pre_tokenizer: str,
-                 words: Mapping[str, list[str]] | None = None) -> None:
+                 words: Mapping[str, list[str]] | None = None, aligned: dict[str, Any] | None = None) -> None:
         self.tokenizer = tokenizer
         self.strategy = strategy
         self.pre_tokenizer = pre_tokenizer
@@ -124,6 +112,7 @@ class BPESegmenter:
         unk = tokenizer.unk_token
         self.unk_ids = frozenset({tokenizer.token_to_id(unk)} if unk is not None and tokenizer.token_to_id(unk) is not None else ())
         self._words = words or {}
+        self._aligned = aligned if aligned is not None else {}  # text -> align_words(text, words)
         self._word_ranges: dict[str, list[tuple[str, int, int]]] = {}
         self._specials = frozenset(tokenizer.token_to_id(t) for t in tokenizer.special_tokens)
         self._marker = tokenizer.marker
@@ -178,10 +167,18 @@ class BPESegmenter:
         words = self._words.get(text)
         if words is None:
             words = self.tokenizer.pre_tokenizer(text)
+            where = align_words(text, words)
+        else:
+            where = self._aligned.get(text)
+            if where is None:
+                where = self._aligned[text] = align_words(text, words)
         out: list[tuple[str, int, int]] = []
-        for word, positions in zip(words, align_words(text, words)):
-            at = next((p for p in positions if p is not None), out[-1][2] if out else 0)
-            out.extend(_spans(positions, self._ranges(word), at))
+        cache, ranges = self._word_ranges, self._ranges
+        for word, (base, z) in zip(words, where):
+            rs = cache.get(word)
+            if rs is None:
+                rs = ranges(word)
+            out += [(token, base + (a if a > z else z), base + (b if b > z else z)) for token, a, b in rs]
         return out
 
     def vocab_surfaces(self) -> list[bytes]:
@@ -230,15 +227,14 @@ def _split_words(text: str, words: Sequence[str]) -> list[tuple[str, int, int]]:
     """Morpheme baseline: lossless pieces, each space before a morpheme a ``▁`` token of its own;
     word baseline: the 어절 as they are."""
     out: list[tuple[str, int, int]] = []
-    for word, positions in zip(words, align_words(text, words)):
+    for word, (base, z) in zip(words, align_words(text, words)):
         core = word.lstrip(SPACE_MARK)
         n_marks = len(word) - len(core)
         for k in range(n_marks):
-            p = positions[k]
-            out.append((SPACE_MARK, p, p + 1) if p is not None else (SPACE_MARK, 0, 0))
+            p = base + (k if k > z else z)
+            out.append((SPACE_MARK, p, p + 1 if k >= z else p))
         if core:
-            covered = [p for p in positions[n_marks:] if p is not None]
-            out.append((core, covered[0], covered[-1] + 1) if covered else (core, 0, 0))
+            out.append((core, base + (n_marks if n_marks > z else z), base + len(word)))
     return out
 
 
