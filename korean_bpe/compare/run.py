@@ -262,18 +262,25 @@ def _gold_boundaries(test: list[str], words: list[list[str]], word_spans: list[l
 
 
 def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_encoded: list[list[int]] | None,
-             train_labels: list[int] | None, lossy: bool, seed: int) -> dict[str, Any]:
+             train_labels: list[int] | None, lossy: bool, seed: int, spans_fixed: dict[str, Any] | None = None
+             ) -> dict[str, Any]:
+    """One row's metrics.  ``spans_fixed``: a dict shared by the sizes of a strategy whose spans do not
+    depend on the vocabulary size (a baseline: only which tokens are <unk> changes), filled by the
+    first size and read by the others."""
     texts = held.texts
     n_tokens = sum(map(len, encoded))
     # spans -> tokens per 어절 and boundaries strictly inside 어절
-    per_word: list[int] = []
-    predicted: list[frozenset[int]] = []
-    for text, spans in zip(texts, held.word_spans):
-        pieces = [(a, b) for _, a, b in seg.pieces(text) if a < b]
-        counts = _tokens_per_word(pieces, spans)
-        per_word.extend(counts)
-        if held.gold is not None:
-            predicted.extend(metrics.internal_boundaries(pieces, spans))
+    if spans_fixed:
+        per_word, predicted = spans_fixed["per_word"], spans_fixed["predicted"]
+    else:
+        per_word, predicted = [], []
+        for text, spans in zip(texts, held.word_spans):
+            pieces = [(a, b) for _, a, b in seg.pieces(text) if a < b]
+            per_word.extend(_tokens_per_word(pieces, spans))
+            if held.gold is not None:
+                predicted.extend(metrics.internal_boundaries(pieces, spans))
+        if spans_fixed is not None:
+            spans_fixed.update(per_word=per_word, predicted=predicted)
     if held.gold is not None:
         gold = [b for per_text in held.gold for b in per_text]
         precision, recall, f1 = metrics.boundary_scores(predicted, gold)
@@ -373,17 +380,22 @@ class _Pretok:
         return got
 
     def _run(self, key: str) -> tuple[Any, list[list[str]], list[list[str]], dict[str, list[str]], float]:
-        from ..pre_tokenizers import get_pre_tokenizer
-
-        name, options = BPE_PRE_TOKENIZERS[key]
-        pt = get_pre_tokenizer(name, **options)
-        pt("한국어 시험")  # start the analyzer now: a missing Java or package shows here
+        pt = _build_pre_tokenizer(key)
         start = time.perf_counter()
         words = _batch_cached(pt, self.train + self.test)
         seconds = time.perf_counter() - start
         n = len(self.train)
         table = dict(zip(self.train + self.test, words))
         return pt, words[:n], words[n:], table, seconds
+
+
+def _build_pre_tokenizer(key: str) -> Any:
+    from ..pre_tokenizers import get_pre_tokenizer
+
+    name, options = BPE_PRE_TOKENIZERS[key]
+    pt = get_pre_tokenizer(name, **options)
+    pt("한국어 시험")  # start the analyzer now: a missing Java or package shows here
+    return pt
 
 
 def _batch_cached(pt: Any, texts: list[str]) -> list[list[str]]:
@@ -489,7 +501,10 @@ def compare(
     pretok = _Pretok(train, test)
     if gold is not None:
         try:
-            _, _, gold_words, _, _ = pretok.get(gold)
+            if gold in {_parse(n).source for n in names}:  # analysed anyway: train + held-out
+                _, _, gold_words, _, _ = pretok.get(gold)
+            else:  # only the held-out texts need the gold analyzer
+                gold_words = _batch_cached(_build_pre_tokenizer(gold), test)
             held.gold = _gold_boundaries(test, gold_words, held.word_spans)
             held.gold_name = gold
         except (ImportError, RuntimeError, OSError, ValueError) as exc:
@@ -509,13 +524,14 @@ def compare(
         for name in names:
             _describe(bar, name)
             strategy = _parse(name)
+            spans_fixed: dict[str, Any] | None = {} if strategy.kind == "baseline" else None
             for seg, size, extra in _segmenters(strategy, context):
                 if segmenters is not None:
                     segmenters[(name, size)] = seg
                 encoded, train_encoded = extra.pop("encoded"), extra.pop("train_encoded")
                 lossy = strategy.source == "okt-analysis"
                 row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=train_labels,
-                               lossy=lossy, seed=seed)
+                               lossy=lossy, seed=seed, spans_fixed=spans_fixed)
                 rows.append(row | extra | {
                     "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
                     "lossless": bool(seg.lossless), "vocab_size": size,

@@ -210,6 +210,17 @@ def _char_len(unit: str) -> Callable[[str], int]:
 # -- kortok-style baselines -----------------------------------------------------------------------
 
 
+def _char_tokens(text: str, *, jamo: bool) -> str:
+    """The tokens of the jamo and syllable baselines, one character each.
+
+    >>> _char_tokens("값 싸다", jamo=False)
+    '값▁싸다'
+    >>> len(_char_tokens("값 싸다", jamo=True))        # ᄀ ᅡ ᆹ ▁ ᄊ ᅡ ᄃ ᅡ
+    8
+    """
+    return (decompose(text) if jamo else text).replace(" ", SPACE_MARK)
+
+
 def _split_chars(text: str, *, jamo: bool) -> list[tuple[str, int, int]]:
     """kortok's syllable (character) and jamo tokenization: a space is the token ``▁``."""
     out = []
@@ -277,9 +288,14 @@ class BaselineSegmenter:
     def train(cls, texts: Iterable[str], *, unit: str, vocab_size: int, **options: Any) -> BaselineSegmenter:
         """Count the tokens of ``texts`` and keep the ``vocab_size - 1`` most frequent."""
         probe = cls(unit, (_UNK,), **options)
+        texts = list(texts)
         counts: Counter[str] = Counter()
-        for _, split in probe._splits(list(texts)):
-            counts.update(t for t, _, _ in split)
+        if unit in ("jamo", "syllable"):  # the tokens are the characters of this string
+            for t in texts:
+                counts.update(_char_tokens(t, jamo=unit == "jamo"))
+        else:
+            for _, split in probe._splits(texts):
+                counts.update(t for t, _, _ in split)
         return cls(unit, top_tokens(counts, vocab_size), **options)
 
     def truncate(self, vocab_size: int) -> BaselineSegmenter:
@@ -309,7 +325,8 @@ class BaselineSegmenter:
             words = self._pt.batch(list(texts), show_progress=False)
             return self.encode_pretokenized(words)
         get = self._ids.get
-        return [[get(tok, 0) for tok, _, _ in split] for _, split in self._splits(list(texts))]
+        jamo = self.unit == "jamo"
+        return [[get(c, 0) for c in _char_tokens(t, jamo=jamo)] for t in texts]
 
     def encode_pretokenized(self, batch: list[list[str]]) -> list[list[int]]:
         """Ids of texts already cut by the pre-tokenizer (morpheme: its lossless pieces; word: 어절)."""
