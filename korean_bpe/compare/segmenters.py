@@ -114,6 +114,7 @@ class BPESegmenter:
         self._words = words or {}
         self._aligned = aligned if aligned is not None else {}  # text -> align_words(text, words)
         self._word_ranges: dict[str, list[tuple[str, int, int]]] = {}
+        self._readable_cache: dict[int, str] = {}
         self._specials = frozenset(tokenizer.token_to_id(t) for t in tokenizer.special_tokens)
         self._marker = tokenizer.marker
         self._char_len = _char_len(self.unit)
@@ -135,33 +136,49 @@ class BPESegmenter:
     def clear_cache(self) -> None:
         self.tokenizer.clear_cache()
 
-    def _ranges(self, word: str) -> list[tuple[str, int, int]]:
-        """(readable token, first char, end char) within ``word`` for each token of the word."""
-        cached = self._word_ranges.get(word)
-        if cached is not None:
-            return cached
-        tok = self.tokenizer
-        ids = self.encode_pretokenized([[word]])[0]
-        # symbol j of the word (marker excluded) belongs to character char_of[j]
-        char_of = [i for i, ch in enumerate(word) for _ in range(self._char_len(ch))]
-        marker = 1 if self._marker == SPACE_MARK else 0
-        id_to_token, join = tok.id_to_token, tok.unit.join
-        out = []
-        sym = 0
-        for i in ids:
-            token = id_to_token[i]
-            n = 1 if i in self._specials else len(token)
-            a, b = max(sym - marker, 0), sym + n - marker
-            if b <= 0 or a >= len(char_of):
-                out.append((token, 0, 0) if b <= 0 else (token, len(word), len(word)))
+    def _readable(self, i: int) -> str:
+        """Token ``i`` as text: jamo recomposed, bytes decoded (U+FFFD for a part of a character),
+        the ``▁`` marker kept."""
+        got = self._readable_cache.get(i)
+        if got is None:
+            token = self.tokenizer.id_to_token[i]
+            if i in self._specials:
+                got = token
             else:
-                body = token[1:] if marker and sym == 0 and token.startswith(SPACE_MARK) else token
-                readable = token if i in self._specials else (token[: len(token) - len(body)] + join([body]))
-                out.append((readable, char_of[a], char_of[b - 1] + 1))
-            sym += n
-        if len(self._word_ranges) < 1 << 18:
-            self._word_ranges[word] = out
-        return out
+                mark = SPACE_MARK if self._marker == SPACE_MARK and token.startswith(SPACE_MARK) else ""
+                body = token[len(mark):]
+                got = mark + (self.tokenizer.unit.join([body]) if body else "")
+            self._readable_cache[i] = got
+        return got
+
+    def _ranges_of(self, words: Sequence[str]) -> dict[str, list[tuple[str, int, int]]]:
+        """word -> (readable token, first char, end char) within the word, for each of its tokens;
+        the words not seen before are encoded in one batch."""
+        cache = self._word_ranges
+        missing = [w for w in dict.fromkeys(words) if w not in cache]
+        if not missing:
+            return cache
+        if len(cache) + len(missing) > 1 << 19:
+            cache.clear()
+        marker = 1 if self._marker == SPACE_MARK else 0
+        specials, id_to_token, char_len, readable = self._specials, self.tokenizer.id_to_token, self._char_len, self._readable
+        for word, ids in zip(missing, self.encode_pretokenized([[w] for w in missing])):
+            # symbol j of the word (marker excluded) belongs to character char_of[j]
+            char_of = [k for k, ch in enumerate(word) for _ in range(char_len(ch))]
+            out = []
+            sym = 0
+            for i in ids:
+                n = 1 if i in specials else len(id_to_token[i])
+                a, b = max(sym - marker, 0), sym + n - marker
+                if b <= 0:
+                    out.append((readable(i), 0, 0))
+                elif a >= len(char_of):
+                    out.append((readable(i), len(word), len(word)))
+                else:
+                    out.append((readable(i), char_of[a], char_of[b - 1] + 1))
+                sym += n
+            cache[word] = out
+        return cache
 
     def pieces(self, text: str) -> list[tuple[str, int, int]]:
         words = self._words.get(text)
@@ -172,13 +189,10 @@ class BPESegmenter:
             where = self._aligned.get(text)
             if where is None:
                 where = self._aligned[text] = align_words(text, words)
+        ranges = self._ranges_of(words)
         out: list[tuple[str, int, int]] = []
-        cache, ranges = self._word_ranges, self._ranges
         for word, (base, z) in zip(words, where):
-            rs = cache.get(word)
-            if rs is None:
-                rs = ranges(word)
-            out += [(token, base + (a if a > z else z), base + (b if b > z else z)) for token, a, b in rs]
+            out += [(token, base + (a if a > z else z), base + (b if b > z else z)) for token, a, b in ranges[word]]
         return out
 
     def vocab_surfaces(self) -> list[bytes]:
