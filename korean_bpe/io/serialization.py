@@ -13,6 +13,12 @@ A model directory holds
     model's, in id order, byte-fallback tokens included), ``byte_fallback``, ``unk_token``, the
     alphabet size and the korean_bpe version that wrote it.
 
+Format versions.  ``format_version`` 2 writes every option of the pre-tokenizer; a key missing
+from a version-2 config takes the class default.  Version 1 files were written before ``raw``
+had options, when it cut whole lines without a dummy prefix: their ``{"type": "raw"}`` loads as
+``{"type": "raw", "split_by_whitespace": false, "add_dummy_prefix": false}``, so old models
+encode exactly as they did (see :data:`OLD_DEFAULTS`).
+
 >>> import tempfile
 >>> from korean_bpe import Tokenizer
 >>> tok = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 재밌어요"] * 2, vocab_size=16)
@@ -58,7 +64,12 @@ __all__ = [
 ]
 
 #: ``tokenizer_config.json`` format written by this version; loaders accept 1..FORMAT_VERSION.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: format_version -> stage type -> the options a file of that version meant when it omitted them
+#: (the defaults changed later).  Version 1: ``raw`` cut whole lines, no dummy prefix.
+OLD_DEFAULTS: dict[int, dict[str, dict[str, Any]]] = {
+    1: {"raw": {"split_by_whitespace": False, "add_dummy_prefix": False}},
+}
 FORMAT_NAME = "korean_bpe.Tokenizer"
 MERGES_HEADER = "#version: 0.2"
 VOCAB_FILE, MERGES_FILE, CONFIG_FILE = "vocab.json", "merges.txt", "tokenizer_config.json"
@@ -279,6 +290,9 @@ def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
         unit = get_unit(unit_cfg)
     except (ValueError, TypeError) as exc:
         raise ModelFileError(f"bad 'unit': {exc}", path=cpath, line=key_line.get("unit")) from None
+    old_defaults = OLD_DEFAULTS.get(version, {}).get(pt_cfg.get("type"))  # type: ignore[arg-type]
+    if old_defaults:
+        pt_cfg = {**old_defaults, **pt_cfg}
     try:
         pre_tokenizer = get_pre_tokenizer(pt_cfg)
     except (ValueError, TypeError) as exc:
