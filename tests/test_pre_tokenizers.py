@@ -62,7 +62,7 @@ def test_raw_matches_sentencepiece_word_boundaries(real_texts):
     texts = [t for t in real_texts if not set(t) & set(LINE_BREAKS + "▁")][:300]
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(texts), model_writer=model, vocab_size=400, model_type="bpe",
+        sentence_iterator=iter(texts), model_writer=model, vocab_size=len(set("".join(texts))) + 300, model_type="bpe",
         normalization_rule_name="identity", remove_extra_whitespaces=False, character_coverage=1.0,
         split_by_unicode_script=False, split_by_number=False, minloglevel=2, hard_vocab_limit=False)
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
