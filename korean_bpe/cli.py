@@ -113,6 +113,8 @@ def _add_train(sub: Any) -> None:
                    help="stop merging below this pair count (default: 2)")
     p.add_argument("--limit-alphabet", type=_positive_int, default=None, metavar="N",
                    help="keep only the N most frequent symbols (the rest: <unk> or byte fallback)")
+    p.add_argument("--max-token-length", type=_positive_int, default=None, metavar="N",
+                   help="no token longer than N symbols (characters, jamo or bytes; the ▁ marker counts one)")
     p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
     p.add_argument("--lossless", action="store_true",
                    help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
@@ -229,7 +231,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     tok = Tokenizer.train(
         texts, vocab_size=args.vocab_size, pre_tokenizer=pt, unit=args.unit, min_frequency=args.min_frequency,
         byte_fallback=args.byte_fallback, limit_alphabet=args.limit_alphabet,
-        show_progress=False if args.no_progress else None, **kw,
+        max_token_length=args.max_token_length, show_progress=False if args.no_progress else None, **kw,
     )
     out = tok.save(args.output)
     _info(f"trained {args.pre_tokenizer}/{args.unit}: {tok.vocab_size} tokens, {len(tok.model.merges)} merges "

@@ -220,6 +220,7 @@ class Tokenizer:
         special_tokens: Sequence[str] = ("<unk>",),
         byte_fallback: bool = False,
         limit_alphabet: int | None = None,
+        max_token_length: int | None = None,
         unk_token: str | None = "<unk>",
         show_progress: bool | None = None,
     ) -> Tokenizer:
@@ -232,6 +233,8 @@ class Tokenizer:
         ``vocab_size`` counts special tokens + alphabet + merges, as HF does.  ``unk_token`` is
         added in front of ``special_tokens`` when missing.  ``byte_fallback=True`` adds the 256
         :data:`BYTE_TOKENS` right after the special tokens (so they count in ``vocab_size``).
+        ``max_token_length``: no token spans more than that many of the unit's symbols (the ``▁``
+        marker counts one, ``</w>`` and ``##`` nothing; see :func:`korean_bpe.trainer.train_bpe`).
 
         >>> lines = (line for line in ["ㅋㅋㅋ 진짜 웃기다", "ㅋㅋ 웃기다 ㅠㅠ"] * 4)   # a generator
         >>> tok = Tokenizer.train(lines, vocab_size=30, unit="jamo")
@@ -274,6 +277,7 @@ class Tokenizer:
             min_frequency=min_frequency,
             special_tokens=specials,
             limit_alphabet=limit_alphabet,
+            max_token_length=max_token_length,
             initial_alphabet=_initial_alphabet(unit_, marker_),
             marker=marker_,
             show_progress=show_progress,

@@ -97,6 +97,19 @@ def test_train_from_stdin_with_options(tmp_path: Path) -> None:
     assert ok("decode", "-m", str(tmp_path / "m"), ids).stdout == text + "\n"
 
 
+def test_train_max_token_length(tmp_path: Path) -> None:
+    common = ("train", "-", "--vocab-size", "120", "--min-frequency", "2", "--no-progress")
+    ok(*common, "--max-token-length", "2", "-o", str(tmp_path / "m"), stdin="\n".join(REVIEWS))
+    merges = (tmp_path / "m" / "merges.txt").read_text(encoding="utf-8").splitlines()[1:]
+    assert merges and max(len(m.replace(" ", "")) for m in merges) == 2  # ▁ counts: '▁영' yes, '▁영화' no
+    ok(*common, "-o", str(tmp_path / "free"), stdin="\n".join(REVIEWS))
+    free = (tmp_path / "free" / "merges.txt").read_text(encoding="utf-8").splitlines()[1:]
+    assert max(len(m.replace(" ", "")) for m in free) > 2
+    proc = run(*common, "--max-token-length", "0", "-o", str(tmp_path / "bad"), stdin="\n".join(REVIEWS))
+    assert proc.returncode != 0 and "expected a positive integer, got '0'" in proc.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 def test_train_on_the_default_embedded_corpus(tmp_path: Path) -> None:
     ok("train", "--limit", "40", "--vocab-size", "500", "--no-progress", "-o", str(tmp_path / "m"))
     vocab = json.loads((tmp_path / "m" / "vocab.json").read_text(encoding="utf-8"))
