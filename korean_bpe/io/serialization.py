@@ -290,7 +290,7 @@ def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
         unit = get_unit(unit_cfg)
     except (ValueError, TypeError) as exc:
         raise ModelFileError(f"bad 'unit': {exc}", path=cpath, line=key_line.get("unit")) from None
-    old_defaults = OLD_DEFAULTS.get(version, {}).get(pt_cfg.get("type"))  # type: ignore[arg-type]
+    old_defaults = OLD_DEFAULTS.get(version, {}).get(pt_cfg.get("type"))
     if old_defaults:
         pt_cfg = {**old_defaults, **pt_cfg}
     try:
