@@ -99,7 +99,7 @@ def resolve_output_file(path: str | os.PathLike[str]) -> Path:
         st = None
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise NotRegularFileError(given, describe_file_type(st.st_mode),
-                                  through=real if given.is_symlink() and real != given else None)
+                                  through=Path(os.readlink(given)) if given.is_symlink() else None)
     _check_parent(real)
     return real
 
