@@ -6,7 +6,7 @@
     korean-bpe encode -m model/ "스파이더맨 파프롬홈은 MCU 최고의 영화이다"      (or < file, one text a line)
     korean-bpe encode -m model/ --ids < reviews.txt
     korean-bpe decode -m model/ "5 812 97"                                   (or < ids.txt)
-    korean-bpe export-hf -m model/ -o tokenizer.json
+    korean-bpe export-hf -m model/ -o tokenizer.json                        (-o - : standard output)
     korean-bpe cache list | korean-bpe cache clear [okt]
     korean-bpe compare [CORPUS] --vocab-sizes 2000,4000 --csv out.csv --plot out.png
 

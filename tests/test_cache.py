@@ -199,10 +199,8 @@ def test_cache_found_corrupt_while_reading_is_moved_aside(tmp_path, monkeypatch)
     monkeypatch.undo()
     assert len(list(tmp_path.glob("demo.sqlite3.corrupt-*"))) == 1
     fresh = BatchAnalyzer(DEMO, cache_dir=tmp_path, workers=1)
-    fresh.analyze_batch(["영화 정말 재밌다"])  # a new cache: analysed once more, then cached
-    assert fresh.last_stats["analyzed"] == 1
-    fresh.analyze_batch(["영화 정말 재밌다"])
-    assert fresh.last_stats["cached"] == 1
+    fresh.analyze_batch(["영화 정말 재밌다"])  # the new cache got the analysis of the faulty run
+    assert fresh.last_stats["analyzed"] == 0 and fresh.last_stats["cached"] == 1
 
 
 READ_ONLY_CHILD = """
@@ -220,9 +218,11 @@ print(json.dumps({"out": out, "cached": b.last_stats["cached"], "warnings": [str
 """
 
 
-def test_read_only_cache_is_read(tmp_path):
-    """A valid cache in a directory the user cannot write: read (a planted value comes back), not
-    written, and the warning says read-only.  Root ignores permissions: the run is unprivileged."""
+@pytest.mark.parametrize("read_only", ["directory", "file"])
+def test_read_only_cache_is_read(read_only):
+    """A valid cache in a directory (or a file) the user cannot write: read (a planted value comes
+    back), not written, and the warning says read-only.  Root ignores permissions: the run is
+    unprivileged."""
     import shutil
     import tempfile
 
@@ -238,9 +238,13 @@ def test_read_only_cache_is_read(tmp_path):
         with AnalysisCache("demo", directory=place) as c:
             ns = c.namespace(DEMO.cache_spec())
             c.put_many(ns, [("영화 정말 재밌다", ["PLANTED"])])
-        before = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in place.iterdir())
-        os.chmod(place / "demo.sqlite3", 0o444)
-        os.chmod(place, 0o555)
+        db = place / "demo.sqlite3"
+        before = (db.stat().st_size, db.stat().st_mtime_ns, db.read_bytes())
+        os.chmod(db, 0o444)
+        if read_only == "directory":
+            os.chmod(place, 0o555)
+        elif prefix:
+            os.chown(place, 65534, 65534)  # the run's user may write the directory, not the file
         proc = subprocess.run([*prefix, sys.executable, "-c", READ_ONLY_CHILD, str(place)],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
@@ -248,7 +252,9 @@ def test_read_only_cache_is_read(tmp_path):
         assert got["out"] == [["PLANTED"], ["새", "리뷰", "하나"], ["PLANTED"]] and got["cached"] == 1
         assert got["warnings"] == [f"the analysis cache {place / 'demo.sqlite3'} is read-only (its directory or file "
                                    "cannot be written): reading it, but new analyses are not stored"]
-        assert sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in place.iterdir()) == before
+        assert (db.stat().st_size, db.stat().st_mtime_ns, db.read_bytes()) == before
+        if read_only == "directory":
+            assert [p.name for p in place.iterdir()] == ["demo.sqlite3"]
     finally:
         os.chmod(place, 0o755)
         shutil.rmtree(place)
