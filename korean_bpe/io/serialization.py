@@ -26,11 +26,20 @@ True
 
 Saving is atomic: the files go to a temporary directory beside the target, are flushed to disk,
 and the directory is renamed into place.  When the target already exists it is first renamed to a
-backup, the new directory renamed in, then the backup deleted; a crash therefore leaves either the
-old complete model, the new complete model, or (killed between the two renames) no target and the
-old model intact in the backup, which :func:`load_tokenizer` names in its error.  Other plain files
-already in the target (e.g. an exported ``tokenizer.json``) are carried over; a target that holds
-sub-directories is refused, so that ``save(".")`` cannot swallow a project.
+backup (``.NAME.old-STAMP-PID-...``), the new directory renamed in, then the backup deleted; a
+crash therefore leaves either the old complete model, the new complete model, or (killed between
+the two renames) no target and the old model intact in the backup, which :func:`load_tokenizer`
+names in its error (the newest complete one, :func:`find_backup`); the next successful save
+removes what killed saves left.  Other plain files already in the target (e.g. an exported
+``tokenizer.json``) are carried over; a target that holds sub-directories is refused, so that
+``save(".")`` cannot swallow a project.
+
+Where the files land: a target that is a symbolic link is saved into the link's target (the link
+stays); the working directory (``save(".")``) keeps its directory, its three files replaced one by
+one after a backup of the old ones, so that neither this process nor a shell sitting there is left
+in a deleted directory.  Modes follow the umask (``0o755`` / ``0o644`` under ``022``); a re-saved
+directory keeps its mode.  :func:`check_model_dir` runs the checks before any work (``korean-bpe
+train`` calls it before training).
 
 Loading names the file and the line of every problem (:class:`ModelFileError`).
 """
