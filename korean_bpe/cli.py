@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -371,8 +372,6 @@ def speak_cli(message: str, command: str | None) -> str:
     >>> speak_cli("vocab_size=3 is too small; use vocab_size >= 8, or limit_alphabet=2 to shrink it", "compare")
     '--vocab-sizes 3 is too small; use --vocab-sizes 8 or more'
     """
-    import re
-
     for name, option in CLI_OPTIONS.get(command or "", {}).items():
         if not option.startswith("--"):
             message = re.sub(rf"(?:,? or |; )[^;,]*?\b{name}=[^;]*", option, message)
