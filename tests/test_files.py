@@ -238,3 +238,27 @@ def test_save_dot_interrupted_between_its_file_renames_names_the_backup(tok, oth
     other.save(".")
     assert Tokenizer.load(".").model == other.model
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_leftovers_of_another_model_are_not_touched(tok, other, tmp_path):
+    tok.save(tmp_path / "m")
+    foreign = tmp_path / ".m.old-v1.old-00000000000000000001-1-abc"  # a backup of the model "m.old-v1"
+    foreign.mkdir()
+    other.save(tmp_path / "m")
+    assert foreign.is_dir()
+
+
+def test_check_output_file_runs_the_checks_up_front(tmp_path):
+    from korean_bpe.io.files import NotRegularFileError, check_output_file
+
+    (tmp_path / "real.csv").write_text("old")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "real.csv")
+    assert check_output_file(tmp_path / "link.csv") == tmp_path / "real.csv"
+    assert check_output_file(tmp_path / "new" / "out.csv") == tmp_path / "new" / "out.csv"
+    assert not (tmp_path / "new").exists()  # checking creates nothing
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(NotRegularFileError, match="named pipe"):
+        check_output_file(tmp_path / "fifo")
+    with pytest.raises(ValueError, match="real.csv is a file, not a directory"):
+        check_output_file(tmp_path / "real.csv" / "out.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link.csv", "real.csv"]

@@ -295,21 +295,24 @@ def _replace_files_in_place(new: Path, target: Path) -> None:
         shutil.rmtree(backup, ignore_errors=True)
 
 
+def _leftover_re(target_name: str, tag: str) -> re.Pattern[str]:
+    """``.NAME.TAG-STAMP-PID-XXXXXXXX`` (``STAMP-PID-`` absent in names older versions wrote); the
+    random part has no dot, so another model's leftovers (``.NAME.old-v1.old-...``) never match."""
+    return re.compile(rf"\.{re.escape(target_name)}\.{tag}-(?:(\d{{20}})-(\d+)-)?[A-Za-z0-9_]+")
+
+
 def _leftovers(target: Path, tag: str) -> list[Path]:
-    prefix = f".{target.name}.{tag}-"
+    pattern = _leftover_re(target.name, tag)
     try:
         return [p for p in target.parent.iterdir()
-                if p.name.startswith(prefix) and p.is_dir() and not p.is_symlink()]
+                if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink()]
     except OSError:
         return []
 
 
-_STAMP_PID_RE = re.compile(r"(\d{20})-(\d+)-")
-
-
 def _stamp_and_pid(path: Path, tag: str, target_name: str) -> tuple[int | None, int | None]:
-    m = _STAMP_PID_RE.match(path.name[len(f".{target_name}.{tag}-"):])
-    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+    m = _leftover_re(target_name, tag).fullmatch(path.name)
+    return (int(m.group(1)), int(m.group(2))) if m and m.group(1) else (None, None)
 
 
 def _alive(pid: int) -> bool:
