@@ -240,8 +240,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         out = tok.save(args.output)
     except (OSError, ValueError) as exc:  # the disk filled up, the place changed meanwhile: keep the model
         beside = _save_beside(tok, args.output)
+        move = (f"mv {beside} {args.output}" if not os.path.lexists(args.output)
+                else f"mv {beside}/* {args.output}/ once {args.output} can be written")
         raise UserError(f"could not save the model to {args.output} ({_one_line(exc)}); the trained model was saved "
-                        f"to {beside} instead: move it into place with mv {beside} {args.output}") from None
+                        f"to {beside} instead: move it into place with {move}") from None
     _info(f"trained {args.pre_tokenizer}/{args.unit}: {tok.vocab_size} tokens, {len(tok.model.merges)} merges "
           f"in {time.perf_counter() - start:.1f} s; saved to {out}")
     return 0
@@ -413,6 +415,7 @@ def check_model_output(path: str) -> Path:
 def _save_beside(tok: Any, output: str) -> Path:
     """Save ``tok`` to a fresh directory beside ``output`` (or in the temporary directory): a trained
     model is never lost because its place could not be written."""
+    import shutil
     import tempfile
 
     from .io.files import new_dir_mode
@@ -420,6 +423,7 @@ def _save_beside(tok: Any, output: str) -> Path:
     real = Path(os.path.realpath(os.path.abspath(output)))
     errors = []
     for place in (real.parent, Path(tempfile.gettempdir())):
+        directory = None
         try:
             directory = Path(tempfile.mkdtemp(prefix=f"{real.name or 'model'}.saved-", dir=place))
             os.chmod(directory, new_dir_mode())
@@ -427,6 +431,8 @@ def _save_beside(tok: Any, output: str) -> Path:
             return directory
         except (OSError, ValueError) as exc:
             errors.append(_one_line(exc))
+            if directory is not None:
+                shutil.rmtree(directory, ignore_errors=True)
     raise UserError(f"could not save the trained model anywhere ({'; '.join(errors)})")
 
 

@@ -416,3 +416,26 @@ def test_table_without_the_document_column_names_no_api_argument(tmp_path: Path)
     line = fails("train", str(tmp_path / "t.tsv"), "-o", str(tmp_path / "m"))
     assert "no column 'document' in the header ['id', 'text']" in line and "column=" not in line
     assert "name the text column 'document'" in line
+
+
+def test_train_saves_beside_a_model_directory_that_cannot_be_replaced(corpus: Path, tmp_path: Path, monkeypatch,
+                                                                      capsys) -> None:
+    from korean_bpe import Tokenizer, cli
+
+    target = tmp_path / "model"
+    Tokenizer.train(REVIEWS, vocab_size=40).save(target)  # an older model is there
+    real_save = Tokenizer.save
+
+    def failing_save(self, directory):
+        if Path(directory) == target:
+            raise OSError(13, "Permission denied", str(target))
+        return real_save(self, directory)
+
+    monkeypatch.setattr(Tokenizer, "save", failing_save)
+    assert cli.main(["train", str(corpus), "--vocab-size", "80", "--no-progress", "-o", str(target)]) == 1
+    err = capsys.readouterr().err.strip()
+    beside = Path(err.split("was saved to ")[1].split(" instead")[0])
+    assert f"mv {beside}/* {target}/ once {target} can be written" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["model", beside.name])
+    monkeypatch.undo()
+    assert Tokenizer.load(beside).vocab_size == 80 and Tokenizer.load(target).vocab_size == 40
