@@ -417,8 +417,13 @@ def test_save_killed_with_sigkill(tmp_path, real_texts, mode):
         assert "interrupted save" in str(err)
         backup = Path(str(err).split("previous model in ")[1].split(": rename")[0])
         assert_same(old, Tokenizer.load(backup), probe)
+        cli = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "encode", "-m", str(target), "영화"],
+                             capture_output=True, text=True, timeout=120)
+        assert cli.returncode == 1 and f"an interrupted save left the previous model in {backup}" in cli.stderr
+        assert f"mv {backup} {target}" in cli.stderr
     else:
         assert_same(new, Tokenizer.load(target), probe)
-    # whatever happened, a new save succeeds and is complete
+    # whatever happened, a new save succeeds, is complete, and leaves nothing beside it
     new.save(target)
     assert_same(new, Tokenizer.load(target), probe)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flag", "model", "source"]

@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -250,10 +249,17 @@ def tokenizer_json(tokenizer: Any) -> dict[str, Any]:
     }
 
 
+def render_tokenizer_json(tokenizer: Any) -> str:
+    """The text of ``tokenizer.json`` (what :func:`export_tokenizer_json` writes, e.g. to standard output)."""
+    return json.dumps(tokenizer_json(tokenizer), ensure_ascii=False, indent=2) + "\n"
+
+
 def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str]) -> Path:
     """Write ``tokenizer`` as a Hugging Face ``tokenizer.json`` at ``path`` (atomically).
 
     ``path`` may be a directory (``tokenizer.json`` is written inside it).  Returns the file's path.
+    A symbolic link is written through to its target; a FIFO or device is refused; a new file
+    gets the umask's mode, a replaced one keeps its own (:func:`korean_bpe.io.files.atomic_write_text`).
     See the module docstring for the mapping and the few cases where HF cannot follow.
 
     >>> import tempfile, korean_bpe
@@ -264,26 +270,13 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str]) -> Path:
     ...     HF.from_file(str(p)).encode("또 보고 싶다").ids == tok.encode("또 보고 싶다")
     True
     """
-    data = tokenizer_json(tokenizer)
+    from .files import atomic_write_text
+
+    text = render_tokenizer_json(tokenizer)
     target = Path(path)
     if target.is_dir():
         target = target / "tokenizer.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tokenizer.", suffix=".json.tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, indent=2)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return target
+    return atomic_write_text(target, text)
 
 
 def _replace(pattern: str | dict[str, str], content: str) -> dict[str, Any]:
