@@ -3,6 +3,7 @@
     python benchmarks/bench_compare.py                       # cold run, then warm run, 4k..32k
     python benchmarks/bench_compare.py --sizes 8000 --limit 20000 --test-limit 5000
     python benchmarks/bench_compare.py --once --cache-dir DIR --profile out.prof
+    python benchmarks/bench_compare.py --once --by-family --cache-dir DIR   # rows as each family ends
 
 Each run is a fresh process (``--once``): the analyzers start and load as a user's would.  Cold
 points ``KOREAN_BPE_CACHE_DIR`` at a new temporary directory; warm reuses it.  Trains on
@@ -38,6 +39,23 @@ def read_nsmc(path: Path, limit: int | None) -> tuple[list[str], list[int]]:
     return texts, labels
 
 
+def markdown(df: object) -> str:
+    """The frame as a markdown table (4 significant decimals), without the tabulate package."""
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return "" if v != v else f"{v:.4g}" if abs(v) < 1000 else f"{v:,.0f}"
+        return str(v)
+
+    rows = [list(df.columns)] + [[cell(v) for v in row] for row in df.itertuples(index=False)]  # type: ignore[attr-defined]
+    lines = ["| " + " | ".join(r) + " |" for r in rows]
+    lines.insert(1, "|" + "|".join("---" for _ in rows[0]) + "|")
+    return "\n".join(lines) + "\n"
+
+
+#: the families of ``--by-family``, in the order of the default grid
+FAMILIES = ("whitespace", "raw", "okt-analysis", "okt", "kiwi", "mecab", "baseline", "peer")
+
+
 def run_once(args: argparse.Namespace) -> None:
     from korean_bpe.compare import compare, format_table
     from korean_bpe.corpus import nsmc_path
@@ -53,8 +71,24 @@ def run_once(args: argparse.Namespace) -> None:
         profiler = cProfile.Profile()
         profiler.enable()
     start = time.perf_counter()
-    df = compare(train, labels=train_labels, eval_texts=test, eval_labels=test_labels, strategies=strategies,
-                 vocab_sizes=args.sizes, notes=notes, show_progress=False)
+    if args.by_family:  # one compare() per family, each printed as it ends (the families share nothing
+        import pandas as pd  # but the on-disk caches and the gold analysis, read back from the cache)
+
+        parts = []
+        for family in (strategies or list(FAMILIES)):
+            t0 = time.perf_counter()
+            part = compare(train, labels=train_labels, eval_texts=test, eval_labels=test_labels,
+                           strategies=[family], vocab_sizes=args.sizes, notes=notes, show_progress=False)
+            print(f"-- {family}: {time.perf_counter() - t0:.1f} s, {len(part)} rows, load {os.getloadavg()}", flush=True)
+            if not part.empty:
+                print(format_table(part), flush=True)
+                parts.append(part)
+                if args.csv:
+                    pd.concat(parts, ignore_index=True).to_csv(args.csv, index=False)
+        df = pd.concat(parts, ignore_index=True)
+    else:
+        df = compare(train, labels=train_labels, eval_texts=test, eval_labels=test_labels, strategies=strategies,
+                     vocab_sizes=args.sizes, notes=notes, show_progress=False)
     seconds = time.perf_counter() - start
     if profiler is not None:
         profiler.disable()
@@ -67,7 +101,7 @@ def run_once(args: argparse.Namespace) -> None:
     if args.csv:
         df.to_csv(args.csv, index=False)
     if args.markdown:
-        Path(args.markdown).write_text(df.round(4).to_markdown(index=False) + "\n", encoding="utf-8")
+        Path(args.markdown).write_text(markdown(df), encoding="utf-8")
 
 
 def main() -> None:
@@ -78,6 +112,8 @@ def main() -> None:
     p.add_argument("--strategies", default=None, help="comma-separated (default: the whole grid)")
     p.add_argument("--once", action="store_true", help="one run in this process (with the cache of --cache-dir)")
     p.add_argument("--cache-dir", default=None)
+    p.add_argument("--by-family", action="store_true",
+                   help="with --once: one compare() per family (pre-tokenizer, baselines, peers), printed as each ends")
     p.add_argument("--profile", default=None, metavar="PATH", help="with --once: cProfile stats to PATH")
     p.add_argument("--csv", default=None)
     p.add_argument("--markdown", default=None)
