@@ -6,7 +6,8 @@ Every function draws from data it is given (nothing is recomputed), returns the 
 * :func:`plot_tokens_per_word`, :func:`plot_renyi`: a metric against the vocabulary size, one line
   per ``bpe`` strategy (colour: pre-tokenizer, marker and line style: unit), dash-dot lines for the
   ``peer`` tokenizers, and the ``baseline`` rows (no vocabulary sweep) as grey horizontal reference
-  lines labelled at the right edge;
+  lines labelled at the right edge (a baseline far outside the range of the others, such as jamo
+  tokens per 어절, is named in an "off the scale" note instead of squashing the lines);
 * :func:`plot_tradeoff`: morpheme-boundary F1 against tokens per 어절, one labelled point per row,
   the rows of one strategy joined; hollow points are graded by their own analyzer (``self_graded``);
 * :func:`plot_token_lengths`: one histogram per strategy of its tokens' lengths in characters;
@@ -199,10 +200,20 @@ def _by_vocab(df: pd.DataFrame, column: str, *, ylabel: str, title: str,
                     label=str(strategy))
         sizes = sorted({int(v) for v in rows["vocab_size"]})
         baselines = rows[rows["kind"] == "baseline"].groupby("strategy", sort=False)[column].mean()
+        swept = _numeric(rows.loc[rows["kind"] != "baseline", column])
+        lo, hi = (min(swept), max(swept)) if swept else (min(baselines), max(baselines))
+        reach = max(hi - lo, 0.1 * abs(hi), 1e-9)  # a baseline farther than this would squash the lines
+        off_scale = []
         for strategy, value in baselines.items():
+            if not lo - reach <= value <= hi + reach:
+                off_scale.append(f"{strategy} {value:.3g}")
+                continue
             ax.axhline(value, color="#999999", linestyle=(0, (1, 2)), linewidth=1.2)
             ax.annotate(f"{strategy} {value:.3g}", xy=(1.0, value), xycoords=("axes fraction", "data"),
                         xytext=(4, 0), textcoords="offset points", va="center", fontsize=8, color="#555555")
+        if off_scale:
+            ax.text(0.01, 0.98, "off the scale: " + ", ".join(off_scale), transform=ax.transAxes, va="top",
+                    fontsize=8, color="#555555")
         if len(sizes) > 1:
             ax.set_xscale("log", base=2)
         ax.set_xticks(sizes, [f"{s:,}" for s in sizes])
@@ -242,6 +253,7 @@ def plot_tradeoff(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) 
         fig, ax = plt.subplots(figsize=(11, 6.5), dpi=110)
         colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         kind_marker = {"bpe": "o", "peer": "D", "baseline": "s"}
+        names: list[tuple[str, float, float, str]] = []  # strategy name, at its largest vocabulary's point
         for k, (strategy, group) in enumerate(rows.groupby("strategy", sort=False)):
             group = group.sort_values("vocab_size")
             color = colors[k % len(colors)]
@@ -249,19 +261,56 @@ def plot_tradeoff(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) 
             if len(group) > 1:
                 ax.plot(xs, ys, color=color, linewidth=0.8, alpha=0.6)
             marker = kind_marker.get(str(group["kind"].iloc[0]), "o")
+            seen: set[tuple[float, float]] = set()
             for x, y, own, size in zip(xs, ys, group["self_graded"], group["vocab_size"]):
                 ax.scatter([x], [y], marker=marker, s=42, color=color, facecolors="none" if bool(own) else color,
                            linewidths=1.4, zorder=3)
-                label = f"{strategy} {int(size) // 1000}k" if size >= 1000 else f"{strategy} {int(size)}"
-                ax.annotate(label, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7, color=color)
-        ax.set_xlabel("tokens per 어절 (lower = shorter sequences)")
+                sweep = len(group) > 1 and group["kind"].iloc[0] != "baseline"  # baselines: one value per size
+                if sweep and (x, y) not in seen:  # the size below each point of a sweep
+                    ax.annotate(f"{int(size) // 1000}k" if size >= 1000 else str(int(size)), (x, y),
+                                xytext=(0, -10), textcoords="offset points", fontsize=6, color="#777777",
+                                ha="center")
+                seen.add((x, y))
+            right = max(range(len(xs)), key=lambda i: xs[i])
+            names.append((str(strategy), xs[right], ys[right], color))
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib_ticker().FormatStrFormatter("%g"))
+        ax.set_xlabel("tokens per 어절 (log scale; lower = shorter sequences)")
         ax.set_ylabel(f"morpheme-boundary F1 against {gold or 'the gold analyzer'}")
         ax.set_title("형태소 경계 F1 vs 토큰 수: circles BPE, diamonds peers, squares baselines; "
                      "hollow = graded by its own analyzer", fontsize=10)
         ax.grid(alpha=0.3)
         fig.tight_layout()
+        _place_labels(fig, ax, names)
         return _finish(fig, path, plt)
 
+
+def matplotlib_ticker() -> Any:
+    import matplotlib.ticker
+
+    return matplotlib.ticker
+
+
+def _place_labels(fig: Any, ax: Any, names: Sequence[tuple[str, float, float, str]]) -> None:
+    """Write each name beside its point at the first of a few offsets where it stays inside the axes
+    and overlaps no point and no label placed before it (in the given order; the last offset when
+    every one fails)."""
+    from matplotlib.transforms import Bbox
+
+    renderer = fig.canvas.get_renderer()
+    points = [ax.transData.transform((x, y)) for c in ax.collections for x, y in c.get_offsets()]
+    placed: list[Any] = [Bbox.from_extents(px - 5, py - 5, px + 5, py + 5) for px, py in points]
+    offsets = ((6, 2), (6, -12), (6, 12), (-6, 2), (-6, -12), (-6, 12), (6, 22), (6, -22), (-6, 22), (-6, -22))
+    for name, x, y, color in names:
+        for dx, dy in offsets:
+            text = ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=7.5,
+                               color=color, ha="left" if dx > 0 else "right", va="center")
+            box = text.get_window_extent(renderer)
+            inside = ax.bbox.x0 <= box.x0 and box.x1 <= ax.bbox.x1 and ax.bbox.y0 <= box.y0 and box.y1 <= ax.bbox.y1
+            if (inside and not any(box.overlaps(other) for other in placed)) or (dx, dy) == offsets[-1]:
+                placed.append(box)
+                break
+            text.remove()
 
 def has_probe(df: pd.DataFrame) -> bool:
     """True when ``df`` has a ``probe_accuracy`` that is not NaN everywhere (labels were given)."""
