@@ -247,11 +247,11 @@ def test_segmentation_draws_every_token_composed(tmp_path: Path) -> None:
         fig = plot.plot_segmentation(sentences, cuts, tmp_path / "seg.png")
     finally:
         ctx.__exit__(None, None, None)
-    texts = [t.get_text() for t in fig.texts]
+    texts = [t.get_text() for t in fig.axes[0].texts]
     assert "1. 언제나 스타일이 이긴다" in texts
     assert "2. 너무너무재밌게보았습니다 [U+1F972]" in texts  # no font has this emoji: shown as its code
     assert "okt/jamo (5)" in texts and "ㅆ습니다" in texts and "보아" in texts
-    boxes = [t for t in fig.texts if t.get_bbox_patch() is not None]
+    boxes = [t for t in fig.axes[0].texts if t.get_bbox_patch() is not None]
     assert len(boxes) == sum(len(tokens) for per in cuts.values() for tokens in per)
     orange = [t.get_text() for t in boxes if matplotlib.colors.to_hex(t.get_bbox_patch().get_facecolor()) == plot.PARTIAL_COLOR]
     assert sorted(orange) == sorted(["ㅆ습니다", "<unk>", "▁\ufffd", "\ufffd"]) or sorted(orange) == sorted(["ㅆ습니다", "▁\ufffd", "\ufffd"])

@@ -502,19 +502,21 @@ def plot_segmentation(sentences: Sequence[str], segmentations: Mapping[str, Sequ
             line += 0.5
         height = (line + 1.5) * line_h
         fig.set_size_inches(width, height / dpi)
+        ax = fig.add_axes((0, 0, 1, 1))  # a blank canvas: Jupyter shows no figure without axes
+        ax.set_axis_off()
         top = height - line_h
         for kind, x, ln, text, shade in items:
             y = top - ln * line_h
             if kind == "head":
-                fig.text(x, y, text, transform=IdentityTransform(), fontsize=10.5, fontweight="bold", va="baseline")
+                ax.text(x, y, text, transform=IdentityTransform(), fontsize=10.5, fontweight="bold", va="baseline")
             elif kind == "label":
-                fig.text(x + 8, y, text, transform=IdentityTransform(), fontsize=9, color="#333333", va="baseline")
+                ax.text(x + 8, y, text, transform=IdentityTransform(), fontsize=9, color="#333333", va="baseline")
             else:
                 color = PARTIAL_COLOR if shade < 0 else WHOLE_COLORS[shade]
-                fig.text(x + pad, y, text, transform=IdentityTransform(), fontsize=10, va="baseline",
+                ax.text(x + pad, y, text, transform=IdentityTransform(), fontsize=10, va="baseline",
                          bbox={"boxstyle": "round,pad=0.25", "facecolor": color, "edgecolor": "#7a7a7a",
                                "linewidth": 0.6})
-        fig.text(8, 8, "one box per token; ▁ = a word starts; orange = part of a character (jamo or byte); "
+        ax.text(8, 8, "one box per token; ▁ = a word starts; orange = part of a character (jamo or byte); "
                        "jamo composed back to syllables for reading",
                  transform=IdentityTransform(), fontsize=8, color="#555555")
         return _finish(fig, path, plt)
