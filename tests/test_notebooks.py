@@ -52,7 +52,11 @@ def _check_computed(name: str, text: str) -> None:
     elif name == "to_transformers.ipynb":
         _same_ids(text, "transformers ids == korean_bpe ids on")
         _same_ids(text, "Okt + transformers ids == korean_bpe ids on")
-        assert "Okt words:" in text and "attention_mask" in text
+        assert "Okt words:" in text
+        # the padded batch: every mask is ones then zeros, one row at least padded, all the same length
+        masks = re.findall(r"mask:\s+\[([01, ]+)\]", text)
+        assert len(masks) >= 2 and len({len(m.split(",")) for m in masks}) == 1
+        assert all(re.fullmatch(r"1(, 1)*(, 0)*", m) for m in masks) and any(m.endswith("0") for m in masks)
     else:  # pragma: no cover - a new notebook needs its checks here
         raise AssertionError(f"{name}: add what it computes to _check_computed")
 
