@@ -51,7 +51,7 @@ def _check_computed(name: str, text: str) -> None:
         assert m and int(m.group(1)) % 3 == 0 and int(m.group(1)) >= 9  # whitespace, raw, okt x 3 units at least
     elif name == "to_transformers.ipynb":
         _same_ids(text, "transformers ids == korean_bpe ids on")
-        _same_ids(text, "Okt + transformers ids == korean_bpe ids on")
+        _same_ids(text, "Okt + transformers ids == korean_bpe ids on")  # ... documents without a line break
         assert "Okt words:" in text
         # the padded batch: every mask is ones then zeros, one row at least padded, all the same length
         masks = re.findall(r"mask:\s+\[([01, ]+)\]", text)
