@@ -49,6 +49,12 @@ def test_files_written(written: dict[str, Path]) -> None:
     assert not [p for p in written["report.html"].parent.iterdir() if p.name.startswith(".")]  # no temp left
 
 
+def test_files_get_the_umask_permissions(written: dict[str, Path]) -> None:
+    from korean_bpe.io.files import new_file_mode
+
+    assert {p.stat().st_mode & 0o777 for p in written.values()} == {new_file_mode()}
+
+
 def test_csv_round_trips_the_frame(written: dict[str, Path]) -> None:
     df = sample_frame()
     back = pd.read_csv(written["table.csv"])

@@ -11,7 +11,8 @@
   network, no external CSS or JavaScript (a few inline lines make the table sortable: click a header).
   Someone who receives only this file sees everything.
 
-Each file is written to a temporary name and renamed, so a failure leaves no half-written report.
+Each file is written to a temporary name and renamed (:func:`korean_bpe.io.files.atomic_write_text`:
+flushed to disk, the umask's permissions), so a failure leaves no half-written report.
 :func:`check_output_dir` refuses a bad directory before any work starts (the CLI calls it first).
 
 The Markdown table is written here (a dozen lines) rather than with ``DataFrame.to_markdown``, which
@@ -165,17 +166,6 @@ def check_output_dir(path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 # --- pieces ------------------------------------------------------------------------------------------
 
 
@@ -299,6 +289,8 @@ def write_report(
     """
     import pandas as pd
 
+    from ..io.files import atomic_write_text
+
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be the pandas DataFrame of korean_bpe.compare.compare, got {type(df).__name__}")
     if df.empty:
@@ -315,7 +307,7 @@ def write_report(
         command_text = "korean_bpe.compare.report.write_report(...) called from Python"
     written: dict[str, Path] = {}
 
-    _write_atomic(out / "table.csv", df.to_csv(index=False).encode("utf-8"))
+    atomic_write_text(out / "table.csv", df.to_csv(index=False))
     written["table.csv"] = out / "table.csv"
     pngs, skipped = _draw_plots(df, out, sentences=sentences, examples=examples, token_lengths=token_lengths)
     for name in pngs:
@@ -331,9 +323,9 @@ def write_report(
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "sentences": list(sentences), "examples": dict(examples or {}),
     }
-    _write_atomic(out / "report.md", _render_markdown(context).encode("utf-8"))
+    atomic_write_text(out / "report.md", _render_markdown(context))
     written["report.md"] = out / "report.md"
-    _write_atomic(out / "report.html", _render_html(context, out).encode("utf-8"))
+    atomic_write_text(out / "report.html", _render_html(context, out))
     written["report.html"] = out / "report.html"
     return written
 
