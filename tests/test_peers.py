@@ -309,3 +309,18 @@ def test_importing_peers_loads_no_peer_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("model_type", ["bpe", "unigram"])
+def test_sentencepiece_with_byte_fallback_is_lossless(model_type):
+    from korean_bpe.compare.peers import train_sentencepiece
+
+    p = train_sentencepiece(TRAIN, vocab_size=VOCAB, model_type=model_type, byte_fallback=True)
+    assert p.lossless and p.vocab_size == VOCAB
+    docs = HELD_OUT + HARD
+    assert [p.decode(ids) for ids in p.encode_batch(docs)] == docs
+    pieces = p.pieces("법 🦜")  # the parrot: 4 byte pieces, each covering the character
+    assert [(t, s, e) for t, s, e in pieces if t.startswith("<0x")] == [
+        ("<0xF0>", 2, 3), ("<0x9F>", 2, 3), ("<0xA6>", 2, 3), ("<0x9C>", 2, 3),
+    ]
+    assert {bytes([b]) for b in range(256)} <= set(p.vocab_surfaces())

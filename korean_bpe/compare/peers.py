@@ -231,12 +231,13 @@ class Peer:
 class SentencePiecePeer(Peer):
     """A trained SentencePiece model (BPE or Unigram)."""
 
-    def __init__(self, processor: Any, *, strategy: str) -> None:
+    def __init__(self, processor: Any, *, strategy: str, lossless: bool) -> None:
         self._sp = processor
         self.strategy = strategy
         self.pre_tokenizer = ""
         self.unit = "sentencepiece"
-        self.lossless = False  # characters unseen in training decode as " ⁇ " (no byte fallback)
+        # without byte fallback, characters unseen in training decode as " ⁇ "
+        self.lossless = lossless
         self.vocab_size = processor.get_piece_size()
         unk = processor.unk_id()
         self.unk_ids = frozenset([unk] if unk >= 0 else [])
@@ -253,9 +254,15 @@ class SentencePiecePeer(Peer):
         return self._sp.decode([int(i) for i in ids])
 
     def pieces(self, text: str) -> list[tuple[str, int, int]]:
-        ids, byte_spans = _sentencepiece_byte_spans(self._sp, text)
+        sp = self._sp
+        ids, byte_spans = _sentencepiece_byte_spans(sp, text)
         spans = char_spans_from_byte_offsets(text, byte_spans)
-        return [(self._sp.id_to_piece(i), s, e) for i, (s, e) in zip(ids, spans)]
+        # SentencePiece gives a character's whole span to its last byte piece and an empty one to
+        # the others: each byte piece covers the character it is part of
+        return [
+            (sp.id_to_piece(i), s, s + 1 if s == e and s < len(text) and sp.is_byte(i) else e)
+            for i, (s, e) in zip(ids, spans)
+        ]
 
     def vocab_surfaces(self) -> list[bytes]:
         sp = self._sp
@@ -398,6 +405,16 @@ def train_sentencepiece(
     (18, [('▁이', 0, 1), ('▁영화', 1, 4)])
     >>> sp.decode(sp.encode("영화 봤다 ㅋㅋ"))
     '영화 봤다  ⁇ '
+
+    With ``byte_fallback=True`` an unseen character is spelled in bytes (each byte piece covers
+    the character) and decoding gives the text back:
+
+    >>> sp = train_sentencepiece(["이 영화 최고", "이 영화 별로", "영화를 봤다"] * 5, vocab_size=300,
+    ...                          model_type="bpe", byte_fallback=True)
+    >>> sp.lossless, sp.pieces("ㅋ 영화")
+    (True, [('▁', 0, 0), ('<0xE3>', 0, 1), ('<0x85>', 0, 1), ('<0x8B>', 0, 1), ('▁영화', 1, 4)])
+    >>> sp.decode(sp.encode("ㅋ 영화"))
+    'ㅋ 영화'
     """
     texts = _check_args(texts, vocab_size)
     if model_type not in ("bpe", "unigram"):
@@ -419,7 +436,7 @@ def train_sentencepiece(
             "(a vocab_size above the number of distinct characters usually fixes it)"
         ) from exc
     processor = spm.SentencePieceProcessor(model_proto=model.getvalue())
-    return SentencePiecePeer(processor, strategy=f"sentencepiece-{model_type}")
+    return SentencePiecePeer(processor, strategy=f"sentencepiece-{model_type}", lossless=byte_fallback)
 
 
 def train_hf_bpe(texts: Sequence[str], *, vocab_size: int) -> HFPeer:
