@@ -324,3 +324,21 @@ def test_sentencepiece_with_byte_fallback_is_lossless(model_type):
         ("<0xF0>", 2, 3), ("<0x9F>", 2, 3), ("<0xA6>", 2, 3), ("<0x9C>", 2, 3),
     ]
     assert {bytes([b]) for b in range(256)} <= set(p.vocab_surfaces())
+
+
+def test_a_native_crash_in_the_isolated_child_is_a_runtime_error():
+    import os
+
+    from korean_bpe.compare.peers import run_isolated
+
+    with pytest.raises(RuntimeError, match="SwTokenizer.train on 3 texts crashed its process"):
+        run_isolated(os.abort, what="SwTokenizer.train on 3 texts")  # the child dies of SIGABRT
+    assert run_isolated(sorted, "법률", what="sorting") == ["률", "법"]
+
+
+def test_swtokenizer_trains_in_process_too():
+    from korean_bpe.compare.peers import train_kiwi_swtokenizer
+
+    inproc = train_kiwi_swtokenizer(TRAIN, vocab_size=VOCAB, isolate=False)
+    assert inproc.vocab_surfaces() == peer("kiwi-swtokenizer").vocab_surfaces()
+    assert inproc.encode_batch(HELD_OUT) == peer("kiwi-swtokenizer").encode_batch(HELD_OUT)

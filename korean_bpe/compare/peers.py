@@ -81,11 +81,12 @@ from __future__ import annotations
 import importlib
 import io
 import json
+import multiprocessing
 import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,7 @@ from .._optional import MissingDependencyError, require
 __all__ = [
     "PEERS", "train_peer", "train_sentencepiece", "train_hf_bpe", "train_hf_wordpiece",
     "train_kiwi_bpe", "train_kiwi_swtokenizer", "Peer", "SentencePiecePeer", "HFPeer", "SwTokenizerPeer",
-    "char_spans_from_byte_offsets", "byte_level_decode", "readable_bytes",
+    "char_spans_from_byte_offsets", "byte_level_decode", "readable_bytes", "run_isolated",
 ]
 
 PEERS: tuple[str, ...] = (
@@ -533,10 +534,15 @@ def train_kiwi_bpe(texts: Sequence[str], *, vocab_size: int, workdir: str | Path
 
 
 def train_kiwi_swtokenizer(
-    texts: Sequence[str], *, vocab_size: int, workdir: str | Path | None = None,
+    texts: Sequence[str], *, vocab_size: int, workdir: str | Path | None = None, isolate: bool = True,
 ) -> SwTokenizerPeer:
     """Train Kiwi's SwTokenizer (morpheme-aware unigram subwords); its file goes to a temporary
     directory (under ``workdir`` if given) that is removed afterwards.
+
+    With ``isolate`` (the default) the training runs in a child process: kiwipiepy 0.24.1's
+    ``SwTokenizer.train`` crashes the interpreter (SIGSEGV inside ``_kiwipiepy``) on some corpora,
+    e.g. the 165,320 NSMC training reviews at 32k; a crash then is a :class:`RuntimeError` here
+    instead of the end of the caller's process.  The child loads its own Kiwi (a second or two).
 
     The vocabulary always holds SwTokenizer's Hangul fallback (each 초성+중성 syllable and each
     종성 jamo), so a size below about 430 is exceeded.
@@ -546,15 +552,52 @@ def train_kiwi_swtokenizer(
     (435, [('영화', 0, 2), ('를/J', 2, 3), ('보/V', 4, 5), ('었/E', 4, 5), ('다/E', 5, 6)])
     """
     texts = _check_args(texts, vocab_size)
-    require("kiwipiepy")
-    from kiwipiepy.sw_tokenizer import SwTokenizer, SwTokenizerConfig
+    kiwipiepy = require("kiwipiepy")
+    from kiwipiepy.sw_tokenizer import SwTokenizer
 
     with tempfile.TemporaryDirectory(prefix="korean_bpe-kiwi-sw-", dir=workdir) as tmp:
-        tokenizer = SwTokenizer.train(
-            os.path.join(tmp, "tokenizer.json"), texts, SwTokenizerConfig(), vocab_size=vocab_size,
-            chr_coverage=1.0, kiwi=_kiwi(), show_progress=False,
-        )
+        path = os.path.join(tmp, "tokenizer.json")
+        if not isolate:
+            _train_swtokenizer_file(path, texts, vocab_size, kiwi=_kiwi())
+        else:
+            what = (
+                f"kiwipiepy {getattr(kiwipiepy, '__version__', '?')} SwTokenizer.train on {len(texts)} texts "
+                f"at vocab_size={vocab_size}"
+            )
+            run_isolated(_train_swtokenizer_file, path, texts, vocab_size, what=what)
+        tokenizer = SwTokenizer(path, kiwi=_kiwi())
     return SwTokenizerPeer(tokenizer)
+
+
+def run_isolated(fn: Callable[..., Any], *args: Any, what: str) -> Any:
+    """``fn(*args)`` in a fresh (spawned) child process; a crash of the child (a native segfault or
+    abort) is a :class:`RuntimeError` naming ``what``, and the caller lives on.
+
+    >>> run_isolated(pow, 2, 10, what="a power")
+    1024
+    """
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        try:
+            return pool.submit(fn, *args).result()
+        except BrokenProcessPool as exc:
+            raise RuntimeError(
+                f"{what} crashed its process (a native crash, isolated in a child process; a smaller or "
+                "different corpus, or another library version, may train)"
+            ) from exc
+
+
+def _train_swtokenizer_file(path: str, texts: list[str], vocab_size: int, *, kiwi: Any = None) -> None:
+    """Train SwTokenizer and write it to ``path`` (the body of the child process)."""
+    from kiwipiepy import Kiwi
+    from kiwipiepy.sw_tokenizer import SwTokenizer, SwTokenizerConfig
+
+    SwTokenizer.train(
+        path, texts, SwTokenizerConfig(), vocab_size=vocab_size, chr_coverage=1.0,
+        kiwi=kiwi if kiwi is not None else Kiwi(), show_progress=False,
+    )
 
 
 def train_peer(
