@@ -5,16 +5,16 @@ exactly like our own strategies (the ``Segmenter`` protocol of :mod:`korean_bpe.
 implemented structurally: ``strategy``, ``kind``, ``pre_tokenizer``, ``unit``, ``lossless``,
 ``vocab_size``, ``unk_ids``, ``encode_batch``, ``decode``, ``pieces``, ``vocab_surfaces``).
 
-============================  =================  ===========  ========  ==========================
-peer                          library            unit         lossless  pre-tokenization
-============================  =================  ===========  ========  ==========================
-``sentencepiece-bpe``         sentencepiece      sentencepiece  no      its own (``▁`` + spaces)
-``sentencepiece-unigram``     sentencepiece      sentencepiece  no      its own (``▁`` + spaces)
-``hf-bpe``                    tokenizers         byte         yes       ByteLevel (GPT-2 regex)
-``hf-wordpiece``              tokenizers         wordpiece    no        BertPreTokenizer
-``kiwi-bpe``                  kiwipiepy >= 0.24  byte         yes       ``kiwi`` (training only)
-``kiwi-swtokenizer``          kiwipiepy          swtokenizer  no        ``kiwi`` (Kiwi analysis)
-============================  =================  ===========  ========  ==========================
+=========================  =================  =============  ========  ==========================
+peer                       library            unit           lossless  pre-tokenization
+=========================  =================  =============  ========  ==========================
+``sentencepiece-bpe``      sentencepiece      sentencepiece  no        its own (``▁`` + spaces)
+``sentencepiece-unigram``  sentencepiece      sentencepiece  no        its own (``▁`` + spaces)
+``hf-bpe``                 tokenizers         byte           yes       ByteLevel (GPT-2 regex)
+``hf-wordpiece``           tokenizers         wordpiece      no        BertPreTokenizer
+``kiwi-bpe``               kiwipiepy >= 0.24  byte           yes       ``kiwi`` (training only)
+``kiwi-swtokenizer``       kiwipiepy          swtokenizer    no        ``kiwi`` (Kiwi analysis)
+=========================  =================  =============  ========  ==========================
 
 Settings (each library's defaults unless listed; the reasons are the comparison's):
 
@@ -26,7 +26,8 @@ Settings (each library's defaults unless listed; the reasons are the comparison'
   size reached), ``max_sentence_length`` raised to the longest text (SentencePiece silently skips
   longer ones), ``byte_fallback=False`` (SentencePiece's default: a character unseen in training
   is ``<unk>`` and decodes as `` ⁇ ``, so these peers are not lossless; pass
-  ``byte_fallback=True`` to :func:`train_sentencepiece` for the Llama-style variant) and the
+  ``byte_fallback=True`` to :func:`train_sentencepiece` for the Llama-style variant, which is
+  lossless and says so) and the
   default ``<unk>``, ``<s>``, ``</s>`` (3 of the ids).  Determinism: SentencePiece draws random
   numbers only to sample or shuffle input sentences (``input_sentence_size``, off here: every
   text is used); :func:`train_sentencepiece` still seeds its process-wide generator
@@ -58,7 +59,9 @@ Settings (each library's defaults unless listed; the reasons are the comparison'
   ``chr_coverage=1.0`` as SentencePiece's; encoding analyses each text with Kiwi.  Its vocabulary
   always holds the Hangul fallback (every 초성+중성 syllable and 종성 jamo, about 430 tokens),
   so a smaller size asked is exceeded; decoding re-spaces morphemes and punctuation and can drop
-  a morpheme, so it is not lossless.
+  a morpheme, so it is not lossless.  Training runs in a spawned child process: kiwipiepy
+  0.24.1's trainer segfaults on the NSMC training reviews, and a crash must not take the caller
+  (compare()) down with it; it becomes a :class:`RuntimeError` (see :func:`run_isolated`).
 
 ``pre_tokenizer`` is ``"kiwi"`` for both Kiwi peers (Kiwi's morphology shaped their vocabulary, so
 a Kiwi-gold morpheme F1 grades them with their own ruler) and ``""`` for the others, which split
