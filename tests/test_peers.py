@@ -342,3 +342,17 @@ def test_swtokenizer_trains_in_process_too():
     inproc = train_kiwi_swtokenizer(TRAIN, vocab_size=VOCAB, isolate=False)
     assert inproc.vocab_surfaces() == peer("kiwi-swtokenizer").vocab_surfaces()
     assert inproc.encode_batch(HELD_OUT) == peer("kiwi-swtokenizer").encode_batch(HELD_OUT)
+
+
+def test_a_review_that_crashes_kiwipiepy_swtokenizer_does_not_crash_the_caller():
+    # one NSMC review (its first 8 words) segfaults kiwipiepy 0.24.1's SwTokenizer.train; the
+    # child process takes the crash, the caller gets a RuntimeError (or a tokenizer, once fixed)
+    from korean_bpe.compare.peers import train_kiwi_swtokenizer
+
+    review = "재밌는데 네이버에서 영화검색이 안되서 쿠엔틴 타란티노 필모에 와서만"
+    try:
+        sw = train_kiwi_swtokenizer([review], vocab_size=1000)
+    except RuntimeError as exc:
+        assert "SwTokenizer.train on 1 texts at vocab_size=1000 crashed its process" in str(exc)
+    else:
+        assert sw.encode("영화검색")
