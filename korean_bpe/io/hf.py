@@ -26,8 +26,11 @@ marker ``"▁"``               ``Strip`` + ``Prepend("▁")`` + ``Replace(" ", "
 marker ``"</w>"``            BPE ``end_of_word_suffix``
 marker ``"##"``              BPE ``continuing_subword_prefix`` (merged tokens renamed
                              ``가##나`` -> ``가나`` as HF names them; ids unchanged)
-``byte_fallback=True``       BPE ``byte_fallback`` + ``ByteFallback`` decoder
-special tokens               ``added_tokens`` (``special: true``)
+``byte_fallback=True``       BPE ``byte_fallback`` + ``ByteFallback`` decoder; the 256
+                             ``<0xNN>`` tokens are ordinary vocabulary (as SentencePiece
+                             exports them), so ``decode(ids, skip_special_tokens=True)``
+                             keeps the characters that went through byte fallback
+special tokens               ``added_tokens`` (``special: true``), byte tokens excepted
 ============================ ===========================================================
 
 Where HF cannot follow exactly (the ids differ only in these cases):
@@ -202,11 +205,14 @@ def tokenizer_json(tokenizer: Any) -> dict[str, Any]:
     if marker == "</w>" and pre != "raw":
         decoders.append(end_of_text_space)
 
+    # The byte tokens are ordinary vocabulary, as SentencePiece exports them: as added special
+    # tokens, HF's default decode (skip_special_tokens) would delete every byte-fallback character.
+    byte_tokens = {f"<0x{b:02X}>" for b in range(256)} if byte_fallback else set()
     added = [
         {"id": vocab[rename[t]], "content": rename[t], "single_word": False, "lstrip": False, "rstrip": False,
          "normalized": False, "special": True}
         for t in model.special_tokens
-        if t in rename
+        if t in rename and t not in byte_tokens
     ]
     return {
         "version": "1.0",
