@@ -31,18 +31,33 @@ mode), whose pieces already carry ``▁`` for each space.
 U+2581) or a lossless morpheme mode, any unit, with ``byte_fallback=True`` or a text whose symbols
 are all in the alphabet.  The ``whitespace`` pre-tokenizer gives the text back with every run of
 white space made one space.  The ``jamo`` unit gives Hangul back precomposed: text typed in NFD
-(conjoining jamo) comes back NFC (see :mod:`korean_bpe.jamo`).  Special tokens written in the text
-(``"<unk>"``) are not recognised: they are ordinary characters.
+(conjoining jamo) comes back NFC (see :mod:`korean_bpe.jamo`).
+
+Special tokens are never text.  Training never makes one by merging (a run of symbols that
+spells one is cut, see :func:`korean_bpe.trainer.api.cut_special_runs`), and ``encode`` refuses a
+text that spells one (``"<unk>"``, or ``"<0x41>"`` with byte fallback), as tiktoken does, with a
+``ValueError`` naming the token and the fixes; ``encode(text, disallowed_special=())`` encodes
+such text as ordinary text (it decodes back to itself, never to ``"A"``, and never vanishes
+under ``skip_special_tokens``).  Unlike tiktoken, text is never turned into a special token's
+id (there is no ``allowed_special``): put special ids around encoded text yourself.
+
+>>> tok.encode("영화 <unk>")
+Traceback (most recent call last):
+...
+ValueError: the text holds '<unk>', the text of a special token, at offset 3; encode never turns text into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's text), or disallowed_special=tok.special_tokens_set - {'<unk>'} (this one only); for the special token itself, add its id, tok.token_to_id('<unk>'), to the ids yourself
+>>> tok.tokenize("영화 <unk>", disallowed_special=())
+['▁영화', '▁', '<unk>', '<unk>', '<unk>', '<unk>', '<unk>']
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, islice, repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .jamo import decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
@@ -187,6 +202,7 @@ class Tokenizer:
         self._special_tokens = tuple(t for t in model.special_tokens if t not in byte_set)
         self._special_ids = frozenset(vocab[t] for t in self._special_tokens)
         self._literal_ids = self._special_ids | frozenset(self._byte_ids)
+        self._special_regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
         self._build_encoder()
         self._cache = _WordCache(self._encode_word, cache_size)
 
@@ -316,6 +332,12 @@ class Tokenizer:
         """The model's special tokens (``<unk>``, ...), without the 256 byte-fallback tokens."""
         return self._special_tokens
 
+    @property
+    def special_tokens_set(self) -> frozenset[str]:
+        """Every token whose text ``encode`` refuses by default: the special tokens and, with
+        byte fallback, the 256 byte tokens (tiktoken's name)."""
+        return frozenset(self._model.special_tokens)
+
     def token_to_id(self, token: str) -> int | None:
         """The id of ``token``, or ``None``."""
         return self._vocab.get(token)
@@ -326,8 +348,13 @@ class Tokenizer:
 
     # --- encoding ------------------------------------------------------------------------------
 
-    def encode(self, text: str) -> list[int]:
+    def encode(self, text: str, *, disallowed_special: Literal["all"] | Collection[str] = "all") -> list[int]:
         """Token ids of ``text``.
+
+        ``disallowed_special``: the special tokens whose text ``text`` must not hold (a
+        ``ValueError`` names the token and the fixes); ``"all"`` (default) is
+        :attr:`special_tokens_set`; the text of the others is encoded as ordinary text (``()``:
+        every special token's).  See the module docstring.
 
         >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
         >>> tok.encode("영화 재밌다")
@@ -337,16 +364,21 @@ class Tokenizer:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
+        regex = self._special_regex(disallowed_special)
+        if regex is not None:
+            _check_no_special(regex, text, "the text")
         if self._fused:
             return self._compiled.encode_whitespace([text], self._encode_word, self._cache.maxsize)[0]
         return self._encode_words([self._pre_tokenizer(text)])[0]
 
-    def tokenize(self, text: str) -> list[str]:
+    def tokenize(self, text: str, *, disallowed_special: Literal["all"] | Collection[str] = "all") -> list[str]:
         """Tokens of ``text`` (``encode`` then ``id_to_token``)."""
         id_to_token = self._id_to_token
-        return [id_to_token[i] for i in self.encode(text)]
+        return [id_to_token[i] for i in self.encode(text, disallowed_special=disallowed_special)]
 
-    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+    def encode_batch(
+        self, texts: Sequence[str], *, disallowed_special: Literal["all"] | Collection[str] = "all"
+    ) -> list[list[int]]:
         """``[encode(t) for t in texts]``, pre-tokenizing with one ``pre_tokenizer.batch`` call."""
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
@@ -355,6 +387,12 @@ class Tokenizer:
         if not all(type(t) is str for t in texts):
             k, bad = next((k, t) for k, t in enumerate(texts) if not isinstance(t, str))
             raise TypeError(f"texts must hold strings; texts[{k}] is {type(bad).__name__} {bad!r}")
+        regex = self._special_regex(disallowed_special)
+        if regex is not None:
+            search = regex.search
+            for k, t in enumerate(texts):
+                if search(t) is not None:
+                    _check_no_special(regex, t, f"texts[{k}]")
         if self._fused:
             return self._compiled.encode_whitespace(texts, self._encode_word, self._cache.maxsize)
         return self._encode_words(self._pre_tokenizer.batch(texts))
@@ -373,6 +411,27 @@ class Tokenizer:
             out.append(ids)
         return out
 
+    def _special_regex(self, disallowed_special: Any) -> re.Pattern[str] | None:
+        """The compiled search for the disallowed special tokens' text (None: nothing to look for)."""
+        if disallowed_special == "all":
+            key = frozenset(self._model.special_tokens)
+        elif isinstance(disallowed_special, str) or not isinstance(disallowed_special, Iterable):
+            raise TypeError(f"disallowed_special must be 'all' or a collection of special tokens such as "
+                            f"('<unk>',), got {disallowed_special!r}")
+        else:
+            key = frozenset(disallowed_special)
+        try:
+            return self._special_regexes[key]
+        except KeyError:
+            pass
+        unknown = sorted(t for t in key if t not in self._model.special_tokens)
+        if unknown:
+            raise ValueError(f"disallowed_special holds {unknown[0]!r}, which is not a special token of this tokenizer; "
+                             f"its special tokens are tok.special_tokens_set ({len(self._model.special_tokens)} tokens)")
+        regex = re.compile("|".join(map(re.escape, sorted(key, key=len, reverse=True)))) if key else None
+        self._special_regexes[key] = regex
+        return regex
+
     def clear_cache(self) -> None:
         """Empty the per-word cache."""
         self._cache.clear()
@@ -382,8 +441,12 @@ class Tokenizer:
     def _build_encoder(self) -> None:
         model, vocab, unit, marker = self._model, self._vocab, self._unit, self._marker
         triples = []
+        specials = set(model.special_tokens)
         for a, b in model.merges:
-            triples.append((vocab[a], vocab[b], vocab[model.merged_token(a, b)]))
+            new = model.merged_token(a, b)
+            if new in specials:  # only from a trainer older than cut_special_runs: never applied
+                continue
+            triples.append((vocab[a], vocab[b], vocab[new]))
         chars = {t: i for t, i in vocab.items() if len(t) == 1}
         self._compiled = _CompiledMergeTable(triples, chars) if _CompiledMergeTable is not None else None
         pairs: dict[tuple[int, int], tuple[int, int]] = {}
@@ -578,6 +641,20 @@ def _merge_python(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int
         if i < len(ranks):
             ranks[i] = get((new, ids[i + 1]), _NO_MERGE)
     return ids
+
+
+def _check_no_special(regex: re.Pattern[str], text: str, where: str) -> None:
+    """Raise, as tiktoken does, when ``text`` spells a disallowed special token."""
+    m = regex.search(text)
+    if m is None:
+        return
+    token = m.group()
+    raise ValueError(
+        f"{where} holds {token!r}, the text of a special token, at offset {m.start()}; encode never turns text "
+        f"into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's "
+        f"text), or disallowed_special=tok.special_tokens_set - {{{token!r}}} (this one only); for the special "
+        f"token itself, add its id, tok.token_to_id({token!r}), to the ids yourself"
+    )
 
 
 def _decode_bytes(data: bytes | bytearray) -> str:

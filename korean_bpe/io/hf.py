@@ -43,7 +43,9 @@ Where HF cannot follow exactly (the ids differ only in these cases):
   apply ``unicodedata.normalize("NFC", ...)`` to get syllables back.
 * ``byte_fallback=True`` with marker ``"</w>"`` or ``"##"``: HF turns an unknown character into the
   bytes of the character *with* the marker (``<0x23><0x23>...`` for ``##X``).
-* Text that literally contains a special token (``"<unk>"``) gets that token's id from HF.
+* Text that literally contains a special token (``"<unk>"``) gets that token's id from HF; ours
+  refuses it by default and encodes it as ordinary text with ``disallowed_special=()`` (see
+  :mod:`korean_bpe.tokenizer`).  The byte tokens' text (``"<0x41>"``) is ordinary text in HF too.
 
 Morpheme pre-tokenizers (``okt``, ``kiwi``, ``mecab``) are analysis run in Python, which HF cannot
 do; the export splits on white space instead, so feed it words that are already analysed::
