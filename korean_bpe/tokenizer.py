@@ -31,7 +31,9 @@ mode), whose pieces already carry ``▁`` for each space.
 U+2581) or a lossless morpheme mode, any unit, with ``byte_fallback=True`` or a text whose symbols
 are all in the alphabet.  The ``whitespace`` pre-tokenizer gives the text back with every run of
 white space made one space.  The ``jamo`` unit gives Hangul back precomposed: text typed in NFD
-(conjoining jamo) comes back NFC (see :mod:`korean_bpe.jamo`).
+(conjoining jamo) comes back NFC (see :mod:`korean_bpe.jamo`).  Lone surrogates come back with
+every unit: the byte unit and byte fallback spell them as ``surrogatepass`` UTF-8 (``ED A0 80``
+for U+D800) and decode them back (:func:`korean_bpe.units.decode_utf8`).
 
 Special tokens are never text.  Training never makes one by merging (a run of symbols that
 spells one is cut, see :func:`korean_bpe.trainer.api.cut_special_runs`), and ``encode`` refuses a
@@ -63,7 +65,7 @@ from .jamo import decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import WhitespacePreTokenizer
 from .trainer.model import BPEModel
-from .units import SPACE_MARK, Unit, apply_marker, check_marker, get_unit, words_from_tokens
+from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, get_unit, words_from_tokens
 
 try:  # the compiled merge loop (korean_bpe/_encode.pyx), built at install time when possible
     from ._encode import MergeTable as _CompiledMergeTable
@@ -552,7 +554,7 @@ class Tokenizer:
         def flush() -> None:
             if pending:
                 # the bytes spell marked symbols of the unit itself (byte unit: its byte characters)
-                tokens.extend(self._fallback_pieces(_decode_bytes(pending)))
+                tokens.extend(self._fallback_pieces(decode_utf8(pending)))
                 pending.clear()
 
         for i in ids:
@@ -657,11 +659,6 @@ def _check_no_special(regex: re.Pattern[str], text: str, where: str) -> None:
     )
 
 
-def _decode_bytes(data: bytes | bytearray) -> str:
-    try:
-        return bytes(data).decode("utf-8", "surrogatepass")
-    except UnicodeDecodeError:
-        return bytes(data).decode("utf-8", "replace")
 
 
 def _resolve_marker(marker: Any, pre_tokenizer: PreTokenizer, model: BPEModel | None) -> str | None:

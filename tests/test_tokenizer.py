@@ -505,3 +505,16 @@ def test_merges_of_an_older_model_that_make_a_special_token_are_not_applied():
     ids = tok.encode("<s>", disallowed_special=())
     assert tok.tokenize("a") == ["<unk>"] and [tok.id_to_token[i] for i in ids] == ["<s", ">"]
     assert tok.decode(ids, skip_special_tokens=True) == "<s>"
+
+
+# --- lone surrogates (issue 14, item 3) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+def test_lone_surrogates_round_trip_with_every_unit(unit):
+    """The syllable and jamo units keep a lone surrogate through byte fallback (surrogatepass
+    bytes), the byte unit as its own bytes: never three U+FFFD."""
+    tok = Tokenizer.train(["영화 정말 재밌다 abc"] * 4, vocab_size=400, pre_tokenizer="raw", unit=unit,
+                          byte_fallback=unit != "byte")
+    for text in ["a\ud800b", "영화\udfff 정말", "\ud83d\ude00"]:
+        assert tok.decode(tok.encode(text)) == text
