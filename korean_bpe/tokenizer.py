@@ -82,6 +82,7 @@ BYTE_TOKENS: tuple[str, ...] = tuple(f"<0x{b:02X}>" for b in range(256))
 DEFAULT_CACHE_SIZE = 1 << 19
 
 _TRAIN_CHUNK = 20_000  # texts pre-tokenized per batch() call while training
+_SAMPLE = 20  # non-blank texts kept to explain an empty training set
 _UNSET: Any = object()
 _NO_MERGE = (sys.maxsize, -1)
 
@@ -256,9 +257,10 @@ class Tokenizer:
         pt = get_pre_tokenizer(pre_tokenizer)
         unit_ = get_unit(unit)
         marker_ = _resolve_marker(marker, pt, None)
-        counts = _count_words(texts, pt, show_progress)
+        sample: list[str] = []
+        counts = _count_words(texts, pt, show_progress, sample=sample)
         if not counts:
-            raise ValueError("no words to train on: texts is empty or holds only white space")
+            raise ValueError(_no_words_message(pt, sample))
         word_counts = _symbol_counts(counts, unit_, marker_)
         # Only symbols that can enter a merge must fit a merges.txt line: a word of one symbol
         # (a raw line-break piece such as "\x0c") is never merged, and vocab.json holds any string.
@@ -731,8 +733,11 @@ def _chunks(items: Iterable[str], size: int) -> Iterator[list[str]]:
         yield chunk
 
 
-def _count_words(texts: Iterable[str], pt: PreTokenizer, show_progress: bool | None) -> Counter[str]:
-    """Distinct words with their counts, pre-tokenizing ``_TRAIN_CHUNK`` texts per batch call."""
+def _count_words(
+    texts: Iterable[str], pt: PreTokenizer, show_progress: bool | None, *, sample: list[str] | None = None
+) -> Counter[str]:
+    """Distinct words with their counts, pre-tokenizing ``_TRAIN_CHUNK`` texts per batch call.
+    ``sample`` receives the first ``_SAMPLE`` texts that are not blank (for error messages)."""
     counts: Counter[str] = Counter()
     bar = None
     if show_progress is None:
@@ -750,6 +755,8 @@ def _count_words(texts: Iterable[str], pt: PreTokenizer, show_progress: bool | N
                 pos, bad = next((k, t) for k, t in enumerate(chunk) if not isinstance(t, str))
                 raise TypeError(f"texts must hold strings; text {start * _TRAIN_CHUNK + pos} is "
                                 f"{type(bad).__name__} {bad!r}")
+            if sample is not None and len(sample) < _SAMPLE:
+                sample += [t for t in islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))]
             counts.update(chain.from_iterable(pt.batch(chunk, show_progress=False)))
             if bar is not None:
                 bar.update(len(chunk))
@@ -757,6 +764,30 @@ def _count_words(texts: Iterable[str], pt: PreTokenizer, show_progress: bool | N
         if bar is not None:
             bar.close()
     return counts
+
+
+def _no_words_message(pt: PreTokenizer, sample: Sequence[str]) -> str:
+    """Why training found no word: blank texts, or an analysis that dropped every morpheme
+    (naming the tags it saw, with an example each, and the two ways to keep them)."""
+    if not sample:
+        return "no words to train on: texts is empty or holds only white space"
+    pos = getattr(pt, "pos", None)
+    drop = getattr(pt, "drop", ())
+    if callable(pos) and drop:
+        tags: dict[str, str] = {}
+        for text in sample:
+            for surface, tag in pos(text):
+                if surface and not surface.isspace():
+                    tags.setdefault(tag, surface)
+        name = pt.to_config()["type"]
+        shown = ", ".join(f"{tag} ({surface!r})" for tag, surface in sorted(tags.items()))
+        return (
+            f"no words to train on: the {name} analysis dropped everything; the texts hold only morphemes tagged "
+            f"{shown or 'nothing'}, which its drop option removes ({pt!r}); keep them with "
+            f"pre_tokenizer={{'type': {name!r}, 'drop': []}} or pre_tokenizer={{'type': {name!r}, 'lossless': True}}"
+        )
+    return (f"no words to train on: the pre-tokenizer {pt!r} gave no word for any text, e.g. {sample[0][:40]!r}; "
+            "use one that keeps what these texts hold")
 
 
 def _symbol_counts(counts: Mapping[str, int], unit: Unit, marker: str | None) -> dict[tuple[str, ...], int]:

@@ -395,3 +395,18 @@ def test_building_okt_imports_no_java():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# --- a corpus the analysis empties (issue 14, item 15) ------------------------------------------
+
+
+def test_training_on_what_the_analysis_drops_names_the_tags_and_the_fix():
+    from korean_bpe import Tokenizer
+
+    texts = ["!!! ...", "?? !!", "^^;; ~~"] * 3
+    with pytest.raises(ValueError) as err:
+        Tokenizer.train(texts, vocab_size=30, pre_tokenizer={"type": "okt", "cache": False})
+    msg = str(err.value)
+    assert "white space" not in msg and "the okt analysis dropped" in msg
+    assert "Punctuation ('!!!')" in msg
+    assert "{'type': 'okt', 'drop': []}" in msg and "{'type': 'okt', 'lossless': True}" in msg
