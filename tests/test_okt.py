@@ -410,3 +410,74 @@ def test_training_on_what_the_analysis_drops_names_the_tags_and_the_fix():
     assert "white space" not in msg and "the okt analysis dropped" in msg
     assert "Punctuation ('!!!')" in msg
     assert "{'type': 'okt', 'drop': []}" in msg and "{'type': 'okt', 'lossless': True}" in msg
+
+
+# --- long runs without spaces are cut before Okt sees them (issue 14, item 13) -----------------
+
+from korean_bpe.pre_tokenizers import okt as okt_module  # noqa: E402
+
+#: real reviews with their spaces removed: long Hangul runs, punctuation, Latin, digits inside
+SPAM = "".join((
+    "스파이더맨파프롬홈은MCU최고의영화이다아이언맨이없어도충분히재밌었고", "!!!",
+    "졸면서본첫영화였는데도마지막장면은기억에남는다진짜로정말로강력추천합니다",
+    "ㅋㅋㅋㅋㅋ", "10점만점에10점", "IMAX로꼭보세요",
+) * 6)
+
+
+class _Recorder:
+    """Okt with its JVM ``tokenize`` wrapped: every string the real analyzer is given is kept."""
+
+    def __init__(self, okt):
+        self._okt = okt
+        self.seen: list[str] = []
+        recorder = self
+
+        class Jki:
+            def tokenize(self, text, norm, stem):
+                recorder.seen.append(str(text))
+                return okt.jki.tokenize(text, norm, stem)
+
+        self.jki = Jki()
+
+
+def _longest_run(text: str) -> int:
+    import re
+
+    return max((len(m) for m in re.findall(r"[^ \t\n\x0b\x0c\r]+", text)), default=0)
+
+
+@pytest.mark.parametrize("limit", [40, 97])
+def test_long_runs_reach_okt_cut_to_the_limit_and_restore_exactly(monkeypatch, limit):
+    from konlpy.tag import Okt
+
+    real = okt_module._start_okt()
+    recorders: list[_Recorder] = []
+
+    def start():
+        recorders.append(_Recorder(real))
+        return recorders[-1]
+
+    monkeypatch.setattr(okt_module, "_start_okt", start)
+    monkeypatch.setattr(_analyzer, "_LOADED", {})  # a fresh analyzer, built through the recorder
+    monkeypatch.setattr(okt_module, "MAX_RUN", limit, raising=False)
+    text = f"어제 본 영화 {SPAM} 끝!\n다음 줄 {SPAM[:limit + 3]}"
+    assert _longest_run(text) > 5 * limit
+    lossless, plain = OktPreTokenizer(lossless=True, cache=False), OktPreTokenizer(cache=False)
+    pieces = lossless(text)
+    assert lossless.restore(pieces) == text
+    assert lossless.batch([text, SEED]) == [pieces, lossless(SEED)]
+    assert plain.batch([text]) == [plain(text)]
+    assert isinstance(real, Okt) and recorders and recorders[0].seen
+    assert max(_longest_run(s) for r in recorders for s in r.seen) <= limit
+    # short runs are not touched: the analysis of the seed is Okt's own
+    assert plain(SEED) == SEED_WORDS
+
+
+def test_cut_long_runs_prefers_the_end_of_a_hangul_run():
+    cut = okt_module.cut_long_runs
+    assert cut("영화 재밌다고", limit=3) == ["영화 재밌다", "고"]  # no safe point: a hard cut at the limit
+    assert cut("가나다!!라마", limit=5) == ["가나다", "!!라마"]  # after the Hangul, before the "!!"
+    assert cut("ab가나다라마", limit=5) == ["ab", "가나다라마"]  # a script change
+    assert cut("짧은 글", limit=5) == ["짧은 글"]
+    text = "가" * 23 + "!" + "나" * 7
+    assert "".join(cut(text, limit=10)) == text and max(map(len, cut(text, limit=10))) <= 10

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import re
 import importlib.metadata
 import importlib.util
 from collections.abc import Iterable, Sequence
@@ -63,6 +64,7 @@ from .base import PRE_TOKENIZERS, BasePreTokenizer, pieces_from_spans, restore_m
 
 __all__ = [
     "OktPreTokenizer", "JavaNotFoundError", "OKT_TAGS", "DEFAULT_DROP", "okt_analyzer", "okt_version", "space_pieces",
+    "MAX_RUN", "cut_long_runs",
 ]
 
 #: every part of speech Okt (open-korean-text 2.1.0, ``KoreanPos``) can report
@@ -181,6 +183,62 @@ _JOIN_TEXTS = 500
 _JOIN_CHARS = 50_000
 #: space-free pieces per space-joined JVM call (see :func:`okt_analyzer`)
 _JOIN_PIECES = 2000
+#: the longest run without white space that Okt is given in one piece (see :func:`cut_long_runs`)
+MAX_RUN = 100
+_LONG_RUN = re.compile(r"[^ \t\n\x0b\x0c\r]{%d,}")  # a pattern template: {limit + 1,}
+
+
+def _script(c: str) -> int:
+    """0 Hangul (syllables, jamo), 1 ASCII letter, 2 digit, 3 anything else."""
+    if "\uac00" <= c <= "\ud7a3" or "\u3131" <= c <= "\u318e" or "\u1100" <= c <= "\u11ff":
+        return 0
+    if c.isascii() and c.isalpha():
+        return 1
+    return 2 if c.isdigit() else 3
+
+
+def cut_long_runs(text: str, *, limit: int = MAX_RUN) -> list[str]:
+    """``text`` cut into consecutive segments (``"".join(segments) == text``) so that no run
+    without white space (Java's ``\\s``, what Okt splits on) is longer than ``limit``; texts
+    without such a run come back whole.
+
+    Okt's time grows faster than the length of a run: 1,000 syllables without a space took
+    8.5 s, 3,000 took 74 s (benchmarks/README.md), so one spam line could stall a corpus.  Each
+    long run is cut greedily into pieces of at most ``limit`` characters, each cut as far right
+    as possible at the best point the window holds: where a Hangul run ends (Okt ends its Korean
+    chunk there anyway), else where the script changes (Hangul, ASCII letters, digits, the
+    rest), else at the limit itself, inside a word.  No NSMC review (at most 140 characters) has
+    a run this long that would get a hard cut changing its analysis (benchmarks/README.md).
+
+    >>> cut_long_runs("가나다!!라마", limit=5)
+    ['가나다', '!!라마']
+    """
+    if len(text) <= limit:
+        return [text]
+    cuts: list[int] = []
+    for m in _long_run_re(limit).finditer(text):
+        pos, end = m.span()
+        while end - pos > limit:
+            window = range(pos + limit, pos + 1, -1)  # cut points, right to left; a segment is text[pos:cut]
+            cut = next((c for c in window if _script(text[c - 1]) == 0 != _script(text[c])), None)
+            if cut is None:
+                cut = next((c for c in window if _script(text[c - 1]) != _script(text[c])), pos + limit)
+            cuts.append(cut)
+            pos = cut
+    if not cuts:
+        return [text]
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def _long_run_re(limit: int) -> re.Pattern[str]:
+    pattern = _LONG_RUN_CACHE.get(limit)
+    if pattern is None:
+        pattern = _LONG_RUN_CACHE[limit] = re.compile(_LONG_RUN.pattern % (limit + 1))
+    return pattern
+
+
+_LONG_RUN_CACHE: dict[int, re.Pattern[str]] = {}
 
 
 def _plain_piece(text: str) -> bool:
@@ -217,9 +275,12 @@ def _joinable(text: str) -> bool:
     return not tail or tail[0] == " "
 
 
-def okt_analyzer(*, norm: bool = False, stem: bool = False) -> Any:
+def okt_analyzer(*, norm: bool = False, stem: bool = False, max_run: int = MAX_RUN) -> Any:
     """Start Okt in this process and return ``analyze(texts) -> [["surface/Tag", ...], ...]``,
-    exactly ``okt.pos(text, norm=norm, stem=stem, join=True)`` for each text.
+    exactly ``okt.pos(text, norm=norm, stem=stem, join=True)`` for each text whose runs without
+    white space are at most ``max_run`` characters long; a text with a longer run is cut into
+    segments (:func:`cut_long_runs`) and its analysis is theirs, concatenated, so that Okt's
+    time stays linear in the length of the text.
 
     Why joining texts is safe.  Okt (open-korean-text 2.1.0) splits its input on Java's ``\\s``
     and analyses each piece on its own; a run of white space is a ``Space`` token (which konlpy
@@ -284,6 +345,18 @@ def okt_analyzer(*, norm: bool = False, stem: bool = False) -> Any:
         return out if len(out) == len(group) else None
 
     def analyze(texts: list[str]) -> list[list[str]]:
+        segments = [cut_long_runs(t, limit=max_run) for t in texts]
+        if all(len(s) == 1 for s in segments):
+            return analyze_whole(texts)
+        flat = analyze_whole([seg for segs in segments for seg in segs])
+        out: list[list[str]] = []
+        at = 0
+        for segs in segments:
+            out.append([tok for analysis in flat[at : at + len(segs)] for tok in analysis])
+            at += len(segs)
+        return out
+
+    def analyze_whole(texts: list[str]) -> list[list[str]]:
         results: list[list[str] | None] = [None] * len(texts)
         group: list[int] = []
         chars = 0
@@ -399,7 +472,7 @@ class OktPreTokenizer(BasePreTokenizer):
             AnalyzerSpec(
                 name="okt",
                 version=okt_version(),
-                options=(("norm", norm), ("stem", stem)),
+                options=(("max_run", MAX_RUN), ("norm", norm), ("stem", stem)),
                 factory="korean_bpe.pre_tokenizers.okt:okt_analyzer",
                 threads=threads,
             ),
