@@ -39,6 +39,11 @@ JVM; ``threads=False``: one worker process and JVM per core), and analyses are c
 so a second run over a corpus is nearly free.  See
 :func:`okt_analyzer` for why joining texts cannot change the analysis.
 
+Long runs: Okt's time grows faster than the length of a run without white space (3,000
+syllables took 74 s), so a run longer than :data:`MAX_RUN` (100) characters is cut before Okt
+sees it, at the end of a Hangul run if the window holds one (:func:`cut_long_runs`); the words
+still slice the text exactly, and no NSMC review's analysis changes (benchmarks/README.md).
+
 Java: Okt needs a JDK and JPype; when either is missing or broken the first analysis raises
 :class:`JavaNotFoundError`, whose message says what to install.  ``whitespace``, ``raw``,
 ``kiwi`` and ``mecab`` need no Java.
