@@ -416,12 +416,11 @@ def test_training_on_what_the_analysis_drops_names_the_tags_and_the_fix():
 
 from korean_bpe.pre_tokenizers import okt as okt_module  # noqa: E402
 
-#: real reviews with their spaces removed: long Hangul runs, punctuation, Latin, digits inside
+#: real reviews with their spaces removed: long Hangul runs, then punctuation, Latin, digits, ㅋㅋ
 SPAM = "".join((
-    "스파이더맨파프롬홈은MCU최고의영화이다아이언맨이없어도충분히재밌었고", "!!!",
-    "졸면서본첫영화였는데도마지막장면은기억에남는다진짜로정말로강력추천합니다",
-    "ㅋㅋㅋㅋㅋ", "10점만점에10점", "IMAX로꼭보세요",
-) * 6)
+    "스파이더맨파프롬홈은최고의영화이다아이언맨이없어도충분히재밌었고졸면서본첫영화였는데도마지막장면은기억에남는다" * 4,
+    "!!!", "진짜로정말로강력추천합니다", "ㅋㅋㅋㅋㅋ", "10점만점에10점", "IMAX로꼭보세요",
+) * 3)
 
 
 class _Recorder:
@@ -441,9 +440,10 @@ class _Recorder:
 
 
 def _longest_run(text: str) -> int:
+    """The longest run of Hangul syllables: what Okt parses as one Korean chunk."""
     import re
 
-    return max((len(m) for m in re.findall(r"[^ \t\n\x0b\x0c\r]+", text)), default=0)
+    return max((len(m) for m in re.findall("[가-힣]+", text)), default=0)
 
 
 @pytest.mark.parametrize("limit", [40, 97])
@@ -461,7 +461,7 @@ def test_long_runs_reach_okt_cut_to_the_limit_and_restore_exactly(monkeypatch, l
     monkeypatch.setattr(_analyzer, "_LOADED", {})  # a fresh analyzer, built through the recorder
     monkeypatch.setattr(okt_module, "MAX_RUN", limit, raising=False)
     text = f"어제 본 영화 {SPAM} 끝!\n다음 줄 {SPAM[:limit + 3]}"
-    assert _longest_run(text) > 5 * limit
+    assert _longest_run(text) > 2 * limit
     lossless, plain = OktPreTokenizer(lossless=True, cache=False), OktPreTokenizer(cache=False)
     pieces = lossless(text)
     assert lossless.restore(pieces) == text
@@ -473,11 +473,12 @@ def test_long_runs_reach_okt_cut_to_the_limit_and_restore_exactly(monkeypatch, l
     assert plain(SEED) == SEED_WORDS
 
 
-def test_cut_long_runs_prefers_the_end_of_a_hangul_run():
+def test_cut_long_runs_cuts_only_long_hangul_runs_into_equal_pieces_after_an_ending():
     cut = okt_module.cut_long_runs
-    assert cut("영화 재밌다고", limit=3) == ["영화 재밌다", "고"]  # no safe point: a hard cut at the limit
-    assert cut("가나다!!라마", limit=5) == ["가나다", "!!라마"]  # after the Hangul, before the "!!"
-    assert cut("ab가나다라마", limit=5) == ["ab", "가나다라마"]  # a script change
-    assert cut("짧은 글", limit=5) == ["짧은 글"]
+    assert cut("영화재밌고연기최고", limit=3) == ["영화재", "밌고연", "기최고"]  # no ending: equal hard cuts
+    assert cut("정말재밌다진짜최고", limit=6) == ["정말재밌다", "진짜최고"]  # right after 다
+    assert cut("짧은 글, 그대로" * 40, limit=5) == ["짧은 글, 그대로" * 40]  # runs of at most 3
+    assert cut("." * 500 + "ㅋ" * 500 + "a1" * 500, limit=5) == ["." * 500 + "ㅋ" * 500 + "a1" * 500]  # not Hangul
     text = "가" * 23 + "!" + "나" * 7
-    assert "".join(cut(text, limit=10)) == text and max(map(len, cut(text, limit=10))) <= 10
+    assert cut(text, limit=10) == ["가" * 8, "가" * 8, "가" * 7 + "!" + "나" * 7]
+    assert "".join(cut(SPAM, limit=40)) == SPAM and max(map(_longest_run, cut(SPAM, limit=40))) <= 40

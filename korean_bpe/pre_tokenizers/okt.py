@@ -39,10 +39,10 @@ JVM; ``threads=False``: one worker process and JVM per core), and analyses are c
 so a second run over a corpus is nearly free.  See
 :func:`okt_analyzer` for why joining texts cannot change the analysis.
 
-Long runs: Okt's time grows faster than the length of a run without white space (3,000
-syllables took 74 s), so a run longer than :data:`MAX_RUN` (100) characters is cut before Okt
-sees it, at the end of a Hangul run if the window holds one (:func:`cut_long_runs`); the words
-still slice the text exactly, and no NSMC review's analysis changes (benchmarks/README.md).
+Long runs: Okt's time grows faster than the length of a run of Hangul syllables (3,000 without
+a space took 74 s), so a run longer than :data:`MAX_RUN` (100) syllables is cut into pieces
+before Okt sees it (:func:`cut_long_runs`); the words still slice the text exactly, and the
+analysis of NSMC reviews is unchanged but for a handful (benchmarks/README.md).
 
 Java: Okt needs a JDK and JPype; when either is missing or broken the first analysis raises
 :class:`JavaNotFoundError`, whose message says what to install.  ``whitespace``, ``raw``,
@@ -188,35 +188,30 @@ _JOIN_TEXTS = 500
 _JOIN_CHARS = 50_000
 #: space-free pieces per space-joined JVM call (see :func:`okt_analyzer`)
 _JOIN_PIECES = 2000
-#: the longest run without white space that Okt is given in one piece (see :func:`cut_long_runs`)
+#: the longest run of Hangul syllables that Okt is given in one piece (see :func:`cut_long_runs`)
 MAX_RUN = 100
-_LONG_RUN = re.compile(r"[^ \t\n\x0b\x0c\r]{%d,}")  # a pattern template: {limit + 1,}
-
-
-def _script(c: str) -> int:
-    """0 Hangul (syllables, jamo), 1 ASCII letter, 2 digit, 3 anything else."""
-    if "\uac00" <= c <= "\ud7a3" or "\u3131" <= c <= "\u318e" or "\u1100" <= c <= "\u11ff":
-        return 0
-    if c.isascii() and c.isalpha():
-        return 1
-    return 2 if c.isdigit() else 3
+#: syllables that end a sentence or a word in reviews: a cut right after one is preferred
+_ENDINGS = frozenset("다요음함임죠네")
 
 
 def cut_long_runs(text: str, *, limit: int = MAX_RUN) -> list[str]:
-    """``text`` cut into consecutive segments (``"".join(segments) == text``) so that no run
-    without white space (Java's ``\\s``, what Okt splits on) is longer than ``limit``; texts
-    without such a run come back whole.
+    """``text`` cut into consecutive segments (``"".join(segments) == text``) so that no run of
+    Hangul syllables is longer than ``limit``; a text without such a run comes back whole.
 
-    Okt's time grows faster than the length of a run: 1,000 syllables without a space took
-    8.5 s, 3,000 took 74 s (benchmarks/README.md), so one spam line could stall a corpus.  Each
-    long run is cut greedily into pieces of at most ``limit`` characters, each cut as far right
-    as possible at the best point the window holds: where a Hangul run ends (Okt ends its Korean
-    chunk there anyway), else where the script changes (Hangul, ASCII letters, digits, the
-    rest), else at the limit itself, inside a word.  No NSMC review (at most 140 characters) has
-    a run this long that would get a hard cut changing its analysis (benchmarks/README.md).
+    Okt's time grows faster than the length of a Korean chunk (a run of Hangul syllables: it
+    parses each one as a whole; other scripts, punctuation and ``ㅋㅋ`` are cut out by patterns,
+    in linear time): 1,000 syllables without a space took 8.5 s, 3,000 took 74 s
+    (benchmarks/README.md), so one spam line could stall a corpus.  A longer run is cut into
+    the fewest pieces of at most ``limit`` syllables, of about equal length, each cut right after
+    a syllable that ends a sentence in reviews (``다 요 음 함 임 죠 네``) if the last quarter of
+    the piece holds one, else at the piece's length (inside a word: Okt analyses the two sides
+    apart).  Segments never start or end with white space, so Okt's spacing tokens are as for
+    the whole text.
 
-    >>> cut_long_runs("가나다!!라마", limit=5)
-    ['가나다', '!!라마']
+    >>> cut_long_runs("정말재밌다진짜최고", limit=6)
+    ['정말재밌다', '진짜최고']
+    >>> cut_long_runs("아주 긴 글도 띄어 쓰면 그대로", limit=6)
+    ['아주 긴 글도 띄어 쓰면 그대로']
     """
     if len(text) <= limit:
         return [text]
@@ -224,10 +219,10 @@ def cut_long_runs(text: str, *, limit: int = MAX_RUN) -> list[str]:
     for m in _long_run_re(limit).finditer(text):
         pos, end = m.span()
         while end - pos > limit:
-            window = range(pos + limit, pos + 1, -1)  # cut points, right to left; a segment is text[pos:cut]
-            cut = next((c for c in window if _script(text[c - 1]) == 0 != _script(text[c])), None)
-            if cut is None:
-                cut = next((c for c in window if _script(text[c - 1]) != _script(text[c])), pos + limit)
+            rest = end - pos
+            size = -(-rest // -(-rest // limit))  # ceil(rest / pieces), pieces = ceil(rest / limit)
+            low = pos + max(1, size - size // 4)
+            cut = next((c for c in range(pos + size, low - 1, -1) if text[c - 1] in _ENDINGS), pos + size)
             cuts.append(cut)
             pos = cut
     if not cuts:
@@ -239,7 +234,7 @@ def cut_long_runs(text: str, *, limit: int = MAX_RUN) -> list[str]:
 def _long_run_re(limit: int) -> re.Pattern[str]:
     pattern = _LONG_RUN_CACHE.get(limit)
     if pattern is None:
-        pattern = _LONG_RUN_CACHE[limit] = re.compile(_LONG_RUN.pattern % (limit + 1))
+        pattern = _LONG_RUN_CACHE[limit] = re.compile("[\uac00-\ud7a3]{%d,}" % (limit + 1))
     return pattern
 
 
@@ -282,8 +277,8 @@ def _joinable(text: str) -> bool:
 
 def okt_analyzer(*, norm: bool = False, stem: bool = False, max_run: int = MAX_RUN) -> Any:
     """Start Okt in this process and return ``analyze(texts) -> [["surface/Tag", ...], ...]``,
-    exactly ``okt.pos(text, norm=norm, stem=stem, join=True)`` for each text whose runs without
-    white space are at most ``max_run`` characters long; a text with a longer run is cut into
+    exactly ``okt.pos(text, norm=norm, stem=stem, join=True)`` for each text whose runs of Hangul
+    syllables are at most ``max_run`` long; a text with a longer run is cut into
     segments (:func:`cut_long_runs`) and its analysis is theirs, concatenated, so that Okt's
     time stays linear in the length of the text.
 
