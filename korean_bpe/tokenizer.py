@@ -9,23 +9,38 @@
 >>> tok.tokenize("영화관")                      # 관 is not in the alphabet
 ['▁영화', '<unk>']
 
+SentencePiece style (``raw``): every space kept as ``▁``, each word opening with one, no token
+across a space; ``split_by_whitespace=False`` lets merges cross spaces ("superword" tokens):
+
+>>> raw = Tokenizer.train(texts, vocab_size=30, min_frequency=2, pre_tokenizer="raw")
+>>> raw.tokenize(" 영화  정말 재밌다")
+['▁', '▁영화', '▁', '▁정말', '▁재밌다']
+>>> raw.decode(raw.encode(" 영화  정말 재밌다 "))
+' 영화  정말 재밌다 '
+>>> superword = Tokenizer.train(texts, vocab_size=30, pre_tokenizer={"type": "raw", "split_by_whitespace": False})
+>>> superword.tokenize("정말 재밌는 영화")
+['▁정말▁재밌', '는▁영화']
+
 The pipeline, left to right:
 
-1. ``pre_tokenizer`` cuts the text into words (``whitespace``: 어절; ``raw``: whole lines with
-   ``▁`` for spaces; ``okt``/``kiwi``/``mecab``: morphemes);
+1. ``pre_tokenizer`` cuts the text into words (``whitespace``: 어절; ``raw``: SentencePiece
+   style, ``▁`` + each space-delimited word (``'▁영화'``), a ``'▁'`` piece for each extra space,
+   line breaks apart; ``okt``/``kiwi``/``mecab``: morphemes);
 2. ``unit`` cuts each word into symbols (``syllable``, ``jamo``, ``byte``) and ``marker`` marks
    word boundaries (``▁`` word-start symbol, ``</w>`` end-of-word suffix, ``##`` continuation
    prefix, or ``None``);
 3. the merges are applied to each word by rank, lowest first (leftmost first among equal ranks),
    exactly as HF ``tokenizers`` applies them; each distinct word is segmented once and cached
    (with the ``whitespace`` pre-tokenizer and the ``syllable`` or ``jamo`` unit the compiled core
-   splits the text, looks the words up and merges in one C++ loop: same ids, several times faster);
+   splits the text, looks the words up and merges in one C++ loop: same ids, several times faster;
+   other pre-tokenizers split in Python, then the compiled core looks up and merges);
 4. symbols outside the vocabulary become ``<unk>``, or with ``byte_fallback=True`` the tokens
    ``<0x00>``..``<0xFF>`` of their UTF-8 bytes (as HF / SentencePiece ``byte_fallback``).
 
 Default marker: ``"▁"`` for pre-tokenizers that lose the spaces (``whitespace``, morpheme analysis
 mode), so ``decode`` can put them back; ``None`` for lossless ones (``raw``, lossless morpheme
-mode), whose pieces already carry ``▁`` for each space.
+mode), whose pieces already carry ``▁`` for each space (and, ``raw``, the dummy ``▁`` opening each
+line, which ``decode`` drops again as SentencePiece does).
 
 ``decode(encode(x)) == x`` when the pipeline is lossless: the ``raw`` pre-tokenizer (text without
 U+2581) or a lossless morpheme mode, any unit, with ``byte_fallback=True`` or a text whose symbols
@@ -224,6 +239,7 @@ class Tokenizer:
         special_tokens: Sequence[str] = ("<unk>",),
         byte_fallback: bool = False,
         limit_alphabet: int | None = None,
+        max_token_length: int | None = None,
         unk_token: str | None = "<unk>",
         show_progress: bool | None = None,
     ) -> Tokenizer:
@@ -236,6 +252,8 @@ class Tokenizer:
         ``vocab_size`` counts special tokens + alphabet + merges, as HF does.  ``unk_token`` is
         added in front of ``special_tokens`` when missing.  ``byte_fallback=True`` adds the 256
         :data:`BYTE_TOKENS` right after the special tokens (so they count in ``vocab_size``).
+        ``max_token_length``: no token spans more than that many of the unit's symbols (the ``▁``
+        marker counts one, ``</w>`` and ``##`` nothing; see :func:`korean_bpe.trainer.train_bpe`).
 
         >>> lines = (line for line in ["ㅋㅋㅋ 진짜 웃기다", "ㅋㅋ 웃기다 ㅠㅠ"] * 4)   # a generator
         >>> tok = Tokenizer.train(lines, vocab_size=30, unit="jamo")
@@ -279,6 +297,7 @@ class Tokenizer:
             min_frequency=min_frequency,
             special_tokens=specials,
             limit_alphabet=limit_alphabet,
+            max_token_length=max_token_length,
             initial_alphabet=_initial_alphabet(unit_, marker_),
             marker=marker_,
             show_progress=show_progress,

@@ -44,6 +44,11 @@ CASES = [
     ("raw", "jamo", "##", True),
     ("raw", "byte", "default", False),
     ("raw", "byte", "</w>", False),
+    # raw's other cuts: superword (merges cross spaces), no dummy prefix, and the old cut
+    ({"type": "raw", "split_by_whitespace": False}, "syllable", "default", True),
+    ({"type": "raw", "split_by_whitespace": False}, "byte", "default", False),
+    ({"type": "raw", "add_dummy_prefix": False}, "jamo", "default", True),
+    ({"type": "raw", "split_by_whitespace": False, "add_dummy_prefix": False}, "syllable", "default", False),
 ]
 
 
@@ -63,10 +68,12 @@ def _nfd_safe(text: str) -> bool:
 
 @pytest.fixture(scope="module")
 def split(real_texts):
-    return real_texts[:1500], real_texts[1500:2000] + HARD
+    lines = ["\n".join(real_texts[i:i + 4]) for i in range(1500, 1600, 4)]  # a dummy prefix a line
+    return real_texts[:1500], real_texts[1500:2000] + HARD + lines
 
 
-@pytest.mark.parametrize("pre,unit,marker,byte_fallback", CASES)
+@pytest.mark.parametrize("pre,unit,marker,byte_fallback", CASES, ids=lambda v: (
+    "-".join(f"{k}={v}" for k, v in v.items() if k != "type") if isinstance(v, dict) else None))
 def test_tokenizers_gives_our_ids_and_text(split, tmp_path, pre, unit, marker, byte_fallback):
     train, test = split
     ours = _train(train, pre, unit, marker, byte_fallback)
@@ -256,3 +263,61 @@ def test_byte_fallback_text_survives_hf_decode_on_nsmc(nsmc, tmp_path):
     ours = Tokenizer.train(read("train", 20_000), vocab_size=3000 + 256, byte_fallback=True, show_progress=False)
     test = read("test", None) + FALLBACK_STRINGS
     _check_fallback_survives(ours, test, tmp_path)
+
+
+# --- raw, SentencePiece style: Metaspace ------------------------------------------------------------
+
+
+def _raw_agrees(ours: Tokenizer, texts: list[str], tmp_path) -> list[list[int]]:
+    hf = tokenizers.Tokenizer.from_file(str(ours.to_huggingface(tmp_path / "tokenizer.json")))
+    ids = ours.encode_batch(texts)
+    assert [e.ids for e in hf.encode_batch(texts)] == ids
+    assert [hf.decode(x, skip_special_tokens=False) for x in ids] == ours.decode_batch(ids)
+    return ids
+
+
+def test_raw_export_pins_the_stages(tmp_path):
+    ours = Tokenizer.train(["아이언맨 또 보고 싶다", "또 보고\n싶다"] * 3, vocab_size=30, pre_tokenizer="raw")
+    data = tokenizer_json(ours)
+    assert data["pre_tokenizer"]["pretokenizers"][1] == {
+        "type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": True}
+    assert [n["type"] for n in data["normalizer"]["normalizers"][:3]] == ["Replace", "Prepend", "Replace"]
+    hf = tokenizers.Tokenizer.from_file(str(export_tokenizer_json(ours, tmp_path)))
+    assert hf.encode("아이언맨 또 보고").tokens == ours.tokenize("아이언맨 또 보고") == ["▁아이언맨", "▁또", "▁보고"]
+    assert hf.encode(" 또  보고\n싶다 ").tokens == ["▁", "▁또", "▁", "▁보고", "\n", "▁싶다", "▁"] == \
+        ours.tokenize(" 또  보고\n싶다 ")
+    assert hf.decode(ours.encode(" 또  보고\n싶다 ")) == " 또  보고\n싶다 "
+
+
+def test_raw_export_on_the_embedded_corpus(tmp_path):
+    """The embedded konlpy corpus (law and bill text: indented lines, form feeds), every line and
+    the lines joined into multi-line documents, id for id and text for text, for each raw cut."""
+    from korean_bpe.corpus import iter_texts
+
+    docs = list(iter_texts())
+    texts = docs + ["\n".join(docs[i:i + 7]) for i in range(0, len(docs), 7)]
+    for options in ({}, {"split_by_whitespace": False}):
+        ours = Tokenizer.train(docs, vocab_size=3000, pre_tokenizer={"type": "raw", **options}, byte_fallback=True)
+        ids = _raw_agrees(ours, texts, tmp_path)
+        assert ours.decode_batch(ids) == [t.replace("▁", " ") for t in texts]
+
+
+def test_legacy_raw_model_exports_its_old_ids(tmp_path):
+    from test_serialization import RAW_V1, RAW_V1_IDS
+
+    old = Tokenizer.load(RAW_V1)
+    assert _raw_agrees(old, list(RAW_V1_IDS), tmp_path) == list(RAW_V1_IDS.values())
+
+
+@pytest.mark.nsmc
+@pytest.mark.slow
+def test_raw_export_on_nsmc(nsmc, tmp_path):
+    """Raw on the movie reviews: trained on all of ratings_train (165k) at 32k, every test review."""
+    from korean_bpe.corpus import iter_texts
+
+    ours = Tokenizer.train(iter_texts(nsmc / "ratings_train.txt"), vocab_size=32000, pre_tokenizer="raw",
+                           byte_fallback=True)
+    test = list(iter_texts(nsmc / "ratings_test.txt"))
+    ids = _raw_agrees(ours, test, tmp_path)
+    assert sum(map(len, ids)) > 10 * len(test)
+    assert not any("▁" in t[1:] for t in ours.id_to_token)  # no token crosses a space

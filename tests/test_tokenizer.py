@@ -501,7 +501,7 @@ def test_merges_of_an_older_model_that_make_a_special_token_are_not_applied():
     """A model trained before the trainer cut special runs may hold a merge whose result is a
     special token; encoding never applies it (the text stays ordinary symbols)."""
     model = BPEModel(("<unk>", "<s>"), tuple("<>s"), (("<", "s"), ("<s", ">")))
-    tok = Tokenizer(model, pre_tokenizer="raw")
+    tok = Tokenizer(model, marker=None)
     ids = tok.encode("<s>", disallowed_special=())
     assert tok.tokenize("a") == ["<unk>"] and [tok.id_to_token[i] for i in ids] == ["<s", ">"]
     assert tok.decode(ids, skip_special_tokens=True) == "<s>"

@@ -41,6 +41,7 @@ def train_bpe(
     limit_alphabet: int | None = None,
     initial_alphabet: Iterable[str] = (),
     marker: str | None = "auto",
+    max_token_length: int | None = None,
     on_merge: OnMerge | None = None,
     show_progress: bool | None = None,
     engine: str = "auto",
@@ -60,6 +61,8 @@ def train_bpe(
       ``"auto"`` reads it from the words.  With ``</w>``/``##`` the alphabet holds the bare symbols
       and the marked ones (``'다'`` and ``'다</w>'``), numbered as in :mod:`.ties`; with ``##``,
       ``'##하' + '##다'`` gives ``'##하다'``, as in HF.
+    - ``max_token_length``: no merge makes a token of more than that many symbols (the unit's:
+      characters, jamo or bytes); see below.
     - ``on_merge(rank, (left, right), count)`` is called after each merge; ``show_progress``
       shows a tqdm bar (default: only when stderr is a terminal).
     - ``engine``: ``"auto"`` (compiled when built, else pure Python), or one of ``"compiled"``,
@@ -78,14 +81,34 @@ def train_bpe(
     (('a', 'a'), ('a', 'b'), ('aa', 'ab'))
 
     (``a b`` and ``aa a`` both count 2 after ``a a``; ids ``a=0 b=1`` beat ``aa=4 a=0``.)
+
+    ``max_token_length`` (HF ``BpeTrainer``'s option): the best pair among those whose merged token
+    would hold at most that many symbols.  A token's length is the number of the words' symbols it
+    spans: a syllable (or any character) under ``syllable``, a jamo under ``jamo``, a byte under
+    ``byte``; the ``▁`` word-start marker is a symbol of its own and counts one, while ``</w>``
+    and ``##`` are part of the symbol they mark and count nothing (``'어요</w>'`` and ``'##어요'``
+    have length 2), as HF counts.  Syllable BPE on Korean otherwise learns whole 어절 with their
+    particles:
+
+    >>> words = {tuple("재밌어요"): 5, tuple("재밌다"): 3}
+    >>> train_bpe(words, num_merges=10, min_frequency=1, special_tokens=()).merges
+    (('재', '밌'), ('어', '요'), ('재밌', '어요'), ('재밌', '다'))
+    >>> train_bpe(words, num_merges=10, min_frequency=1, special_tokens=(), max_token_length=3).merges
+    (('재', '밌'), ('어', '요'), ('재밌', '다'))
+
+    HF's own ``BpeTrainer(max_token_length=n)`` keeps tokens *shorter* than ``n`` (its check is
+    ``<``, in ``word.rs``) and never limits the first merges of two single symbols
+    (huggingface/tokenizers#1461): our ``max_token_length=n`` gives HF's merges for
+    ``max_token_length=n + 1``, for every ``n >= 2``; HF has no equivalent of ``n = 1`` (no merge).
     """
     _check_options(vocab_size, num_merges, min_frequency, limit_alphabet, on_merge, show_progress, engine)
+    _check_max_token_length(max_token_length)
     specials = _check_special_tokens(special_tokens)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small lists and no cycles: the cyclic collector would only rescan them
     try:
         return _train(word_counts, vocab_size, num_merges, min_frequency, specials, limit_alphabet,
-                      initial_alphabet, marker, on_merge, show_progress, engine)
+                      initial_alphabet, marker, max_token_length, on_merge, show_progress, engine)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -94,7 +117,8 @@ def train_bpe(
 def _train(
     word_counts: Mapping[tuple[str, ...], int], vocab_size: int | None, num_merges: int | None,
     min_frequency: int, specials: tuple[str, ...], limit_alphabet: int | None, initial_alphabet: Iterable[str],
-    marker: str | None, on_merge: OnMerge | None, show_progress: bool | None, engine: str,
+    marker: str | None, max_token_length: int | None, on_merge: OnMerge | None, show_progress: bool | None,
+    engine: str,
 ) -> BPEModel:
     prepared = prepare_words(
         word_counts, special_tokens=specials, limit_alphabet=limit_alphabet,
@@ -145,7 +169,7 @@ def _train(
 
     try:
         if target > 0 and words:
-            _get_engine(engine)(words, counts, next_id=initial_size, on_merge=step)
+            _get_engine(engine)(words, counts, next_id=initial_size, on_merge=step, max_token_length=max_token_length)
     finally:
         if bar is not None:
             bar.close()
@@ -296,6 +320,17 @@ def _check_options(
         raise TypeError(f"show_progress must be True, False or None (auto), got {show_progress!r}")
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r} is not known; use one of {ENGINES!r}")
+
+
+def _check_max_token_length(max_token_length: Any) -> None:
+    if max_token_length is None:
+        return
+    if not isinstance(max_token_length, int) or isinstance(max_token_length, bool):
+        raise TypeError(f"max_token_length must be None or an int, got {type(max_token_length).__name__} "
+                        f"{max_token_length!r}")
+    if max_token_length < 1:
+        raise ValueError(f"max_token_length must be >= 1 (symbols per token) or None (no limit), got "
+                         f"{max_token_length}")
 
 
 def _check_special_tokens(special_tokens: Any) -> tuple[str, ...]:
