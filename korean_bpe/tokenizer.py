@@ -61,7 +61,7 @@ id (there is no ``allowed_special``): put special ids around encoded text yourse
 >>> tok.encode("영화 <unk>")
 Traceback (most recent call last):
 ...
-ValueError: the text holds '<unk>', the text of a special token, at offset 3; encode never turns text into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's text), or disallowed_special=tok.special_tokens_set - {'<unk>'} (this one only); for the special token itself, add its id, tok.token_to_id('<unk>'), to the ids yourself
+korean_bpe.tokenizer.SpecialTokenTextError: the text holds '<unk>', the text of a special token, at offset 3; encode never turns text into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's text), or disallowed_special=tok.special_tokens_set - {'<unk>'} (this one only); for the special token itself, add its id, tok.token_to_id('<unk>'), to the ids yourself
 >>> tok.tokenize("영화 <unk>", disallowed_special=())
 ['▁영화', '▁', '<unk>', '<unk>', '<unk>', '<unk>', '<unk>']
 """
@@ -87,7 +87,7 @@ try:  # the compiled merge loop (korean_bpe/_encode.pyx), built at install time 
 except ImportError:  # pragma: no cover - depends on the build
     _CompiledMergeTable = None
 
-__all__ = ["Tokenizer", "BYTE_TOKENS", "default_marker", "check_writable_token", "DEFAULT_CACHE_SIZE"]
+__all__ = ["Tokenizer", "SpecialTokenTextError", "BYTE_TOKENS", "default_marker", "check_writable_token", "DEFAULT_CACHE_SIZE"]
 
 #: The 256 byte-fallback tokens, ``<0x00>`` .. ``<0xFF>`` (HF / SentencePiece spelling).  With
 #: ``byte_fallback=True``, ``Tokenizer.train`` puts them right after the special tokens.
@@ -666,17 +666,28 @@ def _merge_python(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int
     return ids
 
 
+class SpecialTokenTextError(ValueError):
+    """``encode`` was given a text that spells a disallowed special token; ``token`` and
+    ``offset`` (in the text) say which and where."""
+
+    def __init__(self, message: str, *, token: str, offset: int) -> None:
+        super().__init__(message)
+        self.token = token
+        self.offset = offset
+
+
 def _check_no_special(regex: re.Pattern[str], text: str, where: str) -> None:
     """Raise, as tiktoken does, when ``text`` spells a disallowed special token."""
     m = regex.search(text)
     if m is None:
         return
     token = m.group()
-    raise ValueError(
+    raise SpecialTokenTextError(
         f"{where} holds {token!r}, the text of a special token, at offset {m.start()}; encode never turns text "
         f"into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's "
         f"text), or disallowed_special=tok.special_tokens_set - {{{token!r}}} (this one only); for the special "
-        f"token itself, add its id, tok.token_to_id({token!r}), to the ids yourself"
+        f"token itself, add its id, tok.token_to_id({token!r}), to the ids yourself",
+        token=token, offset=m.start(),
     )
 
 
