@@ -123,7 +123,7 @@ class BPESegmenter:
         return f"BPESegmenter({self.strategy!r}, vocab_size={self.vocab_size})"
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        return self.tokenizer.encode_batch(texts)
+        return self.tokenizer.encode_batch(texts, disallowed_special=())  # a review spelling "<unk>" is text
 
     def encode_pretokenized(self, batch: list[list[str]]) -> list[list[int]]:
         """The ids of texts already cut into words by this tokenizer's pre-tokenizer: the same ids
