@@ -208,6 +208,19 @@ def test_probe_is_fitted_on_a_seeded_sample_of_the_training_split(sweep_texts: l
         compare(sweep_texts, labels=labels, strategies=["whitespace/syllable"], probe_train_docs=0)
 
 
+def test_peer_rows_are_measured_like_ours(sweep_texts: list[str]) -> None:
+    pytest.importorskip("sentencepiece")
+    segs: dict = {}
+    df = compare(sweep_texts, strategies=["sentencepiece-bpe", "whitespace/syllable"], vocab_sizes=[900, 1100],
+                 gold=None, show_progress=False, segmenters=segs)
+    peer = df[df["kind"] == "peer"]
+    assert peer["strategy"].tolist() == ["sentencepiece-bpe"] * 2 and (peer["pre_tokenizer"] == "").all()
+    assert (peer["train_s"] > 0).all() and peer["pretok_s"].isna().all()
+    assert peer["tokens_per_doc"].iloc[1] <= peer["tokens_per_doc"].iloc[0]  # trained at each size
+    seg = segs[("sentencepiece-bpe", 900)]
+    assert isinstance(seg, Segmenter) and peer["actual_vocab_size"].iloc[0] == seg.vocab_size
+
+
 # -- choosing strategies ---------------------------------------------------------------------------
 
 def test_default_grid_names() -> None:
@@ -253,7 +266,10 @@ def test_bad_arguments_name_the_fix(kwargs: dict, error: type, match: str) -> No
 # -- skips -------------------------------------------------------------------------------------------
 
 def test_missing_peers_module_is_one_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    import korean_bpe.compare
+
     monkeypatch.setitem(sys.modules, "korean_bpe.compare.peers", None)  # fault injection: the import fails
+    monkeypatch.delattr(korean_bpe.compare, "peers", raising=False)
     notes: list[str] = []
     df = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["peer", "whitespace/syllable"], vocab_sizes=[7],
                  gold=None, show_progress=False, notes=notes)
