@@ -17,7 +17,7 @@ from korean_bpe.compare import metrics  # noqa: E402
 from korean_bpe.compare import run  # noqa: E402
 from korean_bpe.compare.legacy import COLUMNS, DTYPES, compare_strategies, format_table  # noqa: E402
 from korean_bpe.compare.run import compare, resolve_strategies  # noqa: E402
-from korean_bpe.compare.segmenters import BaselineSegmenter, BPESegmenter, Segmenter, align_words  # noqa: E402
+from korean_bpe.compare.segmenters import BPESegmenter, Segmenter, align_words  # noqa: E402
 
 NEW_TIMING = ["train_s", "pretok_s", "encode_texts_per_s"]
 HAS_KIWI = importlib.util.find_spec("kiwipiepy") is not None
