@@ -25,6 +25,7 @@ INSTALL_HINTS: dict[str, tuple[str, str]] = {
     "sentencepiece": ("SentencePiece comparisons", 'pip install "korean_bpe[eval]"   (or: pip install sentencepiece)'),
     "sklearn": ("the logistic-regression probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "scipy": ("the logistic-regression probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
+    "threadpoolctl": ("the logistic-regression probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "tqdm": ("progress bars", "pip install tqdm"),
 }
 

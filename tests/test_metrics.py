@@ -74,6 +74,18 @@ def test_renyi_efficiency_by_hand() -> None:
     assert r(COUNTS, alpha=1) > r(COUNTS, alpha=2) > r(COUNTS) > r(COUNTS, alpha=3)
 
 
+def test_renyi_efficiency_matches_tokenization_scorer() -> None:
+    # The tokenization-scorer README (zouharvi/tokenization-scorer) scores "pick @@ed pick @@l @@ed
+    # pick @@les" (counts 3, 2, 1, 1) as 0.8031528501359657 and "pick @@e @@d pick @@l @@e @@d pick @@l
+    # @@e @@s" (3, 3, 2, 2, 1) as 0.9105681923824472, over the observed types.  The README call says
+    # power=2.5 but these are the values at 3, its default: log2((27+8+1+1)/343) / (1-3) / log2(4).
+    r = metrics.renyi_efficiency
+    assert r([3, 2, 1, 1], alpha=3) == pytest.approx(0.8031528501359657, abs=1e-12)
+    assert r([3, 3, 2, 2, 1], alpha=3) == pytest.approx(0.9105681923824472, abs=1e-12)
+    # at 2.5: (log((3^2.5 + 2^2.5 + 2) / 7^2.5) / (1 - 2.5)) / log 4
+    assert r([3, 2, 1, 1]) == pytest.approx(math.log((3**2.5 + 2**2.5 + 2) / 7**2.5) / -1.5 / math.log(4))
+
+
 def test_renyi_efficiency_inputs_and_limits() -> None:
     r = metrics.renyi_efficiency
     assert r([2, 1, 1]) == r(COUNTS) == r(iter([1, 2, 1])) == r([2, 1, 1, 0])  # zero counts are no types
