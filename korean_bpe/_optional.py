@@ -23,10 +23,11 @@ INSTALL_HINTS: dict[str, tuple[str, str]] = {
     "tokenizers": ("Hugging Face export and comparison", 'pip install "korean_bpe[hf]"   (or: pip install tokenizers)'),
     "transformers": ("loading exports in transformers", 'pip install "korean_bpe[hf]"   (or: pip install transformers)'),
     "sentencepiece": ("SentencePiece comparisons", 'pip install "korean_bpe[eval]"   (or: pip install sentencepiece)'),
-    "sklearn": ("the logistic-regression probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
-    "scipy": ("the logistic-regression probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
-    "threadpoolctl": ("the logistic-regression probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "tqdm": ("progress bars", "pip install tqdm"),
+    "sklearn": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
+    "scipy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
+    "threadpoolctl": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
+    "numpy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
 }
 
 

@@ -10,7 +10,11 @@ stale results are never returned.
 Faults: the database runs in WAL mode and every :meth:`AnalysisCache.put_many` is one
 transaction, so a run killed mid-way (even by ``SIGKILL``) leaves only whole entries, and two runs
 writing at once wait for each other (``busy_timeout``) instead of failing.  A database that cannot
-be read (corrupt file, foreign format) is reported with the call that removes it.
+be read raises :class:`CacheError` naming the call that removes it; when the file is corrupt
+(``CacheError.corrupt``), the analyzers move it aside with :func:`move_aside`
+(``okt.sqlite3.corrupt-20261123T101500``, removed by :func:`clear_cache`) and start a new one.
+A valid cache that cannot be written (a read-only directory or file) is opened read-only
+(:attr:`AnalysisCache.read_only`): lookups work, new entries are not stored.
 
 Location: ``$KOREAN_BPE_CACHE_DIR`` when set, else the user cache directory from ``platformdirs``
 (``~/.cache/korean_bpe`` on Linux).  ``korean-bpe cache list`` / ``clear`` use :func:`list_caches`
@@ -45,7 +49,7 @@ from typing import Any
 
 __all__ = [
     "CacheInfo", "AnalysisCache", "CacheError", "cache_dir", "list_caches", "clear_cache",
-    "text_key", "ENV_VAR", "SCHEMA_VERSION",
+    "text_key", "ENV_VAR", "SCHEMA_VERSION", "move_aside", "is_corruption",
 ]
 
 #: environment variable that overrides the cache location
@@ -64,7 +68,39 @@ _SCAN_BATCH = 20_000
 
 
 class CacheError(RuntimeError):
-    """A cache database cannot be used; the message names the file and how to remove it."""
+    """A cache database cannot be used; the message names the file and how to remove it.
+
+    ``path`` is the database, ``reason`` SQLite's word for the fault, ``corrupt`` whether the file
+    itself is damaged (not a database, a malformed page) rather than, e.g., of a newer schema, and
+    ``inode`` the file's inode when the fault was seen (see :func:`move_aside`)."""
+
+    def __init__(self, message: str, *, path: Path | None = None, reason: str = "", corrupt: bool = False,
+                 inode: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.reason = reason
+        self.corrupt = corrupt
+        self.inode = inode
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """Whether an SQLite error says the file is damaged (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``),
+    as opposed to busy, locked, read-only or full."""
+    if not isinstance(exc, sqlite3.DatabaseError) or isinstance(exc, sqlite3.OperationalError):
+        return False
+    name = getattr(exc, "sqlite_errorname", None)
+    if name:
+        return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+    text = str(exc)
+    return "malformed" in text or "not a database" in text
+
+
+def _is_read_only(exc: BaseException) -> bool:
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    if name:
+        return name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM"))
+    text = str(exc)
+    return "readonly" in text or "unable to open" in text
 
 
 @dataclass(frozen=True)
@@ -114,22 +150,67 @@ class AnalysisCache:
 
     Values are any JSON-serialisable analysis (stored as JSON text).  Use as a context manager or
     call :meth:`close`.  Safe to use from several processes at once; one object per thread.
+
+    ``read_only`` is True when the database exists but cannot be written (a read-only directory or
+    file): it is then opened read-only, :meth:`get_many` works, :meth:`put_many` stores nothing and
+    :meth:`namespace` gives ``-1`` for a set-up the file does not hold.
     """
 
     def __init__(self, name: str, *, directory: str | os.PathLike[str] | None = None) -> None:
         self.name = _check_name(name)
         self.directory = Path(directory) if directory is not None else cache_dir()
         self.path = self.directory / f"{self.name}{_SUFFIX}"
+        self.read_only = False
         self._namespaces: dict[str, int] = {}
         self.directory.mkdir(parents=True, exist_ok=True)
+        self.inode = _inode(self.path)
         try:
             self._conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-            self._setup()
+            try:
+                self._setup()
+                if not os.access(self.path, os.W_OK):  # a read-only file in a writable directory
+                    self._conn.execute("PRAGMA query_only = ON")
+                    self.read_only = True
+            except sqlite3.OperationalError as exc:
+                if not (_is_read_only(exc) and self.path.is_file()):
+                    raise
+                self._conn.close()
+                self._conn = self._open_read_only()
+                self.read_only = True
         except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _is_read_only(exc) and not self.path.is_file():
+                fix = f"its directory cannot be written; point {ENV_VAR} to a directory you can write"
+            else:
+                fix = (f"remove it with korean_bpe.cache.clear_cache({self.name!r}) or "
+                       f"`korean-bpe cache clear {self.name}`")
             raise CacheError(
-                f"the analysis cache {str(self.path)!r} cannot be used ({exc}); remove it with "
-                f"korean_bpe.cache.clear_cache({self.name!r}) or `korean-bpe cache clear {self.name}`"
+                f"the analysis cache {str(self.path)!r} cannot be used ({exc}); {fix}",
+                path=self.path, reason=str(exc), corrupt=is_corruption(exc), inode=self.inode,
             ) from None
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """Read-only, without creating files: ``mode=ro`` shares the writers' locks when their
+        ``-shm`` file exists; else (no one can write here) ``immutable=1`` reads the file as is."""
+        uri = self.path.resolve().as_uri()
+        last: sqlite3.DatabaseError | None = None
+        for query in ("?mode=ro", "?mode=ro&immutable=1"):
+            conn = sqlite3.connect(uri + query, uri=True, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                conn.execute("SELECT COUNT(*) FROM namespaces").fetchone()
+            except sqlite3.OperationalError as exc:
+                conn.close()
+                last = exc
+                continue
+            except sqlite3.DatabaseError:
+                conn.close()
+                raise
+            if version != SCHEMA_VERSION:
+                conn.close()
+                raise sqlite3.DatabaseError(f"schema version {version}, this korean_bpe reads version {SCHEMA_VERSION}")
+            return conn
+        assert last is not None
+        raise last
 
     def _setup(self) -> None:
         c = self._conn
@@ -172,6 +253,9 @@ class AnalysisCache:
         if ns is not None:
             return ns
         c = self._conn
+        if self.read_only:
+            row = c.execute("SELECT id FROM namespaces WHERE spec = ?", (canon,)).fetchone()
+            return row[0] if row is not None else -1
         c.execute("BEGIN IMMEDIATE")
         try:
             c.execute("INSERT OR IGNORE INTO namespaces (spec, created) VALUES (?, ?)", (canon, time.time()))
@@ -231,11 +315,12 @@ class AnalysisCache:
         return found
 
     def put_many(self, ns: int, items: Iterable[tuple[str, Any]]) -> int:
-        """Store ``(text, analysis)`` pairs in one transaction; returns how many were given."""
+        """Store ``(text, analysis)`` pairs in one transaction; returns how many were stored (none
+        when :attr:`read_only`)."""
         rows = [
             (ns, text_key(t), t, json.dumps(v, ensure_ascii=False, separators=(",", ":"))) for t, v in items
         ]
-        if not rows:
+        if not rows or self.read_only:
             return 0
         c = self._conn
         c.execute("BEGIN IMMEDIATE")
@@ -279,6 +364,41 @@ class AnalysisCache:
         return f"AnalysisCache({self.name!r}, directory={str(self.directory)!r})"
 
 
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return None
+
+
+def move_aside(path: str | os.PathLike[str], *, inode: int | None = None) -> Path | None:
+    """Rename a corrupt database (and its ``-wal`` / ``-shm``) to ``NAME.sqlite3.corrupt-STAMP``,
+    so that a new one can start and the damaged file stays for inspection; returns the new name.
+
+    With ``inode``, only the file seen to be corrupt is moved: if another process already moved it
+    and started a new database, that one is left alone and None is returned.
+    """
+    path = Path(path)
+    if inode is not None and _inode(path) != inode:
+        return None
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    try:
+        os.replace(path, aside)
+    except FileNotFoundError:
+        return None
+    for extra in ("-wal", "-shm"):
+        try:
+            os.replace(path.with_name(path.name + extra), aside.with_name(aside.name + extra))
+        except FileNotFoundError:
+            pass
+    return aside
+
+
 def _cache_paths(directory: Path) -> list[Path]:
     if not directory.is_dir():
         return []
@@ -309,8 +429,8 @@ def list_caches(*, directory: str | os.PathLike[str] | None = None) -> list[Cach
 def clear_cache(name: str | None = None, *, directory: str | os.PathLike[str] | None = None) -> int:
     """Delete one analyzer's cache (``"okt"``), or every cache when ``name`` is None.
 
-    Returns the number of entries removed (unreadable databases are removed and count 0).  A
-    process still writing to a removed cache keeps writing to the deleted file, harmlessly.
+    Returns the number of entries removed (unreadable databases are removed and count 0; so are
+    the corrupt ones moved aside, ``NAME.sqlite3.corrupt-*``).  A process still writing to a removed cache keeps writing to the deleted file, harmlessly.
     """
     d = Path(directory) if directory is not None else cache_dir()
     if name is not None:
@@ -326,4 +446,10 @@ def clear_cache(name: str | None = None, *, directory: str | os.PathLike[str] | 
                 f.unlink()
             except FileNotFoundError:
                 pass
+    pattern = f"{name}{_SUFFIX}.corrupt-*" if name is not None else f"*{_SUFFIX}.corrupt-*"
+    for f in d.glob(pattern) if d.is_dir() else ():  # databases moved aside as corrupt
+        try:
+            f.unlink()
+        except FileNotFoundError:
+            pass
     return removed

@@ -6,7 +6,7 @@
     korean-bpe encode -m model/ "스파이더맨 파프롬홈은 MCU 최고의 영화이다"      (or < file, one text a line)
     korean-bpe encode -m model/ --ids < reviews.txt
     korean-bpe decode -m model/ "5 812 97"                                   (or < ids.txt)
-    korean-bpe export-hf -m model/ -o tokenizer.json
+    korean-bpe export-hf -m model/ -o tokenizer.json                        (-o - : standard output)
     korean-bpe cache list | korean-bpe cache clear [okt]
     korean-bpe compare [CORPUS] --vocab-sizes 2000,4000 --csv out.csv --plot out.png
 
@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
 from . import __version__
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "check_model_output", "speak_cli", "CLI_OPTIONS"]
 
 PROG = "korean-bpe"
 PRE_TOKENIZER_NAMES = ("whitespace", "raw", "okt", "kiwi", "mecab")
@@ -113,6 +115,8 @@ def _add_train(sub: Any) -> None:
                    help="stop merging below this pair count (default: 2)")
     p.add_argument("--limit-alphabet", type=_positive_int, default=None, metavar="N",
                    help="keep only the N most frequent symbols (the rest: <unk> or byte fallback)")
+    p.add_argument("--max-token-length", type=_positive_int, default=None, metavar="N",
+                   help="no token longer than N symbols (characters, jamo or bytes; the ▁ marker counts one)")
     p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
     p.add_argument("--lossless", action="store_true",
                    help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
@@ -127,6 +131,9 @@ def _add_encode(sub: Any) -> None:
     _model_arg(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts to encode (default: read stdin, one a line)")
     p.add_argument("--ids", action="store_true", help="print token ids instead of tokens")
+    p.add_argument("--special-text", action="store_true",
+                   help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
+                        "(default: refuse it; text never becomes a special token)")
     p.set_defaults(func=cmd_encode)
 
 
@@ -143,7 +150,9 @@ def _add_export_hf(sub: Any) -> None:
     p = sub.add_parser("export-hf", help="write a Hugging Face tokenizer.json",
                        description="Write a tokenizer.json that tokenizers and transformers load with the same ids.")
     _model_arg(p)
-    p.add_argument("-o", "--output", required=True, metavar="PATH", help="file (or directory) to write")
+    p.add_argument("-o", "--output", required=True, metavar="PATH",
+                   help="file (or directory) to write; '-' for standard output. A symbolic link is written "
+                        "through to its target; FIFOs and devices are refused")
     p.set_defaults(func=cmd_export_hf)
 
 
@@ -214,6 +223,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .pre_tokenizers import get_pre_tokenizer
     from .tokenizer import Tokenizer
 
+    check_model_output(args.output)  # before hours of training, not after
     options: dict[str, Any] = {}
     if args.lossless:
         if args.pre_tokenizer in ("whitespace", "raw"):
@@ -229,9 +239,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     tok = Tokenizer.train(
         texts, vocab_size=args.vocab_size, pre_tokenizer=pt, unit=args.unit, min_frequency=args.min_frequency,
         byte_fallback=args.byte_fallback, limit_alphabet=args.limit_alphabet,
-        show_progress=False if args.no_progress else None, **kw,
+        max_token_length=args.max_token_length, show_progress=False if args.no_progress else None, **kw,
     )
-    out = tok.save(args.output)
+    try:
+        out = tok.save(args.output)
+    except (OSError, ValueError) as exc:  # the disk filled up, the place changed meanwhile: keep the model
+        beside = _save_beside(tok, args.output)
+        move = (f"mv {beside} {args.output}" if not os.path.lexists(args.output)
+                else f"mv {beside}/* {args.output}/ once {args.output} can be written")
+        raise UserError(f"could not save the model to {args.output} ({_one_line(exc)}); the trained model was saved "
+                        f"to {beside} instead: move it into place with {move}") from None
     _info(f"trained {args.pre_tokenizer}/{args.unit}: {tok.vocab_size} tokens, {len(tok.model.merges)} merges "
           f"in {time.perf_counter() - start:.1f} s; saved to {out}")
     return 0
@@ -239,13 +256,22 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_encode(args: argparse.Namespace) -> int:
     tok = _load(args.model)
+    from .tokenizer import SpecialTokenTextError
+
     texts = args.text if args.text else _stdin_lines()
     write = sys.stdout.write
-    for text in texts:
+    disallowed: Any = () if args.special_text else "all"
+    for k, text in enumerate(texts, 1):
+        try:
+            ids = tok.encode(text, disallowed_special=disallowed)
+        except SpecialTokenTextError as exc:
+            where = f"argument {k}" if args.text else f"<stdin> line {k}"
+            raise UserError(f"{where} holds {exc.token!r}, the text of a special token, at offset {exc.offset}; "
+                            "pass --special-text to encode it as ordinary characters") from None
         if args.ids:
-            write(" ".join(map(str, tok.encode(text))) + "\n")
+            write(" ".join(map(str, ids)) + "\n")
         else:
-            write(" ".join(tok.tokenize(text)) + "\n")
+            write(" ".join(tok.id_to_token[i] for i in ids) + "\n")
     return 0
 
 
@@ -264,10 +290,17 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 
 def cmd_export_hf(args: argparse.Namespace) -> int:
-    from .io.hf import export_tokenizer_json
+    from .io.files import NotRegularFileError
+    from .io.hf import export_tokenizer_json, render_tokenizer_json
 
     tok = _load(args.model)
-    path = export_tokenizer_json(tok, args.output)
+    if args.output == "-":
+        sys.stdout.write(render_tokenizer_json(tok))
+        return 0
+    try:
+        path = export_tokenizer_json(tok, args.output)
+    except NotRegularFileError as exc:
+        raise UserError(f"argument -o/--output: {exc}, or -o - for standard output") from None
     _info(f"wrote {path} (load it with tokenizers.Tokenizer.from_file or "
           "transformers.PreTrainedTokenizerFast(tokenizer_file=...))")
     return 0
@@ -308,7 +341,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         test_fraction=args.test_fraction, seed=args.seed, show_progress=show, notes=notes,
     )
     for note in notes:
-        _info(f"note: {note}")
+        _info(f"note: {speak_cli(note, 'compare')}")
     print(format_table(df))
     if not df.empty:
         print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0])} training / {int(df['test_docs'].iloc[0])} "
@@ -324,6 +357,57 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- messages in the words of the command line --------------------------------------------------
+
+#: The library's messages name API arguments (``vocab_size=5``, ``limit_alphabet``); a message
+#: reaching the command line names the option of the running command instead.  Per command, an
+#: argument maps to its option (``"--vocab-size"``: ``vocab_size=5`` -> ``--vocab-size 5``,
+#: ``vocab_size >= 8`` -> ``--vocab-size 8 or more``), or, when the command has no such option, to
+#: the text that replaces the clause advising it (``""`` drops it).
+CLI_OPTIONS: dict[str, dict[str, str]] = {
+    "train": {
+        "vocab_size": "--vocab-size", "limit_alphabet": "--limit-alphabet", "min_frequency": "--min-frequency",
+        "byte_fallback": "--byte-fallback", "marker": "--marker", "limit": "--limit",
+        "column": "; name the text column 'document' in the header line",
+        "pre_tokenizer": "; keep them with --lossless",  # an analysis that dropped every morpheme
+    },
+    "compare": {
+        "vocab_size": "--vocab-sizes", "vocab_sizes": "--vocab-sizes", "test_fraction": "--test-fraction",
+        "pre_tokenizers": "--pre-tokenizers", "units": "--units", "seed": "--seed", "limit": "--limit",
+        "limit_alphabet": "", "column": "; name the text column 'document' in the header line",
+    },
+}
+_CLI_VALUES = {"'\u2581'": "space", "None": "none", "'</w>'": "'</w>'", "'##'": "'##'"}
+_VALUE = r"('[^']*'|\"[^\"]*\"|[^\s,;)]+)"
+
+
+def speak_cli(message: str, command: str | None) -> str:
+    """``message`` with the API arguments it names turned into ``command``'s options (see CLI_OPTIONS).
+
+    >>> speak_cli("vocab_size=5 is too small; use vocab_size >= 15, or limit_alphabet=4 to shrink it", "train")
+    '--vocab-size 5 is too small; use --vocab-size 15 or more, or --limit-alphabet 4 to shrink it'
+    >>> speak_cli("vocab_size=3 is too small; use vocab_size >= 8, or limit_alphabet=2 to shrink it", "compare")
+    '--vocab-sizes 3 is too small; use --vocab-sizes 8 or more'
+    """
+    for name, option in CLI_OPTIONS.get(command or "", {}).items():
+        if not option.startswith("--"):
+            message = re.sub(rf"(?:,? or |; )[^;,]*?\b{name}=[^;]*", option, message)
+            continue
+
+        def spell(m: re.Match[str], option: str = option) -> str:
+            value = m.group(1)
+            if value == "True":
+                return option
+            value = _CLI_VALUES.get(value, value.strip("'\""))
+            return f"{option} {value}"
+
+        message = re.sub(rf"\b{name}={_VALUE}", spell, message)
+        message = re.sub(rf"\b{name} >= (\d+)", rf"{option} \1 or more", message)
+        if "_" in name:  # an identifier, never an English word
+            message = re.sub(rf"\b{name}\b", option, message)
+    return message
+
+
 # --- helpers ----------------------------------------------------------------------------------
 
 
@@ -331,10 +415,51 @@ def _info(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def check_model_output(path: str) -> Path:
+    """Check ``-o PATH`` of a command that saves a model, before it starts: refuses a file, a
+    directory holding sub-directories and a place the user cannot write, with the fix
+    (:func:`korean_bpe.io.serialization.check_model_dir`).  Returns the real directory."""
+    from .io.serialization import check_model_dir
+
+    try:
+        return check_model_dir(path)
+    except ValueError as exc:
+        raise UserError(f"argument -o/--output: {exc}") from None
+
+
+def _save_beside(tok: Any, output: str) -> Path:
+    """Save ``tok`` to a fresh directory beside ``output`` (or in the temporary directory): a trained
+    model is never lost because its place could not be written."""
+    import shutil
+    import tempfile
+
+    from .io.files import new_dir_mode
+
+    real = Path(os.path.realpath(os.path.abspath(output)))
+    errors = []
+    for place in (real.parent, Path(tempfile.gettempdir())):
+        directory = None
+        try:
+            directory = Path(tempfile.mkdtemp(prefix=f"{real.name or 'model'}.saved-", dir=place))
+            os.chmod(directory, new_dir_mode())
+            tok.save(directory)
+            return directory
+        except (OSError, ValueError) as exc:
+            errors.append(_one_line(exc))
+            if directory is not None:
+                shutil.rmtree(directory, ignore_errors=True)
+    raise UserError(f"could not save the trained model anywhere ({'; '.join(errors)})")
+
+
 def _load(directory: str) -> Any:
+    from .io.serialization import find_backup
     from .tokenizer import Tokenizer
 
     if not os.path.exists(directory):
+        backup = find_backup(directory)
+        if backup is not None:
+            raise UserError(f"model directory not found: {directory}; an interrupted save left the previous model in "
+                            f"{backup}: put it back with mv {backup} {directory}")
         raise UserError(f"model directory not found: {directory} (write one with 'korean-bpe train ... -o {directory}')")
     if not os.path.isdir(directory):
         raise UserError(f"{directory} is not a directory: give the model directory written by 'korean-bpe train'")
@@ -405,7 +530,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if debug or not isinstance(exc, _user_error_types()):
             raise
-        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        text = _one_line(exc) if isinstance(exc, UserError) else speak_cli(_one_line(exc), args.command)
+        print(f"{PROG}: error: {text}", file=sys.stderr)
         return 1
 
 

@@ -9,53 +9,85 @@
 >>> tok.tokenize("영화관")                      # 관 is not in the alphabet
 ['▁영화', '<unk>']
 
+SentencePiece style (``raw``): every space kept as ``▁``, each word opening with one, no token
+across a space; ``split_by_whitespace=False`` lets merges cross spaces ("superword" tokens):
+
+>>> raw = Tokenizer.train(texts, vocab_size=30, min_frequency=2, pre_tokenizer="raw")
+>>> raw.tokenize(" 영화  정말 재밌다")
+['▁', '▁영화', '▁', '▁정말', '▁재밌다']
+>>> raw.decode(raw.encode(" 영화  정말 재밌다 "))
+' 영화  정말 재밌다 '
+>>> superword = Tokenizer.train(texts, vocab_size=30, pre_tokenizer={"type": "raw", "split_by_whitespace": False})
+>>> superword.tokenize("정말 재밌는 영화")
+['▁정말▁재밌', '는▁영화']
+
 The pipeline, left to right:
 
-1. ``pre_tokenizer`` cuts the text into words (``whitespace``: 어절; ``raw``: whole lines with
-   ``▁`` for spaces; ``okt``/``kiwi``/``mecab``: morphemes);
+1. ``pre_tokenizer`` cuts the text into words (``whitespace``: 어절; ``raw``: SentencePiece
+   style, ``▁`` + each space-delimited word (``'▁영화'``), a ``'▁'`` piece for each extra space,
+   line breaks apart; ``okt``/``kiwi``/``mecab``: morphemes);
 2. ``unit`` cuts each word into symbols (``syllable``, ``jamo``, ``byte``) and ``marker`` marks
    word boundaries (``▁`` word-start symbol, ``</w>`` end-of-word suffix, ``##`` continuation
    prefix, or ``None``);
 3. the merges are applied to each word by rank, lowest first (leftmost first among equal ranks),
    exactly as HF ``tokenizers`` applies them; each distinct word is segmented once and cached
    (with the ``whitespace`` pre-tokenizer and the ``syllable`` or ``jamo`` unit the compiled core
-   splits the text, looks the words up and merges in one C++ loop: same ids, several times faster);
+   splits the text, looks the words up and merges in one C++ loop: same ids, several times faster;
+   other pre-tokenizers split in Python, then the compiled core looks up and merges);
 4. symbols outside the vocabulary become ``<unk>``, or with ``byte_fallback=True`` the tokens
    ``<0x00>``..``<0xFF>`` of their UTF-8 bytes (as HF / SentencePiece ``byte_fallback``).
 
 Default marker: ``"▁"`` for pre-tokenizers that lose the spaces (``whitespace``, morpheme analysis
 mode), so ``decode`` can put them back; ``None`` for lossless ones (``raw``, lossless morpheme
-mode), whose pieces already carry ``▁`` for each space.
+mode), whose pieces already carry ``▁`` for each space (and, ``raw``, the dummy ``▁`` opening each
+line, which ``decode`` drops again as SentencePiece does).
 
 ``decode(encode(x)) == x`` when the pipeline is lossless: the ``raw`` pre-tokenizer (text without
 U+2581) or a lossless morpheme mode, any unit, with ``byte_fallback=True`` or a text whose symbols
 are all in the alphabet.  The ``whitespace`` pre-tokenizer gives the text back with every run of
 white space made one space.  The ``jamo`` unit gives Hangul back precomposed: text typed in NFD
-(conjoining jamo) comes back NFC (see :mod:`korean_bpe.jamo`).  Special tokens written in the text
-(``"<unk>"``) are not recognised: they are ordinary characters.
+(conjoining jamo) comes back NFC (see :mod:`korean_bpe.jamo`).  Lone surrogates come back with
+every unit: the byte unit and byte fallback spell them as ``surrogatepass`` UTF-8 (``ED A0 80``
+for U+D800) and decode them back (:func:`korean_bpe.units.decode_utf8`).
+
+Special tokens are never text.  Training never makes one by merging (a run of symbols that
+spells one is cut, see :func:`korean_bpe.trainer.api.cut_special_runs`), and ``encode`` refuses a
+text that spells one (``"<unk>"``, or ``"<0x41>"`` with byte fallback), as tiktoken does, with a
+``ValueError`` naming the token and the fixes; ``encode(text, disallowed_special=())`` encodes
+such text as ordinary text (it decodes back to itself, never to ``"A"``, and never vanishes
+under ``skip_special_tokens``).  Unlike tiktoken, text is never turned into a special token's
+id (there is no ``allowed_special``): put special ids around encoded text yourself.
+
+>>> tok.encode("영화 <unk>")
+Traceback (most recent call last):
+...
+korean_bpe.tokenizer.SpecialTokenTextError: the text holds '<unk>', the text of a special token, at offset 3; encode never turns text into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's text), or disallowed_special=tok.special_tokens_set - {'<unk>'} (this one only); for the special token itself, add its id, tok.token_to_id('<unk>'), to the ids yourself
+>>> tok.tokenize("영화 <unk>", disallowed_special=())
+['▁영화', '▁', '<unk>', '<unk>', '<unk>', '<unk>', '<unk>']
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, islice, repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .jamo import decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import WhitespacePreTokenizer
 from .trainer.model import BPEModel
-from .units import SPACE_MARK, Unit, apply_marker, check_marker, get_unit, words_from_tokens
+from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, get_unit, words_from_tokens
 
 try:  # the compiled merge loop (korean_bpe/_encode.pyx), built at install time when possible
     from ._encode import MergeTable as _CompiledMergeTable
 except ImportError:  # pragma: no cover - depends on the build
     _CompiledMergeTable = None
 
-__all__ = ["Tokenizer", "BYTE_TOKENS", "default_marker", "check_writable_token", "DEFAULT_CACHE_SIZE"]
+__all__ = ["Tokenizer", "SpecialTokenTextError", "BYTE_TOKENS", "default_marker", "check_writable_token", "DEFAULT_CACHE_SIZE"]
 
 #: The 256 byte-fallback tokens, ``<0x00>`` .. ``<0xFF>`` (HF / SentencePiece spelling).  With
 #: ``byte_fallback=True``, ``Tokenizer.train`` puts them right after the special tokens.
@@ -65,6 +97,7 @@ BYTE_TOKENS: tuple[str, ...] = tuple(f"<0x{b:02X}>" for b in range(256))
 DEFAULT_CACHE_SIZE = 1 << 19
 
 _TRAIN_CHUNK = 20_000  # texts pre-tokenized per batch() call while training
+_SAMPLE = 20  # non-blank texts kept to explain an empty training set
 _UNSET: Any = object()
 _NO_MERGE = (sys.maxsize, -1)
 
@@ -187,6 +220,7 @@ class Tokenizer:
         self._special_tokens = tuple(t for t in model.special_tokens if t not in byte_set)
         self._special_ids = frozenset(vocab[t] for t in self._special_tokens)
         self._literal_ids = self._special_ids | frozenset(self._byte_ids)
+        self._special_regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
         self._build_encoder()
         self._cache = _WordCache(self._encode_word, cache_size)
 
@@ -205,6 +239,7 @@ class Tokenizer:
         special_tokens: Sequence[str] = ("<unk>",),
         byte_fallback: bool = False,
         limit_alphabet: int | None = None,
+        max_token_length: int | None = None,
         unk_token: str | None = "<unk>",
         show_progress: bool | None = None,
     ) -> Tokenizer:
@@ -217,6 +252,8 @@ class Tokenizer:
         ``vocab_size`` counts special tokens + alphabet + merges, as HF does.  ``unk_token`` is
         added in front of ``special_tokens`` when missing.  ``byte_fallback=True`` adds the 256
         :data:`BYTE_TOKENS` right after the special tokens (so they count in ``vocab_size``).
+        ``max_token_length``: no token spans more than that many of the unit's symbols (the ``▁``
+        marker counts one, ``</w>`` and ``##`` nothing; see :func:`korean_bpe.trainer.train_bpe`).
 
         >>> lines = (line for line in ["ㅋㅋㅋ 진짜 웃기다", "ㅋㅋ 웃기다 ㅠㅠ"] * 4)   # a generator
         >>> tok = Tokenizer.train(lines, vocab_size=30, unit="jamo")
@@ -238,9 +275,10 @@ class Tokenizer:
         pt = get_pre_tokenizer(pre_tokenizer)
         unit_ = get_unit(unit)
         marker_ = _resolve_marker(marker, pt, None)
-        counts = _count_words(texts, pt, show_progress)
+        sample: list[str] = []
+        counts = _count_words(texts, pt, show_progress, sample=sample)
         if not counts:
-            raise ValueError("no words to train on: texts is empty or holds only white space")
+            raise ValueError(_no_words_message(pt, sample))
         word_counts = _symbol_counts(counts, unit_, marker_)
         # Only symbols that can enter a merge must fit a merges.txt line: a word of one symbol
         # (a raw line-break piece such as "\x0c") is never merged, and vocab.json holds any string.
@@ -259,6 +297,7 @@ class Tokenizer:
             min_frequency=min_frequency,
             special_tokens=specials,
             limit_alphabet=limit_alphabet,
+            max_token_length=max_token_length,
             initial_alphabet=_initial_alphabet(unit_, marker_),
             marker=marker_,
             show_progress=show_progress,
@@ -316,6 +355,12 @@ class Tokenizer:
         """The model's special tokens (``<unk>``, ...), without the 256 byte-fallback tokens."""
         return self._special_tokens
 
+    @property
+    def special_tokens_set(self) -> frozenset[str]:
+        """Every token whose text ``encode`` refuses by default: the special tokens and, with
+        byte fallback, the 256 byte tokens (tiktoken's name)."""
+        return frozenset(self._model.special_tokens)
+
     def token_to_id(self, token: str) -> int | None:
         """The id of ``token``, or ``None``."""
         return self._vocab.get(token)
@@ -326,8 +371,13 @@ class Tokenizer:
 
     # --- encoding ------------------------------------------------------------------------------
 
-    def encode(self, text: str) -> list[int]:
+    def encode(self, text: str, *, disallowed_special: Literal["all"] | Collection[str] = "all") -> list[int]:
         """Token ids of ``text``.
+
+        ``disallowed_special``: the special tokens whose text ``text`` must not hold (a
+        ``ValueError`` names the token and the fixes); ``"all"`` (default) is
+        :attr:`special_tokens_set`; the text of the others is encoded as ordinary text (``()``:
+        every special token's).  See the module docstring.
 
         >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
         >>> tok.encode("영화 재밌다")
@@ -337,16 +387,21 @@ class Tokenizer:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
+        regex = self._special_regex(disallowed_special)
+        if regex is not None:
+            _check_no_special(regex, text, "the text")
         if self._fused:
             return self._compiled.encode_whitespace([text], self._encode_word, self._cache.maxsize)[0]
         return self._encode_words([self._pre_tokenizer(text)])[0]
 
-    def tokenize(self, text: str) -> list[str]:
+    def tokenize(self, text: str, *, disallowed_special: Literal["all"] | Collection[str] = "all") -> list[str]:
         """Tokens of ``text`` (``encode`` then ``id_to_token``)."""
         id_to_token = self._id_to_token
-        return [id_to_token[i] for i in self.encode(text)]
+        return [id_to_token[i] for i in self.encode(text, disallowed_special=disallowed_special)]
 
-    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+    def encode_batch(
+        self, texts: Sequence[str], *, disallowed_special: Literal["all"] | Collection[str] = "all"
+    ) -> list[list[int]]:
         """``[encode(t) for t in texts]``, pre-tokenizing with one ``pre_tokenizer.batch`` call."""
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
@@ -355,6 +410,12 @@ class Tokenizer:
         if not all(type(t) is str for t in texts):
             k, bad = next((k, t) for k, t in enumerate(texts) if not isinstance(t, str))
             raise TypeError(f"texts must hold strings; texts[{k}] is {type(bad).__name__} {bad!r}")
+        regex = self._special_regex(disallowed_special)
+        if regex is not None:
+            search = regex.search
+            for k, t in enumerate(texts):
+                if search(t) is not None:
+                    _check_no_special(regex, t, f"texts[{k}]")
         if self._fused:
             return self._compiled.encode_whitespace(texts, self._encode_word, self._cache.maxsize)
         return self._encode_words(self._pre_tokenizer.batch(texts))
@@ -373,6 +434,27 @@ class Tokenizer:
             out.append(ids)
         return out
 
+    def _special_regex(self, disallowed_special: Any) -> re.Pattern[str] | None:
+        """The compiled search for the disallowed special tokens' text (None: nothing to look for)."""
+        if disallowed_special == "all":
+            key = frozenset(self._model.special_tokens)
+        elif isinstance(disallowed_special, str) or not isinstance(disallowed_special, Iterable):
+            raise TypeError(f"disallowed_special must be 'all' or a collection of special tokens such as "
+                            f"('<unk>',), got {disallowed_special!r}")
+        else:
+            key = frozenset(disallowed_special)
+        try:
+            return self._special_regexes[key]
+        except KeyError:
+            pass
+        unknown = sorted(t for t in key if t not in self._model.special_tokens)
+        if unknown:
+            raise ValueError(f"disallowed_special holds {unknown[0]!r}, which is not a special token of this tokenizer; "
+                             f"its special tokens are tok.special_tokens_set ({len(self._model.special_tokens)} tokens)")
+        regex = re.compile("|".join(map(re.escape, sorted(key, key=len, reverse=True)))) if key else None
+        self._special_regexes[key] = regex
+        return regex
+
     def clear_cache(self) -> None:
         """Empty the per-word cache."""
         self._cache.clear()
@@ -382,8 +464,12 @@ class Tokenizer:
     def _build_encoder(self) -> None:
         model, vocab, unit, marker = self._model, self._vocab, self._unit, self._marker
         triples = []
+        specials = set(model.special_tokens)
         for a, b in model.merges:
-            triples.append((vocab[a], vocab[b], vocab[model.merged_token(a, b)]))
+            new = model.merged_token(a, b)
+            if new in specials:  # only from a trainer older than cut_special_runs: never applied
+                continue
+            triples.append((vocab[a], vocab[b], vocab[new]))
         chars = {t: i for t, i in vocab.items() if len(t) == 1}
         self._compiled = _CompiledMergeTable(triples, chars) if _CompiledMergeTable is not None else None
         pairs: dict[tuple[int, int], tuple[int, int]] = {}
@@ -489,7 +575,7 @@ class Tokenizer:
         def flush() -> None:
             if pending:
                 # the bytes spell marked symbols of the unit itself (byte unit: its byte characters)
-                tokens.extend(self._fallback_pieces(_decode_bytes(pending)))
+                tokens.extend(self._fallback_pieces(decode_utf8(pending)))
                 pending.clear()
 
         for i in ids:
@@ -580,11 +666,31 @@ def _merge_python(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int
     return ids
 
 
-def _decode_bytes(data: bytes | bytearray) -> str:
-    try:
-        return bytes(data).decode("utf-8", "surrogatepass")
-    except UnicodeDecodeError:
-        return bytes(data).decode("utf-8", "replace")
+class SpecialTokenTextError(ValueError):
+    """``encode`` was given a text that spells a disallowed special token; ``token`` and
+    ``offset`` (in the text) say which and where."""
+
+    def __init__(self, message: str, *, token: str, offset: int) -> None:
+        super().__init__(message)
+        self.token = token
+        self.offset = offset
+
+
+def _check_no_special(regex: re.Pattern[str], text: str, where: str) -> None:
+    """Raise, as tiktoken does, when ``text`` spells a disallowed special token."""
+    m = regex.search(text)
+    if m is None:
+        return
+    token = m.group()
+    raise SpecialTokenTextError(
+        f"{where} holds {token!r}, the text of a special token, at offset {m.start()}; encode never turns text "
+        f"into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's "
+        f"text), or disallowed_special=tok.special_tokens_set - {{{token!r}}} (this one only); for the special "
+        f"token itself, add its id, tok.token_to_id({token!r}), to the ids yourself",
+        token=token, offset=m.start(),
+    )
+
+
 
 
 def _resolve_marker(marker: Any, pre_tokenizer: PreTokenizer, model: BPEModel | None) -> str | None:
@@ -657,8 +763,11 @@ def _chunks(items: Iterable[str], size: int) -> Iterator[list[str]]:
         yield chunk
 
 
-def _count_words(texts: Iterable[str], pt: PreTokenizer, show_progress: bool | None) -> Counter[str]:
-    """Distinct words with their counts, pre-tokenizing ``_TRAIN_CHUNK`` texts per batch call."""
+def _count_words(
+    texts: Iterable[str], pt: PreTokenizer, show_progress: bool | None, *, sample: list[str] | None = None
+) -> Counter[str]:
+    """Distinct words with their counts, pre-tokenizing ``_TRAIN_CHUNK`` texts per batch call.
+    ``sample`` receives the first ``_SAMPLE`` texts that are not blank (for error messages)."""
     counts: Counter[str] = Counter()
     bar = None
     if show_progress is None:
@@ -676,6 +785,8 @@ def _count_words(texts: Iterable[str], pt: PreTokenizer, show_progress: bool | N
                 pos, bad = next((k, t) for k, t in enumerate(chunk) if not isinstance(t, str))
                 raise TypeError(f"texts must hold strings; text {start * _TRAIN_CHUNK + pos} is "
                                 f"{type(bad).__name__} {bad!r}")
+            if sample is not None and len(sample) < _SAMPLE:
+                sample += [t for t in islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))]
             counts.update(chain.from_iterable(pt.batch(chunk, show_progress=False)))
             if bar is not None:
                 bar.update(len(chunk))
@@ -683,6 +794,30 @@ def _count_words(texts: Iterable[str], pt: PreTokenizer, show_progress: bool | N
         if bar is not None:
             bar.close()
     return counts
+
+
+def _no_words_message(pt: PreTokenizer, sample: Sequence[str]) -> str:
+    """Why training found no word: blank texts, or an analysis that dropped every morpheme
+    (naming the tags it saw, with an example each, and the two ways to keep them)."""
+    if not sample:
+        return "no words to train on: texts is empty or holds only white space"
+    pos = getattr(pt, "pos", None)
+    drop = getattr(pt, "drop", ())
+    if callable(pos) and drop:
+        tags: dict[str, str] = {}
+        for text in sample:
+            for surface, tag in pos(text):
+                if surface and not surface.isspace():
+                    tags.setdefault(tag, surface)
+        name = pt.to_config()["type"]
+        shown = ", ".join(f"{tag} ({surface!r})" for tag, surface in sorted(tags.items()))
+        return (
+            f"no words to train on: the {name} analysis dropped everything; the texts hold only morphemes tagged "
+            f"{shown or 'nothing'}, which its drop option removes ({pt!r}); keep them with "
+            f"pre_tokenizer={{'type': {name!r}, 'drop': []}} or pre_tokenizer={{'type': {name!r}, 'lossless': True}}"
+        )
+    return (f"no words to train on: the pre-tokenizer {pt!r} gave no word for any text, e.g. {sample[0][:40]!r}; "
+            "use one that keeps what these texts hold")
 
 
 def _symbol_counts(counts: Mapping[str, int], unit: Unit, marker: str | None) -> dict[tuple[str, ...], int]:

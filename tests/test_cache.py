@@ -103,8 +103,8 @@ def test_options_change_the_namespace(tmp_path, texts, reference):
     assert keep_all._batcher.last_stats["analyzed"] == 0
     with AnalysisCache("okt", directory=tmp_path) as c:
         specs = sorted(json.dumps(s["options"], sort_keys=True) for s in c.namespaces().values())
-        assert specs == ['{"norm": false, "stem": false}', '{"norm": false, "stem": true}',
-                         '{"norm": true, "stem": false}', '{"norm": true, "stem": true}']
+        assert specs == ['{"max_run": 100, "norm": false, "stem": false}', '{"max_run": 100, "norm": false, "stem": true}',
+                         '{"max_run": 100, "norm": true, "stem": false}', '{"max_run": 100, "norm": true, "stem": true}']
         assert c.count() >= n_plain
 
 
@@ -169,12 +169,95 @@ def test_list_and_clear(tmp_path):
         clear_cache("../okt", directory=tmp_path)
 
 
-def test_unreadable_cache_runs_uncached_with_a_warning(tmp_path, texts, reference):
+def test_corrupt_cache_is_moved_aside_and_a_new_one_started(tmp_path, texts, reference):
     (tmp_path / "okt.sqlite3").write_bytes(b"garbage" * 1000)
     pt = OktPreTokenizer(cache_dir=tmp_path)
-    with pytest.warns(RuntimeWarning, match="analysis cache disabled for this run.*korean-bpe cache clear okt"):
+    with pytest.warns(RuntimeWarning) as record:
         assert pt.batch(texts[:50]) == reference[:50]
+    messages = [str(w.message) for w in record if issubclass(w.category, RuntimeWarning)]
+    [aside] = tmp_path.glob("okt.sqlite3.corrupt-*")
+    assert messages == [f"the analysis cache {tmp_path / 'okt.sqlite3'} was corrupted (file is not a database); "
+                        f"moved it to {aside} and started a new one"]
+    assert aside.read_bytes() == b"garbage" * 1000
     assert pt._batcher.last_stats["cached"] == 0
+    again = OktPreTokenizer(cache_dir=tmp_path)  # the next run reads the new cache, silently
+    assert again.batch(texts[:50]) == reference[:50]
+    assert again._batcher.last_stats["analyzed"] == 0 and again._batcher.last_stats["cached"] > 0
+    assert clear_cache("okt", directory=tmp_path) > 0 and not list(tmp_path.glob("okt.sqlite3*"))
+
+
+def test_cache_found_corrupt_while_reading_is_moved_aside(tmp_path, monkeypatch):
+    b = BatchAnalyzer(DEMO, cache_dir=tmp_path, workers=1)
+    b.analyze_batch(["영화 정말 재밌다"])
+
+    def malformed(self, ns, texts):  # a page of the file went bad after it was opened
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(AnalysisCache, "get_many", malformed)
+    with pytest.warns(RuntimeWarning, match=r"was corrupted \(database disk image is malformed\); moved it to "):
+        assert b.analyze_batch(["영화 정말 재밌다"]) == [["영화", "정말", "재밌다"]]
+    monkeypatch.undo()
+    assert len(list(tmp_path.glob("demo.sqlite3.corrupt-*"))) == 1
+    fresh = BatchAnalyzer(DEMO, cache_dir=tmp_path, workers=1)
+    fresh.analyze_batch(["영화 정말 재밌다"])  # the new cache got the analysis of the faulty run
+    assert fresh.last_stats["analyzed"] == 0 and fresh.last_stats["cached"] == 1
+
+
+READ_ONLY_CHILD = """
+import json, sys, warnings
+from korean_bpe.pre_tokenizers._analyzer import AnalyzerSpec, BatchAnalyzer
+spec = AnalyzerSpec(name="demo", version="1", options=(("upper", False),),
+                    factory="korean_bpe.pre_tokenizers._analyzer:split_analyzer")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    b = BatchAnalyzer(spec, cache_dir=sys.argv[1], workers=1)
+    out = b.analyze_batch(["영화 정말 재밌다", "새 리뷰 하나"])
+    out += b.analyze_batch(["영화 정말 재밌다"])
+print(json.dumps({"out": out, "cached": b.last_stats["cached"], "warnings": [str(w.message) for w in caught]},
+                 ensure_ascii=False))
+"""
+
+
+@pytest.mark.parametrize("read_only", ["directory", "file"])
+def test_read_only_cache_is_read(read_only):
+    """A valid cache in a directory (or a file) the user cannot write: read (a planted value comes
+    back), not written, and the warning says read-only.  Root ignores permissions: the run is
+    unprivileged."""
+    import shutil
+    import tempfile
+
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: cannot make a directory read-only for the run")
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        if subprocess.run([*prefix, sys.executable, "-c", "import korean_bpe"], capture_output=True).returncode:
+            pytest.skip("the unprivileged user cannot import korean_bpe from this checkout")
+    place = Path(tempfile.mkdtemp(prefix="korean_bpe-ro-cache-"))
+    try:
+        with AnalysisCache("demo", directory=place) as c:
+            ns = c.namespace(DEMO.cache_spec())
+            c.put_many(ns, [("영화 정말 재밌다", ["PLANTED"])])
+        db = place / "demo.sqlite3"
+        before = (db.stat().st_size, db.stat().st_mtime_ns, db.read_bytes())
+        os.chmod(db, 0o444)
+        if read_only == "directory":
+            os.chmod(place, 0o555)
+        elif prefix:
+            os.chown(place, 65534, 65534)  # the run's user may write the directory, not the file
+        proc = subprocess.run([*prefix, sys.executable, "-c", READ_ONLY_CHILD, str(place)],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        got = json.loads(proc.stdout)
+        assert got["out"] == [["PLANTED"], ["새", "리뷰", "하나"], ["PLANTED"]] and got["cached"] == 1
+        assert got["warnings"] == [f"the analysis cache {place / 'demo.sqlite3'} is read-only (its directory or file "
+                                   "cannot be written): reading it, but new analyses are not stored"]
+        assert (db.stat().st_size, db.stat().st_mtime_ns, db.read_bytes()) == before
+        if read_only == "directory":
+            assert [p.name for p in place.iterdir()] == ["demo.sqlite3"]
+    finally:
+        os.chmod(place, 0o755)
+        shutil.rmtree(place)
 
 
 def test_cli_cache_list_and_clear(tmp_path):

@@ -97,6 +97,19 @@ def test_train_from_stdin_with_options(tmp_path: Path) -> None:
     assert ok("decode", "-m", str(tmp_path / "m"), ids).stdout == text + "\n"
 
 
+def test_train_max_token_length(tmp_path: Path) -> None:
+    common = ("train", "-", "--vocab-size", "120", "--min-frequency", "2", "--no-progress")
+    ok(*common, "--max-token-length", "2", "-o", str(tmp_path / "m"), stdin="\n".join(REVIEWS))
+    merges = (tmp_path / "m" / "merges.txt").read_text(encoding="utf-8").splitlines()[1:]
+    assert merges and max(len(m.replace(" ", "")) for m in merges) == 2  # ▁ counts: '▁영' yes, '▁영화' no
+    ok(*common, "-o", str(tmp_path / "free"), stdin="\n".join(REVIEWS))
+    free = (tmp_path / "free" / "merges.txt").read_text(encoding="utf-8").splitlines()[1:]
+    assert max(len(m.replace(" ", "")) for m in free) > 2
+    proc = run(*common, "--max-token-length", "0", "-o", str(tmp_path / "bad"), stdin="\n".join(REVIEWS))
+    assert proc.returncode != 0 and "expected a positive integer, got '0'" in proc.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 def test_train_on_the_default_embedded_corpus(tmp_path: Path) -> None:
     ok("train", "--limit", "40", "--vocab-size", "500", "--no-progress", "-o", str(tmp_path / "m"))
     vocab = json.loads((tmp_path / "m" / "vocab.json").read_text(encoding="utf-8"))
@@ -280,3 +293,182 @@ def test_bad_ids_for_decode(model: Path) -> None:
 def test_verbose_shows_the_traceback(tmp_path: Path) -> None:
     proc = run("--verbose", "train", str(tmp_path / "nope.txt"), "-o", str(tmp_path / "m"))
     assert proc.returncode != 0 and "Traceback" in proc.stderr and "CorpusError" in proc.stderr
+
+
+# -- files and paths, messages (issue 14) ------------------------------------------------------------
+
+def test_export_hf_to_stdout_and_never_over_special_files(model: Path, tmp_path: Path) -> None:
+    proc = ok("export-hf", "-m", str(model), "-o", "-", cwd=tmp_path)
+    data = json.loads(proc.stdout)
+    assert not (tmp_path / "-").exists() and proc.stderr == ""
+    ok("export-hf", "-m", str(model), "-o", str(tmp_path / "t.json"))
+    assert json.loads((tmp_path / "t.json").read_text(encoding="utf-8")) == data
+    link = tmp_path / "out.json"
+    link.symlink_to("/dev/stdout")  # stdout of the command is a pipe here: a special file
+    line = fails("export-hf", "-m", str(model), "-o", str(link))
+    assert "is a named pipe (FIFO), not a regular file" in line and "-o - for standard output" in line
+    assert link.is_symlink() and os.readlink(link) == "/dev/stdout"
+    os.mkfifo(tmp_path / "fifo")
+    assert "named pipe" in fails("export-hf", "-m", str(model), "-o", str(tmp_path / "fifo"))
+    assert (tmp_path / "fifo").is_fifo()
+
+
+def test_train_output_is_checked_before_reading_the_corpus(tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-corpus.txt")  # the output is refused first: nothing is read or trained
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    line = fails("train", missing, "-o", str(tmp_path / "afile"))
+    assert "afile is a file, not a directory" in line and "-o" in line
+    assert "afile is a file, not a directory" in fails("train", missing, "-o", str(tmp_path / "afile" / "m"))
+    (tmp_path / "project" / "src").mkdir(parents=True)
+    assert "holds sub-directories (src)" in fails("train", missing, "-o", str(tmp_path / "project"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "project"]
+
+
+def unprivileged() -> list[str]:
+    """A command prefix that runs as an ordinary user (root ignores file permissions)."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: cannot test permissions")
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    if subprocess.run([*prefix, *CMD, "--version"], capture_output=True).returncode != 0:
+        pytest.skip("the unprivileged user cannot run korean-bpe from this checkout")
+    return prefix
+
+
+def test_train_refuses_an_unwritable_output_up_front() -> None:
+    import tempfile
+
+    prefix = unprivileged()
+    place = Path(tempfile.mkdtemp(prefix="korean_bpe-ro-"))
+    try:
+        os.chmod(place, 0o555)
+        proc = subprocess.run([*prefix, *CMD, "train", "-", "-o", str(place / "model")], input=b"",
+                              capture_output=True, timeout=120)
+        err = proc.stderr.decode("utf-8")
+        assert proc.returncode == 1 and "Traceback" not in err, err
+        assert f"cannot write the model in {place}" in err and "-o" in err
+        assert "empty" not in err  # refused before the (empty) corpus was read
+    finally:
+        os.chmod(place, 0o755)
+        shutil.rmtree(place)
+
+
+def test_train_never_loses_the_model_when_saving_fails(corpus: Path, tmp_path: Path, monkeypatch, capsys) -> None:
+    from korean_bpe import Tokenizer, cli
+
+    target = tmp_path / "model"
+    real_save = Tokenizer.save
+
+    def failing_save(self, directory):  # the disk fills up while training: the first save fails
+        if Path(directory) == target:
+            raise OSError(28, "No space left on device", str(target))
+        return real_save(self, directory)
+
+    monkeypatch.setattr(Tokenizer, "save", failing_save)
+    assert cli.main(["train", str(corpus), "--vocab-size", "80", "--no-progress", "-o", str(target)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("korean-bpe: error: could not save the model to ") and "No space left" in err
+    beside = Path(err.split("was saved to ")[1].split(" instead")[0])
+    assert beside.parent == tmp_path and beside.name.startswith("model.saved-")
+    assert f"mv {beside} {target}" in err
+    monkeypatch.undo()
+    assert Tokenizer.load(beside).model == Tokenizer.train(REVIEWS, vocab_size=80).model
+
+
+def test_interrupted_save_names_the_backup(model: Path, tmp_path: Path, monkeypatch) -> None:
+    from korean_bpe import Tokenizer
+    from korean_bpe.io import serialization as ser
+
+    target = tmp_path / "m"
+    shutil.copytree(model, target)
+    tok = Tokenizer.load(target)
+    real_rename = os.rename
+    calls: list[str] = []
+
+    def rename(a, b):  # killed between the two renames: the old model moved aside, the new one not in
+        calls.append(str(b))
+        if len(calls) == 2:
+            raise OSError(5, "injected fault")
+        return real_rename(a, b)
+
+    monkeypatch.setattr(ser.os, "rename", rename)
+    with pytest.raises(OSError):
+        tok.save(target)
+    monkeypatch.undo()
+    (tmp_path / ".m.old-zzzzzz").mkdir()  # an empty leftover, last by name
+    line = fails("encode", "-m", str(target), "영화")
+    assert f"an interrupted save left the previous model in {calls[0]}" in line
+    assert f"mv {calls[0]} {target}" in line
+
+
+@pytest.mark.parametrize(("args", "expect", "api"), [
+    (["train", "--vocab-size", "5", "--limit-alphabet", "99"],
+     "--vocab-size 5 is smaller than the 1 special tokens + 14 alphabet symbols (15); use --vocab-size 15 or "
+     "more, or --limit-alphabet 4 to shrink the alphabet", "limit_alphabet="),
+    (["train", "--vocab-size", "100", "--byte-fallback"], "--vocab-size 100 leaves no room after the 257 special",
+     "vocab_size"),
+    (["train", "--pre-tokenizer", "kiwi", "--lossless", "--marker", "space"],
+     "--marker space cannot be used with the lossless pre-tokenizer", "marker="),
+    (["compare", "--vocab-sizes", "3", "--pre-tokenizers", "whitespace", "--units", "syllable"],
+     "--vocab-sizes 3 is smaller than the 1 special tokens + 7 alphabet symbols (8); use --vocab-sizes 8 or more\n",
+     "limit_alphabet"),
+])
+def test_messages_name_the_command_line_options(tmp_path: Path, args: list[str], expect: str, api: str) -> None:
+    if "kiwi" in args:
+        pytest.importorskip("kiwipiepy")
+    (tmp_path / "c.txt").write_text("영화 정말 재밌다\n아이언맨 최고\n", encoding="utf-8")
+    proc = run(args[0], str(tmp_path / "c.txt"), *args[1:], "--no-progress",
+               *(["-o", str(tmp_path / "m")] if args[0] == "train" else []))
+    assert expect in proc.stderr, proc.stderr
+    assert api not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_table_without_the_document_column_names_no_api_argument(tmp_path: Path) -> None:
+    (tmp_path / "t.tsv").write_text("id\ttext\n1\t영화 정말 재밌다\n", encoding="utf-8")
+    line = fails("train", str(tmp_path / "t.tsv"), "-o", str(tmp_path / "m"))
+    assert "no column 'document' in the header ['id', 'text']" in line and "column=" not in line
+    assert "name the text column 'document'" in line
+
+
+def test_train_saves_beside_a_model_directory_that_cannot_be_replaced(corpus: Path, tmp_path: Path, monkeypatch,
+                                                                      capsys) -> None:
+    from korean_bpe import Tokenizer, cli
+
+    target = tmp_path / "model"
+    Tokenizer.train(REVIEWS, vocab_size=40).save(target)  # an older model is there
+    real_save = Tokenizer.save
+
+    def failing_save(self, directory):
+        if Path(directory) == target:
+            raise OSError(13, "Permission denied", str(target))
+        return real_save(self, directory)
+
+    monkeypatch.setattr(Tokenizer, "save", failing_save)
+    assert cli.main(["train", str(corpus), "--vocab-size", "80", "--no-progress", "-o", str(target)]) == 1
+    err = capsys.readouterr().err.strip()
+    beside = Path(err.split("was saved to ")[1].split(" instead")[0])
+    assert f"mv {beside}/* {target}/ once {target} can be written" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["model", beside.name])
+    monkeypatch.undo()
+    assert Tokenizer.load(beside).vocab_size == 80 and Tokenizer.load(target).vocab_size == 40
+
+
+# -- issue 14, items 2 and 15: special-token text, a corpus the analysis empties ------------------
+
+def test_encode_refuses_special_token_text_unless_told(model: Path) -> None:
+    line = fails("encode", "-m", str(model), "영화 <unk>")
+    assert "'<unk>'" in line and "--special-text" in line and "disallowed_special" not in line
+    out = ok("encode", "-m", str(model), "--special-text", "영화 <unk>").stdout.split()
+    assert out[0] == "▁영화" and "<unk>" in out  # < u n k > are unknown symbols here: one <unk> each
+    ids = ok("encode", "-m", str(model), "--special-text", "--ids", "<unk>").stdout.split()
+    assert ok("decode", "-m", str(model), *ids).stdout == "<unk><unk><unk><unk><unk>\n"
+
+
+def test_training_on_what_the_analysis_drops_speaks_cli(tmp_path: Path) -> None:
+    pytest.importorskip("kiwipiepy")
+    (tmp_path / "c.txt").write_text("!!! ...\n?? !!\n", encoding="utf-8")
+    line = fails("train", str(tmp_path / "c.txt"), "--pre-tokenizer", "kiwi", "--vocab-size", "30", "--no-progress",
+                 "-o", str(tmp_path / "m"))
+    assert "the kiwi analysis dropped everything" in line and "SF ('!!!')" in line
+    assert line.endswith("keep them with --lossless") and "pre_tokenizer=" not in line

@@ -44,6 +44,11 @@ CASES = [
     ("raw", "jamo", "##", True),
     ("raw", "byte", "default", False),
     ("raw", "byte", "</w>", False),
+    # raw's other cuts: superword (merges cross spaces), no dummy prefix, and the old cut
+    ({"type": "raw", "split_by_whitespace": False}, "syllable", "default", True),
+    ({"type": "raw", "split_by_whitespace": False}, "byte", "default", False),
+    ({"type": "raw", "add_dummy_prefix": False}, "jamo", "default", True),
+    ({"type": "raw", "split_by_whitespace": False, "add_dummy_prefix": False}, "syllable", "default", False),
 ]
 
 
@@ -63,10 +68,12 @@ def _nfd_safe(text: str) -> bool:
 
 @pytest.fixture(scope="module")
 def split(real_texts):
-    return real_texts[:1500], real_texts[1500:2000] + HARD
+    lines = ["\n".join(real_texts[i:i + 4]) for i in range(1500, 1600, 4)]  # a dummy prefix a line
+    return real_texts[:1500], real_texts[1500:2000] + HARD + lines
 
 
-@pytest.mark.parametrize("pre,unit,marker,byte_fallback", CASES)
+@pytest.mark.parametrize("pre,unit,marker,byte_fallback", CASES, ids=lambda v: (
+    "-".join(f"{k}={v}" for k, v in v.items() if k != "type") if isinstance(v, dict) else None))
 def test_tokenizers_gives_our_ids_and_text(split, tmp_path, pre, unit, marker, byte_fallback):
     train, test = split
     ours = _train(train, pre, unit, marker, byte_fallback)
@@ -195,3 +202,122 @@ def compose_if(unit: str, text: str) -> str:
     from korean_bpe.jamo import compose
 
     return compose(decompose(text)) if unit == "jamo" else text
+
+
+# --- byte fallback survives HF decoding (issue 14, item 1) -------------------------------------
+
+FALLBACK_STRINGS = ["졸면서 본 첫 영홬", "돈날림ㅠㅠ 😉 쀍", "Café 日本語 けいおん 盧"]
+
+
+def _hf_decoders(ours, tmp_path):
+    """Three HF ways to decode, with their defaults: tokenizers' decode (skip_special_tokens=True),
+    transformers from the tokenizer object and from the file, with skip_special_tokens=True."""
+    transformers = pytest.importorskip("transformers")
+    path = ours.to_huggingface(tmp_path / "tokenizer.json")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    from_object = transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizers.Tokenizer.from_file(str(path)))
+    from_file = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path), unk_token="<unk>")
+    return [
+        ("tokenizers", lambda ids: hf.decode(ids)),
+        ("transformers tokenizer_object", lambda ids: from_object.decode(ids, skip_special_tokens=True)),
+        ("transformers tokenizer_file", lambda ids: from_file.decode(ids, skip_special_tokens=True)),
+    ]
+
+
+def _check_fallback_survives(ours, texts, tmp_path):
+    byte_ids = {ours.vocab[f"<0x{b:02X}>"] for b in range(256)}
+    ids = ours.encode_batch(texts)
+    assert sum(bool(byte_ids.intersection(x)) for x in ids) >= 3  # the fallback path is exercised
+    # HF gives jamo back as conjoining jamo (no NFC decoder): compose them, and only them
+    compose = (lambda s: unicodedata.normalize("NFC", s)) if ours.unit.name == "jamo" else (lambda s: s)
+    for name, decode in _hf_decoders(ours, tmp_path):
+        lost = [t for t, x in zip(texts, ids) if compose(decode(x)) != ours.decode(x)]
+        assert lost == [], (name, len(lost), lost[:3])
+    return ids
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+def test_byte_fallback_text_survives_hf_default_decode(tmp_path, unit):
+    """The byte tokens are ordinary vocabulary (as SentencePiece exports them), so neither
+    ``tokenizers``' default decode nor ``transformers``' ``skip_special_tokens=True`` deletes
+    the characters that went through byte fallback (``영홬`` used to come back as ``영``)."""
+    from korean_bpe.corpus import iter_texts
+
+    texts = list(iter_texts(limit=3000))
+    ours = Tokenizer.train(texts[:2000], vocab_size=1500 + 256, unit=unit, byte_fallback=True, show_progress=False)
+    test = [t for t in texts[2000:] + FALLBACK_STRINGS if unit != "jamo" or _nfd_safe(t)]
+    ids = _check_fallback_survives(ours, test, tmp_path)
+    assert ours.decode(ids[test.index("졸면서 본 첫 영홬")]) == "졸면서 본 첫 영홬"
+    data = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    assert [t["content"] for t in data["added_tokens"]] == ["<unk>"]  # no <0xNN> among them
+    assert data["model"]["vocab"]["<0xEA>"] == ours.vocab["<0xEA>"]
+
+
+@pytest.mark.nsmc
+def test_byte_fallback_text_survives_hf_decode_on_nsmc(nsmc, tmp_path):
+    """Every NSMC test review decodes through HF to our text, byte-fallback characters included."""
+    import pandas as pd
+
+    read = lambda split, n: pd.read_csv(nsmc / f"ratings_{split}.txt", sep="\t", quoting=3,  # noqa: E731
+                                        keep_default_na=False, nrows=n)["document"].astype(str).tolist()
+    ours = Tokenizer.train(read("train", 20_000), vocab_size=3000 + 256, byte_fallback=True, show_progress=False)
+    test = read("test", None) + FALLBACK_STRINGS
+    _check_fallback_survives(ours, test, tmp_path)
+
+
+# --- raw, SentencePiece style: Metaspace ------------------------------------------------------------
+
+
+def _raw_agrees(ours: Tokenizer, texts: list[str], tmp_path) -> list[list[int]]:
+    hf = tokenizers.Tokenizer.from_file(str(ours.to_huggingface(tmp_path / "tokenizer.json")))
+    ids = ours.encode_batch(texts)
+    assert [e.ids for e in hf.encode_batch(texts)] == ids
+    assert [hf.decode(x, skip_special_tokens=False) for x in ids] == ours.decode_batch(ids)
+    return ids
+
+
+def test_raw_export_pins_the_stages(tmp_path):
+    ours = Tokenizer.train(["아이언맨 또 보고 싶다", "또 보고\n싶다"] * 3, vocab_size=30, pre_tokenizer="raw")
+    data = tokenizer_json(ours)
+    assert data["pre_tokenizer"]["pretokenizers"][1] == {
+        "type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": True}
+    assert [n["type"] for n in data["normalizer"]["normalizers"][:3]] == ["Replace", "Prepend", "Replace"]
+    hf = tokenizers.Tokenizer.from_file(str(export_tokenizer_json(ours, tmp_path)))
+    assert hf.encode("아이언맨 또 보고").tokens == ours.tokenize("아이언맨 또 보고") == ["▁아이언맨", "▁또", "▁보고"]
+    assert hf.encode(" 또  보고\n싶다 ").tokens == ["▁", "▁또", "▁", "▁보고", "\n", "▁싶다", "▁"] == \
+        ours.tokenize(" 또  보고\n싶다 ")
+    assert hf.decode(ours.encode(" 또  보고\n싶다 ")) == " 또  보고\n싶다 "
+
+
+def test_raw_export_on_the_embedded_corpus(tmp_path):
+    """The embedded konlpy corpus (law and bill text: indented lines, form feeds), every line and
+    the lines joined into multi-line documents, id for id and text for text, for each raw cut."""
+    from korean_bpe.corpus import iter_texts
+
+    docs = list(iter_texts())
+    texts = docs + ["\n".join(docs[i:i + 7]) for i in range(0, len(docs), 7)]
+    for options in ({}, {"split_by_whitespace": False}):
+        ours = Tokenizer.train(docs, vocab_size=3000, pre_tokenizer={"type": "raw", **options}, byte_fallback=True)
+        ids = _raw_agrees(ours, texts, tmp_path)
+        assert ours.decode_batch(ids) == [t.replace("▁", " ") for t in texts]
+
+
+def test_legacy_raw_model_exports_its_old_ids(tmp_path):
+    from test_serialization import RAW_V1, RAW_V1_IDS
+
+    old = Tokenizer.load(RAW_V1)
+    assert _raw_agrees(old, list(RAW_V1_IDS), tmp_path) == list(RAW_V1_IDS.values())
+
+
+@pytest.mark.nsmc
+@pytest.mark.slow
+def test_raw_export_on_nsmc(nsmc, tmp_path):
+    """Raw on the movie reviews: trained on all of ratings_train (165k) at 32k, every test review."""
+    from korean_bpe.corpus import iter_texts
+
+    ours = Tokenizer.train(iter_texts(nsmc / "ratings_train.txt"), vocab_size=32000, pre_tokenizer="raw",
+                           byte_fallback=True)
+    test = list(iter_texts(nsmc / "ratings_test.txt"))
+    ids = _raw_agrees(ours, test, tmp_path)
+    assert sum(map(len, ids)) > 10 * len(test)
+    assert not any("▁" in t[1:] for t in ours.id_to_token)  # no token crosses a space

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,57 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("
 nbformat = pytest.importorskip("nbformat")
 
 
+def _text(nb: object) -> str:
+    """Everything the code cells printed or displayed as text."""
+    parts = []
+    for cell in nb.cells:  # type: ignore[attr-defined]
+        if cell.cell_type != "code":
+            continue
+        for o in cell.outputs:
+            parts.append(o.get("text", "") if o.output_type == "stream" else o.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def _same_ids(text: str, prefix: str) -> int:
+    """The N of '<prefix> N/N held-out documents', checking both numbers agree (and N > 0)."""
+    m = re.search(re.escape(prefix) + r" (\d+)/(\d+) held-out documents", text)
+    assert m, f"no line {prefix!r} in the outputs"
+    assert m.group(1) == m.group(2) and int(m.group(2)) > 0, m.group(0)
+    return int(m.group(2))
+
+
+def _check_computed(name: str, text: str) -> None:
+    """What each notebook computed, read back from its outputs (stored or fresh)."""
+    if name == "compare_strategies.ipynb":
+        m = re.search(r"(\d+) rows \((\d+) pre-tokenizers x (\d+) units x (\d+) sizes\)", text)
+        assert m and int(m.group(1)) == int(m.group(2)) * int(m.group(3)) * int(m.group(4)) > 0
+        assert "Shortest sequences:" in text
+    elif name == "tour.ipynb":
+        assert "lossless round trip: True" in text
+        m = re.search(r"lossless round trip on the sample: (\d+)/(\d+)", text)
+        assert m and m.group(1) == m.group(2)
+        m = re.search(r"dropped by analysis mode: ([\d.]+)% of the [\d,]+ non-space characters .*"
+                      r"Foreign ([\d.]+)%, Josa ([\d.]+)%, Punctuation ([\d.]+)%", text)
+        assert m, "no share of dropped characters"
+        total, parts = float(m.group(1)), [float(m.group(k)) for k in (2, 3, 4)]
+        assert abs(total - sum(parts)) < 0.2 and parts[1] > 0 and parts[2] > 0  # 조사 and punctuation dropped
+        assert "compose(decompose(word)) == word: True" in text
+        m = re.search(r"(\d+) tokenizers trained", text)
+        assert m and int(m.group(1)) % 3 == 0 and int(m.group(1)) >= 9  # whitespace, raw, okt x 3 units at least
+    elif name == "to_transformers.ipynb":
+        _same_ids(text, "transformers ids == korean_bpe ids on")
+        _same_ids(text, "Okt + transformers ids == korean_bpe ids on")  # ... documents without a line break
+        assert "Okt words:" in text
+        # the padded batch: every mask is ones then zeros, one row at least padded, all the same length
+        masks = re.findall(r"mask:\s+\[([01, ]+)\]", text)
+        assert len(masks) >= 2 and len({len(m.split(",")) for m in masks}) == 1
+        assert all(re.fullmatch(r"1(, 1)*(, 0)*", m) for m in masks) and any(m.endswith("0") for m in masks)
+    else:  # pragma: no cover - a new notebook needs its checks here
+        raise AssertionError(f"{name}: add what it computes to _check_computed")
+
+
 def test_there_is_a_notebook() -> None:
-    assert [p.name for p in NOTEBOOKS] and "compare_strategies.ipynb" in [p.name for p in NOTEBOOKS]
+    assert {"compare_strategies.ipynb", "tour.ipynb", "to_transformers.ipynb"} <= {p.name for p in NOTEBOOKS}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -25,6 +75,9 @@ def test_stored_executed_without_errors(path: Path) -> None:
     errors = [o for c in code for o in c.outputs if o.output_type == "error"]
     assert not errors, f"{path.name}: stored with an error: {errors[0].get('ename')}"
     assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs), f"{path.name}: no plot stored"
+    text = _text(nb)
+    assert "full run" in text and "small run" not in text, f"{path.name}: not stored from a full run"
+    _check_computed(path.name, text)
 
 
 @pytest.mark.slow
@@ -46,3 +99,4 @@ def test_runs_top_to_bottom(path: Path, monkeypatch: pytest.MonkeyPatch, tmp_pat
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "small run" in text
     assert not [o for o in outputs if o.output_type == "error"]
+    _check_computed(path.name, _text(nb))

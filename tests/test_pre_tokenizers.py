@@ -26,29 +26,86 @@ HANGULISH = st.text(
 
 # -- raw ---------------------------------------------------------------------------------------
 
+#: every combination of raw's options; (False, False) is the cut of models saved before they existed
+RAW_OPTIONS = [(True, True), (False, True), (True, False), (False, False)]
+
+
+def raw_with(split_by_whitespace, add_dummy_prefix):
+    return RawPreTokenizer(split_by_whitespace=split_by_whitespace, add_dummy_prefix=add_dummy_prefix)
+
+
 def test_raw_pinned():
-    assert RawPreTokenizer()(SEED) == [SEED.replace(" ", "▁")]
-    assert RawPreTokenizer()("어제 봤는데\n\nㅋㅋ ") == ["어제▁봤는데", "\n", "\n", "ㅋㅋ▁"]
-    assert RawPreTokenizer()("") == [] and RawPreTokenizer()(" ") == ["▁"]
-
-
-@pytest.mark.parametrize("text", EDGE, ids=lambda t: repr(t[:15]))
-def test_raw_edge_round_trip(text):
     raw = RawPreTokenizer()
+    assert raw("아이언맨 또 보고") == ["▁아이언맨", "▁또", "▁보고"]
+    assert raw(SEED) == ["▁" + w for w in SEED.split(" ")]
+    # n spaces before a word: n - 1 pieces "▁" then "▁word" (SentencePiece's SplitIntoWords);
+    # a leading space adds to the dummy prefix, a trailing one is a piece "▁"
+    assert raw("어제 봤는데\n\n  ㅋㅋ ") == ["▁어제", "▁봤는데", "\n", "\n", "▁", "▁", "▁ㅋㅋ", "▁"]
+    assert raw("") == [] and raw(" ") == ["▁", "▁"] and raw("\n") == ["\n"]
+    assert raw("탭\t문자\u3000전각") == ["▁탭\t문자\u3000전각"]  # only U+0020 cuts, as in SentencePiece
+    assert raw("a▁b") == raw("a b") == ["▁a", "▁b"]  # a ▁ in the text is a space (it comes back as one)
+
+
+def test_raw_options_pinned():
+    text = " 어제 봤는데\nㅋㅋ"
+    assert raw_with(False, True)(text) == ["▁▁어제▁봤는데", "\n", "▁ㅋㅋ"]  # superword: merges may cross spaces
+    assert raw_with(True, False)(text) == ["▁어제", "▁봤는데", "\n", "ㅋㅋ"]
+    assert raw_with(False, False)(text) == ["▁어제▁봤는데", "\n", "ㅋㅋ"] == raw_pieces(text)  # the old cut
+
+
+def test_raw_matches_sentencepiece_word_boundaries(real_texts):
+    """SentencePiece itself (identity normalization, spaces kept, no script/number splits) marks
+    spaces and the dummy prefix exactly as raw does, and never cuts a piece across raw's pieces."""
+    spm = pytest.importorskip("sentencepiece")
+    import io
+
+    texts = [t for t in real_texts if not set(t) & set(LINE_BREAKS + "▁")][:300]
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(texts), model_writer=model, vocab_size=len(set("".join(texts))) + 300, model_type="bpe",
+        normalization_rule_name="identity", remove_extra_whitespaces=False, character_coverage=1.0,
+        split_by_unicode_script=False, split_by_number=False, minloglevel=2, hard_vocab_limit=False)
+    sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    raw = RawPreTokenizer()
+    hard = [t for t in EDGE if not set(t) & set(LINE_BREAKS)] + [" 앞", "뒤 ", "  두  칸  ", "ㅋ"]
+    for text in texts + hard:
+        ours, theirs = raw(text), sp.encode(text, out_type=str)
+        assert "".join(theirs) == "".join(ours), text
+        cuts = {sum(map(len, theirs[:k])) for k in range(len(theirs) + 1)}
+        assert {sum(map(len, ours[:k])) for k in range(len(ours) + 1)} <= cuts, text
+        assert sp.decode(theirs) == raw.restore(ours) == text
+
+
+@pytest.mark.parametrize("options", RAW_OPTIONS)
+@pytest.mark.parametrize("text", EDGE, ids=lambda t: repr(t[:15]))
+def test_raw_edge_round_trip(text, options):
+    raw = raw_with(*options)
     pieces = raw(text)
     assert raw.restore(pieces) == text
     assert all(p for p in pieces) and not any(" " in p for p in pieces)
     assert all(len(p) == 1 for p in pieces if set(p) & set(LINE_BREAKS))
 
 
+@pytest.mark.parametrize("options", RAW_OPTIONS)
 @settings(max_examples=300, deadline=None)
-@given(st.text())
-def test_raw_round_trips_any_text_without_the_space_mark(text):
-    raw = RawPreTokenizer()
+@given(text=st.one_of(st.text(), HANGULISH, st.text(st.sampled_from(list(" \n가a▁")), max_size=12)))
+def test_raw_round_trips_any_text_without_the_space_mark(options, text):
+    raw = raw_with(*options)
+    pieces = raw(text)
     if "▁" in text:
-        assert raw.restore(raw(text)) == text.replace("▁", " ")  # documented: ▁ comes back as a space
+        assert raw.restore(pieces) == text.replace("▁", " ")  # documented: ▁ comes back as a space
     else:
-        assert raw.restore(raw(text)) == text
+        assert raw.restore(pieces) == text
+    split_by_whitespace, add_dummy_prefix = options
+    for k, p in enumerate(pieces):
+        assert p and " " not in p
+        if set(p) & set(LINE_BREAKS):
+            assert len(p) == 1
+        elif split_by_whitespace:  # one word a piece: no merge can cross a space
+            assert "▁" not in p[1:]
+            after_break = k == 0 or pieces[k - 1] in LINE_BREAKS
+            assert p.startswith("▁") or (not add_dummy_prefix and after_break), pieces
+    assert raw.batch([text, text]) == [pieces, pieces]
 
 
 # -- whitespace ----------------------------------------------------------------------------------
@@ -86,9 +143,11 @@ def test_batch_equals_per_text(name, real_texts):
     assert pt.batch([]) == []
 
 
-def test_raw_round_trips_real_texts(real_texts):
-    raw = RawPreTokenizer()
+@pytest.mark.parametrize("options", RAW_OPTIONS)
+def test_raw_round_trips_real_texts(real_texts, options):
+    raw = raw_with(*options)
     texts = [t for t in real_texts if "▁" not in t]
+    texts.append("\n".join(texts[:50]))  # many lines: a dummy prefix each
     assert [raw.restore(p) for p in raw.batch(texts)] == texts
 
 
@@ -147,3 +206,16 @@ def test_config_errors_are_clear():
 def test_raw_and_whitespace_equality():
     assert RawPreTokenizer() == get_pre_tokenizer("raw") != WhitespacePreTokenizer()
     assert RawPreTokenizer().lossless and not WhitespacePreTokenizer().lossless
+
+
+def test_raw_config_keeps_the_options():
+    assert RawPreTokenizer().to_config() == {"type": "raw", "split_by_whitespace": True, "add_dummy_prefix": True}
+    superword = get_pre_tokenizer("raw", split_by_whitespace=False)
+    assert superword.to_config() == {"type": "raw", "split_by_whitespace": False, "add_dummy_prefix": True}
+    assert get_pre_tokenizer(superword.to_config()) == superword != RawPreTokenizer()
+    assert repr(superword) == "RawPreTokenizer(split_by_whitespace=False, add_dummy_prefix=True)"
+    assert get_pre_tokenizer({"type": "raw"}) == RawPreTokenizer()  # in code, a missing key is the default
+    with pytest.raises(TypeError, match="split_by_whitespace must be True or False"):
+        RawPreTokenizer(split_by_whitespace="no")
+    with pytest.raises(ValueError, match="bad pre-tokenizer config"):
+        get_pre_tokenizer({"type": "raw", "split": True})

@@ -80,6 +80,55 @@ def test_tutorial_model_round_trip(tmp_path):
     assert again.tokenize("pug bug mug") == ["p", "ug", "b", "ug", "<unk>", "ug"]
 
 
+# --- models saved by older versions ---------------------------------------------------------------------
+
+#: data/raw_v1_model was saved by korean_bpe before raw had options (commit fe403a0, format_version 1,
+#: pre_tokenizer {"type": "raw"}: whole lines, superword merges).  The ids below are what that code gave.
+RAW_V1 = Path(__file__).resolve().parent.parent / "data" / "raw_v1_model"
+RAW_V1_IDS = {
+    "아이언맨 또 보고 싶다": [58],
+    "정말 최고의 영화다": [53, 7],
+    " 또  보고 싶다\n정말 ": [2, 9, 29, 14, 38, 1, 27, 2],
+    "처음 보는 글자": [0, 0, 30, 0, 2, 0, 0],
+}
+
+
+def test_format_1_raw_model_loads_and_encodes_as_before(tmp_path):
+    config = json.loads((RAW_V1 / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["format_version"] == 1 and config["pre_tokenizer"] == {"type": "raw"}  # the file is old
+    old = Tokenizer.load(RAW_V1)
+    assert old.pre_tokenizer.to_config() == {"type": "raw", "split_by_whitespace": False, "add_dummy_prefix": False}
+    assert {t: old.encode(t) for t in RAW_V1_IDS} == RAW_V1_IDS
+    assert old.tokenize("아이언맨 또 보고 싶다") == ["아이언맨▁또▁보고▁싶다"]  # a superword token, as trained
+    assert all(old.decode(old.encode(t)) == t for t in list(RAW_V1_IDS)[:3])
+    # saved again it is format 2 with the options written out, and loads the same
+    again = Tokenizer.load(old.save(tmp_path / "m"))
+    config = json.loads((tmp_path / "m" / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["format_version"] == FORMAT_VERSION == 2
+    assert config["pre_tokenizer"] == {"type": "raw", "split_by_whitespace": False, "add_dummy_prefix": False}
+    assert_same(old, again, list(RAW_V1_IDS))
+
+
+def test_missing_raw_options_in_format_2_take_the_defaults(tmp_path):
+    tok = Tokenizer.train(["아이언맨 또 보고 싶다", "또 보고 싶다"] * 3, vocab_size=30, pre_tokenizer="raw")
+    path = tok.save(tmp_path / "m")
+    config = json.loads((path / "tokenizer_config.json").read_text(encoding="utf-8"))
+    config["pre_tokenizer"] = {"type": "raw"}
+    (path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert Tokenizer.load(path).pre_tokenizer == tok.pre_tokenizer
+    assert Tokenizer.load(path).tokenize("또 보고 싶다") == tok.tokenize("또 보고 싶다")
+
+
+@pytest.mark.parametrize("options", [{}, {"split_by_whitespace": False}, {"add_dummy_prefix": False}])
+def test_raw_options_round_trip(tmp_path, real_texts, options):
+    tok = Tokenizer.train(real_texts[:300], vocab_size=1500, pre_tokenizer={"type": "raw", **options}, byte_fallback=True)
+    again = Tokenizer.load(tok.save(tmp_path / "m"))
+    assert again.pre_tokenizer == tok.pre_tokenizer
+    assert_same(tok, again, real_texts[300:400])
+    superword = any("▁" in t[1:] for t in tok.id_to_token)
+    assert superword == (options.get("split_by_whitespace") is False)
+
+
 # --- file formats -----------------------------------------------------------------------------------------
 
 
@@ -368,8 +417,72 @@ def test_save_killed_with_sigkill(tmp_path, real_texts, mode):
         assert "interrupted save" in str(err)
         backup = Path(str(err).split("previous model in ")[1].split(": rename")[0])
         assert_same(old, Tokenizer.load(backup), probe)
+        cli = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "encode", "-m", str(target), "영화"],
+                             capture_output=True, text=True, timeout=120)
+        assert cli.returncode == 1 and f"an interrupted save left the previous model in {backup}" in cli.stderr
+        assert f"mv {backup} {target}" in cli.stderr
     else:
         assert_same(new, Tokenizer.load(target), probe)
-    # whatever happened, a new save succeeds and is complete
+    # whatever happened, a new save succeeds, is complete, and leaves nothing beside it
     new.save(target)
     assert_same(new, Tokenizer.load(target), probe)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flag", "model", "source"]
+
+
+# --- the unit and marker in tokenizer_config.json must fit the alphabet (issue 14, item 4) -------
+
+
+def _set_config(model_dir: Path, **changes) -> Path:
+    path = model_dir / "tokenizer_config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config.update(changes)
+    path.write_text(json.dumps(config, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def three_units(real_texts):
+    return {unit: Tokenizer.train(real_texts[:300], vocab_size=1500, unit=unit) for unit in ("syllable", "jamo", "byte")}
+
+
+@pytest.mark.parametrize("trained,edited,seen", [
+    ("syllable", "jamo", "a Hangul syllable"),
+    ("syllable", "byte", "not one of the byte unit's 256 symbols"),
+    ("jamo", "syllable", "conjoining jamo"),
+    ("jamo", "byte", "not one of the byte unit's 256 symbols"),
+    ("byte", "syllable", "the byte unit's 256 symbols"),
+    ("byte", "jamo", "the byte unit's 256 symbols"),
+])
+def test_unit_edited_to_another_valid_unit_is_refused_naming_the_file(three_units, tmp_path, trained, edited, seen):
+    """A jamo config on a syllable model used to load and give <unk> for every Hangul syllable."""
+    model_dir = three_units[trained].save(tmp_path / "m")
+    path = _set_config(model_dir, unit={"type": edited})
+    err = load_error(model_dir)
+    msg = str(err)
+    assert err.path == path and msg.startswith(f"{path}:")
+    assert path.read_text(encoding="utf-8").splitlines()[err.line - 1].strip().startswith('"unit"')
+    assert f"the {edited} unit" in msg and seen in msg
+    assert f'"unit": {{"type": "{trained}"}}' in msg  # the fix: the unit the alphabet fits
+
+
+@pytest.mark.parametrize("trained,edited,seen", [
+    ("▁", "</w>", "'</w>'"),
+    ("▁", "##", "'##'"),
+    ("</w>", "▁", "is not one syllable symbol"),
+    ("</w>", None, "is not one syllable symbol"),
+    ("##", "▁", None),
+])
+def test_marker_edited_to_another_valid_marker_is_refused(real_texts, tmp_path, trained, edited, seen):
+    tok = Tokenizer.train(real_texts[:300], vocab_size=1500, marker=trained)
+    model_dir = tok.save(tmp_path / "m")
+    path = _set_config(model_dir, marker=edited)
+    err = load_error(model_dir)
+    assert err.path == path and "marker" in str(err)
+    if seen is not None:
+        assert seen in str(err) and f'"marker": {json.dumps(trained, ensure_ascii=False)}' in str(err)
+
+
+def test_every_trained_combination_still_loads(three_units, tmp_path):
+    for unit, tok in three_units.items():
+        assert Tokenizer.load(tok.save(tmp_path / unit)).model == tok.model
+

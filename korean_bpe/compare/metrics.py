@@ -42,8 +42,11 @@ __all__ = [
     "fertility", "chars_per_token", "unk_rate", "whole_word_rate", "round_trip_rate", "throughput",
     "split_indices", "bytes_per_token", "continued_word_rate", "unrepresentable_char_rate",
     "renyi_efficiency", "word_spans", "internal_boundaries", "boundary_scores", "incomplete_hangul_rate",
-    "jamo_token_rate", "probe_accuracy",
+    "jamo_token_rate", "probe_accuracy", "RENYI_ALPHA",
 ]
+
+#: Rényi order of :func:`renyi_efficiency` (Zouhar et al. 2023's best correlate of BLEU)
+RENYI_ALPHA = 2.5
 
 
 def _ratio(num: float, den: float) -> float:
@@ -183,7 +186,7 @@ def unrepresentable_char_rate(char_counts: Mapping[str, int], *, known: Callable
 
 
 def renyi_efficiency(
-    counts: Mapping[object, int] | Iterable[int], *, alpha: float = 2.5, vocab_size: int | None = None
+    counts: Mapping[object, int] | Iterable[int], *, alpha: float = RENYI_ALPHA, vocab_size: int | None = None
 ) -> float:
     """Rényi efficiency of a unigram token distribution (Zouhar et al. 2023, "Tokenization and the
     Noiseless Channel"): ``H_a(p) / log |V|``.
@@ -443,8 +446,8 @@ def probe_accuracy(
     classes = sorted(set(train_labels))
     if len(classes) < 2:
         raise ValueError(
-            f"probe_accuracy needs at least two classes in train_labels, got {classes}: "
-            "pass labelled training documents of every class (NSMC: 0 and 1)"
+            f"train_labels hold a single class ({classes}): probe_accuracy needs at least two classes in "
+            "train_labels; pass labelled training documents of every class (NSMC: 0 and 1)"
         )
     if not test_docs:
         return math.nan

@@ -1,19 +1,528 @@
-"""Draw a :func:`~korean_bpe.compare.run.compare_strategies` frame (matplotlib, Agg backend).
+"""Draw a comparison frame (matplotlib): the figures of ``korean-bpe compare`` and its report.
 
-The figure is drawn from the frame alone (nothing is recomputed): one panel per metric, one group
-of bars per strategy (``pre-tokenizer/unit``), one bar per vocabulary size.
+Every function draws from data it is given (nothing is recomputed), returns the matplotlib
+``Figure`` and, given a ``path``, writes it there (Agg backend, format from the suffix) and closes it.
+
+* :func:`plot_tokens_per_word`, :func:`plot_renyi`: a metric against the vocabulary size, one line
+  per ``bpe`` strategy (colour: pre-tokenizer, marker and line style: unit), dash-dot lines for the
+  ``peer`` tokenizers, and the ``baseline`` rows (no vocabulary sweep) as grey horizontal reference
+  lines labelled at the right edge (a baseline far outside the range of the others, such as jamo
+  tokens per 어절, is named in an "off the scale" note instead of squashing the lines);
+* :func:`plot_tradeoff`: morpheme-boundary F1 against tokens per 어절, one labelled point per row,
+  the rows of one strategy joined; hollow points are graded by their own analyzer (``self_graded``);
+* :func:`plot_token_lengths`: one histogram per strategy of its tokens' lengths in characters;
+* :func:`plot_probe`: probe accuracy per strategy (a dot per vocabulary size);
+* :func:`plot_segmentation`: sentences cut by each strategy, each token drawn in its own box,
+  jamo tokens composed back to syllables for reading;
+* :func:`plot_comparison`: the older bar panels of ``compare_strategies``' frame.
+
+Korean text
+-----------
+matplotlib's default font (DejaVu Sans) has no Hangul: labels come out as empty boxes, with a
+``Glyph ... missing from font(s)`` warning.  :func:`korean_font` registers NanumGothic (SIL Open Font
+License) from the **koreanize-matplotlib** wheel (the ``plot`` extra) with matplotlib's font manager
+and every function here draws inside ``rc_context({"font.family": [NanumGothic, DejaVu Sans]})``
+(DejaVu supplies what Nanum lacks, such as ``▁`` U+2581), so the user's global settings stay as they
+were; :func:`use_korean_font` sets them for the user's own figures too.
+
+Why koreanize-matplotlib, and why its font file rather than its import: of the two packages that ship
+NanumGothic inside the wheel (no download at run time, both checked), koreanize-matplotlib 0.1.1 needs
+nothing but matplotlib and ships four weights (regular, bold, extra bold, light); helper-plot-hangul
+0.6.0 is more recent but pulls in seaborn, and importing it configures the *root* logger at INFO
+level, monkey-patches ``matplotlib.RcParams.__setitem__`` and rewrites ``rcParamsDefault``.  Importing
+koreanize-matplotlib changes the global font too, and it imports ``distutils`` (gone from the
+standard library in Python 3.12; it warns on 3.11).  So neither is imported: the font file is found
+through the import system (``importlib.util.find_spec``, which runs none of the package's code) and
+registered with ``matplotlib.font_manager.fontManager.addfont``.  The package is unmaintained since
+2022, but a font file does not rot; without it, any installed font with Hangul (Noto Sans CJK,
+Nanum from the system) is used, and with none an ImportError says what to install.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import unicodedata
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["plot_comparison", "PANELS"]
+__all__ = [
+    "plot_tokens_per_word", "plot_renyi", "plot_tradeoff", "plot_token_lengths", "plot_probe",
+    "plot_segmentation", "plot_comparison", "korean_font", "use_korean_font", "readable_token",
+    "has_probe", "PANELS",
+]
+
+#: the font shipped in the koreanize-matplotlib wheel, and the fallback for what it lacks
+FONT_PACKAGE, FONT_FILE, FALLBACK_FAMILY = "koreanize_matplotlib", "NanumGothic.ttf", "DejaVu Sans"
+#: unit -> (marker, line style) of the bpe lines
+UNIT_STYLE = {"syllable": ("o", "-"), "jamo": ("s", "--"), "byte": ("^", ":")}
+#: a token drawn in this colour in the segmentation figure holds part of a character
+PARTIAL_COLOR, WHOLE_COLORS = "#f6c6a0", ("#dbe8f6", "#e4f1dc")
+
+
+# --- fonts ----------------------------------------------------------------------------------------
+
+
+def _bundled_font() -> Path | None:
+    """NanumGothic.ttf inside the koreanize-matplotlib wheel, found without importing the package."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(FONT_PACKAGE)
+    except (ImportError, ValueError):  # pragma: no cover - broken installs
+        return None
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(location) / "fonts" / FONT_FILE
+        if path.is_file():
+            return path
+    return None
+
+
+@lru_cache(maxsize=1)
+def korean_font() -> str:
+    """Register a font with Hangul glyphs with matplotlib (once) and return its family name.
+
+    NanumGothic from the koreanize-matplotlib wheel when installed, else the first installed font
+    that has the syllable 한; ImportError with the install line when there is none.
+
+    >>> korean_font()
+    'NanumGothic'
+    """
+    from .._optional import require
+
+    require("matplotlib")
+    from matplotlib import font_manager, ft2font
+
+    path = _bundled_font()
+    if path is not None:
+        known = {Path(f.fname) for f in font_manager.fontManager.ttflist}
+        for weight in sorted(path.parent.glob("NanumGothic*.ttf")):  # regular, bold, extra bold, light
+            if weight not in known:
+                font_manager.fontManager.addfont(str(weight))
+        return str(font_manager.FontProperties(fname=str(path)).get_name())
+    for entry in font_manager.fontManager.ttflist:  # a system font (fonts-nanum, Noto Sans CJK, ...)
+        try:
+            if ord("한") in ft2font.FT2Font(entry.fname).get_charmap():
+                return str(entry.name)
+        except (OSError, RuntimeError):  # pragma: no cover - unreadable font files
+            continue
+    raise ImportError('no font with Hangul glyphs for matplotlib: pip install "korean_bpe[plot]" '
+                      "(or: pip install koreanize-matplotlib), which ships NanumGothic")
+
+
+def _rc() -> dict[str, Any]:
+    return {"font.family": [korean_font(), FALLBACK_FAMILY], "axes.unicode_minus": False}
+
+
+def use_korean_font() -> str:
+    """Make Korean render in every later matplotlib figure (sets the global ``rcParams``); returns
+    the family.  The functions of this module do not need it: they set the font for their own figures."""
+    import matplotlib
+
+    matplotlib.rcParams.update(_rc())
+    return korean_font()
+
+
+@contextmanager
+def _figure_context(path: str | os.PathLike[str] | None) -> Iterator[Any]:
+    """Yield pyplot inside the Korean-font rc context (Agg when writing a file)."""
+    from .._optional import require
+
+    matplotlib = require("matplotlib")
+    if path is not None:
+        matplotlib.use("Agg")  # no display needed to write a file
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context(_rc()):
+        yield plt
+
+
+def _finish(fig: Any, path: str | os.PathLike[str] | None, plt: Any) -> Any:
+    """Draw once inside the font context (ticks are made at draw time), save when asked, return fig."""
+    fig.draw_without_rendering()
+    if path is not None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=fig.dpi)
+        plt.close(fig)
+    return fig
+
+
+# --- the frame -----------------------------------------------------------------------------------
+
+
+def _check(df: pd.DataFrame, columns: Sequence[str]) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"df lacks the column {missing[0]!r}: pass the frame returned by "
+                         "korean_bpe.compare.compare")
+    if df.empty:
+        raise ValueError("df is empty: there is nothing to plot (every strategy was skipped?)")
+
+
+def _numeric(values: Any) -> list[float]:
+    return [float("nan") if v is None else float(v) for v in values]
+
+
+def _by_vocab(df: pd.DataFrame, column: str, *, ylabel: str, title: str,
+              path: str | os.PathLike[str] | None) -> Any:
+    """``column`` against the vocabulary size: bpe and peer lines, baseline reference lines."""
+    _check(df, ("strategy", "kind", "pre_tokenizer", "unit", "vocab_size", column))
+    rows = df[df[column].notna()]
+    if rows.empty:
+        raise ValueError(f"{column} is NaN in every row: there is nothing to plot")
+    with _figure_context(path) as plt:
+        fig, ax = plt.subplots(figsize=(11, 6), dpi=110)
+        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        pre_colors: dict[str, str] = {}
+        peer_k = 0
+        for strategy, group in rows.groupby("strategy", sort=False):
+            kind = group["kind"].iloc[0]
+            if kind == "baseline":
+                continue
+            group = group.sort_values("vocab_size")
+            xs, ys = _numeric(group["vocab_size"]), _numeric(group[column])
+            if kind == "peer":
+                ax.plot(xs, ys, color="#444444", linestyle="-.", marker="DPXv*h"[peer_k % 6], markersize=6,
+                        linewidth=1.2, label=f"{strategy} (peer)")
+                peer_k += 1
+                continue
+            pre = str(group["pre_tokenizer"].iloc[0])
+            color = pre_colors.setdefault(pre, colors[len(pre_colors) % len(colors)])
+            marker, style = UNIT_STYLE.get(str(group["unit"].iloc[0]), ("o", "-"))
+            ax.plot(xs, ys, color=color, linestyle=style, marker=marker, markersize=5, linewidth=1.6,
+                    label=str(strategy))
+        sizes = sorted({int(v) for v in rows["vocab_size"]})
+        baselines = rows[rows["kind"] == "baseline"].groupby("strategy", sort=False)[column].mean()
+        swept = _numeric(rows.loc[rows["kind"] != "baseline", column])
+        lo, hi = (min(swept), max(swept)) if swept else (min(baselines), max(baselines))
+        reach = max(hi - lo, 0.1 * abs(hi), 1e-9)  # a baseline farther than this would squash the lines
+        off_scale = []
+        for strategy, value in baselines.items():
+            if not lo - reach <= value <= hi + reach:
+                off_scale.append(f"{strategy} {value:.3g}")
+                continue
+            ax.axhline(value, color="#999999", linestyle=(0, (1, 2)), linewidth=1.2)
+            ax.annotate(f"{strategy} {value:.3g}", xy=(1.0, value), xycoords=("axes fraction", "data"),
+                        xytext=(4, 0), textcoords="offset points", va="center", fontsize=8, color="#555555")
+        if off_scale:
+            ax.text(0.01, 0.98, "off the scale: " + ", ".join(off_scale), transform=ax.transAxes, va="top",
+                    fontsize=8, color="#555555")
+        if len(sizes) > 1:
+            ax.set_xscale("log", base=2)
+        ax.set_xticks(sizes, [f"{s:,}" for s in sizes])
+        ax.minorticks_off()
+        ax.set_xlabel("vocabulary size (asked)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.17, 1.0), frameon=False,
+                      title="BPE: colour = pre-tokenizer, marker = unit", title_fontsize=8)
+        fig.tight_layout()
+        return _finish(fig, path, plt)
+
+
+def plot_tokens_per_word(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> Any:
+    """Tokens per 어절 (``tokens_per_word``) against the vocabulary size: lower is shorter."""
+    return _by_vocab(df, "tokens_per_word", ylabel="tokens per 어절 (lower = shorter)",
+                     title="토큰 수 / 어절: tokens per white-space word on held-out text", path=path)
+
+
+def plot_renyi(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> Any:
+    """Rényi efficiency (alpha 2.5) of the token distribution against the vocabulary size."""
+    return _by_vocab(df, "renyi_efficiency", ylabel="Rényi efficiency (α = 2.5, |V| = vocabulary)",
+                     title="Rényi 효율: how evenly the vocabulary is used", path=path)
+
+
+def plot_tradeoff(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> Any:
+    """Morpheme-boundary F1 against tokens per 어절, one labelled point per row (the trade-off:
+    up and to the left is better); the rows of one strategy are joined in vocabulary order."""
+    _check(df, ("strategy", "kind", "vocab_size", "tokens_per_word", "morph_f1", "self_graded", "gold"))
+    rows = df[df["morph_f1"].notna() & df["tokens_per_word"].notna()]
+    if rows.empty:
+        raise ValueError("morph_f1 is NaN in every row (no gold analyzer?): there is nothing to plot")
+    gold = ", ".join(sorted({str(g) for g in rows["gold"] if isinstance(g, str) and g}))
+    with _figure_context(path) as plt:
+        fig, ax = plt.subplots(figsize=(11, 6.5), dpi=110)
+        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        kind_marker = {"bpe": "o", "peer": "D", "baseline": "s"}
+        names: list[tuple[str, float, float, str]] = []  # strategy name, at its largest vocabulary's point
+        for k, (strategy, group) in enumerate(rows.groupby("strategy", sort=False)):
+            group = group.sort_values("vocab_size")
+            color = colors[k % len(colors)]
+            xs, ys = _numeric(group["tokens_per_word"]), _numeric(group["morph_f1"])
+            if len(group) > 1:
+                ax.plot(xs, ys, color=color, linewidth=0.8, alpha=0.6)
+            marker = kind_marker.get(str(group["kind"].iloc[0]), "o")
+            seen: set[tuple[float, float]] = set()
+            for x, y, own, size in zip(xs, ys, group["self_graded"], group["vocab_size"]):
+                ax.scatter([x], [y], marker=marker, s=42, color=color, facecolors="none" if bool(own) else color,
+                           linewidths=1.4, zorder=3)
+                sweep = len(group) > 1 and group["kind"].iloc[0] != "baseline"  # baselines: one value per size
+                if sweep and (x, y) not in seen:  # the size below each point of a sweep
+                    ax.annotate(f"{int(size) // 1000}k" if size >= 1000 else str(int(size)), (x, y),
+                                xytext=(0, -10), textcoords="offset points", fontsize=6, color="#777777",
+                                ha="center")
+                seen.add((x, y))
+            right = max(range(len(xs)), key=lambda i: xs[i])
+            names.append((str(strategy), xs[right], ys[right], color))
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib_ticker().FormatStrFormatter("%g"))
+        ax.set_xlabel("tokens per 어절 (log scale; lower = shorter sequences)")
+        ax.set_ylabel(f"morpheme-boundary F1 against {gold or 'the gold analyzer'}")
+        ax.set_title("형태소 경계 F1 vs 토큰 수: circles BPE, diamonds peers, squares baselines; "
+                     "hollow = graded by its own analyzer", fontsize=10)
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        _place_labels(fig, ax, names)
+        return _finish(fig, path, plt)
+
+
+def matplotlib_ticker() -> Any:
+    import matplotlib.ticker
+
+    return matplotlib.ticker
+
+
+def _place_labels(fig: Any, ax: Any, names: Sequence[tuple[str, float, float, str]]) -> None:
+    """Write each name beside its point at the first of a few offsets where it stays inside the axes
+    and overlaps no point and no label placed before it (in the given order; the last offset when
+    every one fails)."""
+    from matplotlib.transforms import Bbox
+
+    renderer = fig.canvas.get_renderer()
+    points = [ax.transData.transform((x, y)) for c in ax.collections for x, y in c.get_offsets()]
+    placed: list[Any] = [Bbox.from_extents(px - 5, py - 5, px + 5, py + 5) for px, py in points]
+    offsets = ((6, 2), (6, -12), (6, 12), (-6, 2), (-6, -12), (-6, 12), (6, 22), (6, -22), (-6, 22), (-6, -22))
+    for name, x, y, color in names:
+        for dx, dy in offsets:
+            text = ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=7.5,
+                               color=color, ha="left" if dx > 0 else "right", va="center")
+            box = text.get_window_extent(renderer)
+            inside = ax.bbox.x0 <= box.x0 and box.x1 <= ax.bbox.x1 and ax.bbox.y0 <= box.y0 and box.y1 <= ax.bbox.y1
+            if (inside and not any(box.overlaps(other) for other in placed)) or (dx, dy) == offsets[-1]:
+                placed.append(box)
+                break
+            text.remove()
+
+def has_probe(df: pd.DataFrame) -> bool:
+    """True when ``df`` has a ``probe_accuracy`` that is not NaN everywhere (labels were given)."""
+    return "probe_accuracy" in df.columns and bool(df["probe_accuracy"].notna().any())
+
+
+def plot_probe(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> Any:
+    """Probe accuracy (logistic regression on bags of tokens) per strategy, a dot per vocabulary
+    size, best strategy on top; ValueError when no row has one (see :func:`has_probe`)."""
+    _check(df, ("strategy", "vocab_size", "probe_accuracy"))
+    if not has_probe(df):
+        raise ValueError("probe_accuracy is NaN in every row: compare() measures it only with labels "
+                         "(pass labels=..., or an NSMC TSV to the CLI)")
+    rows = df[df["probe_accuracy"].notna()]
+    # best on top; ties keep the frame's order (a stable sort)
+    order = rows.groupby("strategy", sort=False)["probe_accuracy"].max().sort_values(kind="stable")
+    with _figure_context(path) as plt:
+        fig, ax = plt.subplots(figsize=(9, 0.8 + 0.32 * len(order)), dpi=110)
+        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        position = {s: i for i, s in enumerate(order.index)}
+        for k, size in enumerate(sorted({int(v) for v in rows["vocab_size"]})):
+            sub = rows[rows["vocab_size"] == size]
+            ax.scatter(_numeric(sub["probe_accuracy"]), [position[s] for s in sub["strategy"]], s=36,
+                       color=colors[k % len(colors)], label=f"vocab {size:,}", zorder=3)
+        ax.set_yticks(range(len(order)), [str(s) for s in order.index], fontsize=8)
+        ax.set_xlabel("held-out accuracy of a bag-of-tokens logistic regression")
+        ax.set_title("감성 분류 probe: accuracy per strategy (not a fine-tuned model)", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+        ax.legend(fontsize=8, frameon=False, loc="lower right")
+        fig.tight_layout()
+        return _finish(fig, path, plt)
+
+
+# --- token lengths ---------------------------------------------------------------------------------
+
+
+def plot_token_lengths(lengths: Mapping[str, Sequence[int] | Counter[int]],
+                       path: str | os.PathLike[str] | None = None, *, max_length: int = 10) -> Any:
+    """One histogram per strategy of its tokens' lengths in characters (a ``Counter`` length ->
+    count, or the lengths themselves): the share of tokens of each length, lengths from
+    ``max_length`` on pooled in the last bar (``10+``)."""
+    if not lengths:
+        raise ValueError("lengths is empty: give {strategy: token lengths or Counter}")
+    if max_length < 1:
+        raise ValueError(f"max_length must be >= 1, got {max_length!r}")
+    counts: dict[str, Counter[int]] = {}
+    for name, value in lengths.items():
+        c = Counter(value) if not isinstance(value, Counter) else value
+        if any((not isinstance(n, int)) or n < 0 for n in c):
+            raise ValueError(f"lengths[{name!r}] holds a length that is not an int >= 0")
+        if sum(c.values()) <= 0:
+            raise ValueError(f"lengths[{name!r}] has no tokens")
+        counts[str(name)] = c
+    bins = list(range(0, max_length + 1))
+    cols = min(4, len(counts))
+    nrows = math.ceil(len(counts) / cols)
+    with _figure_context(path) as plt:
+        fig, axes = plt.subplots(nrows, cols, figsize=(3.2 * cols, 2.3 * nrows + 0.6), dpi=110,
+                                 sharex=True, sharey=True, squeeze=False)
+        for ax, (name, c) in zip(axes.flat, counts.items()):
+            total = sum(c.values())
+            shares = [sum(v for n, v in c.items() if (n >= b if b == max_length else n == b)) / total for b in bins]
+            mean = sum(n * v for n, v in c.items()) / total
+            ax.bar(bins, shares, width=0.85, color="#4c72b0")
+            ax.set_title(f"{name}  (mean {mean:.2f})", fontsize=9)
+            ax.grid(axis="y", alpha=0.3)
+        for ax in list(axes.flat)[len(counts):]:
+            ax.set_visible(False)
+        for ax in axes[-1]:
+            ax.set_xticks(bins, [str(b) if b < max_length else f"{b}+" for b in bins], fontsize=7)
+        for ax in axes[:, 0]:
+            ax.set_ylabel("share of tokens", fontsize=8)
+        fig.suptitle("토큰 길이: characters per token on held-out text (0 = a lone ▁ or special token)",
+                     fontsize=10)
+        fig.tight_layout()
+        return _finish(fig, path, plt)
+
+
+# --- segmentation ------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def _compat_jamo(ch: str) -> str:
+    """A conjoining jamo as the compatibility jamo people read (ᆫ -> ㄴ); anything else unchanged."""
+    if not 0x1100 <= ord(ch) <= 0x11FF:
+        return ch
+    name = unicodedata.name(ch, "")
+    for part in ("CHOSEONG ", "JUNGSEONG ", "JONGSEONG "):
+        if part in name:
+            try:
+                return unicodedata.lookup(name.replace(part, "LETTER "))
+            except KeyError:
+                return ch
+    return ch
+
+
+def readable_token(token: str) -> str:
+    """A token as a reader wants to see it: jamo composed back to syllables, stray jamo (a token
+    that holds part of a syllable) shown as compatibility jamo.
+
+    >>> readable_token("▁ᄒ" "ᅡ" "ᆫ" "ᄀ" "ᅮ" "ᆨ")
+    '▁한국'
+    >>> readable_token("ᆻ" "ᄉ" "ᅳ" "ᆸ")
+    'ㅆ습'
+    """
+    from ..jamo import compose
+
+    return "".join(_compat_jamo(ch) for ch in compose(token))
+
+
+def _is_partial(token: str) -> bool:
+    """True when the token holds part of a character: stray jamo after composing, or a byte token
+    shown as U+FFFD / ``<0x..>``."""
+    from ..jamo import compose
+
+    return any(0x1100 <= ord(ch) <= 0x11FF for ch in compose(token)) or "\ufffd" in token or token.startswith("<0x")
+
+
+@lru_cache(maxsize=1)
+def _charset() -> frozenset[int]:
+    from matplotlib import font_manager, ft2font
+
+    covered: set[int] = set()
+    for family in (korean_font(), FALLBACK_FAMILY):
+        path = font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=True)
+        covered.update(ft2font.FT2Font(path).get_charmap())
+    return frozenset(covered)
+
+
+def _drawable(text: str) -> str:
+    """``text`` with characters that no registered font has (emoji, rare Hanja) shown as their code."""
+    covered = _charset()
+    return "".join(ch if ord(ch) in covered or ch in " \t" else f"[U+{ord(ch):04X}]" for ch in text)
+
+
+def plot_segmentation(sentences: Sequence[str], segmentations: Mapping[str, Sequence[Sequence[str]]],
+                      path: str | os.PathLike[str] | None = None, *, width: float = 12.0) -> Any:
+    """The sentences as each strategy cuts them, drawn as text: one box per token (a ▁ marks a
+    word start), jamo tokens composed back to syllables, tokens holding part of a character (a lone
+    jamo, a byte of a syllable) in orange; the token count follows each strategy's name.
+
+    ``segmentations[strategy][i]`` are the tokens of ``sentences[i]`` (strings as the tokenizer
+    shows them: conjoining jamo and a ``▁`` marker are fine).  Characters no font has (emoji) are
+    drawn as ``[U+1F609]``.
+    """
+    if not sentences:
+        raise ValueError("sentences is empty: give the sentences the strategies cut")
+    if not segmentations:
+        raise ValueError("segmentations is empty: give {strategy: [tokens of each sentence]}")
+    for name, cuts in segmentations.items():
+        if len(cuts) != len(sentences):
+            raise ValueError(f"segmentations[{name!r}] has {len(cuts)} token lists for {len(sentences)} sentences")
+    from matplotlib.transforms import IdentityTransform
+
+    with _figure_context(path) as plt:
+        dpi = 110
+        fig = plt.figure(figsize=(width, 2.0), dpi=dpi)
+        renderer = fig.canvas.get_renderer()
+        from matplotlib.font_manager import FontProperties
+
+        prop_tok, prop_label = FontProperties(size=10), FontProperties(size=9)
+
+        def text_width(s: str, prop: Any) -> float:
+            w, _, _ = renderer.get_text_width_height_descent(s, prop, ismath=False)
+            return float(w)
+
+        total_w = width * dpi
+        label_w = max(text_width(f"{name} (999)", prop_label) for name in segmentations) + 16
+        line_h, pad, gap = 24.0, 5.0, 4.0
+        # layout pass: (kind, x, y-line index, text, partial)
+        items: list[tuple[str, float, float, str, int]] = []  # kind, x, line, text, colour index
+        line = 0.0
+        for i, sentence in enumerate(sentences):
+            items.append(("head", 8.0, line, _drawable(f"{i + 1}. {sentence}"), 0))
+            line += 1
+            for name, cuts in segmentations.items():
+                tokens = [readable_token(t) for t in cuts[i]]
+                items.append(("label", 8.0, line, f"{name} ({len(tokens)})", 0))
+                x = label_w
+                for k, (raw, tok) in enumerate(zip(cuts[i], tokens)):
+                    shown = _drawable(tok) or "∅"
+                    w = text_width(shown, prop_tok) + 2 * pad
+                    if x + w > total_w - 8 and x > label_w:
+                        line += 1
+                        x = label_w
+                    items.append(("token", x, line, shown, -1 if _is_partial(raw) else k % 2))
+                    x += w + gap
+                line += 1
+            line += 0.5
+        height = (line + 1.5) * line_h
+        fig.set_size_inches(width, height / dpi)
+        ax = fig.add_axes((0, 0, 1, 1))  # a blank canvas: Jupyter shows no figure without axes
+        ax.set_axis_off()
+        top = height - line_h
+        for kind, x, ln, text, shade in items:
+            y = top - ln * line_h
+            if kind == "head":
+                ax.text(x, y, text, transform=IdentityTransform(), fontsize=10.5, fontweight="bold", va="baseline")
+            elif kind == "label":
+                ax.text(x + 8, y, text, transform=IdentityTransform(), fontsize=9, color="#333333", va="baseline")
+            else:
+                color = PARTIAL_COLOR if shade < 0 else WHOLE_COLORS[shade]
+                ax.text(x + pad, y, text, transform=IdentityTransform(), fontsize=10, va="baseline",
+                         bbox={"boxstyle": "round,pad=0.25", "facecolor": color, "edgecolor": "#7a7a7a",
+                               "linewidth": 0.6})
+        ax.text(8, 8, "one box per token; ▁ = a word starts; orange = part of a character (jamo or byte); "
+                       "jamo composed back to syllables for reading",
+                 transform=IdentityTransform(), fontsize=8, color="#555555")
+        return _finish(fig, path, plt)
+
+
+# --- the frame of compare_strategies (older columns) ------------------------------------------------
 
 #: (column, panel title) drawn by :func:`plot_comparison`
 PANELS: tuple[tuple[str, str], ...] = (
@@ -29,40 +538,33 @@ PANELS: tuple[tuple[str, str], ...] = (
 def plot_comparison(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *, title: str | None = None) -> Any:
     """Draw ``df`` (the frame of ``compare_strategies``); save it to ``path`` when given (the format
     follows the suffix, e.g. ``.png``, ``.svg``).  Returns the matplotlib ``Figure``."""
-    from .._optional import require
-
-    matplotlib = require("matplotlib")
-    if path is not None:
-        matplotlib.use("Agg")  # no display needed to write a file
-    import matplotlib.pyplot as plt
-
     missing = [c for c, _ in PANELS if c not in df.columns] + [c for c in ("pre_tokenizer", "unit", "vocab_size") if c not in df.columns]
     if missing:
         raise ValueError(f"df lacks the column {missing[0]!r}: pass the frame returned by compare_strategies")
     if df.empty:
         raise ValueError("df is empty: there is nothing to plot (every strategy was skipped?)")
-
-    strategies = list(dict.fromkeys(f"{p}/{u}" for p, u in zip(df["pre_tokenizer"], df["unit"])))
-    sizes = sorted(df["vocab_size"].unique())
-    fig, axes = plt.subplots(len(PANELS) // 2, 2, figsize=(13, 3.2 * (len(PANELS) // 2)), squeeze=False)
-    width = 0.8 / len(sizes)
-    label = df["pre_tokenizer"].astype(str) + "/" + df["unit"].astype(str)
-    for ax, (column, panel_title) in zip(axes.flat, PANELS):
-        for k, size in enumerate(sizes):
-            sub = df[df["vocab_size"] == size]
-            values = dict(zip(label[sub.index], sub[column]))
-            xs = [i + (k - (len(sizes) - 1) / 2) * width for i in range(len(strategies))]
-            ax.bar(xs, [values.get(s, float("nan")) for s in strategies], width, label=f"vocab {size}")
-        ax.set_title(panel_title, fontsize=10)
-        ax.set_xticks(range(len(strategies)))
-        ax.set_xticklabels(strategies, rotation=45, ha="right", fontsize=8)
-        ax.grid(axis="y", alpha=0.3)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper right", ncol=len(sizes), fontsize=8, frameon=False)
-    fig.suptitle(title or "korean_bpe: pre-tokenizer x unit on held-out text")
-    fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the title and the legend above the panels
-    if path is not None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-    return fig
+    with _figure_context(path) as plt:
+        strategies = list(dict.fromkeys(f"{p}/{u}" for p, u in zip(df["pre_tokenizer"], df["unit"])))
+        sizes = sorted(df["vocab_size"].unique())
+        fig, axes = plt.subplots(len(PANELS) // 2, 2, figsize=(13, 3.2 * (len(PANELS) // 2)), squeeze=False)
+        width = 0.8 / len(sizes)
+        label = df["pre_tokenizer"].astype(str) + "/" + df["unit"].astype(str)
+        for ax, (column, panel_title) in zip(axes.flat, PANELS):
+            for k, size in enumerate(sizes):
+                sub = df[df["vocab_size"] == size]
+                values = dict(zip(label[sub.index], sub[column]))
+                xs = [i + (k - (len(sizes) - 1) / 2) * width for i in range(len(strategies))]
+                ax.bar(xs, [values.get(s, float("nan")) for s in strategies], width, label=f"vocab {size}")
+            ax.set_title(panel_title, fontsize=10)
+            ax.set_xticks(range(len(strategies)))
+            ax.set_xticklabels(strategies, rotation=45, ha="right", fontsize=8)
+            ax.grid(axis="y", alpha=0.3)
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="upper right", ncol=len(sizes), fontsize=8, frameon=False)
+        fig.suptitle(title or "korean_bpe: pre-tokenizer x unit on held-out text")
+        fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the title and the legend above the panels
+        if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+        return fig

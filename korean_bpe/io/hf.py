@@ -11,8 +11,11 @@ How each part of our pipeline maps to HF stages:
 ours                         ``tokenizer.json``
 ============================ ===========================================================
 ``raw`` pre-tokenizer        ``Replace(" ", "▁")`` normalizer + ``Split`` on line breaks
-                             (each line break a piece of its own, ``isolated``); with
-                             marker ``"▁"`` a regex ``Replace`` puts ``▁`` before each piece
+                             (each line break a piece of its own, ``isolated``);
+``add_dummy_prefix``         ``Prepend("▁")`` + a ``▁`` after each line break (normalizers);
+                             decoder: a regex ``Replace`` drops them after ``Fuse``
+``split_by_whitespace``      ``Metaspace(split=True, prepend_scheme="never")``: a piece
+                             starts at each ``▁``
 ``whitespace``               ``Replace`` of every run of Python white space by one space
                              (Python's ``str.split`` set, which is wider than Rust's) +
                              ``WhitespaceSplit``
@@ -26,9 +29,17 @@ marker ``"▁"``               ``Strip`` + ``Prepend("▁")`` + ``Replace(" ", "
 marker ``"</w>"``            BPE ``end_of_word_suffix``
 marker ``"##"``              BPE ``continuing_subword_prefix`` (merged tokens renamed
                              ``가##나`` -> ``가나`` as HF names them; ids unchanged)
-``byte_fallback=True``       BPE ``byte_fallback`` + ``ByteFallback`` decoder
-special tokens               ``added_tokens`` (``special: true``)
+``byte_fallback=True``       BPE ``byte_fallback`` + ``ByteFallback`` decoder; the 256
+                             ``<0xNN>`` tokens are ordinary vocabulary (as SentencePiece
+                             exports them), so ``decode(ids, skip_special_tokens=True)``
+                             keeps the characters that went through byte fallback
+special tokens               ``added_tokens`` (``special: true``), byte tokens excepted
 ============================ ===========================================================
+
+HF's own ``Metaspace`` prepend (``prepend_scheme="always"``/``"first"``) and decoder are not used
+for ``raw``'s dummy prefix: the prepend skips a piece that already starts with ``▁``, so
+``" 영화"`` would lose its leading space (SentencePiece and ``raw`` give ``['▁', '▁영화']``), and
+the decoder drops every ``▁`` of the first token only, not the one opening each line.
 
 Where HF cannot follow exactly (the ids differ only in these cases):
 
@@ -40,7 +51,9 @@ Where HF cannot follow exactly (the ids differ only in these cases):
   apply ``unicodedata.normalize("NFC", ...)`` to get syllables back.
 * ``byte_fallback=True`` with marker ``"</w>"`` or ``"##"``: HF turns an unknown character into the
   bytes of the character *with* the marker (``<0x23><0x23>...`` for ``##X``).
-* Text that literally contains a special token (``"<unk>"``) gets that token's id from HF.
+* Text that literally contains a special token (``"<unk>"``) gets that token's id from HF; ours
+  refuses it by default and encodes it as ordinary text with ``disallowed_special=()`` (see
+  :mod:`korean_bpe.tokenizer`).  The byte tokens' text (``"<0x41>"``) is ordinary text in HF too.
 
 Morpheme pre-tokenizers (``okt``, ``kiwi``, ``mecab``) are analysis run in Python, which HF cannot
 do; the export splits on white space instead, so feed it words that are already analysed::
@@ -61,7 +74,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -147,16 +159,24 @@ def tokenizer_json(tokenizer: Any) -> dict[str, Any]:
     decoders: list[dict[str, Any]] = []
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
 
+    raw_cfg = tokenizer.pre_tokenizer.to_config() if pre == "raw" else {}
+    dummy_prefix = bool(raw_cfg.get("add_dummy_prefix", False))
     if pre == "raw":
+        if marker == SPACE_MARK:
+            raise ValueError("the raw pre-tokenizer writes spaces as '▁' itself: marker '▁' cannot be exported")
         line_break = _char_class(LINE_BREAKS)
         normalizers.append(_replace(" ", SPACE_MARK))
-        if marker == SPACE_MARK and unit != "byte":
-            # "▁" before every piece: at the start, before and after each line break; the
-            # line-break pieces are then "▁\n" (HF's Metaspace would skip lines starting with "▁").
-            at_piece_start = f"^(?=[\\s\\S])|(?={line_break})|(?<={line_break})(?=[\\s\\S])"
-            normalizers.append(_replace({"Regex": at_piece_start}, SPACE_MARK))
-            line_break = SPACE_MARK + line_break
+        if dummy_prefix:
+            # A "▁" opening each non-empty line.  Not HF's Metaspace prepend, which skips a piece
+            # that starts with a space; and not one zero-width regex Replace, which makes HF's
+            # ByteLevel panic: Prepend, take it back before a line break, add it after each one.
+            not_line_break = "[^" + line_break[1:]
+            normalizers.append({"type": "Prepend", "prepend": SPACE_MARK})
+            normalizers.append(_replace({"Regex": f"\\A{SPACE_MARK}(?={line_break})"}, ""))
+            normalizers += [_replace({"Regex": f"{_char_class(c)}(?={not_line_break})"}, c + SPACE_MARK) for c in LINE_BREAKS]
         pre_tokenizers.append({"type": "Split", "pattern": {"Regex": line_break}, "behavior": "Isolated", "invert": False})
+        if raw_cfg.get("split_by_whitespace", False):
+            pre_tokenizers.append({"type": "Metaspace", "replacement": SPACE_MARK, "prepend_scheme": "never", "split": True})
     else:  # whitespace, and the analysers (fed pre-split, space-joined words)
         normalizers.append(_replace({"Regex": _char_class(PY_WHITESPACE) + "+"}, " "))
         pre_tokenizers.append({"type": "WhitespaceSplit"})
@@ -195,6 +215,8 @@ def tokenizer_json(tokenizer: Any) -> dict[str, Any]:
     elif marker == SPACE_MARK and unit == "byte":
         decoders.append(_replace(SPACE_MARK, "\u0120"))
     decoders.append(byte_level if unit == "byte" else {"type": "Fuse"})
+    if dummy_prefix:  # one string now: drop the "▁" opening it and each line
+        decoders.append(_replace({"Regex": f"\\A{SPACE_MARK}|(?<={_char_class(LINE_BREAKS)}){SPACE_MARK}"}, ""))
     if pre == "raw" or (marker == SPACE_MARK and unit != "byte"):
         decoders.append(_replace(SPACE_MARK, " "))
     if marker == SPACE_MARK and pre != "raw":
@@ -202,11 +224,14 @@ def tokenizer_json(tokenizer: Any) -> dict[str, Any]:
     if marker == "</w>" and pre != "raw":
         decoders.append(end_of_text_space)
 
+    # The byte tokens are ordinary vocabulary, as SentencePiece exports them: as added special
+    # tokens, HF's default decode (skip_special_tokens) would delete every byte-fallback character.
+    byte_tokens = {f"<0x{b:02X}>" for b in range(256)} if byte_fallback else set()
     added = [
         {"id": vocab[rename[t]], "content": rename[t], "single_word": False, "lstrip": False, "rstrip": False,
          "normalized": False, "special": True}
         for t in model.special_tokens
-        if t in rename
+        if t in rename and t not in byte_tokens
     ]
     return {
         "version": "1.0",
@@ -232,10 +257,17 @@ def tokenizer_json(tokenizer: Any) -> dict[str, Any]:
     }
 
 
+def render_tokenizer_json(tokenizer: Any) -> str:
+    """The text of ``tokenizer.json`` (what :func:`export_tokenizer_json` writes, e.g. to standard output)."""
+    return json.dumps(tokenizer_json(tokenizer), ensure_ascii=False, indent=2) + "\n"
+
+
 def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str]) -> Path:
     """Write ``tokenizer`` as a Hugging Face ``tokenizer.json`` at ``path`` (atomically).
 
     ``path`` may be a directory (``tokenizer.json`` is written inside it).  Returns the file's path.
+    A symbolic link is written through to its target; a FIFO or device is refused; a new file
+    gets the umask's mode, a replaced one keeps its own (:func:`korean_bpe.io.files.atomic_write_text`).
     See the module docstring for the mapping and the few cases where HF cannot follow.
 
     >>> import tempfile, korean_bpe
@@ -246,26 +278,13 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str]) -> Path:
     ...     HF.from_file(str(p)).encode("또 보고 싶다").ids == tok.encode("또 보고 싶다")
     True
     """
-    data = tokenizer_json(tokenizer)
+    from .files import atomic_write_text
+
+    text = render_tokenizer_json(tokenizer)
     target = Path(path)
     if target.is_dir():
         target = target / "tokenizer.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tokenizer.", suffix=".json.tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, indent=2)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return target
+    return atomic_write_text(target, text)
 
 
 def _replace(pattern: str | dict[str, str], content: str) -> dict[str, Any]:

@@ -13,6 +13,12 @@ A model directory holds
     model's, in id order, byte-fallback tokens included), ``byte_fallback``, ``unk_token``, the
     alphabet size and the korean_bpe version that wrote it.
 
+Format versions.  ``format_version`` 2 writes every option of the pre-tokenizer; a key missing
+from a version-2 config takes the class default.  Version 1 files were written before ``raw``
+had options, when it cut whole lines without a dummy prefix: their ``{"type": "raw"}`` loads as
+``{"type": "raw", "split_by_whitespace": false, "add_dummy_prefix": false}``, so old models
+encode exactly as they did (see :data:`OLD_DEFAULTS`).
+
 >>> import tempfile
 >>> from korean_bpe import Tokenizer
 >>> tok = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 재밌어요"] * 2, vocab_size=16)
@@ -26,13 +32,25 @@ True
 
 Saving is atomic: the files go to a temporary directory beside the target, are flushed to disk,
 and the directory is renamed into place.  When the target already exists it is first renamed to a
-backup, the new directory renamed in, then the backup deleted; a crash therefore leaves either the
-old complete model, the new complete model, or (killed between the two renames) no target and the
-old model intact in the backup, which :func:`load_tokenizer` names in its error.  Other plain files
-already in the target (e.g. an exported ``tokenizer.json``) are carried over; a target that holds
-sub-directories is refused, so that ``save(".")`` cannot swallow a project.
+backup (``.NAME.old-STAMP-PID-...``), the new directory renamed in, then the backup deleted; a
+crash therefore leaves either the old complete model, the new complete model, or (killed between
+the two renames) no target and the old model intact in the backup, which :func:`load_tokenizer`
+names in its error (the newest complete one, :func:`find_backup`); the next successful save
+removes what killed saves left.  Other plain files already in the target (e.g. an exported
+``tokenizer.json``) are carried over; a target that holds sub-directories is refused, so that
+``save(".")`` cannot swallow a project.
 
-Loading names the file and the line of every problem (:class:`ModelFileError`).
+Where the files land: a target that is a symbolic link is saved into the link's target (the link
+stays); the working directory (``save(".")``) keeps its directory, its three files replaced one by
+one after a backup of the old ones, so that neither this process nor a shell sitting there is left
+in a deleted directory.  Modes follow the umask (``0o755`` / ``0o644`` under ``022``); a re-saved
+directory keeps its mode.  :func:`check_model_dir` runs the checks before any work (``korean-bpe
+train`` calls it before training).
+
+Loading names the file and the line of every problem (:class:`ModelFileError`), and checks that
+the unit and marker of ``tokenizer_config.json`` fit the alphabet of ``vocab.json``
+(:func:`alphabet_mismatch`): a ``jamo`` config on a syllable model would otherwise load and give
+``<unk>`` for every Hangul syllable.
 """
 
 from __future__ import annotations
@@ -41,24 +59,33 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..trainer.model import BPEModel
-from ..units import MARKERS
+from ..units import MARKERS, SPACE_MARK, bytes_to_unicode
+from .files import _check_parent, check_output_dir_place, fsync_dir, new_dir_mode
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tokenizer import Tokenizer
 
 __all__ = [
     "ModelFileError", "save_tokenizer", "load_tokenizer", "FORMAT_VERSION", "MERGES_HEADER",
-    "VOCAB_FILE", "MERGES_FILE", "CONFIG_FILE", "render_vocab_json", "render_merges_txt",
+    "VOCAB_FILE", "MERGES_FILE", "CONFIG_FILE", "render_vocab_json", "render_merges_txt", "check_model_dir",
+    "find_backup", "alphabet_mismatch",
 ]
 
 #: ``tokenizer_config.json`` format written by this version; loaders accept 1..FORMAT_VERSION.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: format_version -> stage type -> the options a file of that version meant when it omitted them
+#: (the defaults changed later).  Version 1: ``raw`` cut whole lines, no dummy prefix.
+OLD_DEFAULTS: dict[int, dict[str, dict[str, Any]]] = {
+    1: {"raw": {"split_by_whitespace": False, "add_dummy_prefix": False}},
+}
 FORMAT_NAME = "korean_bpe.Tokenizer"
 MERGES_HEADER = "#version: 0.2"
 VOCAB_FILE, MERGES_FILE, CONFIG_FILE = "vocab.json", "merges.txt", "tokenizer_config.json"
@@ -145,65 +172,103 @@ def _config(tok: Tokenizer) -> dict[str, Any]:
     }
 
 
+def check_model_dir(directory: str | os.PathLike[str], *, probe: bool = True) -> Path:
+    """Check, before any work, that a model can be saved to ``directory``; returns the real
+    directory the files will go to (symbolic links followed).
+
+    Refused with a ValueError that says what to do: a file at the path or above it, a directory
+    holding sub-directories (saving replaces the whole directory), and (``probe``) a place the user
+    cannot write (tested by creating a temporary directory there: root passes permission checks,
+    a read-only file system does not).
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> check_model_dir(f"{d}/model") == Path(os.path.realpath(d)) / "model"
+    True
+    >>> os.makedirs(f"{d}/project/src")
+    >>> check_model_dir(f"{d}/project")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot save into .../project: it holds sub-directories (src); saving replaces the whole directory, so give a new or model-only directory, e.g. .../project/tokenizer
+    """
+    given = Path(os.path.abspath(os.fspath(directory)))
+    target = Path(os.path.realpath(given))
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"cannot save the model: {given} is a file, not a directory; give a new or model-only "
+                         "directory path")
+    if target.is_dir():
+        subdirs = [p.name for p in target.iterdir() if p.is_dir()]
+        if subdirs:
+            raise ValueError(
+                f"cannot save into {given}: it holds sub-directories ({', '.join(sorted(subdirs)[:3])}); saving "
+                "replaces the whole directory, so give a new or model-only directory, e.g. "
+                f"{given / 'tokenizer'}"
+            )
+    if probe:
+        check_output_dir_place(target, what="the model")
+    else:
+        _check_parent(target)
+    return target
+
+
 def save_tokenizer(tok: Tokenizer, directory: str | os.PathLike[str]) -> Path:
-    """Write the three files into ``directory`` atomically (see the module docstring)."""
-    target = Path(os.path.abspath(os.fspath(directory)))
+    """Write the three files into ``directory`` atomically (see the module docstring); returns
+    ``directory`` as an absolute path."""
+    given = Path(os.path.abspath(os.fspath(directory)))
     config = _config(tok)
     texts = {
         VOCAB_FILE: render_vocab_json(tok.id_to_token),
         MERGES_FILE: render_merges_txt(tok.model.merges),
         CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
     }
-    if target.exists() and not target.is_dir():
-        raise ValueError(f"cannot save into {target}: it is a file, not a directory; give a directory path")
-    keep: list[Path] = []
-    if target.is_dir():
-        subdirs = [p.name for p in target.iterdir() if p.is_dir()]
-        if subdirs:
-            raise ValueError(
-                f"cannot save into {target}: it holds sub-directories ({', '.join(sorted(subdirs)[:3])}); saving "
-                "replaces the whole directory, so give a new or model-only directory, e.g. "
-                f"{target / 'tokenizer'}"
-            )
-        keep = [p for p in target.iterdir() if p.name not in FILES]
+    target = check_model_dir(given, probe=False)
+    exists = target.is_dir()
+    keep = [p for p in target.iterdir() if p.name not in FILES] if exists else []
+    dir_mode = stat.S_IMODE(target.stat().st_mode) if exists else new_dir_mode()
     parent = target.parent
     parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    tmp = _make_temp(target, "tmp")
     try:
         for name, text in texts.items():
             _write_file(tmp / name, text)
-        for p in keep:
-            try:
-                os.link(p, tmp / p.name)
-            except OSError:
-                shutil.copy2(p, tmp / p.name)
-        _fsync_dir(tmp)
-        _replace_dir(tmp, target)
+        if exists and _is_working_directory(target):
+            _replace_files_in_place(tmp, target)
+        else:
+            for p in keep:
+                try:
+                    os.link(p, tmp / p.name)
+                except OSError:
+                    shutil.copy2(p, tmp / p.name)
+            os.chmod(tmp, dir_mode)  # mkdtemp made it 0700
+            fsync_dir(tmp)
+            _replace_dir(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    _fsync_dir(parent)
-    return target
+    fsync_dir(parent)
+    _remove_leftovers(target)
+    return given
 
 
 def _write_file(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
+    with open(path, "w", encoding="utf-8", newline="\n") as f:  # mode 0o666 & ~umask, as any saved file
         f.write(text)
         f.flush()
         os.fsync(f.fileno())
 
 
-def _fsync_dir(path: Path) -> None:
+def _is_working_directory(target: Path) -> bool:
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory fds
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
+        return os.path.samefile(target, os.getcwd())
+    except OSError:
+        return False
+
+
+def _make_temp(target: Path, tag: str) -> Path:
+    """A new directory ``.NAME.TAG-STAMP-PID-XXXXXXXX`` beside ``target``: the stamp (ns since the
+    epoch, 20 digits) orders backups by age, the pid tells a live save from a killed one."""
+    prefix = f".{target.name}.{tag}-{time.time_ns():020d}-{os.getpid()}-"
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
 
 
 def _replace_dir(new: Path, target: Path) -> None:
@@ -211,11 +276,101 @@ def _replace_dir(new: Path, target: Path) -> None:
     if not target.exists():
         os.rename(new, target)
         return
-    backup = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    backup = _make_temp(target, "old")
     os.rmdir(backup)  # we only wanted a unique name
     os.rename(target, backup)
     os.rename(new, target)
     shutil.rmtree(backup, ignore_errors=True)
+
+
+def _replace_files_in_place(new: Path, target: Path) -> None:
+    """Replace the model files of ``target`` one by one, keeping the directory itself.
+
+    Used when ``target`` is the working directory (``save(".")``): renaming it away would leave the
+    process (and a shell sitting there) in a deleted directory.  The old files are first hard-linked
+    into a backup beside it, so a crash between the file renames leaves a complete old model, which
+    :func:`load_tokenizer` names when it finds the mixed files inconsistent.
+    """
+    present = [name for name in FILES if (target / name).is_file()]
+    backup = None
+    if present:
+        backup = _make_temp(target, "old")
+        for name in present:
+            try:
+                os.link(target / name, backup / name)
+            except OSError:
+                shutil.copy2(target / name, backup / name)
+        fsync_dir(backup)
+    for name in FILES:
+        os.replace(new / name, target / name)
+    fsync_dir(target)
+    shutil.rmtree(new, ignore_errors=True)
+    if backup is not None:
+        shutil.rmtree(backup, ignore_errors=True)
+
+
+def _leftover_re(target_name: str, tag: str) -> re.Pattern[str]:
+    """``.NAME.TAG-STAMP-PID-XXXXXXXX`` (``STAMP-PID-`` absent in names older versions wrote); the
+    random part has no dot, so another model's leftovers (``.NAME.old-v1.old-...``) never match."""
+    return re.compile(rf"\.{re.escape(target_name)}\.{tag}-(?:(\d{{20}})-(\d+)-)?[A-Za-z0-9_]+")
+
+
+def _leftovers(target: Path, tag: str) -> list[Path]:
+    pattern = _leftover_re(target.name, tag)
+    try:
+        return [p for p in target.parent.iterdir()
+                if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return []
+
+
+def _stamp_and_pid(path: Path, tag: str, target_name: str) -> tuple[int | None, int | None]:
+    m = _leftover_re(target_name, tag).fullmatch(path.name)
+    return (int(m.group(1)), int(m.group(2))) if m and m.group(1) else (None, None)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, for instance: alive
+        return True
+    return True
+
+
+def _remove_leftovers(target: Path) -> None:
+    """After a successful save: remove the temporary and backup directories that killed saves left
+    beside ``target`` (not those of a save still running in another process)."""
+    for tag in ("tmp", "old"):
+        for p in _leftovers(target, tag):
+            _, pid = _stamp_and_pid(p, tag, target.name)
+            if pid is None or pid == os.getpid() or not _alive(pid):
+                shutil.rmtree(p, ignore_errors=True)
+
+
+def find_backup(directory: str | os.PathLike[str]) -> Path | None:
+    """The newest complete model that an interrupted save left beside ``directory``, or None.
+
+    A save killed between its two renames leaves the previous model in ``.NAME.old-...`` beside
+    the target; only directories holding all three model files count, the newest by the time
+    stamp in the name (by modification time for names without one).
+    """
+    target = Path(os.path.realpath(os.path.abspath(os.fspath(directory))))
+    if not target.name:
+        return None
+    complete = [p for p in _leftovers(target, "old") if all((p / name).is_file() for name in FILES)]
+
+    def age(p: Path) -> tuple[int, str]:
+        stamp, _ = _stamp_and_pid(p, "old", target.name)
+        if stamp is None:
+            try:
+                stamp = p.stat().st_mtime_ns
+            except OSError:
+                stamp = 0
+        return stamp, p.name
+
+    return max(complete, key=age, default=None)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -223,17 +378,28 @@ def _replace_dir(new: Path, target: Path) -> None:
 
 def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
     """Rebuild the tokenizer saved in ``directory``, checking every file (see the module docstring)."""
+    root = Path(directory)
+    if not root.is_dir():
+        backup = find_backup(root)
+        hint = (f"; an interrupted save left the previous model in {backup}: rename it to {root.name}"
+                if backup is not None else "; save a model with Tokenizer.save(directory)")
+        what = "is not a directory" if root.exists() else "does not exist"
+        raise ModelFileError(f"model directory {what}{hint}", path=root)
+    try:
+        return _load_tokenizer(root)
+    except ModelFileError as exc:
+        backup = find_backup(root)
+        if backup is None:
+            raise
+        raise ModelFileError(f"{exc.reason}; an interrupted save may have left the previous model in {backup}",
+                             path=exc.path, line=exc.line) from None
+
+
+def _load_tokenizer(root: Path) -> Tokenizer:
     from ..pre_tokenizers.base import get_pre_tokenizer
     from ..tokenizer import BYTE_TOKENS, Tokenizer
     from ..units import get_unit
 
-    root = Path(directory)
-    if not root.is_dir():
-        backups = sorted(root.parent.glob(f".{root.name}.old-*")) if root.name else []
-        hint = (f"; an interrupted save left the previous model in {backups[-1]}: rename it to {root.name}"
-                if backups else "; save a model with Tokenizer.save(directory)")
-        what = "is not a directory" if root.exists() else "does not exist"
-        raise ModelFileError(f"model directory {what}{hint}", path=root)
     texts = {name: _read_text(root / name) for name in FILES}
 
     # tokenizer_config.json
@@ -279,6 +445,9 @@ def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
         unit = get_unit(unit_cfg)
     except (ValueError, TypeError) as exc:
         raise ModelFileError(f"bad 'unit': {exc}", path=cpath, line=key_line.get("unit")) from None
+    old_defaults = OLD_DEFAULTS.get(version, {}).get(pt_cfg.get("type"))
+    if old_defaults:
+        pt_cfg = {**old_defaults, **pt_cfg}
     try:
         pre_tokenizer = get_pre_tokenizer(pt_cfg)
     except (ValueError, TypeError) as exc:
@@ -343,6 +512,21 @@ def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
         raise ModelFileError(
             f"lacks the token {derived[k]!r} (id {k}) that merges.txt makes: vocab.json does not match merges.txt",
             path=vpath, line=None)
+    unit_name = unit_cfg.get("type")
+    if type(unit).__module__ == "korean_bpe.units" and unit_name in _BUILTIN_UNITS:
+        why = alphabet_mismatch(unit_name, marker, alphabet)
+        if why is not None:
+            if marker_mismatch(marker, alphabet) is not None:
+                guess = _guess_marker(alphabet)
+                fits = [guess] if alphabet_mismatch(unit_name, guess, alphabet) is None else []
+                key, fix = "marker", " or ".join(f'"marker": {json.dumps(m, ensure_ascii=False)}' for m in fits)
+            else:
+                fits = [u for u in _BUILTIN_UNITS if alphabet_mismatch(u, marker, alphabet) is None]
+                key, fix = "unit", " or ".join(f'"unit": {{"type": "{u}"}}' for u in fits)
+            raise ModelFileError(
+                f"the {key} does not fit the model in vocab.json: with the {unit_name} unit and marker {marker!r}, {why}; "
+                + (f"the alphabet fits {fix}: set that" if fits else "the alphabet fits no unit and marker: the files "
+                   "do not belong together"), path=cpath, line=key_line.get(key))
     if byte_fallback:
         missing = [t for t in BYTE_TOKENS if t not in seen]
         if missing:
@@ -353,6 +537,88 @@ def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
                          byte_fallback=byte_fallback, unk_token=unk_token)
     except ValueError as exc:
         raise ModelFileError(f"inconsistent settings: {exc}", path=cpath) from None
+
+
+_BUILTIN_UNITS = ("syllable", "jamo", "byte")
+
+
+def marker_mismatch(marker: str | None, alphabet: Sequence[str]) -> str | None:
+    """Why an alphabet (non-empty) cannot come from words marked with ``marker`` (None: it can).
+
+    >>> marker_mismatch("</w>", ["가", "▁"])
+    "no alphabet token ends with '</w>', which marker '</w>' glues to the last symbol of every word"
+    """
+    if not alphabet:
+        return None
+    for tok in alphabet:
+        base = tok
+        if marker == "</w>" and len(tok) > 4 and tok.endswith("</w>"):
+            base = tok[:-4]
+        elif marker == "##" and len(tok) > 2 and tok.startswith("##"):
+            base = tok[2:]
+        if len(base) != 1:
+            return f"the alphabet token {tok!r} is not one symbol"
+    if marker == SPACE_MARK and SPACE_MARK not in alphabet:
+        return "the alphabet has no '▁', which marker '▁' puts before every word"
+    if marker == "</w>" and not any(len(t) > 4 and t.endswith("</w>") for t in alphabet):
+        return "no alphabet token ends with '</w>', which marker '</w>' glues to the last symbol of every word"
+    if marker == "##" and not any(len(t) > 2 and t.startswith("##") for t in alphabet):
+        return "no alphabet token starts with '##', which marker '##' glues to every symbol but the first"
+    return None
+
+
+def _guess_marker(alphabet: Sequence[str]) -> str | None:
+    """The marker an alphabet shows: marked symbols ``x</w>`` or ``##x``, else a ``▁`` symbol."""
+    if any(len(t) > 4 and t.endswith("</w>") for t in alphabet):
+        return "</w>"
+    if any(len(t) > 2 and t.startswith("##") for t in alphabet):
+        return "##"
+    return SPACE_MARK if SPACE_MARK in alphabet else None
+
+
+def alphabet_mismatch(unit: str, marker: str | None, alphabet: Sequence[str]) -> str | None:
+    """Why ``alphabet`` (the model's tokens after the special tokens, before the merges) cannot
+    come from the built-in ``unit`` with ``marker``, naming the first token that shows it; None
+    when it can.  Each unit makes one-character symbols: ``jamo`` never a Hangul syllable,
+    ``byte`` only its 256 byte symbols (and always all of them), ``syllable`` composed text (an
+    alphabet of conjoining jamo and no syllable, or of exactly the 256 byte symbols, is a jamo
+    or byte model).
+
+    >>> alphabet_mismatch("jamo", "▁", ["▁", "영", "화"])
+    "the alphabet holds '영', a Hangul syllable, which the jamo unit never makes (it splits syllables into jamo)"
+    >>> alphabet_mismatch("syllable", "▁", ["▁", "영", "화"]) is None
+    True
+    """
+    why = marker_mismatch(marker, alphabet)
+    if why is not None:
+        return why.replace("is not one symbol", f"is not one {unit} symbol")
+    if not alphabet:
+        return None
+    bases = []
+    for tok in alphabet:
+        if marker == "</w>" and len(tok) > 4 and tok.endswith("</w>"):
+            tok = tok[:-4]
+        elif marker == "##" and len(tok) > 2 and tok.startswith("##"):
+            tok = tok[2:]
+        if not (marker == SPACE_MARK and tok == SPACE_MARK):
+            bases.append(tok)
+    byte_symbols = set(bytes_to_unicode().values())
+    if unit == "jamo":
+        bad = next((b for b in bases if "\uac00" <= b <= "\ud7a3"), None)
+        if bad is not None:
+            return f"the alphabet holds {bad!r}, a Hangul syllable, which the jamo unit never makes (it splits syllables into jamo)"
+    elif unit == "byte":
+        bad = next((b for b in bases if b not in byte_symbols), None)
+        if bad is not None:
+            return f"the alphabet holds {bad!r}, which is not one of the byte unit's 256 symbols"
+    if unit != "byte" and byte_symbols.issubset(bases) and byte_symbols.issuperset(bases):
+        return f"the alphabet holds exactly the byte unit's 256 symbols, which the {unit} unit never makes all of"
+    if unit == "syllable" and not any("\uac00" <= b <= "\ud7a3" for b in bases):
+        jamo = next((b for b in bases if "\u1100" <= b <= "\u11ff"), None)
+        if jamo is not None:
+            return (f"the alphabet holds conjoining jamo ({jamo!r}) and no Hangul syllable, which the syllable unit "
+                    "makes only from NFD text")
+    return None
 
 
 def _read_text(path: Path) -> str:

@@ -164,20 +164,69 @@ class BatchAnalyzer:
     # -- the fast path --------------------------------------------------------------------------
 
     def _open_cache(self) -> Any:
+        """The cache, or None (disabled, or unusable: said once).  A corrupt database is moved
+        aside and a new one started; a read-only one is read."""
         if not self.cache:
             return None
-        from ..cache import AnalysisCache, CacheError
+        from ..cache import AnalysisCache, CacheError, move_aside
 
         try:
-            return AnalysisCache(self.spec.name, directory=self.cache_dir)
-        except (CacheError, OSError) as exc:
+            cache = AnalysisCache(self.spec.name, directory=self.cache_dir)
+        except CacheError as exc:
+            if not exc.corrupt or exc.path is None:
+                self._warn_cache(exc)
+                return None
+            return self._restart_cache(exc.path, exc.reason, move_aside(exc.path, inode=exc.inode))
+        except OSError as exc:
             self._warn_cache(exc)
             return None
+        if cache.read_only:
+            self._say_once(f"the analysis cache {cache.path} is read-only (its directory or file cannot be written): "
+                           "reading it, but new analyses are not stored")
+        return cache
+
+    def _restart_cache(self, path: Any, reason: str, aside: Any) -> Any:
+        """After a corrupt database was moved aside (by us: ``aside``, or by another run): a new one."""
+        from ..cache import AnalysisCache, CacheError
+
+        moved = f"moved it to {aside}" if aside is not None else "another run moved it aside"
+        try:
+            cache = AnalysisCache(self.spec.name, directory=self.cache_dir)
+        except (CacheError, OSError) as exc:
+            self._say_once(f"the analysis cache {path} was corrupted ({reason}); {moved}, but a new one cannot be "
+                           f"started: analysis cache disabled for this run: {exc}")
+            return None
+        self._say_once(f"the analysis cache {path} was corrupted ({reason}); {moved} and started a new one")
+        return cache
 
     def _warn_cache(self, exc: BaseException) -> None:
+        self._say_once(f"analysis cache disabled for this run: {exc}")
+
+    def _say_once(self, message: str) -> None:
         if not self._cache_warned:
-            warnings.warn(f"analysis cache disabled for this run: {exc}", RuntimeWarning, stacklevel=4)
+            warnings.warn(message, RuntimeWarning, stacklevel=5)
             self._cache_warned = True
+
+    def _after_cache_fault(self, cache: Any, exc: BaseException, pairs: Sequence[tuple[str, Any]] = ()) -> tuple[Any, Any]:
+        """A cache failed in use (``cache`` is closed): a corrupt file is moved aside and a new
+        cache started, ``pairs`` stored in it, and ``(cache, namespace)`` returned; any other fault
+        (or a second one) disables the cache for the run: ``(None, None)``."""
+        from ..cache import is_corruption, move_aside
+
+        if not is_corruption(exc):
+            self._warn_cache(exc)
+            return None, None
+        fresh = self._restart_cache(cache.path, str(exc), move_aside(cache.path, inode=cache.inode))
+        if fresh is None:
+            return None, None
+        try:
+            ns = fresh.namespace(self.spec.cache_spec())
+            fresh.put_many(ns, pairs)
+        except Exception as again:  # noqa: BLE001 - any fault of the new file: run uncached
+            fresh.close()
+            self._warn_cache(again)
+            return None, None
+        return fresh, ns
 
     def _choose_executor(self, missing: list[str]) -> Executor:
         if self.executor is not None:
@@ -213,9 +262,8 @@ class BatchAnalyzer:
                     ns = cache.namespace(self.spec.cache_spec())
                     results.update(cache.get_many(ns, unique))
                 except Exception as exc:  # sqlite errors, disk errors: run uncached, say so
-                    self._warn_cache(exc)
                     cache.close()
-                    cache, ns = None, None
+                    cache, ns = self._after_cache_fault(cache, exc)
             missing = [t for t in unique if t not in results]
             executor = self._choose_executor(missing) if missing else SerialExecutor()
             chunks = self._chunks(missing, executor) if missing else []
@@ -242,9 +290,8 @@ class BatchAnalyzer:
                             try:
                                 cache.put_many(ns, pairs)  # type: ignore[arg-type]
                             except Exception as exc:
-                                self._warn_cache(exc)
                                 cache.close()
-                                cache = None
+                                cache, ns = self._after_cache_fault(cache, exc, pairs)
                         bar.update(len(chunk))
                 finally:
                     bar.close()

@@ -86,7 +86,11 @@ def get_pre_tokenizer(spec: str | Mapping[str, Any] | PreTokenizer, **options: A
 
 
 def raw_pieces(text: str) -> list[str]:
-    """SentencePiece-style pieces: one per line, spaces as ``▁``, each line break a piece.
+    """Marked lines: one piece per line, spaces as ``▁``, each line break a piece.
+
+    The gaps between morphemes in lossless morpheme mode, and the legacy ``raw`` cut
+    (``RawPreTokenizer(split_by_whitespace=False, add_dummy_prefix=False)``); today's ``raw`` adds
+    a dummy prefix and splits at spaces (:func:`korean_bpe.pre_tokenizers.simple.sentencepiece_pieces`).
 
     >>> raw_pieces("아이언맨 또 보고 싶다\\n굿")
     ['아이언맨▁또▁보고▁싶다', '\\n', '굿']

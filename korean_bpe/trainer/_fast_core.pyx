@@ -73,6 +73,21 @@ cdef extern from *:
         std::vector<HeapItem> heap;
         int32_t stamp = 0;
         int64_t n_visit = 0, n_site = 0, n_push = 0, n_pop = 0;   // statistics (profiling)
+        // max_token_length: a pair competes only when its token spans <= max_len symbols; ids
+        // below first_new are symbols (length 1), tlen[id - first_new] the merged tokens' lengths
+        int64_t max_len = INT64_MAX;
+        int32_t first_new = 0;
+        std::vector<int64_t> tlen;
+        void set_limit(int64_t limit, int32_t next_id) { max_len = limit; first_new = next_id; }
+        inline int64_t len_of(int32_t id) const {
+            if (id < first_new) return 1;
+            size_t k = (size_t)(id - first_new);
+            return k < tlen.size() && tlen[k] > 0 ? tlen[k] : 1;
+        }
+        inline bool fits_key(uint64_t key) const {
+            if (max_len == INT64_MAX) return true;
+            return len_of((int32_t)(key >> 32)) + len_of((int32_t)(key & 0xffffffffULL)) <= max_len;
+        }
         // result of pop_best
         int32_t best_a = -1, best_b = -1;
         int64_t best_count = 0;
@@ -161,7 +176,7 @@ cdef extern from *:
                 if (nodes[p].pidx >= 0) ppos[nodes[p].pidx].push_back((int32_t)p);
             heap.reserve(pcount.size() + 1024);
             for (size_t i = 0; i < pcount.size(); ++i)
-                if (pcount[i] > 0) heap.push_back(HeapItem{pcount[i], pkey[i], (int32_t)i});
+                if (pcount[i] > 0 && fits_key(pkey[i])) heap.push_back(HeapItem{pcount[i], pkey[i], (int32_t)i});
             std::make_heap(heap.begin(), heap.end(), HeapLess());
         }
 
@@ -232,6 +247,11 @@ cdef extern from *:
         // merge the last popped pair into token id `nw` everywhere
         void apply(int32_t nw) {
             int32_t a = best_a, b = best_b, idx = best_idx;
+            if (max_len != INT64_MAX && nw >= first_new) {  // the new token's length, first time seen
+                size_t k = (size_t)(nw - first_new);
+                if (k >= tlen.size()) tlen.resize(k + 1, 0);
+                if (tlen[k] == 0) tlen[k] = len_of(a) + len_of(b);
+            }
             ++stamp;
             gained.clear();
             ensure_dense(nw);
@@ -277,7 +297,7 @@ cdef extern from *:
             }
             for (size_t i = 0; i < gained.size(); ++i) {
                 int32_t g = gained[i];
-                if (pcount[g] > 0) {
+                if (pcount[g] > 0 && fits_key(pkey[g])) {
                     ++n_push;
                     heap.push_back(HeapItem{pcount[g], pkey[g], g});
                     std::push_heap(heap.begin(), heap.end(), HeapLess());
@@ -290,6 +310,7 @@ cdef extern from *:
     """
     cdef cppclass Engine "kbpe::Engine":
         void reserve(size_t n)
+        void set_limit(int64_t limit, int32_t next_id)
         void add(int32_t s, int64_t cnt, bint first, bint last)
         int32_t best_a, best_b
         int64_t best_count
@@ -307,7 +328,7 @@ cdef int64_t _INT64_MAX = 9223372036854775807
 cdef int32_t _ID_MAX = 2147483647
 
 
-def merge_engine(words, counts, *, int next_id, on_merge):
+def merge_engine(words, counts, *, int next_id, on_merge, max_token_length=None):
     """Compiled twin of ``korean_bpe.trainer.fast.merge_engine`` (same arguments, same merges)."""
     cdef Py_ssize_t nw = len(words), i, j, n, total = 0
     if nw != len(counts):
@@ -317,6 +338,8 @@ def merge_engine(words, counts, *, int next_id, on_merge):
         )
     if next_id < 0:
         raise ValueError(f"next_id must be an int >= 0 (the first free token id), got {next_id!r}")
+    if max_token_length is not None and (type(max_token_length) is not int or max_token_length < 1):
+        raise ValueError(f"max_token_length must be None or an int >= 1, got {max_token_length!r}")
     # pair counts are sums of count * occurrences: make sure they fit in int64, else stay exact in Python
     bound = 0
     for i in range(nw):
@@ -329,7 +352,7 @@ def merge_engine(words, counts, *, int next_id, on_merge):
             bound += c * (n - 1)
     if bound >= _INT64_MAX or total >= _ID_MAX:
         from .fast import merge_engine as py_engine
-        py_engine(words, counts, next_id=next_id, on_merge=on_merge)
+        py_engine(words, counts, next_id=next_id, on_merge=on_merge, max_token_length=max_token_length)
         return
     gc_was_enabled = gc.isenabled()
     gc.disable()  # the callback allocates; full collections over the caller's big word lists cost
@@ -339,6 +362,7 @@ def merge_engine(words, counts, *, int next_id, on_merge):
     cdef list w
     try:
         eng.reserve(total)
+        eng.set_limit(_INT64_MAX if max_token_length is None else min(max_token_length, _INT64_MAX - 1), next_id)
         for i in range(nw):
             w = list(words[i]) if type(words[i]) is not list else words[i]
             n = len(w)

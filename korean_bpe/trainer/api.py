@@ -23,7 +23,7 @@ from ..units import MARKERS
 from .model import BPEModel
 from .ties import keep_alphabet, order_symbols, symbol_sort_key
 
-__all__ = ["train_bpe", "prepare_words", "ENGINES"]
+__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "ENGINES"]
 
 ENGINES = ("auto", "reference", "python", "compiled")
 
@@ -41,6 +41,7 @@ def train_bpe(
     limit_alphabet: int | None = None,
     initial_alphabet: Iterable[str] = (),
     marker: str | None = "auto",
+    max_token_length: int | None = None,
     on_merge: OnMerge | None = None,
     show_progress: bool | None = None,
     engine: str = "auto",
@@ -51,13 +52,17 @@ def train_bpe(
       ``num_merges``: stop after that many merges.  Give one or both (training stops at the first
       limit reached).
     - ``min_frequency``: stop when the best pair occurs fewer times.
-    - ``special_tokens`` get the first ids; ``limit_alphabet`` keeps only the N most frequent
+    - ``special_tokens`` get the first ids and are never made by a merge: a run of symbols that
+      spells one (the literal text ``<unk>``) is cut before its last symbol
+      (:func:`cut_special_runs`); ``limit_alphabet`` keeps only the N most frequent
       symbols and deletes the others from the words (as HF does; encoding maps them to ``<unk>`` or
       byte fallback); ``initial_alphabet`` symbols are always kept (the byte unit passes all 256).
     - ``marker``: the word marker applied to the symbols (``None``, ``"▁"``, ``"</w>"``, ``"##"``);
       ``"auto"`` reads it from the words.  With ``</w>``/``##`` the alphabet holds the bare symbols
       and the marked ones (``'다'`` and ``'다</w>'``), numbered as in :mod:`.ties`; with ``##``,
       ``'##하' + '##다'`` gives ``'##하다'``, as in HF.
+    - ``max_token_length``: no merge makes a token of more than that many symbols (the unit's:
+      characters, jamo or bytes); see below.
     - ``on_merge(rank, (left, right), count)`` is called after each merge; ``show_progress``
       shows a tqdm bar (default: only when stderr is a terminal).
     - ``engine``: ``"auto"`` (compiled when built, else pure Python), or one of ``"compiled"``,
@@ -76,14 +81,34 @@ def train_bpe(
     (('a', 'a'), ('a', 'b'), ('aa', 'ab'))
 
     (``a b`` and ``aa a`` both count 2 after ``a a``; ids ``a=0 b=1`` beat ``aa=4 a=0``.)
+
+    ``max_token_length`` (HF ``BpeTrainer``'s option): the best pair among those whose merged token
+    would hold at most that many symbols.  A token's length is the number of the words' symbols it
+    spans: a syllable (or any character) under ``syllable``, a jamo under ``jamo``, a byte under
+    ``byte``; the ``▁`` word-start marker is a symbol of its own and counts one, while ``</w>``
+    and ``##`` are part of the symbol they mark and count nothing (``'어요</w>'`` and ``'##어요'``
+    have length 2), as HF counts.  Syllable BPE on Korean otherwise learns whole 어절 with their
+    particles:
+
+    >>> words = {tuple("재밌어요"): 5, tuple("재밌다"): 3}
+    >>> train_bpe(words, num_merges=10, min_frequency=1, special_tokens=()).merges
+    (('재', '밌'), ('어', '요'), ('재밌', '어요'), ('재밌', '다'))
+    >>> train_bpe(words, num_merges=10, min_frequency=1, special_tokens=(), max_token_length=3).merges
+    (('재', '밌'), ('어', '요'), ('재밌', '다'))
+
+    HF's own ``BpeTrainer(max_token_length=n)`` keeps tokens *shorter* than ``n`` (its check is
+    ``<``, in ``word.rs``) and never limits the first merges of two single symbols
+    (huggingface/tokenizers#1461): our ``max_token_length=n`` gives HF's merges for
+    ``max_token_length=n + 1``, for every ``n >= 2``; HF has no equivalent of ``n = 1`` (no merge).
     """
     _check_options(vocab_size, num_merges, min_frequency, limit_alphabet, on_merge, show_progress, engine)
+    _check_max_token_length(max_token_length)
     specials = _check_special_tokens(special_tokens)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small lists and no cycles: the cyclic collector would only rescan them
     try:
         return _train(word_counts, vocab_size, num_merges, min_frequency, specials, limit_alphabet,
-                      initial_alphabet, marker, on_merge, show_progress, engine)
+                      initial_alphabet, marker, max_token_length, on_merge, show_progress, engine)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -92,13 +117,16 @@ def train_bpe(
 def _train(
     word_counts: Mapping[tuple[str, ...], int], vocab_size: int | None, num_merges: int | None,
     min_frequency: int, specials: tuple[str, ...], limit_alphabet: int | None, initial_alphabet: Iterable[str],
-    marker: str | None, on_merge: OnMerge | None, show_progress: bool | None, engine: str,
+    marker: str | None, max_token_length: int | None, on_merge: OnMerge | None, show_progress: bool | None,
+    engine: str,
 ) -> BPEModel:
     prepared = prepare_words(
         word_counts, special_tokens=specials, limit_alphabet=limit_alphabet,
         initial_alphabet=initial_alphabet, marker=marker,
     )
     id_to_token, words, counts, alphabet, prefix = prepared
+    words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
+    special_set = frozenset(specials)
     initial_size = len(id_to_token)
     if vocab_size is not None and vocab_size < initial_size:
         if vocab_size <= len(specials):
@@ -127,6 +155,7 @@ def _train(
             return -1
         a, b = id_to_token[left], id_to_token[right]
         token = a + b[plen:] if plen and b.startswith(prefix) else a + b  # type: ignore[arg-type]
+        assert token not in special_set, f"merge {a!r} + {b!r} made the special token {token!r}"  # cut_special_runs
         new_id = token_to_id.get(token)
         if new_id is None:
             new_id = token_to_id[token] = len(id_to_token)
@@ -140,7 +169,7 @@ def _train(
 
     try:
         if target > 0 and words:
-            _get_engine(engine)(words, counts, next_id=initial_size, on_merge=step)
+            _get_engine(engine)(words, counts, next_id=initial_size, on_merge=step, max_token_length=max_token_length)
     finally:
         if bar is not None:
             bar.close()
@@ -219,6 +248,54 @@ def prepare_words(
     return id_to_token, words, counts, alphabet, "##" if marker == "##" else None
 
 
+def cut_special_runs(
+    words: list[list[int]], counts: list[int], id_to_token: Sequence[str], special_tokens: Sequence[str],
+    *, prefix: str | None = None,
+) -> tuple[list[list[int]], list[int]]:
+    """Cut each word where a run of its symbols spells a special token, just before the run's
+    last symbol, so that no merge can ever make a special token (a merge makes the text of a run
+    of adjacent symbols).  The literal text of a special token stays ordinary symbols: ``<s>``
+    may become ``<s`` + ``>``, never the special ``<s>``.  Pieces of one symbol are left out
+    (nothing to merge).  ``prefix``: the continuing-subword prefix (``"##"``), which a merge
+    drops from its right part.
+
+    >>> cut_special_runs([[1, 3, 2, 3]], [5], ["<s>", "<", ">", "s"], ["<s>"])   # < s > s: < s | > s
+    ([[1, 3], [2, 3]], [5, 5])
+    """
+    prefixes = {t[:k] for t in special_tokens for k in range(1, len(t))}
+    starts = {i for i, tok in enumerate(id_to_token) if tok in prefixes}
+    if not starts:
+        return words, counts
+    specials = set(special_tokens)
+    longest = max(map(len, specials))
+    plen = len(prefix) if prefix else 0
+    out_words: list[list[int]] = []
+    out_counts: list[int] = []
+    for word, count in zip(words, counts):
+        if starts.isdisjoint(word):
+            out_words.append(word)
+            out_counts.append(count)
+            continue
+        cuts = set()
+        for i, first in enumerate(word):
+            if first not in starts:
+                continue
+            text = id_to_token[first]
+            for j in range(i + 1, len(word)):
+                right = id_to_token[word[j]]
+                text += right[plen:] if plen and right.startswith(prefix) else right  # type: ignore[arg-type]
+                if len(text) > longest:
+                    break
+                if text in specials:
+                    cuts.add(j)
+        bounds = [0, *sorted(cuts), len(word)]
+        for a, b in zip(bounds, bounds[1:]):
+            if b - a > 1:
+                out_words.append(word[a:b])
+                out_counts.append(count)
+    return out_words, out_counts
+
+
 # --- checks -------------------------------------------------------------------------------------
 
 
@@ -243,6 +320,17 @@ def _check_options(
         raise TypeError(f"show_progress must be True, False or None (auto), got {show_progress!r}")
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r} is not known; use one of {ENGINES!r}")
+
+
+def _check_max_token_length(max_token_length: Any) -> None:
+    if max_token_length is None:
+        return
+    if not isinstance(max_token_length, int) or isinstance(max_token_length, bool):
+        raise TypeError(f"max_token_length must be None or an int, got {type(max_token_length).__name__} "
+                        f"{max_token_length!r}")
+    if max_token_length < 1:
+        raise ValueError(f"max_token_length must be >= 1 (symbols per token) or None (no limit), got "
+                         f"{max_token_length}")
 
 
 def _check_special_tokens(special_tokens: Any) -> tuple[str, ...]:

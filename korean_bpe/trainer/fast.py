@@ -50,13 +50,17 @@ def _check(words: Sequence[Sequence[int]], counts: Sequence[int], next_id: int) 
 
 
 def merge_engine(
-    words: list[list[int]], counts: list[int], *, next_id: int, on_merge: OnMerge
+    words: list[list[int]], counts: list[int], *, next_id: int, on_merge: OnMerge,
+    max_token_length: int | None = None,
 ) -> None:
     """Run BPE merges over ``words`` (distinct words as symbol-id lists) weighted by ``counts``.
 
     For each best pair, calls ``on_merge(left_id, right_id, count)``; it returns the id of the
     merged token (a new id, or an existing one when the merged string is already a token) or
     ``-1`` to stop.  Stops by itself when no pair is left.  ``words`` is not modified.
+    With ``max_token_length``, a pair competes only when its merged token spans at most that many
+    symbols (an id below ``next_id`` counts 1, a merged token the sum of its parts); every pair is
+    still counted exactly, so the choice is the reference engine's.
 
     >>> out = []
     >>> merge_engine([[0, 0, 0, 1, 2, 0, 0, 0, 1, 0, 3]], [1], next_id=4,   # aaabdaaabac
@@ -80,7 +84,15 @@ def merge_engine(
                 where[p] = {i}
             else:
                 s.add(i)
-    heap = [(-c, p) for p, c in pair_counts.items() if c > 0]
+    limit = max_token_length
+    length: dict[int, int] = {}  # merged tokens only; a symbol (id < next_id) has length 1
+    if limit is not None:
+        _check_limit(limit)
+
+    def fits(p: tuple[int, int]) -> bool:
+        return limit is None or length.get(p[0], 1) + length.get(p[1], 1) <= limit
+
+    heap = [(-c, p) for p, c in pair_counts.items() if c > 0 and fits(p)]
     heapq.heapify(heap)
     while heap:
         neg, pair = heapq.heappop(heap)
@@ -95,6 +107,8 @@ def merge_engine(
         if new is None or new < 0:
             break
         a, b = pair
+        if limit is not None and new >= next_id and new not in length:
+            length[new] = length.get(a, 1) + length.get(b, 1)
         gained: set[tuple[int, int]] = set()
         for i in sorted(where.pop(pair, ())):
             w = ws[i]
@@ -123,8 +137,13 @@ def merge_engine(
             ws[i] = out
         for p in sorted(gained):
             c = pair_counts.get(p, 0)
-            if c > 0:
+            if c > 0 and fits(p):
                 heapq.heappush(heap, (-c, p))
+
+
+def _check_limit(limit: Any) -> None:
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise ValueError(f"max_token_length must be None or an int >= 1, got {limit!r}")
 
 
 def _add(d: dict[tuple[int, int], int], key: tuple[int, int], delta: int) -> None:

@@ -54,20 +54,34 @@ def merge_word(word: list[int], pair: tuple[int, int], new_id: int) -> list[int]
 
 
 def reference_engine(
-    words: list[list[int]], counts: list[int], *, next_id: int, on_merge: Callable[[int, int, int], int]
+    words: list[list[int]], counts: list[int], *, next_id: int, on_merge: Callable[[int, int, int], int],
+    max_token_length: int | None = None,
 ) -> None:
     """Merge until ``on_merge(left, right, count)`` returns -1 or no pair is left.
 
-    ``on_merge`` returns the id of the merged token (the caller owns the vocabulary); ``next_id``
-    is unused here and kept for the engine interface shared with the fast engine.
+    ``on_merge`` returns the id of the merged token (the caller owns the vocabulary).  With
+    ``max_token_length``, only pairs whose merged token spans at most that many symbols compete:
+    each id below ``next_id`` (a symbol) has length 1, a merged token the sum of its two parts.
+
+    >>> out = []
+    >>> reference_engine([[0, 0, 0, 0]], [1], next_id=1, max_token_length=3,   # ㅋㅋㅋㅋ
+    ...                  on_merge=lambda l, r, c: out.append((l, r, c)) or len(out))
+    >>> out               # ㅋ ㅋ (3 windows), then ㅋㅋ ㅋㅋ would make 4 symbols: nothing else
+    [(0, 0, 3)]
     """
     words = [list(w) for w in words]
+    length: dict[int, int] = {}  # merged tokens only; a symbol (id < next_id) has length 1
     while True:
         pairs = count_pairs(words, counts)
+        if max_token_length is not None:
+            pairs = Counter({p: c for p, c in pairs.items()
+                             if length.get(p[0], 1) + length.get(p[1], 1) <= max_token_length})
         if not pairs:
             return
         pair = best_pair(pairs)
         new_id = on_merge(pair[0], pair[1], pairs[pair])
         if new_id < 0:
             return
+        if new_id >= next_id and new_id not in length:
+            length[new_id] = length.get(pair[0], 1) + length.get(pair[1], 1)
         words = [merge_word(w, pair, new_id) if pair[0] in w else w for w in words]

@@ -1,0 +1,486 @@
+"""Write a comparison as files people open: ``table.csv``, ``report.md``, ``report.html`` and the plots.
+
+:func:`write_report` takes the frame of :func:`korean_bpe.compare.compare` (the columns of
+:data:`DEFINITIONS`) and writes into one directory:
+
+* ``table.csv``: the frame as is (full precision, ``NaN`` as an empty field);
+* ``*.png``: the plots of :mod:`korean_bpe.compare.plot` (those the frame has data for);
+* ``report.md``: corpus summary, table, the PNGs linked, segmentation examples, column definitions,
+  notes, command and package versions;
+* ``report.html``: the same on one self-contained page: every image embedded as a ``data:`` URI, no
+  network, no external CSS or JavaScript (a few inline lines make the table sortable: click a header).
+  Someone who receives only this file sees everything.
+
+Each file is written to a temporary name and renamed (:func:`korean_bpe.io.files.atomic_write_text`:
+flushed to disk, the umask's permissions), so a failure leaves no half-written report.
+:func:`check_output_dir` refuses a bad directory before any work starts (the CLI calls it first).
+
+The Markdown table is written here (a dozen lines) rather than with ``DataFrame.to_markdown``, which
+needs the ``tabulate`` package for no gain; the HTML table is ``DataFrame.to_html``.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as d:
+...     check_output_dir(d) == Path(d).resolve()
+True
+>>> check_output_dir(__file__)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+ValueError: the output directory ... is a file: give a directory (it is created if missing), e.g. -o results
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+import os
+import platform
+import shlex
+import tempfile
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections import Counter
+
+    import pandas as pd
+
+__all__ = ["write_report", "check_output_dir", "package_versions", "DEFINITIONS", "FORMATS", "VERSIONED"]
+
+#: what each column of the comparison table means, in the table's order (used in report.md and
+#: report.html, and the reference for the docs)
+DEFINITIONS: dict[str, str] = {
+    "strategy": "a readable unique name: pre-tokenizer/unit for our BPE (okt/jamo), baseline/unit for "
+                "the baselines, the peer's name for the other tokenizers (sentencepiece-unigram)",
+    "kind": "bpe (our BPE after a pre-tokenizer), baseline (no BPE: every jamo, syllable, morpheme or "
+            "어절 a token, as in kortok) or peer (a tokenizer people use instead, trained on the same texts)",
+    "pre_tokenizer": "how text is cut before BPE (whitespace, raw, okt, okt-analysis, kiwi, mecab); "
+                     "empty for peers, which pre-tokenize themselves",
+    "unit": "the symbols BPE starts from (syllable, jamo, byte); for baselines the token itself "
+            "(jamo, syllable, morpheme, word); for peers their own model",
+    "lossless": "the pipeline promises decode(encode(text)) == text (analysis mode, which drops 조사, "
+                "punctuation and foreign words, does not)",
+    "vocab_size": "the vocabulary size asked for",
+    "actual_vocab_size": "the vocabulary size reached (smaller when merges ran out, or a baseline has "
+                         "fewer types)",
+    "tokens_per_doc": "tokens per held-out document",
+    "tokens_per_word": "tokens per 어절 (white-space word) of the original text: the fertility; lower "
+                       "means shorter sequences",
+    "continued_word_rate": "share of 어절 occurrences cut into two or more tokens",
+    "chars_per_token": "characters of the held-out text per token",
+    "bytes_per_token": "UTF-8 bytes of the held-out text per token (a Hangul syllable is 3 bytes)",
+    "unk_rate": "share of tokens that are unknown (<unk> or the peer's equivalent)",
+    "unrepresentable_char_rate": "share of held-out characters the vocabulary cannot represent at all",
+    "renyi_efficiency": "Rényi efficiency of the unigram token distribution, H_a(p) / log |V| with "
+                        "H_a(p) = log(sum p_i^a) / (1 - a), a = 2.5 (Zouhar et al. 2023; the "
+                        "tokenization-scorer package defaults to a = 3), |V| the row's vocabulary size",
+    "renyi_efficiency_observed": "the same with |V| the number of token types seen in the held-out text",
+    "gold": "the analyzer whose morpheme boundaries are the gold standard (Kiwi by default)",
+    "self_graded": "the strategy is built on the gold analyzer, so it is graded by its own ruler",
+    "morph_precision": "share of the token boundaries inside 어절 that are gold morpheme boundaries "
+                       "(character offsets in the original text; micro-averaged over all 어절)",
+    "morph_recall": "share of the gold morpheme boundaries inside 어절 that are token boundaries",
+    "morph_f1": "harmonic mean of morph_precision and morph_recall",
+    "incomplete_hangul_rate": "share of the vocabulary's tokens holding part of a Hangul syllable's "
+                              "UTF-8 bytes but not all of it (byte-level vocabularies)",
+    "jamo_token_rate": "share of the vocabulary's tokens holding jamo that do not compose into whole "
+                       "syllables",
+    "round_trip_rate": "share of held-out documents with decode(encode(text)) == text exactly",
+    "probe_accuracy": "held-out accuracy of a logistic regression on bag-of-token counts, fitted on "
+                      "the training split with a fixed seed (NaN without labels): a quick extrinsic "
+                      "signal, not a fine-tuned model",
+    "train_s": "seconds to train (once at the largest size for our BPE: smaller sizes are truncations)",
+    "pretok_s": "seconds to pre-tokenize the training and held-out texts (shared by the units and sizes "
+                "of one pre-tokenizer; analyzers cache on disk)",
+    "encode_texts_per_s": "held-out documents encoded per second through the path users call",
+    "train_docs": "documents in the training split",
+    "test_docs": "held-out documents measured",
+}
+
+#: how report.md and report.html show a column (table.csv keeps full precision); others as str
+FORMATS: dict[str, str] = {
+    **dict.fromkeys(("tokens_per_doc", "tokens_per_word", "chars_per_token", "bytes_per_token"), "{:.3f}"),
+    **dict.fromkeys(("continued_word_rate", "unk_rate", "unrepresentable_char_rate", "incomplete_hangul_rate",
+                     "jamo_token_rate", "round_trip_rate", "probe_accuracy"), "{:.2%}"),
+    **dict.fromkeys(("renyi_efficiency", "renyi_efficiency_observed", "morph_precision", "morph_recall",
+                     "morph_f1"), "{:.3f}"),
+    **dict.fromkeys(("train_s", "pretok_s"), "{:.2f}"),
+    **dict.fromkeys(("vocab_size", "actual_vocab_size", "train_docs", "test_docs", "encode_texts_per_s"), "{:,.0f}"),
+}
+
+#: distributions whose versions the report records (when installed)
+VERSIONED = ("korean_bpe", "pandas", "numpy", "matplotlib", "koreanize-matplotlib", "konlpy", "JPype1",
+             "kiwipiepy", "python-mecab-ko", "tokenizers", "sentencepiece", "transformers", "scikit-learn")
+
+#: (file, title, caption) of each plot, in report order
+PLOTS = (
+    ("tokens_per_word.png", "Tokens per 어절 against vocabulary size",
+     "Lower is shorter. Our BPE: colour = pre-tokenizer, marker = unit; peers dash-dotted; baselines "
+     "(no vocabulary sweep) as grey reference lines."),
+    ("tradeoff.png", "Morpheme-boundary F1 against tokens per 어절",
+     "Up and to the left is better. Hollow points are graded by their own analyzer."),
+    ("renyi.png", "Rényi efficiency against vocabulary size", "How evenly the vocabulary is used (α = 2.5)."),
+    ("token_lengths.png", "Token lengths", "Characters per token on held-out text, per strategy."),
+    ("probe.png", "Probe accuracy", "A bag-of-tokens logistic regression on the labels, per strategy."),
+    ("segmentation.png", "Segmentation examples",
+     "Held-out sentences as each strategy cuts them; jamo composed back to syllables for reading."),
+)
+
+_NA = "–"
+
+
+# --- the output directory ------------------------------------------------------------------------
+
+
+def check_output_dir(path: str | os.PathLike[str]) -> Path:
+    """Refuse an output directory that cannot be written, before any work starts; return it resolved.
+
+    A missing directory is fine when its nearest existing parent is a writable directory (it is
+    created by :func:`write_report`).  Refused with ValueError: an empty path, a path that is a file,
+    a parent that is a file, a directory where a file cannot be created (tried for real, so it holds
+    for root and read-only file systems alike).  Nothing is created or left behind.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"the output directory must be a path, got {type(path).__name__}")
+    if str(path).strip() == "":
+        raise ValueError("the output directory is empty: give one, e.g. -o results")
+    target = Path(path).expanduser().resolve()
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"the output directory {target} is a file: give a directory (it is created if "
+                         "missing), e.g. -o results")
+    existing = target
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"cannot create the output directory {target}: {existing} is a file; "
+                         "choose another place")
+    try:
+        with tempfile.TemporaryFile(dir=existing, prefix=".korean_bpe-probe-"):
+            pass
+    except OSError as exc:
+        where = "write into" if existing == target else f"create {target} in"
+        raise ValueError(f"cannot {where} {existing} ({exc.strerror or exc}): choose a writable directory, "
+                         f"e.g. -o ~/korean_bpe_results") from None
+    return target
+
+
+# --- pieces ------------------------------------------------------------------------------------------
+
+
+def package_versions() -> dict[str, str]:
+    """Python and the installed distributions of :data:`VERSIONED` -> version (none is imported).
+
+    >>> versions = package_versions()
+    >>> versions["python"] == platform.python_version() and "korean_bpe" in versions
+    True
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return found
+
+
+def _cell(column: str, value: Any) -> str:
+    """A value as the reports show it: FORMATS, NaN as an en dash, booleans as yes/no."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return _NA
+    if type(value).__name__ in ("bool", "bool_"):  # Python's and numpy's
+        return "yes" if bool(value) else "no"
+    fmt = FORMATS.get(column)
+    if fmt is not None:
+        try:
+            return fmt.format(value)
+        except (TypeError, ValueError):
+            return str(value)
+    return str(value)
+
+
+def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[bool] | None = None) -> str:
+    """A GitHub-flavoured Markdown table (``|`` escaped); ``right`` aligns columns right."""
+    def esc(s: str) -> str:
+        return s.replace("|", "\\|").replace("\n", " ")
+
+    align = right or [False] * len(header)
+    lines = ["| " + " | ".join(esc(h) for h in header) + " |",
+             "|" + "|".join("---:" if r else ":---" for r in align) + "|"]
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _corpus_lines(corpus: str | Mapping[str, Any] | None, df: pd.DataFrame) -> list[tuple[str, str]]:
+    items: list[tuple[str, str]] = []
+    if isinstance(corpus, str):
+        items.append(("corpus", corpus))
+    elif corpus is not None:
+        items += [(str(k), f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)) for k, v in corpus.items()]
+    for column, label in (("train_docs", "training documents"), ("test_docs", "held-out documents")):
+        if column in df.columns and not df.empty and label not in dict(items):
+            items.append((label, f"{int(df[column].max()):,}"))
+    if "strategy" in df.columns and not df.empty:
+        items.append(("rows", f"{len(df)} ({df['strategy'].nunique()} strategies x "
+                              f"{df['vocab_size'].nunique()} vocabulary sizes)"))
+    return items
+
+
+def _draw_plots(df: pd.DataFrame, out: Path, *, sentences: Sequence[str],
+                examples: Mapping[str, Sequence[Sequence[str]]] | None,
+                token_lengths: Mapping[str, Sequence[int] | Counter[int]] | None) -> tuple[list[str], list[str]]:
+    """Draw every plot there is data for into ``out``; returns (files written, why others were not)."""
+    from . import plot
+
+    jobs: list[tuple[str, Any]] = [
+        ("tokens_per_word.png", lambda p: plot.plot_tokens_per_word(df, p)),
+        ("tradeoff.png", lambda p: plot.plot_tradeoff(df, p)),
+        ("renyi.png", lambda p: plot.plot_renyi(df, p)),
+    ]
+    skipped: list[str] = []
+    if token_lengths:
+        jobs.append(("token_lengths.png", lambda p: plot.plot_token_lengths(token_lengths, p)))
+    if plot.has_probe(df):
+        jobs.append(("probe.png", lambda p: plot.plot_probe(df, p)))
+    else:
+        skipped.append("probe.png: no probe_accuracy (no labels were given)")
+    if examples and sentences:
+        jobs.append(("segmentation.png", lambda p: plot.plot_segmentation(sentences, examples, p)))
+    written: list[str] = []
+    for name, draw in jobs:
+        tmp = out / f".{name}.tmp.png"
+        try:
+            draw(tmp)
+        except ValueError as exc:  # a metric NaN in every row: say so in the report
+            tmp.unlink(missing_ok=True)
+            skipped.append(f"{name}: {exc}")
+            continue
+        os.replace(tmp, out / name)
+        written.append(name)
+    return written, skipped
+
+
+# --- the report --------------------------------------------------------------------------------------
+
+
+def write_report(
+    df: pd.DataFrame,
+    out_dir: str | os.PathLike[str],
+    *,
+    corpus: str | Mapping[str, Any] | None = None,
+    sentences: Sequence[str] = (),
+    examples: Mapping[str, Sequence[Sequence[str]]] | None = None,
+    token_lengths: Mapping[str, Sequence[int] | Counter[int]] | None = None,
+    command: str | Sequence[str] | None = None,
+    notes: Sequence[str] = (),
+    title: str = "korean_bpe: tokenization strategies compared",
+) -> dict[str, Path]:
+    """Write ``table.csv``, the plots (``*.png``), ``report.md`` and ``report.html`` into ``out_dir``
+    (created if missing); returns file name -> path, in the order written.
+
+    ``corpus``: a name, or a mapping of what to say about it (``{"corpus": "NSMC", "training
+    file": "ratings_train.txt"}``); ``sentences`` and ``examples`` (strategy -> the tokens of each
+    sentence) draw the segmentation examples; ``token_lengths`` (strategy -> token lengths in
+    characters, or a Counter) the histograms; ``command`` is recorded as run (a list is shell-quoted);
+    ``notes`` (e.g. "skipped mecab: not installed") are listed.
+    """
+    import pandas as pd
+
+    from ..io.files import atomic_write_text
+
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be the pandas DataFrame of korean_bpe.compare.compare, got {type(df).__name__}")
+    if df.empty:
+        raise ValueError("df is empty: there is nothing to report (every strategy was skipped? see the notes)")
+    if examples and len(sentences) == 0:
+        raise ValueError("examples were given without sentences: pass sentences=[...] (the texts they cut)")
+    out = check_output_dir(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if isinstance(command, str):
+        command_text = command
+    elif command is not None:
+        command_text = shlex.join(str(c) for c in command)
+    else:
+        command_text = "korean_bpe.compare.report.write_report(...) called from Python"
+    written: dict[str, Path] = {}
+
+    atomic_write_text(out / "table.csv", df.to_csv(index=False))
+    written["table.csv"] = out / "table.csv"
+    pngs, skipped = _draw_plots(df, out, sentences=sentences, examples=examples, token_lengths=token_lengths)
+    for name in pngs:
+        written[name] = out / name
+
+    columns = [str(c) for c in df.columns]
+    cells = [[_cell(c, v) for c, v in zip(columns, row)] for row in df.itertuples(index=False, name=None)]
+    numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in columns]
+    context = {
+        "title": title, "corpus": _corpus_lines(corpus, df), "columns": columns, "cells": cells,
+        "numeric": numeric, "pngs": pngs, "skipped": skipped, "notes": [str(n) for n in notes],
+        "command": command_text, "versions": package_versions(),
+        "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "sentences": list(sentences), "examples": dict(examples or {}),
+    }
+    atomic_write_text(out / "report.md", _render_markdown(context))
+    written["report.md"] = out / "report.md"
+    atomic_write_text(out / "report.html", _render_html(context, out))
+    written["report.html"] = out / "report.html"
+    return written
+
+
+def _readable_cut(tokens: Sequence[str]) -> str:
+    from .plot import readable_token
+
+    return " | ".join(readable_token(t) for t in tokens)
+
+
+def _render_markdown(c: Mapping[str, Any]) -> str:
+    parts = [f"# {c['title']}", "", f"Generated {c['generated']} by korean_bpe {c['versions'].get('korean_bpe', '?')}.", "",
+             "## Corpus", ""]
+    parts += [f"- **{k}**: {v}" for k, v in c["corpus"]] + ["", "## Table", "",
+              "Measured on the held-out documents; the column definitions are below; `table.csv` has full precision.", ""]
+    parts += [_markdown_table(c["columns"], c["cells"], right=c["numeric"]), "", "## Plots", ""]
+    captions = {name: (t, cap) for name, t, cap in PLOTS}
+    for name in c["pngs"]:
+        t, cap = captions.get(name, (name, ""))
+        parts += [f"### {t}", "", f"![{t}]({name})", "", cap, ""]
+    if c["skipped"]:
+        parts += ["Not drawn:", ""] + [f"- {s}" for s in c["skipped"]] + [""]
+    if c["examples"]:
+        parts += ["## Segmentation examples", "", "Tokens separated by `|`, jamo composed back to syllables; "
+                  "`▁` marks the start of a word.", ""]
+        for i, sentence in enumerate(c["sentences"]):
+            parts += [f"{i + 1}. {sentence}", "", "```"]
+            width = max(len(n) for n in c["examples"])
+            parts += [f"{name:<{width}}  {_readable_cut(cuts[i])}" for name, cuts in c["examples"].items()]
+            parts += ["```", ""]
+    parts += ["## Columns", ""]
+    parts += [f"- `{col}`: {DEFINITIONS.get(col, '(not a column of korean_bpe.compare.compare)')}" for col in c["columns"]]
+    parts += ["", "## Notes", ""]
+    parts += [f"- {n}" for n in c["notes"]] or ["- none: every strategy ran"]
+    parts += ["", "## How this was made", "", "```sh", c["command"], "```", ""]
+    parts += [_markdown_table(["package", "version"], sorted(c["versions"].items(), key=lambda kv: kv[0] != "python")), ""]
+    return "\n".join(parts)
+
+
+_STYLE = """
+body{font-family:system-ui,"korean_bpe Nanum","Noto Sans KR","Apple SD Gothic Neo","Malgun Gothic","NanumGothic",sans-serif;
+margin:2em auto;max-width:1400px;padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.8em}
+table{border-collapse:collapse;font-size:.82em}th,td{border:1px solid #ddd;padding:.25em .5em}
+th{background:#f3f5f8;position:sticky;top:0}table.sortable th{cursor:pointer;user-select:none}
+table.sortable th:after{content:" \\2195";color:#aaa}td{white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.wide{overflow-x:auto;max-height:80vh}tbody tr:nth-child(even){background:#fafbfc}
+img{max-width:100%;border:1px solid #eee}figure{margin:1.2em 0}figcaption{color:#555;font-size:.9em}
+dl dt{font-family:monospace;font-weight:bold;margin-top:.5em}dl dd{margin-left:1.5em}
+pre,code,.cut td{font-family:"korean_bpe Nanum",ui-monospace,monospace}pre{background:#f6f8fa;padding:.8em;overflow-x:auto}
+"""
+
+_SORT_JS = """
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  table.querySelectorAll("thead th").forEach(function (th, col) {
+    th.addEventListener("click", function () {
+      var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+      var up = th.dataset.dir !== "asc"; th.dataset.dir = up ? "asc" : "desc";
+      function key(row) { var t = row.cells[col].textContent.trim(), n = parseFloat(t.replace(/[,%]/g, ""));
+        return t === "\\u2013" ? null : (isNaN(n) ? t : n); }
+      rows.sort(function (a, b) { var x = key(a), y = key(b);
+        if (x === null) return 1; if (y === null) return -1;
+        var r = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
+        return up ? r : -r; });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
+"""
+
+
+def _render_html(c: Mapping[str, Any], out: Path) -> str:
+    e = html.escape
+    import pandas as pd
+
+    # the cells already formatted (pandas' formatters skip boolean columns), escaped by to_html
+    shown = pd.DataFrame(c["cells"], columns=c["columns"])
+    table = shown.to_html(index=False, border=0, classes="sortable", table_id="comparison", justify="left")
+    table = _mark_numeric(table, c["numeric"])
+    body = [f"<h1>{e(c['title'])}</h1>",
+            f"<p>Generated {e(c['generated'])} by korean_bpe {e(c['versions'].get('korean_bpe', '?'))}. "
+            "This page is self-contained: images are embedded, nothing is loaded from the network.</p>",
+            "<h2>Corpus</h2><ul>"]
+    body += [f"<li><b>{e(k)}</b>: {e(v)}</li>" for k, v in c["corpus"]]
+    body += ["</ul>", "<h2>Table</h2>",
+             "<p>Measured on the held-out documents. Click a column header to sort; definitions below; "
+             "<code>table.csv</code> has full precision.</p>", f'<div class="wide">{table}</div>', "<h2>Plots</h2>"]
+    captions = {name: (t, cap) for name, t, cap in PLOTS}
+    for name in c["pngs"]:
+        t, cap = captions.get(name, (name, ""))
+        data = base64.b64encode((out / name).read_bytes()).decode("ascii")
+        body.append(f'<figure id="{e(name)}"><h3>{e(t)}</h3><img alt="{e(t)}" src="data:image/png;base64,{data}">'
+                    f"<figcaption>{e(cap)}</figcaption></figure>")
+    if c["skipped"]:
+        body += ["<p>Not drawn:</p><ul>"] + [f"<li>{e(s)}</li>" for s in c["skipped"]] + ["</ul>"]
+    if c["examples"]:
+        body += ["<h2>Segmentation examples</h2>",
+                 "<p>Tokens separated by <code>|</code>, jamo composed back to syllables; <code>▁</code> marks "
+                 "the start of a word. (The same as text, to copy.)</p>"]
+        for i, sentence in enumerate(c["sentences"]):
+            body.append(f"<h3>{i + 1}. {e(sentence)}</h3><table class=\"cut\"><tbody>")
+            body += [f"<tr><th>{e(name)}</th><td>{len(cuts[i])}</td><td>{e(_readable_cut(cuts[i]))}</td></tr>"
+                     for name, cuts in c["examples"].items()]
+            body.append("</tbody></table>")
+    body += ["<h2>Columns</h2><dl>"]
+    body += [f"<dt>{e(col)}</dt><dd>{e(DEFINITIONS.get(col, '(not a column of korean_bpe.compare.compare)'))}</dd>"
+             for col in c["columns"]]
+    body += ["</dl>", "<h2>Notes</h2><ul>"]
+    body += [f"<li>{e(n)}</li>" for n in c["notes"]] or ["<li>none: every strategy ran</li>"]
+    body += ["</ul>", "<h2>How this was made</h2>", f"<pre>{e(c['command'])}</pre>", "<table><tbody>"]
+    body += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in c["versions"].items()]
+    body += ["</tbody></table>"]
+    text = "\n".join(body)
+    return ("<!DOCTYPE html>\n<html lang=\"ko\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{e(c['title'])}</title>"
+            f"<style>{_font_face(text)}{_STYLE}</style></head><body>\n" + text +
+            f"\n<script>{_SORT_JS}</script>\n</body></html>\n")
+
+
+def _font_face(text: str) -> str:
+    """An ``@font-face`` embedding NanumGothic cut down to the Hangul of ``text`` (a data URI of some
+    100 kB), so the page shows Korean on a machine without a Korean font; ``""`` when the font or
+    fontTools (a matplotlib dependency) is missing: browsers then use a system font."""
+    import io
+
+    from .plot import _bundled_font
+
+    hangul = {ch for ch in text if "\uac00" <= ch <= "\ud7a3" or "\u1100" <= ch <= "\u11ff" or "\u3131" <= ch <= "\u318e"}
+    path = _bundled_font()
+    if not hangul or path is None:
+        return ""
+    try:
+        from fontTools import subset
+    except ImportError:  # pragma: no cover - fontTools comes with matplotlib
+        return ""
+    options = subset.Options()
+    options.name_IDs, options.hinting, options.notdef_outline = ["*"], False, True
+    options.drop_tables += ["TSI0", "TSI1", "TSI2", "TSI3", "TSI5"]  # VTT hinting sources: not subsettable
+    font = subset.load_font(str(path), options)
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=sorted(ord(ch) for ch in hangul))
+    subsetter.subset(font)
+    buffer = io.BytesIO()
+    font.save(buffer)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return ("@font-face{font-family:\"korean_bpe Nanum\";unicode-range:U+1100-11FF,U+3131-318E,U+AC00-D7A3;"
+            f"src:url(data:font/ttf;base64,{data}) format(\"truetype\")}}")
+
+
+def _mark_numeric(table: str, numeric: Sequence[bool]) -> str:
+    """Give the cells of numeric columns ``class="num"`` (right-aligned) in pandas' HTML table."""
+    head, sep, rest = table.partition("<tbody>")
+    rows = rest.split("<tr>")
+    for k, row in enumerate(rows[1:], 1):
+        cells = row.split("<td>")
+        rows[k] = cells[0] + "".join(("<td class=\"num\">" if numeric[j] else "<td>") + cell
+                                     for j, cell in enumerate(cells[1:]))
+    return head + sep + "<tr>".join(rows)

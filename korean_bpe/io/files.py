@@ -1,0 +1,194 @@
+"""Writing files as a user expects of any program that saves: atomically, through symbolic links,
+never over a special file, with the permissions the umask gives.
+
+* :func:`atomic_write_text` writes a file by a temporary file beside it, flushed to disk and
+  renamed into place, so that a crash leaves the old file or the new one, never half of one.  A
+  symbolic link is written through: its target gets the new text and the link stays.  A FIFO, a
+  device, a socket or a directory at the path is refused (writing to ``/dev/null`` or a pipe
+  through a rename would replace it with a regular file).  A new file gets the mode the umask
+  gives (``0o666 & ~umask``, as ``open()`` does); a replaced file keeps its mode.
+* :func:`check_output_file` and :func:`check_output_dir_place` run the same checks up front, so
+  that a long computation does not end in an error about its output.
+* :func:`new_dir_mode` / :func:`new_file_mode`: what ``mkdir`` / ``open`` would give under the
+  current umask (``tempfile.mkdtemp`` and ``mkstemp`` create 0700 / 0600: fix their modes with these).
+
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> os.symlink("real.json", f"{d}/link.json")
+>>> atomic_write_text(f"{d}/link.json", '{"영화": 1}\\n').name
+'link.json'
+>>> open(f"{d}/real.json", encoding="utf-8").read()
+'{"영화": 1}\\n'
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+__all__ = [
+    "atomic_write_text", "check_output_file", "check_output_dir_place", "current_umask", "new_dir_mode",
+    "new_file_mode", "fsync_dir", "resolve_output_file", "describe_file_type",
+]
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where Linux allows (``/proc/self/status``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):  # pragma: no cover - not Linux, or an old kernel
+        pass
+    mask = os.umask(0o022)  # pragma: no cover
+    os.umask(mask)  # pragma: no cover
+    return mask  # pragma: no cover
+
+
+def new_file_mode() -> int:
+    """The mode ``open(path, "w")`` gives a new file: ``0o666`` less the umask (``0o644`` under 022)."""
+    return 0o666 & ~current_umask()
+
+
+def new_dir_mode() -> int:
+    """The mode ``mkdir`` gives a new directory: ``0o777`` less the umask (``0o755`` under 022)."""
+    return 0o777 & ~current_umask()
+
+
+def describe_file_type(mode: int) -> str:
+    """``'a named pipe (FIFO)'``, ``'a character device'``, ... for ``st_mode``.
+
+    >>> describe_file_type(stat.S_IFIFO)
+    'a named pipe (FIFO)'
+    """
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISREG, "a regular file")):
+        if test(mode):
+            return name
+    return "a special file"  # pragma: no cover
+
+
+class NotRegularFileError(ValueError):
+    """The output path names something other than a regular file (a FIFO, a device, a directory).
+
+    ``path`` is the path given, ``kind`` what is there (``'a named pipe (FIFO)'``)."""
+
+    def __init__(self, path: Path, kind: str, *, through: Path | None = None) -> None:
+        self.path = path
+        self.kind = kind
+        via = f" (the symbolic link points to {through})" if through is not None else ""
+        super().__init__(f"{path} is {kind}, not a regular file{via}: writing would replace it; give the path of "
+                         "a regular file")
+
+
+def resolve_output_file(path: str | os.PathLike[str]) -> Path:
+    """Where writing ``path`` must really go: symbolic links followed to their (possibly missing)
+    target; refuses anything but a regular file or nothing (:class:`NotRegularFileError`), and a
+    parent that is a file.  Only ``stat`` is called: a FIFO is never opened."""
+    given = Path(path)
+    real = Path(os.path.realpath(given))
+    try:
+        st = os.stat(given)  # follows links, even /proc/self/fd magic ones that realpath cannot name
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise NotRegularFileError(given, describe_file_type(st.st_mode),
+                                  through=Path(os.readlink(given)) if given.is_symlink() else None)
+    _check_parent(real)
+    return real
+
+
+def _check_parent(target: Path) -> Path:
+    """The nearest existing ancestor of ``target``, which must be a directory (else ValueError)."""
+    for ancestor in target.parents:
+        if ancestor.exists():
+            if not ancestor.is_dir():
+                raise ValueError(f"{ancestor} is a file, not a directory, so {target} cannot be created under it; "
+                                 "give a path in a directory")
+            return ancestor
+    return Path(target.anchor)  # pragma: no cover - the root always exists
+
+
+def _probe_writable(directory: Path) -> None:
+    """Create and remove a temporary directory in ``directory``: the one sure test (root passes
+    ``os.access`` everywhere, but not a read-only file system)."""
+    probe = tempfile.mkdtemp(prefix=".korean_bpe-probe-", dir=directory)
+    os.rmdir(probe)
+
+
+def check_output_file(path: str | os.PathLike[str]) -> Path:
+    """Check, before any work, that a file can be written at ``path``; returns where it will go.
+
+    Refuses special files (:class:`NotRegularFileError`), a parent that is a file, and a place the
+    user cannot write (ValueError naming the directory).
+    """
+    real = resolve_output_file(path)
+    where = _check_parent(real)
+    try:
+        _probe_writable(where)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {where} is not writable ({exc.strerror}); choose a place you can "
+                         "write") from None
+    return real
+
+
+def check_output_dir_place(directory: Path, *, what: str = "the output") -> None:
+    """Check that ``directory`` (a real path, links resolved) can be created or replaced: its
+    nearest existing ancestor is a directory the user can write.  Renaming a directory into
+    place needs its parent to be writable, so the check is on the parent."""
+    where = _check_parent(directory)
+    try:
+        _probe_writable(where)
+    except OSError as exc:
+        raise ValueError(f"cannot write {what} in {where}: {exc.strerror}; choose a directory you can write") from None
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically; returns ``path``.
+
+    Symbolic links are written through (the link stays); special files are refused; the parent
+    directories are created; a new file gets ``0o666 & ~umask``, a replaced one keeps its mode.
+    """
+    given = Path(path)
+    target = resolve_output_file(given)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = new_file_mode()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fchmod(f.fileno(), mode)
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_dir(target.parent)
+    return given
+
+
+def fsync_dir(path: Path) -> None:
+    """Flush a directory's entries (a rename in it) to disk, where the platform allows."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)

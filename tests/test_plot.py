@@ -1,0 +1,276 @@
+"""Plots of the comparison frame (COMPARE_SPEC.md columns): Korean renders, files are written, bad
+input is refused.  The frames are built here with the exact columns and realistic values."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+pd = pytest.importorskip("pandas")
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+from korean_bpe.compare import plot  # noqa: E402
+
+#: the columns of korean_bpe.compare.compare, in order (COMPARE_SPEC.md)
+SPEC_COLUMNS = (
+    "strategy", "kind", "pre_tokenizer", "unit", "lossless", "vocab_size", "actual_vocab_size",
+    "tokens_per_doc", "tokens_per_word", "continued_word_rate", "chars_per_token", "bytes_per_token",
+    "unk_rate", "unrepresentable_char_rate", "renyi_efficiency", "renyi_efficiency_observed",
+    "gold", "self_graded", "morph_precision", "morph_recall", "morph_f1",
+    "incomplete_hangul_rate", "jamo_token_rate", "round_trip_rate", "probe_accuracy",
+    "train_s", "pretok_s", "encode_texts_per_s", "train_docs", "test_docs",
+)
+
+NAN = float("nan")
+
+
+def _row(strategy: str, kind: str, pre: str, unit: str, vocab: int, tpw: float, f1: float, renyi: float,
+         probe: float, *, lossless: bool = True, self_graded: bool = False) -> dict:
+    words_per_doc = 7.5
+    chars_per_token = 34.7 / (tpw * words_per_doc)
+    return {
+        "strategy": strategy, "kind": kind, "pre_tokenizer": pre, "unit": unit, "lossless": lossless,
+        "vocab_size": vocab, "actual_vocab_size": vocab if kind != "baseline" else min(vocab, 2350),
+        "tokens_per_doc": tpw * words_per_doc, "tokens_per_word": tpw,
+        "continued_word_rate": min(1.0, max(0.0, (tpw - 1) / 1.5)), "chars_per_token": chars_per_token,
+        "bytes_per_token": chars_per_token * 2.6, "unk_rate": 0.001 if unit == "syllable" else 0.0,
+        "unrepresentable_char_rate": 0.0, "renyi_efficiency": renyi, "renyi_efficiency_observed": renyi + 0.03,
+        "gold": "kiwi", "self_graded": self_graded, "morph_precision": f1 + 0.02, "morph_recall": f1 - 0.02,
+        "morph_f1": f1, "incomplete_hangul_rate": 0.12 if unit == "byte" else 0.0,
+        "jamo_token_rate": 0.08 if unit == "jamo" else 0.0, "round_trip_rate": 0.994 if lossless else 0.61,
+        "probe_accuracy": probe, "train_s": 1.2, "pretok_s": 20.5 if pre in ("okt", "kiwi") else 0.03,
+        "encode_texts_per_s": 120_000.0, "train_docs": 20_000, "test_docs": 2_000,
+    }
+
+
+def sample_frame(*, probe: bool = True) -> pd.DataFrame:
+    """A comparison at vocab 4k and 8k: BPE rows, peers, baselines (realistic NSMC-like values)."""
+    rows = []
+    for vocab, shrink in ((4000, 1.0), (8000, 0.9)):
+        for pre, unit, tpw, f1, renyi, acc, own in (
+            ("whitespace", "syllable", 2.35, 0.48, 0.41, 0.801, False),
+            ("whitespace", "jamo", 2.30, 0.50, 0.42, 0.803, False),
+            ("raw", "byte", 2.45, 0.46, 0.39, 0.795, False),
+            ("kiwi", "jamo", 2.70, 0.83, 0.45, 0.812, True),
+            ("okt", "syllable", 2.55, 0.74, 0.44, 0.809, False),
+        ):
+            rows.append(_row(f"{pre}/{unit}", "bpe", pre, unit, vocab, tpw * shrink + (1 - shrink) * 1.2,
+                             f1 - (1 - shrink) * 0.1, renyi - (1 - shrink) * 0.2, acc + (1 - shrink) * 0.02,
+                             self_graded=own))
+        rows.append(_row("okt-analysis/syllable", "bpe", "okt-analysis", "syllable", vocab, 2.1 * shrink,
+                         0.70, 0.43, 0.79, lossless=False))
+        rows.append(_row("sentencepiece-unigram", "peer", "", "unigram", vocab, 2.28 * shrink + 0.1, 0.55,
+                         0.40, 0.80))
+        rows.append(_row("kiwi-bpe", "peer", "", "byte-bpe", vocab, 2.6 * shrink + 0.2, 0.80, 0.43, 0.81,
+                         self_graded=True))
+        for unit, tpw, f1 in (("jamo", 10.9, 0.20), ("syllable", 4.6, 0.33), ("word", 1.0, 0.0)):
+            rows.append(_row(f"baseline/{unit}", "baseline", "", unit, vocab, tpw, f1, 0.30, 0.70))
+    df = pd.DataFrame(rows, columns=list(SPEC_COLUMNS))
+    if not probe:
+        df["probe_accuracy"] = NAN
+    return df
+
+
+def sample_segmentations() -> tuple[list[str], dict[str, list[list[str]]]]:
+    sentences = ["언제나 스타일이 이긴다", "너무너무재밌게보았습니다 🥲"]
+    cuts = {
+        "whitespace/syllable": [["▁언제나", "▁스타일이", "▁이긴다"], ["▁너무너무", "재밌게", "보", "았", "습니다", "▁", "<unk>"]],
+        # jamo tokens: the tokenizer shows conjoining jamo; 보아|ᆻ습니다 cuts the syllable 았
+        "okt/jamo": [["▁언제나", "▁스타일", "이", "▁이긴다"],
+                     ["▁너무너무", "재밌게", "보아", "\u11bb\u1109\u1173\u11b8\u1102\u1175\u1103\u1161", "▁🥲"]],
+        "raw/byte": [["▁언제나", "▁스타일이", "▁이", "긴다"], ["▁너무너무", "재밌게", "보았습니다", "▁\ufffd", "\ufffd"]],
+    }
+    return sentences, cuts
+
+
+def _glyph_errors() -> warnings.catch_warnings:
+    """A context in which a missing glyph (tofu) raises instead of warning."""
+    ctx = warnings.catch_warnings()
+    ctx.__enter__()
+    warnings.filterwarnings("error", message=r"Glyph .* missing from font", category=UserWarning)
+    return ctx
+
+
+def test_spec_columns_are_thirty() -> None:
+    assert len(SPEC_COLUMNS) == 30 and len(set(SPEC_COLUMNS)) == 30
+    assert list(sample_frame().columns) == list(SPEC_COLUMNS)
+
+
+def test_missing_glyph_filter_catches_tofu_without_the_font(tmp_path: Path) -> None:
+    """The control: matplotlib's own default font has no Hangul, and the filter turns that into an error."""
+    import matplotlib.pyplot as plt
+
+    ctx = _glyph_errors()
+    try:
+        with matplotlib.rc_context({"font.family": ["DejaVu Sans"]}):
+            fig, ax = plt.subplots()
+            ax.set_title("토큰 수")
+            with pytest.raises(UserWarning, match="missing from font"):
+                fig.savefig(tmp_path / "tofu.png")
+            plt.close(fig)
+    finally:
+        ctx.__exit__(None, None, None)
+
+
+def test_korean_font_is_the_bundled_nanum_gothic() -> None:
+    assert plot.korean_font() == "NanumGothic"
+    path = plot._bundled_font()
+    assert path is not None and path.name == "NanumGothic.ttf" and path.stat().st_size > 1_000_000
+    import sys
+
+    assert "koreanize_matplotlib" not in sys.modules  # the file is used, the package never imported
+
+
+@pytest.mark.parametrize("draw", [plot.plot_tokens_per_word, plot.plot_renyi, plot.plot_tradeoff, plot.plot_probe],
+                         ids=lambda f: f.__name__)
+def test_frame_plots_render_hangul_without_tofu(draw, tmp_path: Path) -> None:
+    ctx = _glyph_errors()
+    try:
+        path = tmp_path / "sub" / f"{draw.__name__}.png"
+        fig = draw(sample_frame(), path)
+    finally:
+        ctx.__exit__(None, None, None)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert path.stat().st_size > 20_000
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts] + [ax.get_title() for ax in fig.axes]
+    assert any(any("\uac00" <= ch <= "\ud7a3" for ch in t) for t in texts)  # Hangul drawn
+
+
+def test_the_user_rc_params_are_left_alone(tmp_path: Path) -> None:
+    before = list(matplotlib.rcParams["font.family"])
+    plot.plot_tokens_per_word(sample_frame(), tmp_path / "a.png")
+    assert list(matplotlib.rcParams["font.family"]) == before
+
+
+def test_tokens_per_word_lines_and_baseline_references() -> None:
+    import matplotlib.pyplot as plt
+
+    fig = plot.plot_tokens_per_word(sample_frame())
+    ax = fig.axes[0]
+    labels = [line.get_label() for line in ax.get_lines()]
+    # one line per bpe strategy and per peer, each with its two vocabulary sizes
+    assert "okt/syllable" in labels and "kiwi-bpe (peer)" in labels and "baseline/jamo" not in labels
+    okt = ax.get_lines()[labels.index("okt/syllable")]
+    assert list(okt.get_xdata()) == [4000.0, 8000.0]
+    assert okt.get_ydata()[0] == pytest.approx(2.55) and okt.get_ydata()[1] == pytest.approx(2.55 * 0.9 + 0.12)
+    # baselines: horizontal reference lines at their value, labelled
+    # bpe and peers span 1.9..2.8: word (1.0) is drawn, syllable (4.6) and jamo (10.9) are named off the scale
+    horizontal = sorted(line.get_ydata()[0] for line in ax.get_lines() if line.get_label().startswith("_child"))
+    assert horizontal == pytest.approx([1.0])
+    assert {t.get_text() for t in ax.texts} == {"baseline/word 1",
+                                                 "off the scale: baseline/jamo 10.9, baseline/syllable 4.6"}
+    plt.close(fig)
+
+
+def test_tradeoff_one_labelled_point_per_row_hollow_when_self_graded() -> None:
+    import matplotlib.pyplot as plt
+
+    df = sample_frame()
+    fig = plot.plot_tradeoff(df)
+    ax = fig.axes[0]
+    assert len(ax.collections) == len(df)  # one point per row
+    texts = [t.get_text() for t in ax.texts]
+    assert texts.count("kiwi/jamo") == 1 and texts.count("8k") >= 5  # the name once, the size at each point
+    hollow = [c for c in ax.collections if len(c.get_facecolors()) == 0 or c.get_facecolors()[0][3] == 0]
+    assert len(hollow) == int(df["self_graded"].sum())
+    assert "kiwi" in ax.get_ylabel()
+    plt.close(fig)
+
+
+def test_probe_refused_when_every_row_is_nan() -> None:
+    df = sample_frame(probe=False)
+    assert not plot.has_probe(df) and plot.has_probe(sample_frame())
+    with pytest.raises(ValueError, match="labels"):
+        plot.plot_probe(df)
+
+
+def test_probe_orders_strategies_best_on_top() -> None:
+    import matplotlib.pyplot as plt
+
+    fig = plot.plot_probe(sample_frame())
+    names = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert names[-1] == "kiwi/jamo" and names[0] == "baseline/jamo"
+    plt.close(fig)
+
+
+def test_frame_checks() -> None:
+    with pytest.raises(ValueError, match="lacks the column 'morph_f1'"):
+        plot.plot_tradeoff(sample_frame().drop(columns=["morph_f1"]))
+    with pytest.raises(ValueError, match="empty"):
+        plot.plot_tokens_per_word(sample_frame().iloc[:0])
+    df = sample_frame()
+    df["morph_f1"] = NAN
+    with pytest.raises(ValueError, match="NaN in every row"):
+        plot.plot_tradeoff(df)
+
+
+def test_token_lengths_shares_and_pooled_tail(tmp_path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    lengths = {"okt/jamo": Counter({1: 50, 2: 30, 3: 15, 12: 5}), "raw/byte": [0, 1, 1, 2]}
+    ctx = _glyph_errors()
+    try:
+        fig = plot.plot_token_lengths(lengths, tmp_path / "lengths.png", max_length=10)
+    finally:
+        ctx.__exit__(None, None, None)
+    heights = [p.get_height() for p in fig.axes[0].patches]
+    assert heights[:4] == pytest.approx([0.0, 0.5, 0.3, 0.15]) and heights[10] == pytest.approx(0.05)
+    assert [p.get_height() for p in fig.axes[1].patches][:3] == pytest.approx([0.25, 0.5, 0.25])
+    assert fig.axes[0].get_title() == "okt/jamo  (mean 2.15)"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="no tokens"):
+        plot.plot_token_lengths({"x": Counter()})
+    with pytest.raises(ValueError, match="int >= 0"):
+        plot.plot_token_lengths({"x": [1.5]})
+
+
+def test_readable_token_composes_jamo_and_shows_stray_jamo() -> None:
+    assert plot.readable_token("▁\u1112\u1161\u11ab\u1100\u116e\u11a8") == "▁한국"
+    assert plot.readable_token("\u11bb\u1109\u1173\u11b8") == "ㅆ습"
+    assert plot.readable_token("\u1100") == "ㄱ" and plot.readable_token("\u1161") == "ㅏ"
+    assert plot.readable_token("ㅋㅋ abc") == "ㅋㅋ abc"
+    assert plot._is_partial("\u11bb\u1109\u1173\u11b8") and not plot._is_partial("\u1109\u1173\u11b8")
+    assert plot._is_partial("\ufffd") and not plot._is_partial("▁영화")
+
+
+def test_segmentation_draws_every_token_composed(tmp_path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    sentences, cuts = sample_segmentations()
+    ctx = _glyph_errors()
+    try:
+        fig = plot.plot_segmentation(sentences, cuts, tmp_path / "seg.png")
+    finally:
+        ctx.__exit__(None, None, None)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "1. 언제나 스타일이 이긴다" in texts
+    assert "2. 너무너무재밌게보았습니다 [U+1F972]" in texts  # no font has this emoji: shown as its code
+    assert "okt/jamo (5)" in texts and "ㅆ습니다" in texts and "보아" in texts
+    boxes = [t for t in fig.axes[0].texts if t.get_bbox_patch() is not None]
+    assert len(boxes) == sum(len(tokens) for per in cuts.values() for tokens in per)
+    orange = [t.get_text() for t in boxes if matplotlib.colors.to_hex(t.get_bbox_patch().get_facecolor()) == plot.PARTIAL_COLOR]
+    assert sorted(orange) == sorted(["ㅆ습니다", "<unk>", "▁\ufffd", "\ufffd"]) or sorted(orange) == sorted(["ㅆ습니다", "▁\ufffd", "\ufffd"])
+    assert (tmp_path / "seg.png").stat().st_size > 10_000
+    plt.close(fig)
+
+
+def test_segmentation_checks() -> None:
+    sentences, cuts = sample_segmentations()
+    with pytest.raises(ValueError, match="2 sentences"):
+        plot.plot_segmentation(sentences, {"x": [["a"]]})
+    with pytest.raises(ValueError, match="sentences is empty"):
+        plot.plot_segmentation([], cuts)
+
+
+def test_nan_is_not_a_number_plotted() -> None:
+    df = sample_frame()
+    df.loc[df["strategy"] == "raw/byte", "renyi_efficiency"] = NAN
+    fig = plot.plot_renyi(df)
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert "raw/byte" not in labels and "okt/syllable" in labels
+    assert not any(math.isnan(y) for line in fig.axes[0].get_lines() for y in line.get_ydata())

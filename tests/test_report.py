@@ -1,0 +1,182 @@
+"""write_report: the files, a self-contained HTML page, the Markdown, the definitions; bad output
+directories refused before any work."""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("matplotlib")
+
+from korean_bpe.compare import report  # noqa: E402
+from test_plot import SPEC_COLUMNS, sample_frame, sample_segmentations  # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    sentences, cuts = sample_segmentations()
+    out = tmp_path_factory.mktemp("r") / "results" / "nsmc"  # two levels created
+    return report.write_report(
+        sample_frame(), out, corpus={"corpus": "NSMC 영화 리뷰", "training file": "ratings_train.txt"},
+        sentences=sentences, examples=cuts,
+        token_lengths={"okt/jamo": Counter({1: 5, 2: 3}), "raw/byte": [1, 1, 2, 3]},
+        command=["korean-bpe", "compare", "ratings_train.txt", "-o", "results dir"],
+        notes=["skipped mecab: python-mecab-ko is not installed"],
+    )
+
+
+def test_definitions_cover_the_spec_columns_in_order() -> None:
+    assert tuple(report.DEFINITIONS) == SPEC_COLUMNS
+    assert all(len(d) > 15 for d in report.DEFINITIONS.values())
+    assert set(report.FORMATS) <= set(report.DEFINITIONS)
+
+
+def test_files_written(written: dict[str, Path]) -> None:
+    names = list(written)
+    assert names == ["table.csv", "tokens_per_word.png", "tradeoff.png", "renyi.png", "token_lengths.png",
+                     "probe.png", "segmentation.png", "report.md", "report.html"]
+    for name, path in written.items():
+        assert path.is_file() and path.parent.name == "nsmc"
+        if name.endswith(".png"):
+            assert path.read_bytes()[:8] == PNG_MAGIC
+    assert not [p for p in written["report.html"].parent.iterdir() if p.name.startswith(".")]  # no temp left
+
+
+def test_files_get_the_umask_permissions(written: dict[str, Path]) -> None:
+    from korean_bpe.io.files import new_file_mode
+
+    assert {p.stat().st_mode & 0o777 for p in written.values()} == {new_file_mode()}
+
+
+def test_csv_round_trips_the_frame(written: dict[str, Path]) -> None:
+    df = sample_frame()
+    back = pd.read_csv(written["table.csv"])
+    back["pre_tokenizer"] = back["pre_tokenizer"].fillna("")  # a peer's "" and NaN are one empty CSV field
+    assert list(back.columns) == list(SPEC_COLUMNS)
+    pd.testing.assert_frame_equal(back, df, check_dtype=False)
+
+
+def test_html_is_self_contained(written: dict[str, Path]) -> None:
+    page = written["report.html"].read_text(encoding="utf-8")
+    # every PNG embedded, byte for byte, as a data URI
+    uris = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    pngs = [p for n, p in written.items() if n.endswith(".png")]
+    assert len(uris) == len(pngs) == 6
+    assert sorted(base64.b64decode(u) for u in uris) == sorted(p.read_bytes() for p in pngs)
+    # nothing fetched from the network, no external file referenced
+    assert not re.search(r'(src|href)\s*=\s*["\']?(https?:|//)', page, re.I)
+    assert not re.search(r"url\((?!data:)", page) and "<link" not in page and "@import" not in page
+    assert not re.search(r'<script[^>]+src=', page)
+    # the Korean font embedded for the page's own text
+    assert "@font-face" in page and "data:font/ttf;base64," in page
+
+
+def test_html_holds_table_definitions_examples_notes_command_versions(written: dict[str, Path]) -> None:
+    page = written["report.html"].read_text(encoding="utf-8")
+    start = page.index('id="comparison"')
+    table = page[start:page.index("</table>", start)]
+    assert table.count("<tr") == 1 + len(sample_frame())
+    for column in SPEC_COLUMNS:
+        assert f"<th>{column}</th>" in table
+        assert f"<dt>{column}</dt><dd>" in page
+    assert "<td>okt-analysis/syllable</td>" in table and '<td class="num">90.00%</td>' in table
+    assert "<td>no</td>" in table  # the lossy row; NaN-free frame
+    assert "NSMC 영화 리뷰" in page and "skipped mecab: python-mecab-ko is not installed" in page
+    assert "korean-bpe compare ratings_train.txt -o &#x27;results dir&#x27;" in page
+    assert "▁너무너무 | 재밌게 | 보아 | ㅆ습니다" in page  # jamo composed, stray ㅆ as compatibility jamo
+    assert "<th>python</th>" in page and "<th>pandas</th>" in page and "<th>korean_bpe</th>" in page
+    assert re.search(r'<table[^>]+class="[^"]*sortable', page) and "addEventListener" in page
+
+
+def test_markdown_links_pngs_and_holds_everything(written: dict[str, Path]) -> None:
+    md = written["report.md"].read_text(encoding="utf-8")
+    for name in written:
+        if name.endswith(".png"):
+            assert re.search(rf"!\[[^\]]+\]\({re.escape(name)}\)", md)
+    header = "| " + " | ".join(SPEC_COLUMNS) + " |"
+    assert header in md
+    assert md.count("\n| whitespace/syllable | bpe |") == 2
+    for column, definition in report.DEFINITIONS.items():
+        assert f"- `{column}`: {definition}" in md
+    assert "- skipped mecab: python-mecab-ko is not installed" in md
+    assert "korean-bpe compare ratings_train.txt -o 'results dir'" in md
+
+
+def test_cells_format_nan_bool_and_percent() -> None:
+    assert report._cell("morph_f1", float("nan")) == "–"
+    assert report._cell("lossless", True) == "yes"
+    assert report._cell("unk_rate", 0.00125) == "0.12%"
+    assert report._cell("vocab_size", 32000) == "32,000"
+    assert report._cell("strategy", "okt/jamo") == "okt/jamo"
+
+
+def test_markdown_table_escapes_pipes() -> None:
+    assert report._markdown_table(["a", "b"], [["x|y", "1"]], right=[False, True]) == \
+        "| a | b |\n|:---|---:|\n| x\\|y | 1 |"
+
+
+def test_plots_without_data_are_named_not_drawn(tmp_path: Path) -> None:
+    df = sample_frame(probe=False)
+    df["morph_f1"] = float("nan")
+    paths = report.write_report(df, tmp_path)
+    assert "probe.png" not in paths and "tradeoff.png" not in paths and "segmentation.png" not in paths
+    md = paths["report.md"].read_text(encoding="utf-8")
+    assert "- probe.png: no probe_accuracy (no labels were given)" in md
+    assert "- tradeoff.png: morph_f1 is NaN in every row" in md
+    assert "–" in md  # NaN shown as a dash
+    assert not list(tmp_path.glob(".*"))
+
+
+def test_bad_frames_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        report.write_report(sample_frame().iloc[:0], tmp_path / "a")
+    with pytest.raises(TypeError, match="DataFrame"):
+        report.write_report([1, 2], tmp_path / "b")  # type: ignore[arg-type]
+    sentences, cuts = sample_segmentations()
+    with pytest.raises(ValueError, match="without sentences"):
+        report.write_report(sample_frame(), tmp_path / "c", examples=cuts)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
+
+
+def test_output_dir_accepted_when_missing_or_a_directory(tmp_path: Path) -> None:
+    assert report.check_output_dir(tmp_path) == tmp_path.resolve()
+    missing = tmp_path / "new" / "deeper"
+    assert report.check_output_dir(missing) == missing.resolve()
+    assert not (tmp_path / "new").exists()  # checking creates nothing
+    assert list(tmp_path.iterdir()) == []  # and leaves no probe file
+
+
+def test_output_dir_refused_with_the_fix(tmp_path: Path) -> None:
+    f = tmp_path / "table.csv"
+    f.write_text("x")
+    with pytest.raises(ValueError, match=r"is a file: give a directory"):
+        report.check_output_dir(f)
+    with pytest.raises(ValueError, match=r"table.csv is a file; choose another place"):
+        report.check_output_dir(f / "sub")
+    with pytest.raises(ValueError, match="empty"):
+        report.check_output_dir("  ")
+    with pytest.raises(TypeError):
+        report.check_output_dir(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="is a file"):  # refused before any plot is drawn
+        report.write_report(sample_frame(), f)
+    assert f.read_text() == "x"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc (unwritable even for root)")
+def test_output_dir_refused_when_not_writable() -> None:
+    with pytest.raises(ValueError, match=r"cannot create /proc/korean_bpe_results in /proc .*choose a writable"):
+        report.check_output_dir("/proc/korean_bpe_results")
+
+
+def test_package_versions_lists_installed_only() -> None:
+    versions = report.package_versions()
+    assert versions["korean_bpe"] == __import__("korean_bpe").__version__
+    assert versions["pandas"] == pd.__version__
+    assert "not-a-package" not in versions and set(versions) <= {"python", *report.VERSIONED}
