@@ -296,14 +296,15 @@ class Tokenizer:
                                "whitespace" if pre_tokenizer is _UNSET else pre_tokenizer)
         unit_ = get_unit(initial.unit if initial is not None and unit is _UNSET else
                          "syllable" if unit is _UNSET else unit)
-        marker_ = _resolve_marker(initial.marker if initial is not None and marker is _UNSET else marker, pt, None)
         if initial is not None:
             from .trainer.continued import check_initial_options
 
+            marker = initial.marker if marker is _UNSET else marker
             byte_fallback = byte_fallback or initial.byte_fallback
-            check_initial_options(initial, pre_tokenizer=pt, unit=unit_, marker=marker_, special_tokens=special_tokens,
+            check_initial_options(initial, pre_tokenizer=pt, unit=unit_, marker=marker, special_tokens=special_tokens,
                                   byte_fallback=byte_fallback, unk_token=unk_token, limit_alphabet=limit_alphabet,
                                   max_token_length=max_token_length)
+        marker_ = _resolve_marker(marker, pt, None)
         sample: list[str] = []
         counts = _count_words(texts, pt, show_progress, sample=sample)
         if not counts:
