@@ -24,7 +24,7 @@ True
 '영화 재밌 어요'
 
 Saving writes transformers' files (``tokenizer.json`` for pre-tokenized words,
-``tokenizer_config.json`` with ``"tokenizer_class": "KoreanBPETokenizerFast"``) and our model in
+``tokenizer_config.json`` with ``"tokenizer_class": "KoreanBPETokenizer"``) and our model in
 ``korean_bpe/`` (``vocab.json``, ``merges.txt``, ``tokenizer_config.json``: the pre-tokenizer,
 unit and marker); ``KoreanBPETokenizerFast.from_pretrained(directory)`` loads it back, offline.
 (``AutoTokenizer`` needs the class registered: ``AutoTokenizer.register`` is not used, because
@@ -49,8 +49,8 @@ What differs from the fast tokenizer alone:
   ``Tokenizer.encode`` refuses it; and the jamo unit's NFD on non-Hangul (see
   :mod:`korean_bpe.io.hf`).
 
-Tested with transformers 5.x (``_encode_plus`` is its one encoding seam); transformers 4's
-``_batch_encode_plus`` seam is overridden the same way.
+Needs transformers 5 (``_encode_plus`` is its one encoding seam; transformers 4 had two, with
+other signatures, and is refused at import with the upgrade command).
 """
 
 from __future__ import annotations
@@ -67,6 +67,9 @@ from .io.serialization import CONFIG_FILE, MERGES_FILE, VOCAB_FILE
 from .tokenizer import Tokenizer
 
 _transformers = require("transformers")
+if int(_transformers.__version__.split(".")[0]) < 5:
+    raise ImportError(f"korean_bpe.hf needs transformers >= 5 (its _encode_plus seam); found {_transformers.__version__}: "
+                      'pip install -U "transformers>=5"')
 require("tokenizers")
 from tokenizers import AddedToken  # noqa: E402
 from tokenizers import Tokenizer as _HFTokenizer  # noqa: E402
@@ -205,20 +208,6 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         return super()._encode_plus(text, text_pair, *args, is_split_into_words=is_split_into_words,
                                     return_offsets_mapping=return_offsets_mapping,
                                     split_special_tokens=split_special_tokens, **kwargs)
-
-    def _batch_encode_plus(self, batch_text_or_text_pairs: Any, *args: Any, is_split_into_words: bool = False,
-                           return_offsets_mapping: bool = False, **kwargs: Any) -> Any:  # transformers 4's seam
-        self._check_offsets(return_offsets_mapping)
-        if self._analyzes and not is_split_into_words:
-            split = kwargs.get("split_special_tokens")
-            batch_text_or_text_pairs = [
-                self._to_words(*(item if isinstance(item, (tuple, list)) else (item, None)), split)
-                if isinstance(item, (tuple, list)) else self._to_words(item, None, split)[0]
-                for item in batch_text_or_text_pairs
-            ]
-            is_split_into_words = True
-        return super()._batch_encode_plus(batch_text_or_text_pairs, *args, is_split_into_words=is_split_into_words,
-                                          return_offsets_mapping=return_offsets_mapping, **kwargs)
 
     def _add_tokens(self, new_tokens: Any, special_tokens: bool = False) -> int:
         """Added tokens match the raw text (``normalized=False``), before the analyzer."""
