@@ -86,7 +86,8 @@ def test_continue_bpe_engines_agree() -> None:
 def test_a_merge_whose_token_already_exists_adds_no_id() -> None:
     # old merges (b, c) -> bc and (a, bc) -> abc; new text "ab c": (a, b) then (ab, c) makes abc again
     old = BPEModel((), ("a", "b", "c"), (("b", "c"), ("a", "bc")))
-    new = continue_bpe(old, {("a", "b"): 5, ("a", "b", "x", "a", "b"): 1}, num_merges=1, min_frequency=1)
+    with pytest.warns(UserWarning, match=r"1 symbols of the new text \(1 of its 15 symbols, 6.7%; most often 'x'\)"):
+        new = continue_bpe(old, {("a", "b"): 5, ("a", "b", "x", "a", "b"): 1}, num_merges=1, min_frequency=1)
     assert new.model.merges[-1] == ("a", "b") and new.model.vocab["ab"] == 5
     assert new.unknown_symbols == {"x": 1}
 
@@ -95,7 +96,8 @@ def test_a_merge_whose_token_already_exists_adds_no_id() -> None:
 
 
 def test_law_model_adapted_to_reviews_keeps_ids_and_shortens_reviews(law: Tokenizer, law_texts: list[str]) -> None:
-    adapted = Tokenizer.train(REVIEWS, vocab_size=law.vocab_size + 200, initial=law)
+    with pytest.warns(UserWarning, match=r"symbols of the new text \(\d+ of its \d+ symbols.* are not in the initial alphabet"):
+        adapted = Tokenizer.train(REVIEWS, vocab_size=law.vocab_size + 200, initial=law)
     _check_extends(law, adapted)
     assert adapted.vocab_size > law.vocab_size
     before, after = _tokens(law, REVIEWS), _tokens(adapted, REVIEWS)
@@ -107,6 +109,7 @@ def test_law_model_adapted_to_reviews_keeps_ids_and_shortens_reviews(law: Tokeni
     assert [law.decode(i) for i in old_ids] == [adapted.decode(i) for i in new_ids]
 
 
+@pytest.mark.filterwarnings("ignore:.*not in the initial alphabet")
 def test_save_and_load_a_continued_model(law: Tokenizer, tmp_path: Path) -> None:
     adapted = Tokenizer.train(REVIEWS, vocab_size=law.vocab_size + 50, initial=law)
     back = Tokenizer.load(adapted.save(tmp_path / "m"))
@@ -114,6 +117,7 @@ def test_save_and_load_a_continued_model(law: Tokenizer, tmp_path: Path) -> None
     assert back.encode_batch(REVIEWS) == adapted.encode_batch(REVIEWS)
 
 
+@pytest.mark.filterwarnings("ignore:.*not in the initial alphabet")
 def test_continuing_twice_equals_continuing_once_when_nothing_stops_early(law: Tokenizer) -> None:
     once = Tokenizer.train(REVIEWS, vocab_size=law.vocab_size + 40, initial=law)
     half = Tokenizer.train(REVIEWS, vocab_size=law.vocab_size + 20, initial=law)
@@ -159,6 +163,7 @@ def test_okt_analysis_continues_with_the_initial_pre_tokenizer() -> None:
 
 
 @pytest.mark.nsmc
+@pytest.mark.filterwarnings("ignore:.*not in the initial alphabet")
 def test_law_model_adapted_to_nsmc_reviews(law: Tokenizer, nsmc: Path, law_texts: list[str]) -> None:
     train = list(iter_texts(nsmc / "ratings_train.txt", limit=20_000))
     test = list(iter_texts(nsmc / "ratings_test.txt", limit=5_000))
