@@ -186,8 +186,11 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         split = self.split_special_tokens if split_special_tokens is None else split_special_tokens
         if isinstance(text, str):
             return self._analyse([text], split)[0], None if pair is None else self._analyse([pair], split)[0]
-        text = self._analyse(list(text), split)
-        return text, None if pair is None else self._analyse(list(pair), split)
+        text = list(text)
+        if pair is None and text and all(isinstance(t, (tuple, list)) and len(t) == 2 for t in text):
+            firsts, seconds = self._analyse([a for a, _ in text], split), self._analyse([b for _, b in text], split)
+            return list(zip(firsts, seconds)), None  # a batch of (text, pair) tuples
+        return self._analyse(text, split), None if pair is None else self._analyse(list(pair), split)
 
     def _check_offsets(self, return_offsets_mapping: bool) -> None:
         if return_offsets_mapping and self._analyzes:

@@ -124,6 +124,11 @@ def test_pairs_and_pre_analysed_words(kiwi_tok: KoreanBPETokenizerFast) -> None:
     kb = kiwi_tok.korean_bpe
     out = kiwi_tok("영화 최고", "정말 재밌다")
     assert out["input_ids"] == kb.encode("영화 최고") + kb.encode("정말 재밌다")
+    batch = kiwi_tok([("영화 최고", "정말 재밌다"), ("최고", "영화")])["input_ids"]
+    assert batch == [out["input_ids"], kb.encode("최고") + kb.encode("영화")]
+    assert kiwi_tok(["영화 최고", "최고"], ["정말 재밌다", "영화"])["input_ids"] == batch
+    assert kiwi_tok.encode("영화 최고") == kb.encode("영화 최고")
+    assert kiwi_tok.tokenize("영화 최고") == kb.tokenize("영화 최고")
     words = kb.pre_tokenizer("정말 재밌다")
     assert kiwi_tok(words, is_split_into_words=True)["input_ids"] == kb.encode("정말 재밌다")
     assert kiwi_tok("")["input_ids"] == [] and kiwi_tok(["", "영화"])["input_ids"] == [[], kb.encode("영화")]
