@@ -190,3 +190,15 @@ def test_offsets_are_refused_with_an_analyzer_and_exact_without(kiwi_tok: Korean
     # HF's span of a ▁-marked token starts at the space the ▁ stands for (the first word has none)
     assert [text[s:e] for s, e in out["offset_mapping"]] == ["정말", " 최고의", " 영화"]
     assert [text[s:e].strip() for s, e in out["offset_mapping"]] == [t.lstrip("▁") for t in tokens]
+
+
+def test_a_directory_without_our_model_is_refused_with_the_fix(tmp_path: Path) -> None:
+    kb = Tokenizer.train(REVIEWS, vocab_size=60)
+    kb.to_huggingface(tmp_path)  # tokenizer.json only: no korean_bpe/ directory
+    with pytest.raises(ValueError, match=r"needs a korean_bpe model: KoreanBPETokenizerFast.from_korean_bpe\(tok\)"):
+        KoreanBPETokenizerFast.from_pretrained(tmp_path)
+    with pytest.raises(TypeError, match="korean_bpe_tokenizer must be a korean_bpe.Tokenizer, got BPEModel"):
+        KoreanBPETokenizerFast.from_korean_bpe(kb.model)  # type: ignore[arg-type]
+    tok = KoreanBPETokenizerFast.from_korean_bpe(kb)
+    with pytest.raises(ValueError, match=r"id 999 is neither a model id \(0\.\.59\)"):
+        tok.decode([1, 999])
