@@ -27,8 +27,11 @@ Saving writes transformers' files (``tokenizer.json`` for pre-tokenized words,
 ``tokenizer_config.json`` with ``"tokenizer_class": "KoreanBPETokenizer"``) and our model in
 ``korean_bpe/`` (``vocab.json``, ``merges.txt``, ``tokenizer_config.json``: the pre-tokenizer,
 unit and marker); ``KoreanBPETokenizerFast.from_pretrained(directory)`` loads it back, offline.
-(``AutoTokenizer`` needs the class registered: ``AutoTokenizer.register`` is not used, because
-``trust_remote_code`` would fetch code with the model; call this class directly.)
+``AutoTokenizer.from_pretrained(directory, trust_remote_code=True)`` works too, offline: the
+directory also gets ``tokenization_korean_bpe.py``, one line that imports this class from the
+installed korean_bpe, named in ``tokenizer_config.json``'s ``auto_map`` (``trust_remote_code``
+is transformers' consent to run that line; without korean_bpe installed, transformers names the
+missing package).
 
 What differs from the fast tokenizer alone:
 
@@ -78,6 +81,9 @@ __all__ = ["KoreanBPETokenizerFast", "MODEL_SUBDIR"]
 
 #: the directory, inside a ``save_pretrained`` directory, that holds our own model files
 MODEL_SUBDIR = "korean_bpe"
+#: the two-line module ``save_pretrained`` writes for ``AutoTokenizer(..., trust_remote_code=True)``:
+#: it imports this class from the installed korean_bpe (no code of ours is copied or downloaded)
+_SHIM_MODULE = "tokenization_korean_bpe"
 
 
 def backend_tokenizer(tok: Tokenizer) -> Any:
@@ -129,13 +135,22 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         if korean_bpe_tokenizer.unk_token is not None:
             kwargs.setdefault("unk_token", korean_bpe_tokenizer.unk_token)
         kwargs.setdefault("clean_up_tokenization_spaces", False)
+        kwargs.pop("auto_map", None)  # written again by save_pretrained
         super().__init__(*args, **kwargs)
+        self._auto_map = {"AutoTokenizer": [None, f"{_SHIM_MODULE}.{type(self).__name__}"]}
 
     @classmethod
     def from_korean_bpe(cls, tokenizer: Tokenizer, **kwargs: Any) -> KoreanBPETokenizerFast:
         """Wrap a trained :class:`korean_bpe.Tokenizer`; ``kwargs`` go to transformers
         (``pad_token="<pad>"``: a token of the model, or a new one added after its vocabulary)."""
         return cls(korean_bpe_tokenizer=tokenizer, **kwargs)
+
+    @classmethod
+    def register_for_auto_class(cls, auto_class: str = "AutoTokenizer") -> None:
+        """Nothing to do: ``save_pretrained`` writes its own ``auto_map`` and one-line module.
+
+        (``AutoTokenizer(..., trust_remote_code=True)`` calls this on the class it loaded; the
+        default would make every later ``save_pretrained`` copy korean_bpe's source files.)"""
 
     @property
     def korean_bpe(self) -> Tokenizer:
@@ -261,6 +276,13 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
     # --- files ------------------------------------------------------------------------------------
 
     def _save_pretrained(self, save_directory: Any, file_names: tuple[str, ...], *args: Any, **kwargs: Any) -> tuple[str, ...]:
+        from .io.files import atomic_write_text
+
         files = super()._save_pretrained(save_directory, file_names, *args, **kwargs)
         model_dir = self._korean_bpe.save(Path(save_directory) / MODEL_SUBDIR)
-        return tuple(files) + tuple(str(model_dir / name) for name in (VOCAB_FILE, MERGES_FILE, CONFIG_FILE))
+        shim = atomic_write_text(
+            Path(save_directory) / f"{_SHIM_MODULE}.py",
+            '"""Lets AutoTokenizer.from_pretrained(dir, trust_remote_code=True) load the installed korean_bpe."""\n'
+            f"from korean_bpe.hf import {type(self).__name__}  # noqa: F401  (pip install \"korean_bpe[hf]\")\n",
+        )
+        return (*files, *(str(model_dir / name) for name in (VOCAB_FILE, MERGES_FILE, CONFIG_FILE)), str(shim))

@@ -147,6 +147,16 @@ def test_save_and_load_keep_the_korean_bpe_model(kiwi_tok: KoreanBPETokenizerFas
     assert back.korean_bpe.id_to_token == kiwi_tok.korean_bpe.id_to_token
     assert back(REVIEWS[:6], padding=True)["input_ids"] == kiwi_tok(REVIEWS[:6], padding=True)["input_ids"]
     assert back.pad_token_id == kiwi_tok.pad_token_id
+    # AutoTokenizer, from the directory alone: auto_map names the one-line module that imports our class
+    from transformers import AutoTokenizer
+
+    assert config["auto_map"] == {"AutoTokenizer": [None, "tokenization_korean_bpe.KoreanBPETokenizerFast"]}
+    auto = AutoTokenizer.from_pretrained(tmp_path, trust_remote_code=True)
+    assert type(auto).__name__ == "KoreanBPETokenizerFast" and auto.korean_bpe.id_to_token == back.korean_bpe.id_to_token
+    assert auto(REVIEWS[:6])["input_ids"] == kiwi_tok.korean_bpe.encode_batch(REVIEWS[:6])
+    auto.save_pretrained(tmp_path / "again")  # and saves again without copying korean_bpe's source
+    assert sorted(p.name for p in (tmp_path / "again").iterdir()) == [
+        "korean_bpe", "tokenization_korean_bpe.py", "tokenizer.json", "tokenizer_config.json"]
 
 
 def test_add_tokens_keeps_the_analyzer_for_the_rest(kiwi_tok: KoreanBPETokenizerFast, tmp_path: Path) -> None:
