@@ -8,7 +8,7 @@
     korean-bpe decode -m model/ "5 812 97"                                   (or < ids.txt)
     korean-bpe export-hf -m model/ -o tokenizer.json                        (-o - : standard output)
     korean-bpe cache list | korean-bpe cache clear [okt]
-    korean-bpe compare [CORPUS] --vocab-sizes 2000,4000 --csv out.csv --plot out.png
+    korean-bpe compare [CORPUS] [--eval FILE] --vocab-sizes 4000,8000 -o results/    (report.html, table.csv, *.png)
 
 CORPUS is a text file (one document a line), an NSMC-format TSV, or ``-`` for standard input; the
 default is the corpus embedded in konlpy (no download).  User mistakes (a missing file, text that is
@@ -51,22 +51,27 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{PROG}: error: {' '.join(message.split())} (see '{self.prog} --help')\n")
 
 
-#: what the columns of the ``compare`` table mean (printed under the table and in ``--help``)
+#: what the short headers of the ``compare`` table mean (printed under the table and in ``--help``)
 COMPARE_LEGEND = """\
-columns, measured on the held-out documents (CSV names in brackets):
-  vocab, actual  vocabulary size asked for, and reached (merges stop at --min-frequency 2 first)
-                 [vocab_size, actual_vocab_size]
-  lossless       the pipeline promises decode(encode(text)) == text; whitespace does not
-                 (runs of spaces and indentation come back as one space) [lossless]
-  tok/word       tokens per white-space word, the fertility; lower = shorter [tokens_per_word]
-  chars/tok      characters per token; higher = more compression [chars_per_token]
-  unk%           tokens that are <unk>: symbols never seen in training [unk_rate]
-  whole%         word occurrences encoded as one token (a lone ▁ aside) [whole_word_rate]
-  roundtrip%     texts with decode(encode(text)) == text exactly [round_trip_rate]
-  pretok s       seconds to pre-tokenize train + test (analyzers cache on disk) [pretok_s]
-  train s        seconds to train at the largest vocab size (smaller: truncated) [train_s]
-  enc texts/s    encode_batch throughput, cold word cache, no pre-tokenizing [encode_texts_per_s]"""
+columns of the printed table, measured on the held-out documents (table.csv names in brackets;
+report.md and report.html define every column):
+  vocab     vocabulary size asked for [vocab_size]
+  tok/doc   tokens per document [tokens_per_doc]
+  tok/w     tokens per 어절 (white-space word), the fertility; lower = shorter [tokens_per_word]
+  cont%     어절 cut into two or more tokens [continued_word_rate]
+  unk%      tokens that are unknown [unk_rate]
+  renyi     Rényi efficiency (alpha 2.5) of the token distribution [renyi_efficiency]
+  mF1%      morpheme-boundary F1 against --gold; * = graded by its own analyzer [morph_f1]
+  rt%       documents with decode(encode(text)) == text [round_trip_rate]
+  probe%    bag-of-tokens logistic regression accuracy, with labels [probe_accuracy]
+  train s   seconds to train (our BPE: once, at the largest size) [train_s]
+  k doc/s   thousand held-out documents encoded per second [encode_texts_per_s]"""
 
+#: the vocabulary sizes of ``korean-bpe compare`` when none are given: for a CORPUS, and for the
+#: small embedded one (2,480 lines: larger vocabularies run out of merges, and ``make demo`` stays
+#: under a minute)
+COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
+COMPARE_VOCAB_SIZES_EMBEDDED = (500, 1000, 2000)
 
 # --- parser -----------------------------------------------------------------------------------
 
@@ -173,25 +178,47 @@ def _add_cache(sub: Any) -> None:
 
 
 def _add_compare(sub: Any) -> None:
-    p = sub.add_parser("compare", help="compare pre-tokenizers x units on held-out text",
-                       description="Train every pre-tokenizer x unit strategy on a training split of CORPUS and "
-                                   "measure it on the held-out split (see korean_bpe.compare.run). A missing "
-                                   "analyzer (kiwi, mecab, or Java for okt) skips its strategies with a note.",
-                       epilog=COMPARE_LEGEND, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "compare", help="compare tokenization strategies on held-out text and write a report",
+        description="Train every tokenization strategy (our BPE over each pre-tokenizer x unit, kortok-style "
+                    "baselines, SentencePiece / HF / Kiwi peers) on CORPUS and measure it on held-out text "
+                    "(korean_bpe.compare.compare). Prints the table and writes DIR/table.csv, report.md, "
+                    "report.html (one self-contained page) and the plots (*.png). A missing analyzer or peer "
+                    "library is skipped with a note.",
+        epilog=COMPARE_LEGEND, formatter_class=argparse.RawDescriptionHelpFormatter)
     _corpus_arg(p)
-    p.add_argument("--pre-tokenizers", type=_name_list(PRE_TOKENIZER_NAMES), default=list(PRE_TOKENIZER_NAMES),
-                   metavar="LIST", help=f"comma-separated (default: {','.join(PRE_TOKENIZER_NAMES)})")
-    p.add_argument("--units", type=_name_list(UNIT_NAMES), default=list(UNIT_NAMES), metavar="LIST",
-                   help=f"comma-separated (default: {','.join(UNIT_NAMES)})")
-    p.add_argument("--vocab-sizes", type=_int_list, default=[4000], metavar="LIST",
-                   help="comma-separated vocabulary sizes (default: 4000)")
+    p.add_argument("--eval", default=None, metavar="FILE",
+                   help="measure on FILE (text or NSMC-format TSV) and train on all of CORPUS "
+                        "(default: hold out --test-fraction of CORPUS)")
+    p.add_argument("-o", "--output", default="results", metavar="DIR",
+                   help="directory for table.csv, report.md, report.html and the PNGs (default: results)")
+    p.add_argument("--strategies", type=_strategy_list, default=None, metavar="LIST",
+                   help="comma-separated strategy names or families: bpe, baseline, peer, a pre-tokenizer "
+                        "(whitespace, raw, okt-analysis, okt, kiwi, mecab) or names such as okt/jamo, "
+                        "baseline/word, sentencepiece-unigram (default: all)")
+    p.add_argument("--vocab-sizes", type=_int_list, default=None, metavar="LIST",
+                   help="comma-separated vocabulary sizes (default: "
+                        f"{','.join(map(str, COMPARE_VOCAB_SIZES))}; "
+                        f"{','.join(map(str, COMPARE_VOCAB_SIZES_EMBEDDED))} on the embedded corpus)")
+    p.add_argument("--gold", choices=("kiwi", "mecab", "okt", "none"), default="kiwi",
+                   help="analyzer whose morpheme boundaries grade morph_f1 (default: kiwi)")
+    p.add_argument("--labels", default=None, metavar="FILE",
+                   help="one integer label a line for the documents of CORPUS (turns on probe_accuracy); "
+                        "NSMC-format TSVs with a 'label' column give their labels without it")
+    p.add_argument("--eval-labels", default=None, metavar="FILE", help="the same for the documents of --eval")
     p.add_argument("--test-fraction", type=float, default=0.1, metavar="F",
-                   help="share of documents held out for measuring (default: 0.1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split (default: 0)")
-    p.add_argument("--csv", default=None, metavar="PATH", help="also write the table as CSV")
-    p.add_argument("--plot", default=None, metavar="PATH", help="also draw the table (PNG, matplotlib)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+                   help="share of CORPUS held out when there is no --eval (default: 0.1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the split and the probe (default: 0)")
+    p.add_argument("--csv", default=None, metavar="PATH", help="also write the table to PATH")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_compare)
+
+
+def _strategy_list(value: str) -> list[str]:
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated strategy names, got {value!r}")
+    return names
 
 
 def _positive_int(value: str) -> int:
@@ -206,17 +233,6 @@ def _positive_int(value: str) -> int:
 
 def _int_list(value: str) -> list[int]:
     return [_positive_int(v.strip()) for v in value.split(",") if v.strip()]
-
-
-def _name_list(allowed: Sequence[str]) -> Any:
-    def parse(value: str) -> list[str]:
-        names = [v.strip() for v in value.split(",") if v.strip()]
-        bad = [n for n in names if n not in allowed]
-        if bad or not names:
-            raise argparse.ArgumentTypeError(f"unknown name {bad[0] if bad else value!r}; choose from {','.join(allowed)}")
-        return names
-
-    return parse
 
 
 # --- commands ---------------------------------------------------------------------------------
@@ -342,33 +358,117 @@ def cmd_cache_clear(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare.run import compare_strategies, format_table
-    from .corpus import iter_texts
+    from .compare.report import check_output_dir
 
+    # every output is checked before the corpus is read: a bad place fails in a second, not after the run
     if not 0 < args.test_fraction < 1:
         raise UserError(f"--test-fraction must be between 0 and 1, got {args.test_fraction}")
-    texts = list(iter_texts(args.corpus, limit=args.limit))
-    show = False if args.no_progress else None
+    try:
+        out_dir = check_output_dir(args.output)
+    except ValueError as exc:
+        raise UserError(f"argument -o/--output: {exc}") from None
+    if args.csv is not None:
+        from .io.files import check_output_file
+
+        try:
+            check_output_file(args.csv)
+        except ValueError as exc:
+            raise UserError(f"argument --csv: {exc}") from None
+    if args.eval is None and args.eval_labels is not None:
+        raise UserError("--eval-labels needs --eval (without it the held-out labels come from --labels)")
+
+    from .compare.report import pick_sentences, segmentation_examples, token_lengths, write_report
+    from .compare.run import compare, format_table, resolve_strategies
+
+    strategies = resolve_strategies(args.strategies)  # an unknown name fails before the corpus is read
+    if args.vocab_sizes is None:
+        args.vocab_sizes = list(COMPARE_VOCAB_SIZES_EMBEDDED if args.corpus is None else COMPARE_VOCAB_SIZES)
+    texts, labels = _documents(args.corpus, args.labels, "--labels", limit=args.limit)
+    eval_texts, eval_labels = (None, None) if args.eval is None else \
+        _documents(args.eval, args.eval_labels, "--eval-labels", limit=args.limit)
+    if (labels is None) != (eval_labels is None) and args.eval is not None:
+        _info("note: labels for only one of CORPUS and --eval: no probe_accuracy")
+        labels = eval_labels = None
     notes: list[str] = []
-    df = compare_strategies(
-        texts, pre_tokenizers=args.pre_tokenizers, units=args.units, vocab_sizes=args.vocab_sizes,
-        test_fraction=args.test_fraction, seed=args.seed, show_progress=show, notes=notes,
+    segmenters: dict[tuple[str, int], Any] = {}
+    start = time.perf_counter()
+    df = compare(
+        texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels, strategies=strategies,
+        vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold, seed=args.seed,
+        test_fraction=args.test_fraction, show_progress=False if args.no_progress else None,
+        notes=notes, segmenters=segmenters,
     )
+    seconds = time.perf_counter() - start
     for note in notes:
         _info(f"note: {speak_cli(note, 'compare')}")
     print(format_table(df))
-    if not df.empty:
-        print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0])} training / {int(df['test_docs'].iloc[0])} "
-              f"held-out documents (seed {args.seed}).\n{COMPARE_LEGEND}")
-    if args.csv:
-        df.to_csv(args.csv, index=False)
-        _info(f"wrote {args.csv}")
-    if args.plot:
-        from .compare.plot import plot_comparison
+    if df.empty:
+        raise UserError("no strategy could be measured (see the notes above)")
+    held_out = _held_out(texts, eval_texts, args.test_fraction, args.seed)
+    print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
+          f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{COMPARE_LEGEND}")
+    sentences = pick_sentences(held_out)
+    corpus = {
+        "corpus": args.corpus or "the corpus embedded in konlpy (kolaw constitution + kobill bills)",
+        "held-out documents from": args.eval or f"a seeded {args.test_fraction:.0%} of the corpus (seed {args.seed})",
+        "labels": "yes: probe_accuracy measured" if labels is not None else "none (no probe_accuracy)",
+        "vocabulary sizes": ", ".join(f"{v:,}" for v in sorted(set(args.vocab_sizes))),
+        "gold analyzer": args.gold,
+        "run time": f"{seconds:.0f} s",
+    }
+    written = write_report(
+        df, out_dir, corpus=corpus, sentences=sentences, examples=segmentation_examples(segmenters, sentences),
+        token_lengths=token_lengths(segmenters, held_out[:1000]), command=["korean-bpe", *sys.argv[1:]],
+        notes=[speak_cli(n, "compare") for n in notes],
+    )
+    if args.csv is not None:
+        from .io.files import atomic_write_text
 
-        plot_comparison(df, args.plot)
-        _info(f"wrote {args.plot}")
+        atomic_write_text(args.csv, df.to_csv(index=False))
+        _info(f"wrote {args.csv}")
+    pngs = [name for name in written if name.endswith(".png")]
+    _info(f"wrote {out_dir}/: table.csv, report.md, report.html (open it in a browser: images embedded) "
+          f"and {len(pngs)} plots ({', '.join(pngs)})")
     return 0
+
+
+def _documents(source: str | None, labels_file: str | None, option: str, *,
+               limit: int | None) -> tuple[list[str], list[int] | None]:
+    """The documents of ``source`` and their labels: from ``labels_file`` (one integer a line), or
+    from the ``label`` column of an NSMC-format TSV, or None."""
+    from .corpus import iter_labelled, iter_texts
+
+    if labels_file is None:
+        pairs = iter_labelled(source, limit=limit) if source not in (None, "-") else None
+        if pairs is not None:
+            rows = list(pairs)
+            if rows and rows[0][1] is not None:
+                return [t for t, _ in rows], [_label(v, source, k) for k, (_, v) in enumerate(rows, 1)]
+            return [t for t, _ in rows], None
+        return list(iter_texts(source, limit=limit)), None
+    texts = list(iter_texts(source, limit=limit))
+    values = [line.strip() for line in iter_texts(labels_file)]
+    if len(values) < len(texts):
+        raise UserError(f"{option} {labels_file} has {len(values)} labels for {len(texts)} documents: "
+                        "give one integer label a line, one per non-blank document")
+    return texts, [_label(v, labels_file, k) for k, v in enumerate(values[:len(texts)], 1)]
+
+
+def _label(value: str, source: Any, k: int) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise UserError(f"{source}: label {k} is {value!r}, not an integer (such as NSMC's 0 and 1)") from None
+
+
+def _held_out(texts: list[str], eval_texts: list[str] | None, test_fraction: float, seed: int) -> list[str]:
+    """The documents compare() measured on (its seeded split when there is no --eval)."""
+    if eval_texts is not None:
+        return [t for t in eval_texts if t.strip()]
+    from .compare.metrics import split_indices
+
+    _, test_idx = split_indices(len(texts), test_fraction=test_fraction, seed=seed)
+    return [texts[i] for i in test_idx]
 
 
 # --- messages in the words of the command line --------------------------------------------------
@@ -387,7 +487,8 @@ CLI_OPTIONS: dict[str, dict[str, str]] = {
     },
     "compare": {
         "vocab_size": "--vocab-sizes", "vocab_sizes": "--vocab-sizes", "test_fraction": "--test-fraction",
-        "pre_tokenizers": "--pre-tokenizers", "units": "--units", "seed": "--seed", "limit": "--limit",
+        "strategies": "--strategies", "seed": "--seed", "limit": "--limit", "gold": "--gold",
+        "eval_texts": "--eval", "eval_labels": "--eval-labels", "labels": "--labels",
         "limit_alphabet": "", "column": "; name the text column 'document' in the header line",
     },
 }

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 __all__ = [
-    "CorpusError", "iter_texts", "default_corpus_paths", "nsmc_dir", "nsmc_path", "NSMC_FILES",
+    "CorpusError", "iter_texts", "iter_labelled", "default_corpus_paths", "nsmc_dir", "nsmc_path", "NSMC_FILES",
 ]
 
 #: NSMC split -> file name in :func:`nsmc_dir`
@@ -131,6 +131,41 @@ def iter_texts(
     if path.is_dir():
         raise CorpusError(f"{path} is a directory: give a text file (one document a line) or a .tsv file")
     return _limited(_nonempty(_read_file(path, column), str(path)), limit)
+
+
+def iter_labelled(
+    source: str | os.PathLike[str] | None = None, *, limit: int | None = None, column: str = "document",
+    label_column: str = "label",
+) -> Iterator[tuple[str, str | None]]:
+    """Yield ``(document, label)`` for the documents :func:`iter_texts` yields: the label is the
+    ``label_column`` field of the same row of a table (NSMC's 0/1, as text), None when ``source`` is
+    not a table with that column (plain text, the embedded corpus, standard input).
+
+    >>> next(iter_labelled(limit=1))
+    ('대한민국헌법', None)
+    """
+    docs = iter_texts(source, limit=limit, column=column)  # checks the arguments and the path now
+    if source is None or (isinstance(source, str) and source == "-"):
+        return ((d, None) for d in docs)
+    path = Path(source)
+    with path.open("rb") as f:
+        first = f.readline()
+    fields = _decode(_strip_eol(first.removeprefix(_BOM)), str(path), 1, 0).split("\t")
+    is_table = len(fields) >= 2 and all(_HEADER_FIELD.fullmatch(x) for x in fields)
+    if not is_table or label_column not in fields or column not in fields:
+        return ((d, None) for d in docs)
+    rows = zip(_read_file(path, column), _read_file(path, label_column))
+    pairs = ((d, label) for d, label in rows if d and not d.isspace())
+    return _limited(_nonempty_pairs(pairs, str(path)), limit)
+
+
+def _nonempty_pairs(pairs: Iterator[tuple[str, str]], name: str) -> Iterator[tuple[str, str | None]]:
+    seen = False
+    for pair in pairs:
+        seen = True
+        yield pair
+    if not seen:
+        raise CorpusError(f"{name}: the corpus is empty (no non-blank document)")
 
 
 # -- internals -------------------------------------------------------------------------------

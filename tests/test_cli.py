@@ -178,26 +178,83 @@ def test_cache_list_and_clear(corpus: Path, tmp_path: Path) -> None:
 
 # -- compare -------------------------------------------------------------------------------------
 
-def test_compare_writes_csv_and_plot(tmp_path: Path) -> None:
+def test_compare_writes_the_report_end_to_end(tmp_path: Path) -> None:
     pd = pytest.importorskip("pandas")
     pytest.importorskip("matplotlib")
-    from korean_bpe.compare.legacy import COLUMNS
+    from korean_bpe.compare.run import COLUMNS
 
-    csv, png = tmp_path / "out.csv", tmp_path / "plots" / "out.png"
-    proc = ok("compare", "--limit", "150", "--pre-tokenizers", "whitespace,raw", "--units", "syllable,byte",
-              "--vocab-sizes", "900,1200", "--no-progress", "--csv", str(csv), "--plot", str(png))
-    df = pd.read_csv(csv, keep_default_na=False)
-    assert tuple(df.columns) == COLUMNS and len(df) == 8
-    assert list(zip(df["pre_tokenizer"], df["unit"])) == [(p, u) for p in ("whitespace", "raw")
-                                                         for u in ("syllable", "byte") for _ in (0, 1)]
+    out, csv = tmp_path / "results", tmp_path / "copy" / "table.csv"
+    proc = ok("compare", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
+              "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--csv", str(csv))
+    df = pd.read_csv(out / "table.csv", keep_default_na=False)
+    assert tuple(df.columns) == COLUMNS and len(df) == 6
+    assert list(zip(df["strategy"], df["vocab_size"])) == [(s, v) for s in ("whitespace/syllable", "raw/byte",
+                                                                             "baseline/word") for v in (400, 600)]
     assert (df["train_docs"] + df["test_docs"] == 150).all() and (df["test_docs"] == 15).all()
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert csv.read_text(encoding="utf-8") == (out / "table.csv").read_text(encoding="utf-8")
     lines = proc.stdout.splitlines()
-    assert lines[0].split()[:3] == ["pre-tok", "unit", "lossless"]
-    assert lines[1].split()[:4] == ["whitespace", "syllable", "no", "900"]
-    assert lines[1].split()[5] == f"{df['tokens_per_word'][0]:.3f}"
-    assert "tok/word" in proc.stdout and "tokens per white-space word" in proc.stdout  # the legend
-    assert f"wrote {csv}" in proc.stderr and f"wrote {png}" in proc.stderr
+    assert lines[0].split()[:4] == ["strategy", "vocab", "tok/doc", "tok/w"]
+    assert lines[1].split()[:3] == ["whitespace/syllable", "400", f"{df['tokens_per_doc'][0]:.2f}"]
+    assert max(map(len, lines)) <= 100 and "fertility" in proc.stdout  # fits a terminal; the legend
+    pngs = {"tokens_per_word.png", "renyi.png", "token_lengths.png", "segmentation.png"}  # no gold: no tradeoff
+    assert {p.name for p in out.iterdir()} == pngs | {"table.csv", "report.md", "report.html"}
+    for name in pngs:
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count('src="data:image/png;base64,') == len(pngs)
+    assert "http://" not in page.replace("http://www.w3.org", "") and "<script src" not in page  # no network
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "korean-bpe compare --limit 150 --strategies" in report  # the exact command
+    assert "- tradeoff.png: " in report and "- probe.png: " in report  # why they were not drawn
+    assert "\n## Segmentation examples" in report and "baseline/word" in report.rsplit("## Segmentation examples", 1)[1]
+    assert f"wrote {out}" in proc.stderr and f"wrote {csv}" in proc.stderr
+
+
+def test_compare_reads_nsmc_labels_and_an_eval_file(tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("sklearn")
+    rows = [(i, text, i % 2) for i, text in enumerate(REVIEWS * 2)]
+    train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
+    for path, part in ((train, rows[:50]), (test, rows[50:])):
+        path.write_text("id\tdocument\tlabel\n" + "".join(f"{i}\t{t}\t{y}\n" for i, t, y in part), encoding="utf-8")
+    ok("compare", str(train), "--eval", str(test), "--strategies", "baseline/word", "--vocab-sizes", "20",
+       "--gold", "none", "--no-progress", "-o", str(tmp_path / "out"))
+    df = pd.read_csv(tmp_path / "out" / "table.csv")
+    assert df["train_docs"].tolist() == [50] and df["test_docs"].tolist() == [10]
+    assert 0 <= df["probe_accuracy"][0] <= 1  # labels were read from the 'label' column
+    assert (tmp_path / "out" / "probe.png").is_file()
+    plain, labels = tmp_path / "plain.txt", tmp_path / "labels.txt"
+    plain.write_text("영화 정말 재밌다\n아이언맨 최고\n", encoding="utf-8")
+    labels.write_text("1\nx\n", encoding="utf-8")
+    assert "label 2 is 'x', not an integer" in fails("compare", str(plain), "--labels", str(labels),
+                                                     "-o", str(tmp_path / "o2"))
+    labels.write_text("1\n", encoding="utf-8")
+    assert "has 1 labels for 2 documents" in fails("compare", str(plain), "--labels", str(labels),
+                                                   "-o", str(tmp_path / "o2"))
+
+
+def test_compare_refuses_a_bad_output_before_reading_the_corpus(tmp_path: Path) -> None:
+    """Issue 14 item 9: -o and --csv are checked first: the corpus given does not even exist."""
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    missing = str(tmp_path / "no-such-corpus.txt")
+    line = fails("compare", missing, "-o", str(tmp_path / "file"))
+    assert "argument -o/--output" in line and "is a file" in line
+    line = fails("compare", missing, "-o", str(tmp_path / "file" / "sub"))
+    assert "argument -o/--output" in line
+    line = fails("compare", missing, "-o", str(tmp_path / "ok"), "--csv", str(tmp_path / "file" / "t.csv"))
+    assert "argument --csv" in line
+    line = fails("compare", missing, "-o", str(tmp_path / "ok"), "--strategies", "okt/letters")
+    assert "unknown strategy 'okt/letters'" in line
+    assert not (tmp_path / "ok").exists()
+    assert "no-such-corpus.txt" in fails("compare", missing, "-o", str(tmp_path / "ok"))  # then the corpus
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_compare_refuses_an_unwritable_output(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    line = fails("compare", str(tmp_path / "none.txt"), "-o", str(locked / "out"))
+    assert "argument -o/--output" in line and "writable" in line
 
 
 def test_compare_skips_a_missing_analyzer_with_one_note(tmp_path: Path) -> None:
@@ -205,13 +262,13 @@ def test_compare_skips_a_missing_analyzer_with_one_note(tmp_path: Path) -> None:
     fake.mkdir(parents=True)  # fault injection: kiwipiepy cannot be imported
     (fake / "__init__.py").write_text("raise ImportError('No module named kiwipiepy')\n", encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(fake.parent)}
-    proc = ok("compare", "--limit", "60", "--pre-tokenizers", "kiwi,whitespace", "--units", "syllable,jamo",
-              "--vocab-sizes", "2000", "--no-progress", env=env)
+    proc = ok("compare", "--limit", "60", "--strategies", "kiwi/syllable,whitespace/syllable",
+              "--vocab-sizes", "600", "--gold", "none", "--no-progress", "-o", str(tmp_path / "out"), env=env)
     notes = [line for line in proc.stderr.splitlines() if line.startswith("note: ")]
-    assert len(notes) == 1 and notes[0].startswith("note: skipped kiwi (syllable, jamo): ")
+    assert len(notes) == 1 and notes[0].startswith("note: skipped kiwi/syllable: ")
     assert "pip install" in notes[0]
-    rows = proc.stdout.splitlines()[1:3]
-    assert [r.split()[:2] for r in rows] == [["whitespace", "syllable"], ["whitespace", "jamo"]]
+    assert [r.split()[0] for r in proc.stdout.splitlines()[1:2]] == ["whitespace/syllable"]
+    assert notes[0][len("note: "):] in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
 
 
 # -- user mistakes: one line, non-zero status, no traceback --------------------------------------
@@ -242,7 +299,7 @@ def test_empty_corpus(tmp_path: Path) -> None:
     empty.write_text("\n   \n\t\n", encoding="utf-8")
     assert "empty" in fails("train", str(empty), "-o", str(tmp_path / "m"))
     assert "empty" in fails("train", "-", "-o", str(tmp_path / "m"), stdin="")
-    assert "empty" in fails("compare", str(empty))
+    assert "empty" in fails("compare", str(empty), "-o", str(tmp_path / "r"))
 
 
 @pytest.mark.parametrize(("damage", "expect"), [
@@ -272,16 +329,17 @@ def test_model_directory_mistakes(model: Path, tmp_path: Path) -> None:
     (["train", "--unit", "letter", "-o", "m"], "--unit: invalid choice: 'letter'"),
     (["train", "--lossless", "-o", "m"], "--lossless is for the morpheme pre-tokenizers"),
     (["train"], "required: -o/--output"),
-    (["compare", "--units", "syllable,letters"], "unknown name 'letters'"),
-    (["compare", "--vocab-sizes", "4000,x"], "expected a positive integer, got 'x'"),
-    (["compare", "--test-fraction", "1.5"], "--test-fraction must be between 0 and 1"),
-    (["compare", "--limit", "1", "--pre-tokenizers", "whitespace"], "need at least 2 documents"),
+    (["compare", "--strategies", "whitespace/letters", "-o", "r"], "unknown strategy 'whitespace/letters'"),
+    (["compare", "--vocab-sizes", "4000,x", "-o", "r"], "expected a positive integer, got 'x'"),
+    (["compare", "--test-fraction", "1.5", "-o", "r"], "--test-fraction must be between 0 and 1"),
+    (["compare", "--gold", "hannanum", "-o", "r"], "--gold: invalid choice: 'hannanum'"),
+    (["compare", "--limit", "1", "--strategies", "whitespace", "-o", "r"], "need at least 2 documents"),
     ([], "required: COMMAND"),
     (["tokenize"], "invalid choice: 'tokenize'"),
 ])
 def test_bad_option_values(args: list[str], expect: str, tmp_path: Path) -> None:
     assert expect in fails(*args, cwd=tmp_path)
-    assert not (tmp_path / "m").exists()
+    assert not (tmp_path / "m").exists() and not (tmp_path / "r").exists()
 
 
 def test_bad_ids_for_decode(model: Path) -> None:
@@ -410,7 +468,7 @@ def test_interrupted_save_names_the_backup(model: Path, tmp_path: Path, monkeypa
      "vocab_size"),
     (["train", "--pre-tokenizer", "kiwi", "--lossless", "--marker", "space"],
      "--marker space cannot be used with the lossless pre-tokenizer", "marker="),
-    (["compare", "--vocab-sizes", "3", "--pre-tokenizers", "whitespace", "--units", "syllable"],
+    (["compare", "--vocab-sizes", "3", "--strategies", "whitespace/syllable", "--gold", "none"],
      "--vocab-sizes 3 is smaller than the 1 special tokens + 7 alphabet symbols (8); use --vocab-sizes 8 or more\n",
      "limit_alphabet"),
 ])
@@ -419,7 +477,7 @@ def test_messages_name_the_command_line_options(tmp_path: Path, args: list[str],
         pytest.importorskip("kiwipiepy")
     (tmp_path / "c.txt").write_text("영화 정말 재밌다\n아이언맨 최고\n", encoding="utf-8")
     proc = run(args[0], str(tmp_path / "c.txt"), *args[1:], "--no-progress",
-               *(["-o", str(tmp_path / "m")] if args[0] == "train" else []))
+               "-o", str(tmp_path / "m"))
     assert expect in proc.stderr, proc.stderr
     assert api not in proc.stderr and "Traceback" not in proc.stderr
 

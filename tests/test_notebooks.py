@@ -34,9 +34,18 @@ def _same_ids(text: str, prefix: str) -> int:
 def _check_computed(name: str, text: str) -> None:
     """What each notebook computed, read back from its outputs (stored or fresh)."""
     if name == "compare_strategies.ipynb":
-        m = re.search(r"(\d+) rows \((\d+) pre-tokenizers x (\d+) units x (\d+) sizes\)", text)
-        assert m and int(m.group(1)) == int(m.group(2)) * int(m.group(3)) * int(m.group(4)) > 0
-        assert "Shortest sequences:" in text
+        m = re.search(r"(\d+) rows \((\d+) strategies x (\d+) sizes\)", text)
+        assert m and 0 < int(m.group(1)) <= int(m.group(2)) * int(m.group(3)) and int(m.group(2)) >= 10
+        # tokens per document: a jamo baseline cuts every syllable in two or three, so it is 1.5-3x the
+        # syllable baseline, which is longer than every BPE; the word baseline is the shortest
+        m = re.search(r"baseline/jamo ([\d.]+) > baseline/syllable ([\d.]+) > morpheme-aware BPE ([\d.]+) > "
+                      r"whitespace BPE ([\d.]+) > baseline/word ([\d.]+)", text)
+        assert m, "no line of tokens per document"
+        jamo, syllable, morph, ws, word = map(float, m.groups())
+        assert 1.5 < jamo / syllable < 3 and syllable > max(morph, ws) and min(morph, ws) > word > 0
+        m = re.search(r"baseline/jamo / baseline/syllable = ([\d.]+) tokens", text)
+        assert m and abs(float(m.group(1)) - jamo / syllable) < 0.01
+        assert re.search(r"morpheme-boundary F1 \(gold Kiwi\): morpheme-aware BPE 0\.\d{3}", text)
     elif name == "tour.ipynb":
         assert "lossless round trip: True" in text
         m = re.search(r"lossless round trip on the sample: (\d+)/(\d+)", text)

@@ -47,7 +47,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
     import pandas as pd
 
-__all__ = ["write_report", "check_output_dir", "package_versions", "DEFINITIONS", "FORMATS", "VERSIONED"]
+__all__ = [
+    "write_report", "check_output_dir", "package_versions", "pick_sentences", "segmentation_examples",
+    "token_lengths", "DEFINITIONS", "FORMATS", "VERSIONED",
+]
 
 #: what each column of the comparison table means, in the table's order (used in report.md and
 #: report.html, and the reference for the docs)
@@ -261,6 +264,63 @@ def _draw_plots(df: pd.DataFrame, out: Path, *, sentences: Sequence[str],
         os.replace(tmp, out / name)
         written.append(name)
     return written, skipped
+
+
+# --- from the segmenters of a run to examples and histograms ---------------------------------------
+
+
+def pick_sentences(texts: Sequence[str], *, n: int = 3, min_chars: int = 12, max_chars: int = 48) -> list[str]:
+    """``n`` example sentences for the segmentation figure: the first texts (in the given order)
+    of ``min_chars`` to ``max_chars`` characters, without a repeat; the first texts when too few fit.
+
+    >>> pick_sentences(["짧다", "이 영화 정말 재밌어요 최고", "배우들 연기가 좋았다 ㅎㅎ", "짧다"], n=2, min_chars=5)
+    ['이 영화 정말 재밌어요 최고', '배우들 연기가 좋았다 ㅎㅎ']
+    """
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n!r}")
+    fit = [t for t in dict.fromkeys(t.strip() for t in texts) if min_chars <= len(t) <= max_chars]
+    if len(fit) < n:
+        fit += [t for t in dict.fromkeys(t.strip() for t in texts) if t and t not in fit]
+    return fit[:n]
+
+
+def _largest(segmenters: Mapping[tuple[str, int], Any]) -> dict[str, Any]:
+    """strategy -> its segmenter at the largest vocabulary size (strategies in first-seen order)."""
+    best: dict[str, tuple[int, Any]] = {}
+    for (name, size), seg in segmenters.items():
+        if name not in best or size > best[name][0]:
+            best[name] = (size, seg)
+    return {name: seg for name, (_, seg) in best.items()}
+
+
+def segmentation_examples(segmenters: Mapping[tuple[str, int], Any], sentences: Sequence[str]) -> dict[str, list[list[str]]]:
+    """strategy -> the tokens of each sentence (``Segmenter.pieces``), at the strategy's largest
+    vocabulary size: the ``examples`` of :func:`write_report`.  ``segmenters`` is the dict that
+    :func:`korean_bpe.compare.compare` fills (``(strategy, vocab_size) -> Segmenter``).
+
+    >>> from korean_bpe.compare.segmenters import BaselineSegmenter
+    >>> seg = BaselineSegmenter.train(["영화 정말 재밌다"], unit="word", vocab_size=4)
+    >>> segmentation_examples({("baseline/word", 4): seg}, ["영화 정말 좋다"])
+    {'baseline/word': [['영화', '정말', '<unk>']]}
+    """
+    return {name: [[token for token, _, _ in seg.pieces(s)] for s in sentences]
+            for name, seg in _largest(segmenters).items()}
+
+
+def token_lengths(segmenters: Mapping[tuple[str, int], Any], texts: Sequence[str]) -> dict[str, Counter[int]]:
+    """strategy -> Counter of its tokens' lengths in characters of ``texts`` (``Segmenter.pieces``:
+    a token holding part of a character counts that character; a lone ``▁`` marker counts 0), at
+    the strategy's largest vocabulary size: the ``token_lengths`` of :func:`write_report`.
+
+    >>> from korean_bpe.compare.segmenters import BaselineSegmenter
+    >>> seg = BaselineSegmenter.train(["영화 정말 재밌다"], unit="word", vocab_size=4)
+    >>> token_lengths({("baseline/word", 4): seg}, ["영화 정말 재밌다 ㅋㅋ"])
+    {'baseline/word': Counter({2: 3, 3: 1})}
+    """
+    from collections import Counter
+
+    return {name: Counter(b - a for text in texts for _, a, b in seg.pieces(text))
+            for name, seg in _largest(segmenters).items()}
 
 
 # --- the report --------------------------------------------------------------------------------------
