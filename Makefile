@@ -1,4 +1,4 @@
-# The two README commands: `make demo` (main job on the embedded corpus) and `make test`.
+# The two README commands: `make demo` (the comparison on the embedded corpus, report in results/) and `make test`.
 # Each creates .venv and installs the package with every extra on first use.
 PYTHON ?= python3
 VENV ?= .venv
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard korean_bpe/*.pyx korean_bpe/*/*.pyx
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/korean-bpe compare
+	$(VENV)/bin/korean-bpe compare -o results
 
 test: $(STAMP)
 	$(PY) -m pytest -q

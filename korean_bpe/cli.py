@@ -67,11 +67,14 @@ report.md and report.html define every column):
   train s   seconds to train (our BPE: once, at the largest size) [train_s]
   k doc/s   thousand held-out documents encoded per second [encode_texts_per_s]"""
 
-#: the vocabulary sizes of ``korean-bpe compare`` when none are given: for a CORPUS, and for the
-#: small embedded one (2,480 lines: larger vocabularies run out of merges, and ``make demo`` stays
-#: under a minute)
+#: the vocabulary sizes of ``korean-bpe compare`` when none are given
 COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
-COMPARE_VOCAB_SIZES_EMBEDDED = (500, 1000, 2000)
+#: the defaults on the small embedded corpus (``make demo``, under a minute on 2 cores): 2,480 lines
+#: run out of merges above a few thousand tokens and hold 550 distinct characters (a syllable
+#: vocabulary needs more), and the two Kiwi peers, which spend some 8 s per size starting their
+#: trainer whatever the corpus, are left out (``--strategies peer`` or ``all`` names them)
+COMPARE_VOCAB_SIZES_EMBEDDED = (1000, 2000)
+COMPARE_SLOW_PEERS = ("kiwi-bpe", "kiwi-swtokenizer")
 
 # --- parser -----------------------------------------------------------------------------------
 
@@ -195,11 +198,12 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("--strategies", type=_strategy_list, default=None, metavar="LIST",
                    help="comma-separated strategy names or families: bpe, baseline, peer, a pre-tokenizer "
                         "(whitespace, raw, okt-analysis, okt, kiwi, mecab) or names such as okt/jamo, "
-                        "baseline/word, sentencepiece-unigram (default: all)")
+                        "baseline/word, sentencepiece-unigram; 'all' for every one (default: all; on the "
+                        "embedded corpus all but the Kiwi peers, which take 8 s a size to start)")
     p.add_argument("--vocab-sizes", type=_int_list, default=None, metavar="LIST",
                    help="comma-separated vocabulary sizes (default: "
                         f"{','.join(map(str, COMPARE_VOCAB_SIZES))}; "
-                        f"{','.join(map(str, COMPARE_VOCAB_SIZES_EMBEDDED))} on the embedded corpus)")
+                        f"{','.join(map(str, COMPARE_VOCAB_SIZES_EMBEDDED))} on the small embedded corpus)")
     p.add_argument("--gold", choices=("kiwi", "mecab", "okt", "none"), default="kiwi",
                    help="analyzer whose morpheme boundaries grade morph_f1 (default: kiwi)")
     p.add_argument("--labels", default=None, metavar="FILE",
@@ -380,7 +384,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .compare.report import pick_sentences, segmentation_examples, token_lengths, write_report
     from .compare.run import compare, format_table, resolve_strategies
 
-    strategies = resolve_strategies(args.strategies)  # an unknown name fails before the corpus is read
+    # an unknown name fails before the corpus is read
+    strategies = resolve_strategies(None if args.strategies == ["all"] else args.strategies)
+    if args.corpus is None and args.strategies is None:
+        strategies = [s for s in strategies if s not in COMPARE_SLOW_PEERS]
     if args.vocab_sizes is None:
         args.vocab_sizes = list(COMPARE_VOCAB_SIZES_EMBEDDED if args.corpus is None else COMPARE_VOCAB_SIZES)
     texts, labels = _documents(args.corpus, args.labels, "--labels", limit=args.limit)
