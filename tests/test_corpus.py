@@ -216,3 +216,18 @@ def test_default_corpus_without_konlpy(monkeypatch):
     monkeypatch.setattr(corpus, "find_spec", lambda name: None)
     with pytest.raises(CorpusError, match="pip install konlpy"):
         iter_texts()
+
+
+def test_iter_labelled_keeps_each_label_with_its_document(tmp_path) -> None:
+    from korean_bpe.corpus import iter_labelled
+
+    tsv = tmp_path / "r.tsv"
+    tsv.write_text("id\tdocument\tlabel\n1\t영화 최고\t1\n2\t \t0\n3\t별로다\t0\n4\t재밌다 ㅋㅋ\t1\n", encoding="utf-8")
+    assert list(iter_labelled(tsv)) == [("영화 최고", "1"), ("별로다", "0"), ("재밌다 ㅋㅋ", "1")]  # blank row 2 skipped
+    assert list(iter_labelled(tsv, limit=2)) == [("영화 최고", "1"), ("별로다", "0")]
+    plain = tmp_path / "p.txt"
+    plain.write_text("영화 최고\n\n별로다\n", encoding="utf-8")
+    assert list(iter_labelled(plain)) == [("영화 최고", None), ("별로다", None)]
+    no_label = tmp_path / "n.tsv"
+    no_label.write_text("id\tdocument\n1\t영화\n", encoding="utf-8")
+    assert list(iter_labelled(no_label)) == [("영화", None)]
