@@ -131,6 +131,9 @@ def _add_encode(sub: Any) -> None:
     _model_arg(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts to encode (default: read stdin, one a line)")
     p.add_argument("--ids", action="store_true", help="print token ids instead of tokens")
+    p.add_argument("--special-text", action="store_true",
+                   help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
+                        "(default: refuse it; text never becomes a special token)")
     p.set_defaults(func=cmd_encode)
 
 
@@ -253,13 +256,22 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_encode(args: argparse.Namespace) -> int:
     tok = _load(args.model)
+    from .tokenizer import SpecialTokenTextError
+
     texts = args.text if args.text else _stdin_lines()
     write = sys.stdout.write
-    for text in texts:
+    disallowed: Any = () if args.special_text else "all"
+    for k, text in enumerate(texts, 1):
+        try:
+            ids = tok.encode(text, disallowed_special=disallowed)
+        except SpecialTokenTextError as exc:
+            where = f"argument {k}" if args.text else f"<stdin> line {k}"
+            raise UserError(f"{where} holds {exc.token!r}, the text of a special token, at offset {exc.offset}; "
+                            "pass --special-text to encode it as ordinary characters") from None
         if args.ids:
-            write(" ".join(map(str, tok.encode(text))) + "\n")
+            write(" ".join(map(str, ids)) + "\n")
         else:
-            write(" ".join(tok.tokenize(text)) + "\n")
+            write(" ".join(tok.id_to_token[i] for i in ids) + "\n")
     return 0
 
 
@@ -357,6 +369,7 @@ CLI_OPTIONS: dict[str, dict[str, str]] = {
         "vocab_size": "--vocab-size", "limit_alphabet": "--limit-alphabet", "min_frequency": "--min-frequency",
         "byte_fallback": "--byte-fallback", "marker": "--marker", "limit": "--limit",
         "column": "; name the text column 'document' in the header line",
+        "pre_tokenizer": "; keep them with --lossless",  # an analysis that dropped every morpheme
     },
     "compare": {
         "vocab_size": "--vocab-sizes", "vocab_sizes": "--vocab-sizes", "test_fraction": "--test-fraction",

@@ -46,31 +46,48 @@ line, which ``decode`` drops again as SentencePiece does).
 U+2581) or a lossless morpheme mode, any unit, with ``byte_fallback=True`` or a text whose symbols
 are all in the alphabet.  The ``whitespace`` pre-tokenizer gives the text back with every run of
 white space made one space.  The ``jamo`` unit gives Hangul back precomposed: text typed in NFD
-(conjoining jamo) comes back NFC (see :mod:`korean_bpe.jamo`).  Special tokens written in the text
-(``"<unk>"``) are not recognised: they are ordinary characters.
+(conjoining jamo) comes back NFC (see :mod:`korean_bpe.jamo`).  Lone surrogates come back with
+every unit: the byte unit and byte fallback spell them as ``surrogatepass`` UTF-8 (``ED A0 80``
+for U+D800) and decode them back (:func:`korean_bpe.units.decode_utf8`).
+
+Special tokens are never text.  Training never makes one by merging (a run of symbols that
+spells one is cut, see :func:`korean_bpe.trainer.api.cut_special_runs`), and ``encode`` refuses a
+text that spells one (``"<unk>"``, or ``"<0x41>"`` with byte fallback), as tiktoken does, with a
+``ValueError`` naming the token and the fixes; ``encode(text, disallowed_special=())`` encodes
+such text as ordinary text (it decodes back to itself, never to ``"A"``, and never vanishes
+under ``skip_special_tokens``).  Unlike tiktoken, text is never turned into a special token's
+id (there is no ``allowed_special``): put special ids around encoded text yourself.
+
+>>> tok.encode("영화 <unk>")
+Traceback (most recent call last):
+...
+korean_bpe.tokenizer.SpecialTokenTextError: the text holds '<unk>', the text of a special token, at offset 3; encode never turns text into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's text), or disallowed_special=tok.special_tokens_set - {'<unk>'} (this one only); for the special token itself, add its id, tok.token_to_id('<unk>'), to the ids yourself
+>>> tok.tokenize("영화 <unk>", disallowed_special=())
+['▁영화', '▁', '<unk>', '<unk>', '<unk>', '<unk>', '<unk>']
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, islice, repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .jamo import decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import WhitespacePreTokenizer
 from .trainer.model import BPEModel
-from .units import SPACE_MARK, Unit, apply_marker, check_marker, get_unit, words_from_tokens
+from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, get_unit, words_from_tokens
 
 try:  # the compiled merge loop (korean_bpe/_encode.pyx), built at install time when possible
     from ._encode import MergeTable as _CompiledMergeTable
 except ImportError:  # pragma: no cover - depends on the build
     _CompiledMergeTable = None
 
-__all__ = ["Tokenizer", "BYTE_TOKENS", "default_marker", "check_writable_token", "DEFAULT_CACHE_SIZE"]
+__all__ = ["Tokenizer", "SpecialTokenTextError", "BYTE_TOKENS", "default_marker", "check_writable_token", "DEFAULT_CACHE_SIZE"]
 
 #: The 256 byte-fallback tokens, ``<0x00>`` .. ``<0xFF>`` (HF / SentencePiece spelling).  With
 #: ``byte_fallback=True``, ``Tokenizer.train`` puts them right after the special tokens.
@@ -80,6 +97,7 @@ BYTE_TOKENS: tuple[str, ...] = tuple(f"<0x{b:02X}>" for b in range(256))
 DEFAULT_CACHE_SIZE = 1 << 19
 
 _TRAIN_CHUNK = 20_000  # texts pre-tokenized per batch() call while training
+_SAMPLE = 20  # non-blank texts kept to explain an empty training set
 _UNSET: Any = object()
 _NO_MERGE = (sys.maxsize, -1)
 
@@ -202,6 +220,7 @@ class Tokenizer:
         self._special_tokens = tuple(t for t in model.special_tokens if t not in byte_set)
         self._special_ids = frozenset(vocab[t] for t in self._special_tokens)
         self._literal_ids = self._special_ids | frozenset(self._byte_ids)
+        self._special_regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
         self._build_encoder()
         self._cache = _WordCache(self._encode_word, cache_size)
 
@@ -256,9 +275,10 @@ class Tokenizer:
         pt = get_pre_tokenizer(pre_tokenizer)
         unit_ = get_unit(unit)
         marker_ = _resolve_marker(marker, pt, None)
-        counts = _count_words(texts, pt, show_progress)
+        sample: list[str] = []
+        counts = _count_words(texts, pt, show_progress, sample=sample)
         if not counts:
-            raise ValueError("no words to train on: texts is empty or holds only white space")
+            raise ValueError(_no_words_message(pt, sample))
         word_counts = _symbol_counts(counts, unit_, marker_)
         # Only symbols that can enter a merge must fit a merges.txt line: a word of one symbol
         # (a raw line-break piece such as "\x0c") is never merged, and vocab.json holds any string.
@@ -335,6 +355,12 @@ class Tokenizer:
         """The model's special tokens (``<unk>``, ...), without the 256 byte-fallback tokens."""
         return self._special_tokens
 
+    @property
+    def special_tokens_set(self) -> frozenset[str]:
+        """Every token whose text ``encode`` refuses by default: the special tokens and, with
+        byte fallback, the 256 byte tokens (tiktoken's name)."""
+        return frozenset(self._model.special_tokens)
+
     def token_to_id(self, token: str) -> int | None:
         """The id of ``token``, or ``None``."""
         return self._vocab.get(token)
@@ -345,8 +371,13 @@ class Tokenizer:
 
     # --- encoding ------------------------------------------------------------------------------
 
-    def encode(self, text: str) -> list[int]:
+    def encode(self, text: str, *, disallowed_special: Literal["all"] | Collection[str] = "all") -> list[int]:
         """Token ids of ``text``.
+
+        ``disallowed_special``: the special tokens whose text ``text`` must not hold (a
+        ``ValueError`` names the token and the fixes); ``"all"`` (default) is
+        :attr:`special_tokens_set`; the text of the others is encoded as ordinary text (``()``:
+        every special token's).  See the module docstring.
 
         >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
         >>> tok.encode("영화 재밌다")
@@ -356,16 +387,21 @@ class Tokenizer:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
+        regex = self._special_regex(disallowed_special)
+        if regex is not None:
+            _check_no_special(regex, text, "the text")
         if self._fused:
             return self._compiled.encode_whitespace([text], self._encode_word, self._cache.maxsize)[0]
         return self._encode_words([self._pre_tokenizer(text)])[0]
 
-    def tokenize(self, text: str) -> list[str]:
+    def tokenize(self, text: str, *, disallowed_special: Literal["all"] | Collection[str] = "all") -> list[str]:
         """Tokens of ``text`` (``encode`` then ``id_to_token``)."""
         id_to_token = self._id_to_token
-        return [id_to_token[i] for i in self.encode(text)]
+        return [id_to_token[i] for i in self.encode(text, disallowed_special=disallowed_special)]
 
-    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+    def encode_batch(
+        self, texts: Sequence[str], *, disallowed_special: Literal["all"] | Collection[str] = "all"
+    ) -> list[list[int]]:
         """``[encode(t) for t in texts]``, pre-tokenizing with one ``pre_tokenizer.batch`` call."""
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
@@ -374,6 +410,12 @@ class Tokenizer:
         if not all(type(t) is str for t in texts):
             k, bad = next((k, t) for k, t in enumerate(texts) if not isinstance(t, str))
             raise TypeError(f"texts must hold strings; texts[{k}] is {type(bad).__name__} {bad!r}")
+        regex = self._special_regex(disallowed_special)
+        if regex is not None:
+            search = regex.search
+            for k, t in enumerate(texts):
+                if search(t) is not None:
+                    _check_no_special(regex, t, f"texts[{k}]")
         if self._fused:
             return self._compiled.encode_whitespace(texts, self._encode_word, self._cache.maxsize)
         return self._encode_words(self._pre_tokenizer.batch(texts))
@@ -392,6 +434,27 @@ class Tokenizer:
             out.append(ids)
         return out
 
+    def _special_regex(self, disallowed_special: Any) -> re.Pattern[str] | None:
+        """The compiled search for the disallowed special tokens' text (None: nothing to look for)."""
+        if disallowed_special == "all":
+            key = frozenset(self._model.special_tokens)
+        elif isinstance(disallowed_special, str) or not isinstance(disallowed_special, Iterable):
+            raise TypeError(f"disallowed_special must be 'all' or a collection of special tokens such as "
+                            f"('<unk>',), got {disallowed_special!r}")
+        else:
+            key = frozenset(disallowed_special)
+        try:
+            return self._special_regexes[key]
+        except KeyError:
+            pass
+        unknown = sorted(t for t in key if t not in self._model.special_tokens)
+        if unknown:
+            raise ValueError(f"disallowed_special holds {unknown[0]!r}, which is not a special token of this tokenizer; "
+                             f"its special tokens are tok.special_tokens_set ({len(self._model.special_tokens)} tokens)")
+        regex = re.compile("|".join(map(re.escape, sorted(key, key=len, reverse=True)))) if key else None
+        self._special_regexes[key] = regex
+        return regex
+
     def clear_cache(self) -> None:
         """Empty the per-word cache."""
         self._cache.clear()
@@ -401,8 +464,12 @@ class Tokenizer:
     def _build_encoder(self) -> None:
         model, vocab, unit, marker = self._model, self._vocab, self._unit, self._marker
         triples = []
+        specials = set(model.special_tokens)
         for a, b in model.merges:
-            triples.append((vocab[a], vocab[b], vocab[model.merged_token(a, b)]))
+            new = model.merged_token(a, b)
+            if new in specials:  # only from a trainer older than cut_special_runs: never applied
+                continue
+            triples.append((vocab[a], vocab[b], vocab[new]))
         chars = {t: i for t, i in vocab.items() if len(t) == 1}
         self._compiled = _CompiledMergeTable(triples, chars) if _CompiledMergeTable is not None else None
         pairs: dict[tuple[int, int], tuple[int, int]] = {}
@@ -508,7 +575,7 @@ class Tokenizer:
         def flush() -> None:
             if pending:
                 # the bytes spell marked symbols of the unit itself (byte unit: its byte characters)
-                tokens.extend(self._fallback_pieces(_decode_bytes(pending)))
+                tokens.extend(self._fallback_pieces(decode_utf8(pending)))
                 pending.clear()
 
         for i in ids:
@@ -599,11 +666,31 @@ def _merge_python(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int
     return ids
 
 
-def _decode_bytes(data: bytes | bytearray) -> str:
-    try:
-        return bytes(data).decode("utf-8", "surrogatepass")
-    except UnicodeDecodeError:
-        return bytes(data).decode("utf-8", "replace")
+class SpecialTokenTextError(ValueError):
+    """``encode`` was given a text that spells a disallowed special token; ``token`` and
+    ``offset`` (in the text) say which and where."""
+
+    def __init__(self, message: str, *, token: str, offset: int) -> None:
+        super().__init__(message)
+        self.token = token
+        self.offset = offset
+
+
+def _check_no_special(regex: re.Pattern[str], text: str, where: str) -> None:
+    """Raise, as tiktoken does, when ``text`` spells a disallowed special token."""
+    m = regex.search(text)
+    if m is None:
+        return
+    token = m.group()
+    raise SpecialTokenTextError(
+        f"{where} holds {token!r}, the text of a special token, at offset {m.start()}; encode never turns text "
+        f"into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's "
+        f"text), or disallowed_special=tok.special_tokens_set - {{{token!r}}} (this one only); for the special "
+        f"token itself, add its id, tok.token_to_id({token!r}), to the ids yourself",
+        token=token, offset=m.start(),
+    )
+
+
 
 
 def _resolve_marker(marker: Any, pre_tokenizer: PreTokenizer, model: BPEModel | None) -> str | None:
@@ -676,8 +763,11 @@ def _chunks(items: Iterable[str], size: int) -> Iterator[list[str]]:
         yield chunk
 
 
-def _count_words(texts: Iterable[str], pt: PreTokenizer, show_progress: bool | None) -> Counter[str]:
-    """Distinct words with their counts, pre-tokenizing ``_TRAIN_CHUNK`` texts per batch call."""
+def _count_words(
+    texts: Iterable[str], pt: PreTokenizer, show_progress: bool | None, *, sample: list[str] | None = None
+) -> Counter[str]:
+    """Distinct words with their counts, pre-tokenizing ``_TRAIN_CHUNK`` texts per batch call.
+    ``sample`` receives the first ``_SAMPLE`` texts that are not blank (for error messages)."""
     counts: Counter[str] = Counter()
     bar = None
     if show_progress is None:
@@ -695,6 +785,8 @@ def _count_words(texts: Iterable[str], pt: PreTokenizer, show_progress: bool | N
                 pos, bad = next((k, t) for k, t in enumerate(chunk) if not isinstance(t, str))
                 raise TypeError(f"texts must hold strings; text {start * _TRAIN_CHUNK + pos} is "
                                 f"{type(bad).__name__} {bad!r}")
+            if sample is not None and len(sample) < _SAMPLE:
+                sample += [t for t in islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))]
             counts.update(chain.from_iterable(pt.batch(chunk, show_progress=False)))
             if bar is not None:
                 bar.update(len(chunk))
@@ -702,6 +794,30 @@ def _count_words(texts: Iterable[str], pt: PreTokenizer, show_progress: bool | N
         if bar is not None:
             bar.close()
     return counts
+
+
+def _no_words_message(pt: PreTokenizer, sample: Sequence[str]) -> str:
+    """Why training found no word: blank texts, or an analysis that dropped every morpheme
+    (naming the tags it saw, with an example each, and the two ways to keep them)."""
+    if not sample:
+        return "no words to train on: texts is empty or holds only white space"
+    pos = getattr(pt, "pos", None)
+    drop = getattr(pt, "drop", ())
+    if callable(pos) and drop:
+        tags: dict[str, str] = {}
+        for text in sample:
+            for surface, tag in pos(text):
+                if surface and not surface.isspace():
+                    tags.setdefault(tag, surface)
+        name = pt.to_config()["type"]
+        shown = ", ".join(f"{tag} ({surface!r})" for tag, surface in sorted(tags.items()))
+        return (
+            f"no words to train on: the {name} analysis dropped everything; the texts hold only morphemes tagged "
+            f"{shown or 'nothing'}, which its drop option removes ({pt!r}); keep them with "
+            f"pre_tokenizer={{'type': {name!r}, 'drop': []}} or pre_tokenizer={{'type': {name!r}, 'lossless': True}}"
+        )
+    return (f"no words to train on: the pre-tokenizer {pt!r} gave no word for any text, e.g. {sample[0][:40]!r}; "
+            "use one that keeps what these texts hold")
 
 
 def _symbol_counts(counts: Mapping[str, int], unit: Unit, marker: str | None) -> dict[tuple[str, ...], int]:

@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
@@ -35,7 +36,7 @@ from .registry import Registry
 __all__ = [
     "Unit", "SyllableUnit", "JamoUnit", "ByteUnit", "UNITS", "get_unit",
     "MARKERS", "SPACE_MARK", "apply_marker", "words_from_tokens", "strip_marker", "check_marker",
-    "bytes_to_unicode",
+    "bytes_to_unicode", "decode_utf8",
 ]
 
 SPACE_MARK = "\u2581"  # ▁
@@ -131,12 +132,41 @@ def bytes_to_unicode() -> dict[int, str]:
     return table
 
 
+def _keep_surrogates_else_replace(exc: UnicodeError) -> tuple[str, int]:
+    """Decoding error handler: a surrogate spelled as UTF-8 (``ED A0..BF 80..BF``, what
+    ``surrogatepass`` writes) becomes that lone surrogate again; other broken bytes U+FFFD."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    data, i = exc.object, exc.start
+    if data[i] == 0xED and len(data) >= i + 3 and 0xA0 <= data[i + 1] <= 0xBF and 0x80 <= data[i + 2] <= 0xBF:
+        return chr(0xD000 | (data[i + 1] & 0x3F) << 6 | data[i + 2] & 0x3F), i + 3
+    return "\ufffd", exc.end
+
+
+_DECODE_ERRORS = "korean_bpe.surrogatepass_or_replace"
+codecs.register_error(_DECODE_ERRORS, _keep_surrogates_else_replace)
+
+
+def decode_utf8(data: bytes | bytearray) -> str:
+    """UTF-8 bytes to text, keeping lone surrogates (as ``surrogatepass`` encodes them) and
+    replacing other broken bytes by U+FFFD.
+
+    >>> decode_utf8("a\\ud800한".encode("utf-8", "surrogatepass"))
+    'a\\ud800한'
+    >>> decode_utf8("한".encode()[:2] + b"!")
+    '\\ufffd!'
+    """
+    return bytes(data).decode("utf-8", _DECODE_ERRORS)
+
+
 @UNITS.register("byte")
 class ByteUnit:
     """UTF-8 bytes, each shown as one printable character (GPT-2 byte level); any text fits.
 
-    ``split("한")`` gives ``('í', 'ķ', 'ľ')``: the three bytes ED 95 9C.
-    ``join`` of a sequence that is not whole UTF-8 replaces the broken bytes by U+FFFD.
+    ``split("한")`` gives ``('í', 'ķ', 'ľ')``: the three bytes ED 95 9C.  A lone surrogate
+    (``"\\ud800"``) is spelled as ``surrogatepass`` writes it (ED A0 80) and comes back from
+    ``join``, as the syllable and jamo units keep it through byte fallback; ``join`` of a sequence
+    that is not whole UTF-8 replaces the broken bytes by U+FFFD (:func:`decode_utf8`).
     """
 
     name = "byte"
@@ -161,7 +191,7 @@ class ByteUnit:
             data = bytes([to_byte[c] for s in symbols for c in s])
         except KeyError as exc:
             raise ValueError(f"symbol {exc.args[0]!r} is not a byte-unit symbol") from None
-        return data.decode("utf-8", "replace")
+        return decode_utf8(data)
 
     def to_config(self) -> dict[str, Any]:
         return {"type": self.name}

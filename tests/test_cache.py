@@ -103,8 +103,8 @@ def test_options_change_the_namespace(tmp_path, texts, reference):
     assert keep_all._batcher.last_stats["analyzed"] == 0
     with AnalysisCache("okt", directory=tmp_path) as c:
         specs = sorted(json.dumps(s["options"], sort_keys=True) for s in c.namespaces().values())
-        assert specs == ['{"norm": false, "stem": false}', '{"norm": false, "stem": true}',
-                         '{"norm": true, "stem": false}', '{"norm": true, "stem": true}']
+        assert specs == ['{"max_run": 100, "norm": false, "stem": false}', '{"max_run": 100, "norm": false, "stem": true}',
+                         '{"max_run": 100, "norm": true, "stem": false}', '{"max_run": 100, "norm": true, "stem": true}']
         assert c.count() >= n_plain
 
 

@@ -452,3 +452,23 @@ def test_train_saves_beside_a_model_directory_that_cannot_be_replaced(corpus: Pa
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["model", beside.name])
     monkeypatch.undo()
     assert Tokenizer.load(beside).vocab_size == 80 and Tokenizer.load(target).vocab_size == 40
+
+
+# -- issue 14, items 2 and 15: special-token text, a corpus the analysis empties ------------------
+
+def test_encode_refuses_special_token_text_unless_told(model: Path) -> None:
+    line = fails("encode", "-m", str(model), "영화 <unk>")
+    assert "'<unk>'" in line and "--special-text" in line and "disallowed_special" not in line
+    out = ok("encode", "-m", str(model), "--special-text", "영화 <unk>").stdout.split()
+    assert out[0] == "▁영화" and "<unk>" in out  # < u n k > are unknown symbols here: one <unk> each
+    ids = ok("encode", "-m", str(model), "--special-text", "--ids", "<unk>").stdout.split()
+    assert ok("decode", "-m", str(model), *ids).stdout == "<unk><unk><unk><unk><unk>\n"
+
+
+def test_training_on_what_the_analysis_drops_speaks_cli(tmp_path: Path) -> None:
+    pytest.importorskip("kiwipiepy")
+    (tmp_path / "c.txt").write_text("!!! ...\n?? !!\n", encoding="utf-8")
+    line = fails("train", str(tmp_path / "c.txt"), "--pre-tokenizer", "kiwi", "--vocab-size", "30", "--no-progress",
+                 "-o", str(tmp_path / "m"))
+    assert "the kiwi analysis dropped everything" in line and "SF ('!!!')" in line
+    assert line.endswith("keep them with --lossless") and "pre_tokenizer=" not in line

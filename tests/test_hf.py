@@ -204,6 +204,67 @@ def compose_if(unit: str, text: str) -> str:
     return compose(decompose(text)) if unit == "jamo" else text
 
 
+# --- byte fallback survives HF decoding (issue 14, item 1) -------------------------------------
+
+FALLBACK_STRINGS = ["졸면서 본 첫 영홬", "돈날림ㅠㅠ 😉 쀍", "Café 日本語 けいおん 盧"]
+
+
+def _hf_decoders(ours, tmp_path):
+    """Three HF ways to decode, with their defaults: tokenizers' decode (skip_special_tokens=True),
+    transformers from the tokenizer object and from the file, with skip_special_tokens=True."""
+    transformers = pytest.importorskip("transformers")
+    path = ours.to_huggingface(tmp_path / "tokenizer.json")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    from_object = transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizers.Tokenizer.from_file(str(path)))
+    from_file = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path), unk_token="<unk>")
+    return [
+        ("tokenizers", lambda ids: hf.decode(ids)),
+        ("transformers tokenizer_object", lambda ids: from_object.decode(ids, skip_special_tokens=True)),
+        ("transformers tokenizer_file", lambda ids: from_file.decode(ids, skip_special_tokens=True)),
+    ]
+
+
+def _check_fallback_survives(ours, texts, tmp_path):
+    byte_ids = {ours.vocab[f"<0x{b:02X}>"] for b in range(256)}
+    ids = ours.encode_batch(texts)
+    assert sum(bool(byte_ids.intersection(x)) for x in ids) >= 3  # the fallback path is exercised
+    # HF gives jamo back as conjoining jamo (no NFC decoder): compose them, and only them
+    compose = (lambda s: unicodedata.normalize("NFC", s)) if ours.unit.name == "jamo" else (lambda s: s)
+    for name, decode in _hf_decoders(ours, tmp_path):
+        lost = [t for t, x in zip(texts, ids) if compose(decode(x)) != ours.decode(x)]
+        assert lost == [], (name, len(lost), lost[:3])
+    return ids
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+def test_byte_fallback_text_survives_hf_default_decode(tmp_path, unit):
+    """The byte tokens are ordinary vocabulary (as SentencePiece exports them), so neither
+    ``tokenizers``' default decode nor ``transformers``' ``skip_special_tokens=True`` deletes
+    the characters that went through byte fallback (``영홬`` used to come back as ``영``)."""
+    from korean_bpe.corpus import iter_texts
+
+    texts = list(iter_texts(limit=3000))
+    ours = Tokenizer.train(texts[:2000], vocab_size=1500 + 256, unit=unit, byte_fallback=True, show_progress=False)
+    test = [t for t in texts[2000:] + FALLBACK_STRINGS if unit != "jamo" or _nfd_safe(t)]
+    ids = _check_fallback_survives(ours, test, tmp_path)
+    assert ours.decode(ids[test.index("졸면서 본 첫 영홬")]) == "졸면서 본 첫 영홬"
+    data = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    assert [t["content"] for t in data["added_tokens"]] == ["<unk>"]  # no <0xNN> among them
+    assert data["model"]["vocab"]["<0xEA>"] == ours.vocab["<0xEA>"]
+
+
+@pytest.mark.nsmc
+def test_byte_fallback_text_survives_hf_decode_on_nsmc(nsmc, tmp_path):
+    """Every NSMC test review decodes through HF to our text, byte-fallback characters included."""
+    import pandas as pd
+
+    read = lambda split, n: pd.read_csv(nsmc / f"ratings_{split}.txt", sep="\t", quoting=3,  # noqa: E731
+                                        keep_default_na=False, nrows=n)["document"].astype(str).tolist()
+    ours = Tokenizer.train(read("train", 20_000), vocab_size=3000 + 256, byte_fallback=True, show_progress=False)
+    test = read("test", None) + FALLBACK_STRINGS
+    _check_fallback_survives(ours, test, tmp_path)
+
+
 # --- raw, SentencePiece style: Metaspace ------------------------------------------------------------
 
 

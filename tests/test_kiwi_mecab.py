@@ -361,3 +361,30 @@ def test_compose_with_offsets_maps_back_to_the_input():
     assert offsets is not None and len(offsets) == len(composed) + 1 and offsets[-1] == len(text)
     for i, ch in enumerate(composed):
         assert unicodedata.normalize("NFC", text[offsets[i]:offsets[i + 1]]) == unicodedata.normalize("NFC", ch)
+
+
+# --- a corpus the analysis empties (issue 14, item 15) ------------------------------------------
+
+PUNCTUATION_ONLY = ["!!! ...", "?? !!", "^^;; ~~"] * 3
+
+
+def test_training_on_what_the_analysis_drops_names_the_tags_and_the_fix(name):
+    """Analysis mode drops punctuation: the error says the analysis dropped everything, with which
+    tags, and how to keep them; not that the texts were empty."""
+    from korean_bpe import Tokenizer
+
+    with pytest.raises(ValueError) as err:
+        Tokenizer.train(PUNCTUATION_ONLY, vocab_size=30, pre_tokenizer=name)
+    msg = str(err.value)
+    assert "white space" not in msg and f"the {name} analysis dropped" in msg
+    assert ("SF ('!!!')" if name == "kiwi" else "SY ('!!!')") in msg
+    assert f"{{'type': '{name}', 'drop': []}}" in msg and f"{{'type': '{name}', 'lossless': True}}" in msg
+    for fix in ({"type": name, "drop": []}, {"type": name, "lossless": True}):  # the fixes work
+        assert Tokenizer.train(PUNCTUATION_ONLY, vocab_size=30, pre_tokenizer=fix, min_frequency=1).vocab_size > 3
+
+
+def test_pos_gives_every_morpheme_with_its_tag(name):
+    pt = get_pre_tokenizer(name)
+    pos = pt.pos("돈날림ㅠㅠ!!")
+    assert pos[0] == ("돈", "NNG") and pos[-1][1] == "SF" and ("ㅠㅠ", "SW_JAMO" if name == "kiwi" else "UNKNOWN") in pos
+    assert pt.pos(unicodedata.normalize("NFD", "돈날림")) [0] == (unicodedata.normalize("NFD", "돈"), "NNG")

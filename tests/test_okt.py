@@ -395,3 +395,90 @@ def test_building_okt_imports_no_java():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# --- a corpus the analysis empties (issue 14, item 15) ------------------------------------------
+
+
+def test_training_on_what_the_analysis_drops_names_the_tags_and_the_fix():
+    from korean_bpe import Tokenizer
+
+    texts = ["!!! ...", "?? !!", "^^;; ~~"] * 3
+    with pytest.raises(ValueError) as err:
+        Tokenizer.train(texts, vocab_size=30, pre_tokenizer={"type": "okt", "cache": False})
+    msg = str(err.value)
+    assert "white space" not in msg and "the okt analysis dropped" in msg
+    assert "Punctuation ('!!!')" in msg
+    assert "{'type': 'okt', 'drop': []}" in msg and "{'type': 'okt', 'lossless': True}" in msg
+
+
+# --- long runs without spaces are cut before Okt sees them (issue 14, item 13) -----------------
+
+from korean_bpe.pre_tokenizers import okt as okt_module  # noqa: E402
+
+#: real reviews with their spaces removed: long Hangul runs, then punctuation, Latin, digits, ㅋㅋ
+SPAM = "".join((
+    "스파이더맨파프롬홈은최고의영화이다아이언맨이없어도충분히재밌었고졸면서본첫영화였는데도마지막장면은기억에남는다" * 4,
+    "!!!", "진짜로정말로강력추천합니다", "ㅋㅋㅋㅋㅋ", "10점만점에10점", "IMAX로꼭보세요",
+) * 3)
+
+
+class _Recorder:
+    """Okt with its JVM ``tokenize`` wrapped: every string the real analyzer is given is kept."""
+
+    def __init__(self, okt):
+        self._okt = okt
+        self.seen: list[str] = []
+        recorder = self
+
+        class Jki:
+            def tokenize(self, text, norm, stem):
+                recorder.seen.append(str(text))
+                return okt.jki.tokenize(text, norm, stem)
+
+        self.jki = Jki()
+
+
+def _longest_run(text: str) -> int:
+    """The longest run of Hangul syllables: what Okt parses as one Korean chunk."""
+    import re
+
+    return max((len(m) for m in re.findall("[가-힣]+", text)), default=0)
+
+
+@pytest.mark.parametrize("limit", [40, 97])
+def test_long_runs_reach_okt_cut_to_the_limit_and_restore_exactly(monkeypatch, limit):
+    from konlpy.tag import Okt
+
+    real = okt_module._start_okt()
+    recorders: list[_Recorder] = []
+
+    def start():
+        recorders.append(_Recorder(real))
+        return recorders[-1]
+
+    monkeypatch.setattr(okt_module, "_start_okt", start)
+    monkeypatch.setattr(_analyzer, "_LOADED", {})  # a fresh analyzer, built through the recorder
+    monkeypatch.setattr(okt_module, "MAX_RUN", limit, raising=False)
+    text = f"어제 본 영화 {SPAM} 끝!\n다음 줄 {SPAM[:limit + 3]}"
+    assert _longest_run(text) > 2 * limit
+    lossless, plain = OktPreTokenizer(lossless=True, cache=False), OktPreTokenizer(cache=False)
+    pieces = lossless(text)
+    assert lossless.restore(pieces) == text
+    assert lossless.batch([text, SEED]) == [pieces, lossless(SEED)]
+    assert plain.batch([text]) == [plain(text)]
+    assert isinstance(real, Okt) and recorders and recorders[0].seen
+    assert max(_longest_run(s) for r in recorders for s in r.seen) <= limit
+    # short runs are not touched: the analysis of the seed is Okt's own
+    assert plain(SEED) == SEED_WORDS
+
+
+def test_cut_long_runs_cuts_only_long_hangul_runs_into_equal_pieces_after_an_ending():
+    cut = okt_module.cut_long_runs
+    assert cut("영화재밌고연기최고", limit=3) == ["영화재", "밌고연", "기최고"]  # no ending: equal hard cuts
+    assert cut("정말재밌다진짜최고", limit=6) == ["정말재밌다", "진짜최고"]  # right after 다
+    assert cut("짧은 글, 그대로" * 40, limit=5) == ["짧은 글, 그대로" * 40]  # runs of at most 3
+    assert cut("." * 500 + "ㅋ" * 500 + "a1" * 500, limit=5) == ["." * 500 + "ㅋ" * 500 + "a1" * 500]  # not Hangul
+    text = "가" * 23 + "!" + "나" * 7
+    assert cut(text, limit=10) == ["가" * 8, "가" * 8, "가" * 7 + "!" + "나" * 7]
+    assert "".join(cut(SPAM, limit=40)) == SPAM and max(map(_longest_run, cut(SPAM, limit=40))) <= 40

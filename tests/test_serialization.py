@@ -427,3 +427,62 @@ def test_save_killed_with_sigkill(tmp_path, real_texts, mode):
     new.save(target)
     assert_same(new, Tokenizer.load(target), probe)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["flag", "model", "source"]
+
+
+# --- the unit and marker in tokenizer_config.json must fit the alphabet (issue 14, item 4) -------
+
+
+def _set_config(model_dir: Path, **changes) -> Path:
+    path = model_dir / "tokenizer_config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config.update(changes)
+    path.write_text(json.dumps(config, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def three_units(real_texts):
+    return {unit: Tokenizer.train(real_texts[:300], vocab_size=1500, unit=unit) for unit in ("syllable", "jamo", "byte")}
+
+
+@pytest.mark.parametrize("trained,edited,seen", [
+    ("syllable", "jamo", "a Hangul syllable"),
+    ("syllable", "byte", "not one of the byte unit's 256 symbols"),
+    ("jamo", "syllable", "conjoining jamo"),
+    ("jamo", "byte", "not one of the byte unit's 256 symbols"),
+    ("byte", "syllable", "the byte unit's 256 symbols"),
+    ("byte", "jamo", "the byte unit's 256 symbols"),
+])
+def test_unit_edited_to_another_valid_unit_is_refused_naming_the_file(three_units, tmp_path, trained, edited, seen):
+    """A jamo config on a syllable model used to load and give <unk> for every Hangul syllable."""
+    model_dir = three_units[trained].save(tmp_path / "m")
+    path = _set_config(model_dir, unit={"type": edited})
+    err = load_error(model_dir)
+    msg = str(err)
+    assert err.path == path and msg.startswith(f"{path}:")
+    assert path.read_text(encoding="utf-8").splitlines()[err.line - 1].strip().startswith('"unit"')
+    assert f"the {edited} unit" in msg and seen in msg
+    assert f'"unit": {{"type": "{trained}"}}' in msg  # the fix: the unit the alphabet fits
+
+
+@pytest.mark.parametrize("trained,edited,seen", [
+    ("▁", "</w>", "'</w>'"),
+    ("▁", "##", "'##'"),
+    ("</w>", "▁", "is not one syllable symbol"),
+    ("</w>", None, "is not one syllable symbol"),
+    ("##", "▁", None),
+])
+def test_marker_edited_to_another_valid_marker_is_refused(real_texts, tmp_path, trained, edited, seen):
+    tok = Tokenizer.train(real_texts[:300], vocab_size=1500, marker=trained)
+    model_dir = tok.save(tmp_path / "m")
+    path = _set_config(model_dir, marker=edited)
+    err = load_error(model_dir)
+    assert err.path == path and "marker" in str(err)
+    if seen is not None:
+        assert seen in str(err) and f'"marker": {json.dumps(trained, ensure_ascii=False)}' in str(err)
+
+
+def test_every_trained_combination_still_loads(three_units, tmp_path):
+    for unit, tok in three_units.items():
+        assert Tokenizer.load(tok.save(tmp_path / unit)).model == tok.model
+

@@ -459,3 +459,62 @@ def test_encode_batch_from_threads(real_texts):
         results = list(pool.map(shared.encode_batch, chunks))
     for chunk, got in zip(chunks, results):
         assert got == [expected[texts.index(t)] for t in chunk]
+
+
+# --- literal special-token text (issue 14, item 2) ---------------------------------------------
+
+SPELLS_SPECIALS = ["<0x41>", "<unk>", "가나"] * 10
+
+
+@pytest.fixture(scope="module")
+def raw_fallback():
+    """raw + byte fallback on a corpus that spells special tokens: the bug made ``<0x41>``."""
+    return Tokenizer.train(SPELLS_SPECIALS, vocab_size=400, pre_tokenizer="raw", byte_fallback=True, min_frequency=1)
+
+
+def test_literal_special_token_text_is_refused_by_default(raw_fallback):
+    tok = raw_fallback
+    for call in (tok.encode, tok.tokenize, lambda t: tok.encode_batch(["가나", t])):
+        with pytest.raises(ValueError) as err:
+            call("가나 <0x41> 가나")
+        msg = str(err.value)
+        assert "'<0x41>'" in msg and "disallowed_special=()" in msg and "disallowed_special=" in msg
+    with pytest.raises(ValueError, match="'<unk>'"):
+        tok.encode("보고 <unk> 싶다")
+
+
+def test_literal_special_token_text_round_trips_as_text_when_allowed(raw_fallback):
+    tok = raw_fallback
+    for text in ["<0x41>", "<unk>x", "<unk><0x41>가나<0x1>"]:  # every character in the alphabet
+        ids = tok.encode(text, disallowed_special=())
+        assert tok.decode(ids) == text  # never "A"
+        assert tok.decode(ids, skip_special_tokens=True) == text  # ordinary text never vanishes
+        assert not set(ids) & {tok.token_to_id("<unk>"), tok.token_to_id("<0x41>")}
+    # one token allowed as text, the others still refused
+    assert tok.decode(tok.encode("<unk>", disallowed_special={"<0x41>"})) == "<unk>"
+    with pytest.raises(ValueError, match="'<0x41>'"):
+        tok.encode("<unk><0x41>", disallowed_special={"<0x41>"})
+    assert tok.encode_batch(["<unk>"], disallowed_special=()) == [tok.encode("<unk>", disallowed_special=())]
+
+
+def test_merges_of_an_older_model_that_make_a_special_token_are_not_applied():
+    """A model trained before the trainer cut special runs may hold a merge whose result is a
+    special token; encoding never applies it (the text stays ordinary symbols)."""
+    model = BPEModel(("<unk>", "<s>"), tuple("<>s"), (("<", "s"), ("<s", ">")))
+    tok = Tokenizer(model, marker=None)
+    ids = tok.encode("<s>", disallowed_special=())
+    assert tok.tokenize("a") == ["<unk>"] and [tok.id_to_token[i] for i in ids] == ["<s", ">"]
+    assert tok.decode(ids, skip_special_tokens=True) == "<s>"
+
+
+# --- lone surrogates (issue 14, item 3) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+def test_lone_surrogates_round_trip_with_every_unit(unit):
+    """The syllable and jamo units keep a lone surrogate through byte fallback (surrogatepass
+    bytes), the byte unit as its own bytes: never three U+FFFD."""
+    tok = Tokenizer.train(["영화 정말 재밌다 abc"] * 4, vocab_size=400, pre_tokenizer="raw", unit=unit,
+                          byte_fallback=unit != "byte")
+    for text in ["a\ud800b", "영화\udfff 정말", "\ud83d\ude00"]:
+        assert tok.decode(tok.encode(text)) == text

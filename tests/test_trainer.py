@@ -422,3 +422,27 @@ def test_model_is_a_bpemodel_with_the_alphabet_in_code_point_order(real_texts):
     assert isinstance(model, BPEModel)
     assert list(model.alphabet) == sorted(model.alphabet)
     assert model.id_to_token[0] == "<unk>"
+
+
+# --- special tokens are never made by merges (issue 14, item 2) ---------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_merges_never_make_a_special_token(engine):
+    """``< s >`` spells the special token ``<s>``: the word is cut before its last symbol, so the
+    pair ``<s`` + ``>`` is never counted.  ``<``+``s`` (count 5+2) goes first, then ``s``+``>``
+    from ``s>`` alone (2): the literal text stays ordinary symbols, never the special's id."""
+    words = {tuple("<s>"): 5, tuple("s>"): 2}
+    model = train_bpe(words, num_merges=5, min_frequency=1, special_tokens=("<s>",), engine=engine)
+    assert model.merges == (("<", "s"), ("s", ">"))
+    assert model.id_to_token == ("<s>", "<", ">", "s", "<s", "s>")
+
+
+@pytest.mark.parametrize("marker", [None, "</w>", "##"])
+def test_no_merge_result_is_a_special_token_on_any_marker(marker):
+    specials = ("<unk>", "<0x41>", "##ab", "ab</w>")
+    texts = ["x<unk>y <0x41> <unk> ab abab"] * 4
+    model = train_bpe(word_counts(texts, marker=marker), num_merges=100, min_frequency=1, special_tokens=specials,
+                      marker=marker)
+    made = {model.merged_token(a, b) for a, b in model.merges}
+    assert len(made) > 5 and made.isdisjoint(specials)

@@ -109,6 +109,25 @@ def test_byte_join_of_broken_utf8_and_bad_symbols():
         unit.join(["한"])
 
 
+SURROGATES = ["\ud800", "a\udfffb", "영화\udc80", "\ud83d\ude00", "\ud83d😀"]  # lone, and a pair written apart
+
+
+@pytest.mark.parametrize("name", UNIT_NAMES)
+@pytest.mark.parametrize("text", SURROGATES, ids=repr)
+def test_lone_surrogates_are_kept_by_every_unit(name, text):
+    """Lone surrogates (Python strings from surrogateescape / broken JSON) come back as they
+    went in, under every unit; the byte unit spells them as surrogatepass UTF-8 (ED A0 80)."""
+    unit = get_unit(name)
+    assert unit.join(unit.split(text)) == text
+
+
+def test_byte_unit_spells_a_lone_surrogate_as_three_bytes_and_still_replaces_broken_utf8():
+    unit = ByteUnit()
+    assert unit.split("\ud800") == tuple(bytes_to_unicode()[b] for b in b"\xed\xa0\x80")
+    assert unit.join(unit.split("\ud800한")[:4]) == "\ud800\ufffd"  # a cut 한: replaced, the surrogate kept
+    assert unit.join([bytes_to_unicode()[b] for b in b"\xed\xa0"]) == "\ufffd\ufffd"  # a cut surrogate
+
+
 # -- markers -------------------------------------------------------------------------------------
 
 WORD = st.lists(st.sampled_from(["값", "이", "ᄀ", "ᅡ", "ㅋ", "a", "1", "!", "😉", "í"]), min_size=1, max_size=6)

@@ -29,8 +29,11 @@ marker ``"▁"``               ``Strip`` + ``Prepend("▁")`` + ``Replace(" ", "
 marker ``"</w>"``            BPE ``end_of_word_suffix``
 marker ``"##"``              BPE ``continuing_subword_prefix`` (merged tokens renamed
                              ``가##나`` -> ``가나`` as HF names them; ids unchanged)
-``byte_fallback=True``       BPE ``byte_fallback`` + ``ByteFallback`` decoder
-special tokens               ``added_tokens`` (``special: true``)
+``byte_fallback=True``       BPE ``byte_fallback`` + ``ByteFallback`` decoder; the 256
+                             ``<0xNN>`` tokens are ordinary vocabulary (as SentencePiece
+                             exports them), so ``decode(ids, skip_special_tokens=True)``
+                             keeps the characters that went through byte fallback
+special tokens               ``added_tokens`` (``special: true``), byte tokens excepted
 ============================ ===========================================================
 
 HF's own ``Metaspace`` prepend (``prepend_scheme="always"``/``"first"``) and decoder are not used
@@ -48,7 +51,9 @@ Where HF cannot follow exactly (the ids differ only in these cases):
   apply ``unicodedata.normalize("NFC", ...)`` to get syllables back.
 * ``byte_fallback=True`` with marker ``"</w>"`` or ``"##"``: HF turns an unknown character into the
   bytes of the character *with* the marker (``<0x23><0x23>...`` for ``##X``).
-* Text that literally contains a special token (``"<unk>"``) gets that token's id from HF.
+* Text that literally contains a special token (``"<unk>"``) gets that token's id from HF; ours
+  refuses it by default and encodes it as ordinary text with ``disallowed_special=()`` (see
+  :mod:`korean_bpe.tokenizer`).  The byte tokens' text (``"<0x41>"``) is ordinary text in HF too.
 
 Morpheme pre-tokenizers (``okt``, ``kiwi``, ``mecab``) are analysis run in Python, which HF cannot
 do; the export splits on white space instead, so feed it words that are already analysed::
@@ -219,11 +224,14 @@ def tokenizer_json(tokenizer: Any) -> dict[str, Any]:
     if marker == "</w>" and pre != "raw":
         decoders.append(end_of_text_space)
 
+    # The byte tokens are ordinary vocabulary, as SentencePiece exports them: as added special
+    # tokens, HF's default decode (skip_special_tokens) would delete every byte-fallback character.
+    byte_tokens = {f"<0x{b:02X}>" for b in range(256)} if byte_fallback else set()
     added = [
         {"id": vocab[rename[t]], "content": rename[t], "single_word": False, "lstrip": False, "rstrip": False,
          "normalized": False, "special": True}
         for t in model.special_tokens
-        if t in rename
+        if t in rename and t not in byte_tokens
     ]
     return {
         "version": "1.0",

@@ -47,7 +47,10 @@ in a deleted directory.  Modes follow the umask (``0o755`` / ``0o644`` under ``0
 directory keeps its mode.  :func:`check_model_dir` runs the checks before any work (``korean-bpe
 train`` calls it before training).
 
-Loading names the file and the line of every problem (:class:`ModelFileError`).
+Loading names the file and the line of every problem (:class:`ModelFileError`), and checks that
+the unit and marker of ``tokenizer_config.json`` fit the alphabet of ``vocab.json``
+(:func:`alphabet_mismatch`): a ``jamo`` config on a syllable model would otherwise load and give
+``<unk>`` for every Hangul syllable.
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..trainer.model import BPEModel
-from ..units import MARKERS
+from ..units import MARKERS, SPACE_MARK, bytes_to_unicode
 from .files import _check_parent, check_output_dir_place, fsync_dir, new_dir_mode
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,7 +76,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ModelFileError", "save_tokenizer", "load_tokenizer", "FORMAT_VERSION", "MERGES_HEADER",
     "VOCAB_FILE", "MERGES_FILE", "CONFIG_FILE", "render_vocab_json", "render_merges_txt", "check_model_dir",
-    "find_backup",
+    "find_backup", "alphabet_mismatch",
 ]
 
 #: ``tokenizer_config.json`` format written by this version; loaders accept 1..FORMAT_VERSION.
@@ -509,6 +512,21 @@ def _load_tokenizer(root: Path) -> Tokenizer:
         raise ModelFileError(
             f"lacks the token {derived[k]!r} (id {k}) that merges.txt makes: vocab.json does not match merges.txt",
             path=vpath, line=None)
+    unit_name = unit_cfg.get("type")
+    if type(unit).__module__ == "korean_bpe.units" and unit_name in _BUILTIN_UNITS:
+        why = alphabet_mismatch(unit_name, marker, alphabet)
+        if why is not None:
+            if marker_mismatch(marker, alphabet) is not None:
+                guess = _guess_marker(alphabet)
+                fits = [guess] if alphabet_mismatch(unit_name, guess, alphabet) is None else []
+                key, fix = "marker", " or ".join(f'"marker": {json.dumps(m, ensure_ascii=False)}' for m in fits)
+            else:
+                fits = [u for u in _BUILTIN_UNITS if alphabet_mismatch(u, marker, alphabet) is None]
+                key, fix = "unit", " or ".join(f'"unit": {{"type": "{u}"}}' for u in fits)
+            raise ModelFileError(
+                f"the {key} does not fit the model in vocab.json: with the {unit_name} unit and marker {marker!r}, {why}; "
+                + (f"the alphabet fits {fix}: set that" if fits else "the alphabet fits no unit and marker: the files "
+                   "do not belong together"), path=cpath, line=key_line.get(key))
     if byte_fallback:
         missing = [t for t in BYTE_TOKENS if t not in seen]
         if missing:
@@ -519,6 +537,88 @@ def _load_tokenizer(root: Path) -> Tokenizer:
                          byte_fallback=byte_fallback, unk_token=unk_token)
     except ValueError as exc:
         raise ModelFileError(f"inconsistent settings: {exc}", path=cpath) from None
+
+
+_BUILTIN_UNITS = ("syllable", "jamo", "byte")
+
+
+def marker_mismatch(marker: str | None, alphabet: Sequence[str]) -> str | None:
+    """Why an alphabet (non-empty) cannot come from words marked with ``marker`` (None: it can).
+
+    >>> marker_mismatch("</w>", ["가", "▁"])
+    "no alphabet token ends with '</w>', which marker '</w>' glues to the last symbol of every word"
+    """
+    if not alphabet:
+        return None
+    for tok in alphabet:
+        base = tok
+        if marker == "</w>" and len(tok) > 4 and tok.endswith("</w>"):
+            base = tok[:-4]
+        elif marker == "##" and len(tok) > 2 and tok.startswith("##"):
+            base = tok[2:]
+        if len(base) != 1:
+            return f"the alphabet token {tok!r} is not one symbol"
+    if marker == SPACE_MARK and SPACE_MARK not in alphabet:
+        return "the alphabet has no '▁', which marker '▁' puts before every word"
+    if marker == "</w>" and not any(len(t) > 4 and t.endswith("</w>") for t in alphabet):
+        return "no alphabet token ends with '</w>', which marker '</w>' glues to the last symbol of every word"
+    if marker == "##" and not any(len(t) > 2 and t.startswith("##") for t in alphabet):
+        return "no alphabet token starts with '##', which marker '##' glues to every symbol but the first"
+    return None
+
+
+def _guess_marker(alphabet: Sequence[str]) -> str | None:
+    """The marker an alphabet shows: marked symbols ``x</w>`` or ``##x``, else a ``▁`` symbol."""
+    if any(len(t) > 4 and t.endswith("</w>") for t in alphabet):
+        return "</w>"
+    if any(len(t) > 2 and t.startswith("##") for t in alphabet):
+        return "##"
+    return SPACE_MARK if SPACE_MARK in alphabet else None
+
+
+def alphabet_mismatch(unit: str, marker: str | None, alphabet: Sequence[str]) -> str | None:
+    """Why ``alphabet`` (the model's tokens after the special tokens, before the merges) cannot
+    come from the built-in ``unit`` with ``marker``, naming the first token that shows it; None
+    when it can.  Each unit makes one-character symbols: ``jamo`` never a Hangul syllable,
+    ``byte`` only its 256 byte symbols (and always all of them), ``syllable`` composed text (an
+    alphabet of conjoining jamo and no syllable, or of exactly the 256 byte symbols, is a jamo
+    or byte model).
+
+    >>> alphabet_mismatch("jamo", "▁", ["▁", "영", "화"])
+    "the alphabet holds '영', a Hangul syllable, which the jamo unit never makes (it splits syllables into jamo)"
+    >>> alphabet_mismatch("syllable", "▁", ["▁", "영", "화"]) is None
+    True
+    """
+    why = marker_mismatch(marker, alphabet)
+    if why is not None:
+        return why.replace("is not one symbol", f"is not one {unit} symbol")
+    if not alphabet:
+        return None
+    bases = []
+    for tok in alphabet:
+        if marker == "</w>" and len(tok) > 4 and tok.endswith("</w>"):
+            tok = tok[:-4]
+        elif marker == "##" and len(tok) > 2 and tok.startswith("##"):
+            tok = tok[2:]
+        if not (marker == SPACE_MARK and tok == SPACE_MARK):
+            bases.append(tok)
+    byte_symbols = set(bytes_to_unicode().values())
+    if unit == "jamo":
+        bad = next((b for b in bases if "\uac00" <= b <= "\ud7a3"), None)
+        if bad is not None:
+            return f"the alphabet holds {bad!r}, a Hangul syllable, which the jamo unit never makes (it splits syllables into jamo)"
+    elif unit == "byte":
+        bad = next((b for b in bases if b not in byte_symbols), None)
+        if bad is not None:
+            return f"the alphabet holds {bad!r}, which is not one of the byte unit's 256 symbols"
+    if unit != "byte" and byte_symbols.issubset(bases) and byte_symbols.issuperset(bases):
+        return f"the alphabet holds exactly the byte unit's 256 symbols, which the {unit} unit never makes all of"
+    if unit == "syllable" and not any("\uac00" <= b <= "\ud7a3" for b in bases):
+        jamo = next((b for b in bases if "\u1100" <= b <= "\u11ff"), None)
+        if jamo is not None:
+            return (f"the alphabet holds conjoining jamo ({jamo!r}) and no Hangul syllable, which the syllable unit "
+                    "makes only from NFD text")
+    return None
 
 
 def _read_text(path: Path) -> str:

@@ -265,6 +265,18 @@ class SejongPreTokenizer(BasePreTokenizer):
             pieces = [q for p in pieces for q in (raw_pieces(p) if _SPLIT_AGAIN.search(p) else (p,))]
         return pieces
 
+    def pos(self, text: str) -> list[tuple[str, str]]:
+        """``(surface, tag)`` of every morpheme of ``text``, nothing dropped (the analyzer sees
+        the text composed; the surfaces are slices of ``text``, so NFD stays NFD; an irregular
+        form's morphemes may overlap).  See ``KiwiPreTokenizer().pos("돈날림ㅠㅠ!!")``."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        composed, offsets = _prepare(text)
+        morphemes = self._morphemes(composed) if composed else []
+        if offsets is not None:
+            morphemes = [(offsets[s], offsets[e], tag) for s, e, tag in morphemes]
+        return [(text[s:e], tag) for s, e, tag in morphemes]
+
     def __call__(self, text: str) -> list[str]:
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")

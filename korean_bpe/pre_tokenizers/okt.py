@@ -39,6 +39,11 @@ JVM; ``threads=False``: one worker process and JVM per core), and analyses are c
 so a second run over a corpus is nearly free.  See
 :func:`okt_analyzer` for why joining texts cannot change the analysis.
 
+Long runs: Okt's time grows faster than the length of a run of Hangul syllables (3,000 without
+a space took 74 s), so a run longer than :data:`MAX_RUN` (100) syllables is cut into pieces
+before Okt sees it (:func:`cut_long_runs`); the words still slice the text exactly, and the
+analysis of NSMC reviews is unchanged but for a handful (benchmarks/README.md).
+
 Java: Okt needs a JDK and JPype; when either is missing or broken the first analysis raises
 :class:`JavaNotFoundError`, whose message says what to install.  ``whitespace``, ``raw``,
 ``kiwi`` and ``mecab`` need no Java.
@@ -48,6 +53,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import re
 import importlib.metadata
 import importlib.util
 from collections.abc import Iterable, Sequence
@@ -63,6 +69,7 @@ from .base import PRE_TOKENIZERS, BasePreTokenizer, pieces_from_spans, restore_m
 
 __all__ = [
     "OktPreTokenizer", "JavaNotFoundError", "OKT_TAGS", "DEFAULT_DROP", "okt_analyzer", "okt_version", "space_pieces",
+    "MAX_RUN", "cut_long_runs",
 ]
 
 #: every part of speech Okt (open-korean-text 2.1.0, ``KoreanPos``) can report
@@ -181,6 +188,57 @@ _JOIN_TEXTS = 500
 _JOIN_CHARS = 50_000
 #: space-free pieces per space-joined JVM call (see :func:`okt_analyzer`)
 _JOIN_PIECES = 2000
+#: the longest run of Hangul syllables that Okt is given in one piece (see :func:`cut_long_runs`)
+MAX_RUN = 100
+#: syllables that end a sentence or a word in reviews: a cut right after one is preferred
+_ENDINGS = frozenset("다요음함임죠네")
+
+
+def cut_long_runs(text: str, *, limit: int = MAX_RUN) -> list[str]:
+    """``text`` cut into consecutive segments (``"".join(segments) == text``) so that no run of
+    Hangul syllables is longer than ``limit``; a text without such a run comes back whole.
+
+    Okt's time grows faster than the length of a Korean chunk (a run of Hangul syllables: it
+    parses each one as a whole; other scripts, punctuation and ``ㅋㅋ`` are cut out by patterns,
+    in linear time): 1,000 syllables without a space took 8.5 s, 3,000 took 74 s
+    (benchmarks/README.md), so one spam line could stall a corpus.  A longer run is cut into
+    the fewest pieces of at most ``limit`` syllables, of about equal length, each cut right after
+    a syllable that ends a sentence in reviews (``다 요 음 함 임 죠 네``) if the last quarter of
+    the piece holds one, else at the piece's length (inside a word: Okt analyses the two sides
+    apart).  Segments never start or end with white space, so Okt's spacing tokens are as for
+    the whole text.
+
+    >>> cut_long_runs("정말재밌다진짜최고", limit=6)
+    ['정말재밌다', '진짜최고']
+    >>> cut_long_runs("아주 긴 글도 띄어 쓰면 그대로", limit=6)
+    ['아주 긴 글도 띄어 쓰면 그대로']
+    """
+    if len(text) <= limit:
+        return [text]
+    cuts: list[int] = []
+    for m in _long_run_re(limit).finditer(text):
+        pos, end = m.span()
+        while end - pos > limit:
+            rest = end - pos
+            size = -(-rest // -(-rest // limit))  # ceil(rest / pieces), pieces = ceil(rest / limit)
+            low = pos + max(1, size - size // 4)
+            cut = next((c for c in range(pos + size, low - 1, -1) if text[c - 1] in _ENDINGS), pos + size)
+            cuts.append(cut)
+            pos = cut
+    if not cuts:
+        return [text]
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def _long_run_re(limit: int) -> re.Pattern[str]:
+    pattern = _LONG_RUN_CACHE.get(limit)
+    if pattern is None:
+        pattern = _LONG_RUN_CACHE[limit] = re.compile("[\uac00-\ud7a3]{%d,}" % (limit + 1))
+    return pattern
+
+
+_LONG_RUN_CACHE: dict[int, re.Pattern[str]] = {}
 
 
 def _plain_piece(text: str) -> bool:
@@ -217,9 +275,12 @@ def _joinable(text: str) -> bool:
     return not tail or tail[0] == " "
 
 
-def okt_analyzer(*, norm: bool = False, stem: bool = False) -> Any:
+def okt_analyzer(*, norm: bool = False, stem: bool = False, max_run: int = MAX_RUN) -> Any:
     """Start Okt in this process and return ``analyze(texts) -> [["surface/Tag", ...], ...]``,
-    exactly ``okt.pos(text, norm=norm, stem=stem, join=True)`` for each text.
+    exactly ``okt.pos(text, norm=norm, stem=stem, join=True)`` for each text whose runs of Hangul
+    syllables are at most ``max_run`` long; a text with a longer run is cut into
+    segments (:func:`cut_long_runs`) and its analysis is theirs, concatenated, so that Okt's
+    time stays linear in the length of the text.
 
     Why joining texts is safe.  Okt (open-korean-text 2.1.0) splits its input on Java's ``\\s``
     and analyses each piece on its own; a run of white space is a ``Space`` token (which konlpy
@@ -284,6 +345,18 @@ def okt_analyzer(*, norm: bool = False, stem: bool = False) -> Any:
         return out if len(out) == len(group) else None
 
     def analyze(texts: list[str]) -> list[list[str]]:
+        segments = [cut_long_runs(t, limit=max_run) for t in texts]
+        if all(len(s) == 1 for s in segments):
+            return analyze_whole(texts)
+        flat = analyze_whole([seg for segs in segments for seg in segs])
+        out: list[list[str]] = []
+        at = 0
+        for segs in segments:
+            out.append([tok for analysis in flat[at : at + len(segs)] for tok in analysis])
+            at += len(segs)
+        return out
+
+    def analyze_whole(texts: list[str]) -> list[list[str]]:
         results: list[list[str] | None] = [None] * len(texts)
         group: list[int] = []
         chars = 0
@@ -399,7 +472,7 @@ class OktPreTokenizer(BasePreTokenizer):
             AnalyzerSpec(
                 name="okt",
                 version=okt_version(),
-                options=(("norm", norm), ("stem", stem)),
+                options=(("max_run", MAX_RUN), ("norm", norm), ("stem", stem)),
                 factory="korean_bpe.pre_tokenizers.okt:okt_analyzer",
                 threads=threads,
             ),

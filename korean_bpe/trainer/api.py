@@ -23,7 +23,7 @@ from ..units import MARKERS
 from .model import BPEModel
 from .ties import keep_alphabet, order_symbols, symbol_sort_key
 
-__all__ = ["train_bpe", "prepare_words", "ENGINES"]
+__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "ENGINES"]
 
 ENGINES = ("auto", "reference", "python", "compiled")
 
@@ -52,7 +52,9 @@ def train_bpe(
       ``num_merges``: stop after that many merges.  Give one or both (training stops at the first
       limit reached).
     - ``min_frequency``: stop when the best pair occurs fewer times.
-    - ``special_tokens`` get the first ids; ``limit_alphabet`` keeps only the N most frequent
+    - ``special_tokens`` get the first ids and are never made by a merge: a run of symbols that
+      spells one (the literal text ``<unk>``) is cut before its last symbol
+      (:func:`cut_special_runs`); ``limit_alphabet`` keeps only the N most frequent
       symbols and deletes the others from the words (as HF does; encoding maps them to ``<unk>`` or
       byte fallback); ``initial_alphabet`` symbols are always kept (the byte unit passes all 256).
     - ``marker``: the word marker applied to the symbols (``None``, ``"▁"``, ``"</w>"``, ``"##"``);
@@ -123,6 +125,8 @@ def _train(
         initial_alphabet=initial_alphabet, marker=marker,
     )
     id_to_token, words, counts, alphabet, prefix = prepared
+    words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
+    special_set = frozenset(specials)
     initial_size = len(id_to_token)
     if vocab_size is not None and vocab_size < initial_size:
         if vocab_size <= len(specials):
@@ -151,6 +155,7 @@ def _train(
             return -1
         a, b = id_to_token[left], id_to_token[right]
         token = a + b[plen:] if plen and b.startswith(prefix) else a + b  # type: ignore[arg-type]
+        assert token not in special_set, f"merge {a!r} + {b!r} made the special token {token!r}"  # cut_special_runs
         new_id = token_to_id.get(token)
         if new_id is None:
             new_id = token_to_id[token] = len(id_to_token)
@@ -241,6 +246,54 @@ def prepare_words(
                 words.append(ids)
                 counts.append(count)
     return id_to_token, words, counts, alphabet, "##" if marker == "##" else None
+
+
+def cut_special_runs(
+    words: list[list[int]], counts: list[int], id_to_token: Sequence[str], special_tokens: Sequence[str],
+    *, prefix: str | None = None,
+) -> tuple[list[list[int]], list[int]]:
+    """Cut each word where a run of its symbols spells a special token, just before the run's
+    last symbol, so that no merge can ever make a special token (a merge makes the text of a run
+    of adjacent symbols).  The literal text of a special token stays ordinary symbols: ``<s>``
+    may become ``<s`` + ``>``, never the special ``<s>``.  Pieces of one symbol are left out
+    (nothing to merge).  ``prefix``: the continuing-subword prefix (``"##"``), which a merge
+    drops from its right part.
+
+    >>> cut_special_runs([[1, 3, 2, 3]], [5], ["<s>", "<", ">", "s"], ["<s>"])   # < s > s: < s | > s
+    ([[1, 3], [2, 3]], [5, 5])
+    """
+    prefixes = {t[:k] for t in special_tokens for k in range(1, len(t))}
+    starts = {i for i, tok in enumerate(id_to_token) if tok in prefixes}
+    if not starts:
+        return words, counts
+    specials = set(special_tokens)
+    longest = max(map(len, specials))
+    plen = len(prefix) if prefix else 0
+    out_words: list[list[int]] = []
+    out_counts: list[int] = []
+    for word, count in zip(words, counts):
+        if starts.isdisjoint(word):
+            out_words.append(word)
+            out_counts.append(count)
+            continue
+        cuts = set()
+        for i, first in enumerate(word):
+            if first not in starts:
+                continue
+            text = id_to_token[first]
+            for j in range(i + 1, len(word)):
+                right = id_to_token[word[j]]
+                text += right[plen:] if plen and right.startswith(prefix) else right  # type: ignore[arg-type]
+                if len(text) > longest:
+                    break
+                if text in specials:
+                    cuts.add(j)
+        bounds = [0, *sorted(cuts), len(word)]
+        for a, b in zip(bounds, bounds[1:]):
+            if b - a > 1:
+                out_words.append(word[a:b])
+                out_counts.append(count)
+    return out_words, out_counts
 
 
 # --- checks -------------------------------------------------------------------------------------
