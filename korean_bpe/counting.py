@@ -55,6 +55,7 @@ FORMAT = "korean_bpe word counts"
 FORMAT_VERSION = 1
 
 _CHUNK = 50_000  # texts pre-tokenized and counted per batch (bounds the memory held for a stream)
+_SAMPLE = 20  # non-blank texts kept to explain an empty count
 
 
 class CountsFileError(ValueError):
@@ -70,6 +71,7 @@ def count_words(
     *,
     into: dict[str, int] | None = None,
     show_progress: bool | None = None,
+    sample: list[str] | None = None,
 ) -> dict[str, int]:
     """``{word: count}`` over the pieces ``pre_tokenizer`` cuts ``texts`` into, in first-seen
     order, added into ``into`` when given (updated and returned).
@@ -78,6 +80,7 @@ def count_words(
     with the distinct words, not with the corpus).  ``whitespace`` and the default ``raw``
     (``split_by_whitespace`` and ``add_dummy_prefix``) are counted by the compiled core when it
     was built; every other pre-tokenizer goes through its ``batch``.  Same counts either way.
+    ``sample`` (a list) receives the first 20 texts that are not blank, for error messages.
 
     >>> count_words(["ㅋㅋ 진짜 웃기다", "ㅋㅋ"], get_pre_tokenizer("raw"))
     {'▁ㅋㅋ': 2, '▁진짜': 1, '▁웃기다': 1}
@@ -96,6 +99,8 @@ def count_words(
             if not all(type(t) is str for t in chunk):
                 pos, bad = next((k, t) for k, t in enumerate(chunk) if not isinstance(t, str))
                 raise TypeError(f"texts must hold strings; text {start + pos} is {type(bad).__name__} {bad!r}")
+            if sample is not None and len(sample) < _SAMPLE:
+                sample += islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))
             if mode is not None:
                 fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece")
             else:
