@@ -94,6 +94,17 @@ def count_words(
     out: dict[str, int] = {} if into is None else into
     mode = _compiled_mode(pre_tokenizer)
     bar = _progress(show_progress)
+    if mode is not None and bar is None and type(texts) is list:  # in memory already: one compiled pass
+        try:
+            fast_count(texts, into=out, sentencepiece=mode == "sentencepiece")
+        except TypeError:
+            pos, bad = next(((k, t) for k, t in enumerate(texts) if not isinstance(t, str)), (None, None))
+            if pos is None:
+                raise
+            raise TypeError(f"texts must hold strings; text {pos} is {type(bad).__name__} {bad!r}") from None
+        if sample is not None and len(sample) < _SAMPLE:
+            sample += islice((t for t in texts if t and not t.isspace()), _SAMPLE - len(sample))
+        return out
     try:
         for start, chunk in _chunks(texts, _CHUNK):
             if not all(type(t) is str for t in chunk):

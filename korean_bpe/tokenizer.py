@@ -68,9 +68,11 @@ korean_bpe.tokenizer.SpecialTokenTextError: the text holds '<unk>', the text of 
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from contextlib import contextmanager
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -275,15 +277,18 @@ class Tokenizer:
             raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
         pt = get_pre_tokenizer(pre_tokenizer)
         _check_train_options(byte_fallback, unit, marker, pt)
-        sample: list[str] = []
-        counts = count_words(texts, pt, show_progress=show_progress, sample=sample)
-        if not counts:
-            raise ValueError(_no_words_message(pt, sample))
-        return cls._train_words(
-            counts, pt, vocab_size=vocab_size, unit=unit, marker=marker, min_frequency=min_frequency,
-            special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,
-            max_token_length=max_token_length, unk_token=unk_token, show_progress=show_progress,
-        )
+        with _gc_paused():
+            sample: list[str] = []
+            counts = count_words(texts, pt, show_progress=show_progress, sample=sample)
+            if not counts:
+                raise ValueError(_no_words_message(pt, sample))
+            unit_, marker_, word_counts = _split_for_training(counts, pt, unit, marker)
+            del counts  # the words as strings are no longer needed: free them before training
+            return cls._fit(
+                word_counts, pt, unit_, marker_, vocab_size=vocab_size, min_frequency=min_frequency,
+                special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,
+                max_token_length=max_token_length, unk_token=unk_token, show_progress=show_progress,
+            )
 
     @classmethod
     def train_from_counts(
@@ -340,27 +345,25 @@ class Tokenizer:
         _check_train_options(byte_fallback, unit, marker, pt)
         if not len(counts):
             raise ValueError("no words to train on: the word counts are empty")
-        return cls._train_words(
-            counts._counts, pt, vocab_size=vocab_size, unit=unit, marker=marker, min_frequency=min_frequency,
-            special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,
-            max_token_length=max_token_length, unk_token=unk_token, show_progress=show_progress,
-        )
+        with _gc_paused():
+            unit_, marker_, word_counts = _split_for_training(counts._counts, pt, unit, marker)
+            return cls._fit(
+                word_counts, pt, unit_, marker_, vocab_size=vocab_size, min_frequency=min_frequency,
+                special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,
+                max_token_length=max_token_length, unk_token=unk_token, show_progress=show_progress,
+            )
 
     @classmethod
-    def _train_words(
-        cls, counts: Mapping[str, int], pt: PreTokenizer, *, vocab_size: int, unit: Any, marker: Any,
-        min_frequency: int, special_tokens: Sequence[str], byte_fallback: bool, limit_alphabet: int | None,
-        max_token_length: int | None, unk_token: str | None, show_progress: bool | None,
+    def _fit(
+        cls, word_counts: dict[tuple[str, ...], int], pt: PreTokenizer, unit: Unit, marker: str | None, *,
+        vocab_size: int, min_frequency: int, special_tokens: Sequence[str], byte_fallback: bool,
+        limit_alphabet: int | None, max_token_length: int | None, unk_token: str | None,
+        show_progress: bool | None,
     ) -> Tokenizer:
-        """The training shared by :meth:`train` and :meth:`train_from_counts`: words -> marked
-        unit symbols -> :func:`korean_bpe.trainer.train_bpe` -> a tokenizer."""
-        from .counting import split_words
+        """The training shared by :meth:`train` and :meth:`train_from_counts`: marked unit symbols
+        -> :func:`korean_bpe.trainer.train_bpe` -> a tokenizer."""
         from .trainer import train_bpe
 
-        unit_ = get_unit(unit)
-        marker_ = _resolve_marker(marker, pt, None)
-        word_counts = split_words(counts, unit_, marker=marker_)
-        _check_symbols(word_counts, counts, pt, unit_, marker_)
         specials = _special_tokens(special_tokens, unk_token, byte_fallback)
         model = train_bpe(
             word_counts,
@@ -369,12 +372,11 @@ class Tokenizer:
             special_tokens=specials,
             limit_alphabet=limit_alphabet,
             max_token_length=max_token_length,
-            initial_alphabet=_initial_alphabet(unit_, marker_),
-            marker=marker_,
+            initial_alphabet=_initial_alphabet(unit, marker),
+            marker=marker,
             show_progress=show_progress,
         )
-        del word_counts
-        return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
+        return cls(model, pre_tokenizer=pt, unit=unit, marker=marker, byte_fallback=byte_fallback,
                    unk_token=unk_token)
 
     # --- properties ----------------------------------------------------------------------------
@@ -789,10 +791,23 @@ def _check_model(model: BPEModel) -> None:
     """Every merge joins tokens that exist before it; no merged token breaks merges.txt.
 
     Alphabet tokens that no merge uses may hold anything (a raw line-break piece is one):
-    vocab.json escapes them.
+    vocab.json escapes them.  The common case (a sound model) is checked all at once; a problem
+    is then located, merge by merge, for the message.
     """
+    merges = model.merges
+    parts = [part for merge in merges for part in merge]
+    if "" not in parts and not _UNWRITABLE.search("\x00".join(parts)):
+        known = set(model.special_tokens) | set(model.alphabet)
+        merged = model.merged_token
+        add = known.add
+        for a, b in merges:
+            if a not in known or b not in known:
+                break
+            add(merged(a, b))
+        else:
+            return
     known = set(model.special_tokens) | set(model.alphabet)
-    for rank, (a, b) in enumerate(model.merges):
+    for rank, (a, b) in enumerate(merges):
         for part in (a, b):
             check_writable_token(part, where=f"merge {rank} ({a!r}, {b!r})")
             if part not in known:
@@ -801,6 +816,7 @@ def _check_model(model: BPEModel) -> None:
                     "an earlier merge"
                 )
         known.add(model.merged_token(a, b))
+    raise AssertionError("unreachable: the fast check found a problem the slow one did not")  # pragma: no cover
 
 
 def _special_tokens(special_tokens: Sequence[str], unk_token: str | None, byte_fallback: bool) -> tuple[str, ...]:
@@ -824,6 +840,33 @@ def _initial_alphabet(unit: Unit, marker: str | None) -> tuple[str, ...]:
     if marker == "##":
         return base + tuple("##" + s for s in base)
     return base
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while training (hundreds of thousands of word tuples and
+    lists, no cycles: each collection would only walk them again), restored afterwards, also on
+    error (as :func:`korean_bpe.trainer.train_bpe` does for its part)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _split_for_training(
+    counts: Mapping[str, int], pt: PreTokenizer, unit: Any, marker: Any
+) -> tuple[Unit, str | None, dict[tuple[str, ...], int]]:
+    """The unit, the resolved marker and ``{marked symbols: count}`` of the words, checked."""
+    from .counting import split_words
+
+    unit_ = get_unit(unit)
+    marker_ = _resolve_marker(marker, pt, None)
+    word_counts = split_words(counts, unit_, marker=marker_)
+    _check_symbols(word_counts, counts, pt, unit_, marker_)
+    return unit_, marker_, word_counts
 
 
 def _check_train_options(byte_fallback: Any, unit: Any, marker: Any, pt: PreTokenizer) -> None:

@@ -486,6 +486,15 @@ cdef inline bint _same_span(int k1, void* d1, Py_ssize_t s1, int k2, void* d2, P
     return True
 
 
+cdef inline bint _is_space(uint32_t ch) noexcept:
+    # str.split()'s white space: ASCII by table, nothing above U+3000 (Hangul), the rest asked
+    if ch < 128:
+        return ch == 32 or 9 <= ch <= 13 or 28 <= ch <= 31
+    if ch > 0x3000:
+        return False
+    return Py_UNICODE_ISSPACE(<Py_UCS4>ch)
+
+
 cdef inline bint _is_line_break(uint32_t ch) noexcept:
     # korean_bpe.pre_tokenizers.base.LINE_BREAKS: \n \r \x0b \x0c \x1c \x1d \x1e \x85 U+2028 U+2029
     return (0x0A <= ch <= 0x0D) or (0x1C <= ch <= 0x1E) or ch == 0x85 or ch == 0x2028 or ch == 0x2029
@@ -537,14 +546,19 @@ def count_words(texts, out=None, int mode=0):
         i = 0
         line_open = False   # mode 1: inside a non-empty line, a part ends at i
         while True:
-            # --- find the next word: [start, end), prefixed with U+2581 or not
+            # --- find the next word: [start, end), prefixed with U+2581 or not; hash it on the way
+            h = 1469598103934665603ULL
             if mode == 0:
-                while i < n and Py_UNICODE_ISSPACE(<Py_UCS4>PyUnicode_READ(kind, data, i)):
+                while i < n and _is_space(<uint32_t>PyUnicode_READ(kind, data, i)):
                     i += 1
                 if i >= n:
                     break
                 start = i
-                while i < n and not Py_UNICODE_ISSPACE(<Py_UCS4>PyUnicode_READ(kind, data, i)):
+                while i < n:
+                    ch = <uint32_t>PyUnicode_READ(kind, data, i)
+                    if _is_space(ch):
+                        break
+                    h = (h ^ ch) * 1099511628211ULL
                     i += 1
                 end = i
                 prefixed = 0
@@ -558,14 +572,17 @@ def count_words(texts, out=None, int mode=0):
                         i += 1
                         end = i
                         prefixed = 0
+                        h = (h ^ ch) * 1099511628211ULL
                     else:
                         line_open = True
                 if line_open:  # one part of a non-empty line: up to a space, U+2581, a line break or the end
                     start = i
+                    h ^= 1
                     while i < n:
                         ch = <uint32_t>PyUnicode_READ(kind, data, i)
                         if ch == 0x20 or ch == 0x2581 or _is_line_break(ch):
                             break
+                        h = (h ^ ch) * 1099511628211ULL
                         i += 1
                     end = i
                     prefixed = 1
@@ -574,9 +591,6 @@ def count_words(texts, out=None, int mode=0):
                     else:
                         line_open = False   # the line ends here (a break, or the end of the text)
             # --- count it
-            h = 1469598103934665603ULL ^ <uint64_t>prefixed
-            for j in range(start, end):
-                h = (h ^ <uint32_t>PyUnicode_READ(kind, data, j)) * 1099511628211ULL
             h ^= h >> 29
             slot = (h * 0x9E3779B97F4A7C15ULL) & mask
             while True:
