@@ -277,11 +277,11 @@ class Tokenizer:
             raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
         pt = get_pre_tokenizer(pre_tokenizer)
         _check_train_options(byte_fallback, unit, marker, pt)
-        with _gc_paused():
-            sample: list[str] = []
-            counts = count_words(texts, pt, show_progress=show_progress, sample=sample)
-            if not counts:
-                raise ValueError(_no_words_message(pt, sample))
+        sample: list[str] = []
+        counts = count_words(texts, pt, show_progress=show_progress, sample=sample)
+        if not counts:
+            raise ValueError(_no_words_message(pt, sample))
+        with _gc_paused():  # after counting: an analyzer's garbage may hold cycles, the word tuples do not
             unit_, marker_, word_counts = _split_for_training(counts, pt, unit, marker)
             del counts  # the words as strings are no longer needed: free them before training
             return cls._fit(
