@@ -110,8 +110,9 @@ def _add_train(sub: Any) -> None:
                         "the pre-tokenizer is the one the counts were made with)")
     p.add_argument("--vocab-size", type=_positive_int, default=8000, metavar="N",
                    help="special tokens + alphabet + merges (default: 8000)")
-    _pre_tokenizer_args(p)
-    p.add_argument("--unit", choices=UNIT_NAMES, default="syllable", help="symbols BPE starts from (default: syllable)")
+    _pre_tokenizer_args(p, initial=True)
+    p.add_argument("--unit", choices=UNIT_NAMES, default=None,
+                   help="symbols BPE starts from (default: syllable; with --initial, its own)")
     p.add_argument("--marker", choices=tuple(MARKER_NAMES), default=None,
                    help="word-boundary marker ('space' is ▁; default: ▁ for whitespace and analysis "
                         "mode, none for raw and --lossless)")
@@ -122,14 +123,18 @@ def _add_train(sub: Any) -> None:
     p.add_argument("--max-token-length", type=_positive_int, default=None, metavar="N",
                    help="no token longer than N symbols (characters, jamo or bytes; the ▁ marker counts one)")
     p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
+    p.add_argument("--initial", default=None, metavar="MODEL_DIR",
+                   help="continue training this model: its ids and merges are kept, new merges are learned from "
+                        "CORPUS up to --vocab-size (old tokens included)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write the model to")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
 
 
-def _pre_tokenizer_args(p: argparse.ArgumentParser) -> None:
+def _pre_tokenizer_args(p: argparse.ArgumentParser, *, initial: bool = False) -> None:
     p.add_argument("--pre-tokenizer", choices=PRE_TOKENIZER_NAMES, default=None,
-                   help="how texts are cut into words (default: whitespace)")
+                   help="how texts are cut into words (default: whitespace" + ("; with --initial, its own; with "
+                        "--counts, theirs)" if initial else ")"))
     p.add_argument("--lossless", action="store_true",
                    help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
 
@@ -277,6 +282,17 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     check_model_output(args.output)  # before hours of training, not after
     kw: dict[str, Any] = {}
+    if args.initial is not None:
+        if args.counts is not None:
+            raise UserError("--initial continues training on CORPUS; it cannot take --counts (train from the counts "
+                            "without --initial, or give the corpus)")
+        kw["initial"] = initial = _load(args.initial)
+        if args.pre_tokenizer is None:
+            args.pre_tokenizer = initial.pre_tokenizer.to_config()["type"]
+            if not args.lossless:
+                kw["pre_tokenizer"] = initial.pre_tokenizer
+        args.unit = args.unit or initial.unit.to_config()["type"]
+    args.unit = args.unit or "syllable"
     if args.marker is not None:
         kw["marker"] = MARKER_NAMES[args.marker]
     options = dict(vocab_size=args.vocab_size, unit=args.unit, min_frequency=args.min_frequency,
@@ -299,7 +315,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         tok = Tokenizer.train_from_counts(counts, pre_tokenizer=given, **options)
         source = f"{counts.pre_tokenizer_config['type']}/{args.unit} from {args.counts}"
     else:
-        pt = _pre_tokenizer(args)
+        pt = kw.pop("pre_tokenizer", None) or _pre_tokenizer(args)
+        options.pop("pre_tokenizer", None)
         tok = Tokenizer.train(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt, **options)
         source = f"{pt.to_config()['type']}/{args.unit}"
     try:
@@ -310,7 +327,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                 else f"mv {beside}/* {args.output}/ once {args.output} can be written")
         raise UserError(f"could not save the model to {args.output} ({_one_line(exc)}); the trained model was saved "
                         f"to {beside} instead: move it into place with {move}") from None
-    _info(f"trained {source}: {tok.vocab_size} tokens, {len(tok.model.merges)} merges "
+    added = "" if args.initial is None else f" ({tok.vocab_size - kw['initial'].vocab_size} new tokens after {args.initial})"
+    _info(f"trained {source}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
           f"in {time.perf_counter() - start:.1f} s; saved to {out}")
     return 0
 

@@ -234,8 +234,8 @@ class Tokenizer:
         texts: Iterable[str],
         *,
         vocab_size: int,
-        pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = "whitespace",
-        unit: str | Mapping[str, Any] | Unit = "syllable",
+        pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = _UNSET,
+        unit: str | Mapping[str, Any] | Unit = _UNSET,
         marker: str | None = _UNSET,
         min_frequency: int = 2,
         special_tokens: Sequence[str] = ("<unk>",),
@@ -244,6 +244,7 @@ class Tokenizer:
         max_token_length: int | None = None,
         unk_token: str | None = "<unk>",
         show_progress: bool | None = None,
+        initial: Tokenizer | None = None,
     ) -> Tokenizer:
         """Train on ``texts`` (any iterable of strings: a list, or a generator over a huge file).
 
@@ -268,6 +269,23 @@ class Tokenizer:
         [3, 1, 1, 5]
         >>> tok.decode(tok.encode("웃기다 ㅋㅋ"))
         '웃기다 ㅋㅋ'
+
+        ``pre_tokenizer`` defaults to ``"whitespace"``, ``unit`` to ``"syllable"``.
+
+        ``initial=tok`` continues training ``tok`` (see :mod:`korean_bpe.trainer.continued`): the
+        new texts are segmented with ``tok``'s merges, then new merges are learned until
+        ``vocab_size`` (old tokens included).  Every old id and merge is kept, old text encodes to
+        the same tokens or fewer; symbols outside ``tok``'s alphabet stay unknown (``<unk>`` or
+        byte fallback).  ``pre_tokenizer``, ``unit``, ``marker``, ``byte_fallback``, ``unk_token``
+        and ``special_tokens`` default to ``tok``'s and must match them; ``limit_alphabet`` and
+        ``max_token_length`` are refused.
+
+        >>> law = Tokenizer.train(["법률 제정", "법률 개정"] * 3, vocab_size=10)
+        >>> more = Tokenizer.train(["법률 개정안 제출", "개정안 제출"] * 3, vocab_size=16, initial=law)
+        >>> more.id_to_token[:law.vocab_size] == law.id_to_token, more.merges[:len(law.merges)] == law.merges
+        (True, True)
+        >>> law.tokenize("법률 개정안"), more.tokenize("법률 개정안")      # 안 is not in law's alphabet
+        (['▁법률', '▁개', '정', '<unk>'], ['▁법률', '▁개정', '<unk>'])
         """
         from .counting import count_words
 
@@ -275,15 +293,37 @@ class Tokenizer:
             raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
         if not isinstance(texts, Iterable):
             raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
-        pt = get_pre_tokenizer(pre_tokenizer)
-        _check_train_options(byte_fallback, unit, marker, pt)
+        if not isinstance(byte_fallback, bool):
+            raise TypeError(f"byte_fallback must be True or False, got {byte_fallback!r}")
+        if initial is not None and not isinstance(initial, Tokenizer):
+            raise TypeError(f"initial must be a korean_bpe.Tokenizer (Tokenizer.load(dir)), got {type(initial).__name__}")
+        pt = get_pre_tokenizer(initial.pre_tokenizer if initial is not None and pre_tokenizer is _UNSET else
+                               "whitespace" if pre_tokenizer is _UNSET else pre_tokenizer)
+        unit_ = get_unit(initial.unit if initial is not None and unit is _UNSET else
+                         "syllable" if unit is _UNSET else unit)
+        if initial is not None:
+            from .trainer.continued import check_initial_options
+
+            marker = initial.marker if marker is _UNSET else marker
+            byte_fallback = byte_fallback or initial.byte_fallback
+            check_initial_options(initial, pre_tokenizer=pt, unit=unit_, marker=marker, special_tokens=special_tokens,
+                                  byte_fallback=byte_fallback, unk_token=unk_token, limit_alphabet=limit_alphabet,
+                                  max_token_length=max_token_length)
+        _check_train_options(byte_fallback, unit_, marker, pt)
         sample: list[str] = []
         counts = count_words(texts, pt, show_progress=show_progress, sample=sample)
         if not counts:
             raise ValueError(_no_words_message(pt, sample))
         with _gc_paused():  # after counting: an analyzer's garbage may hold cycles, the word tuples do not
-            unit_, marker_, word_counts = _split_for_training(counts, pt, unit, marker)
+            unit_, marker_, word_counts = _split_for_training(counts, pt, unit_, marker)
             del counts  # the words as strings are no longer needed: free them before training
+            if initial is not None:
+                from .trainer.continued import continue_bpe
+
+                model = continue_bpe(initial.model, word_counts, vocab_size=vocab_size, min_frequency=min_frequency,
+                                     show_progress=show_progress).model
+                return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
+                           unk_token=unk_token)
             return cls._fit(
                 word_counts, pt, unit_, marker_, vocab_size=vocab_size, min_frequency=min_frequency,
                 special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,

@@ -132,8 +132,13 @@ def hf_token_names(model: Any, *, marker: str | None) -> tuple[str, ...]:
     return out
 
 
-def tokenizer_json(tokenizer: Any) -> dict[str, Any]:
-    """The ``tokenizer.json`` content (a dict) for ``tokenizer``; see the module docstring."""
+def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False) -> dict[str, Any]:
+    """The ``tokenizer.json`` content (a dict) for ``tokenizer``; see the module docstring.
+
+    ``pretokenized=True`` (morpheme pre-tokenizers only): the file is for words that our analysis
+    already cut (``encode(words, is_pretokenized=True)``, as :mod:`korean_bpe.hf` feeds it), so
+    it has no white-space stage: each word goes to BPE whole, a lossless line-break piece included.
+    """
     model = tokenizer.model
     unit = _name(tokenizer.unit)
     pre = _name(tokenizer.pre_tokenizer)
@@ -177,6 +182,10 @@ def tokenizer_json(tokenizer: Any) -> dict[str, Any]:
         pre_tokenizers.append({"type": "Split", "pattern": {"Regex": line_break}, "behavior": "Isolated", "invert": False})
         if raw_cfg.get("split_by_whitespace", False):
             pre_tokenizers.append({"type": "Metaspace", "replacement": SPACE_MARK, "prepend_scheme": "never", "split": True})
+    elif pretokenized:
+        if pre not in _ANALYZED_PRE_TOKENIZERS:
+            raise ValueError(f"pretokenized=True is for the morpheme pre-tokenizers {_ANALYZED_PRE_TOKENIZERS}; "
+                             f"{pre!r} runs inside tokenizer.json itself: use pretokenized=False")
     else:  # whitespace, and the analysers (fed pre-split, space-joined words)
         normalizers.append(_replace({"Regex": _char_class(PY_WHITESPACE) + "+"}, " "))
         pre_tokenizers.append({"type": "WhitespaceSplit"})
