@@ -205,11 +205,11 @@ def _add_cache(sub: Any) -> None:
 def _add_compare(sub: Any) -> None:
     p = sub.add_parser(
         "compare", help="compare tokenization strategies on held-out text and write a report",
-        description="Train every tokenization strategy (our BPE over each pre-tokenizer x unit, kortok-style "
-                    "baselines, SentencePiece / HF / Kiwi peers) on CORPUS and measure it on held-out text "
-                    "(korean_bpe.compare.compare). Prints the table and writes DIR/table.csv, report.md, "
-                    "report.html (one self-contained page) and the plots (*.png). A missing analyzer or peer "
-                    "library is skipped with a note.",
+        description="Train every tokenization strategy (our BPE over each pre-tokenizer x unit, kortok-style\n"
+                    "baselines, SentencePiece / HF / Kiwi peers) on CORPUS and measure it on held-out text\n"
+                    "(korean_bpe.compare.compare). Prints the table and writes DIR/table.csv, report.md,\n"
+                    "report.html (one self-contained page) and the plots (*.png). A missing analyzer or\n"
+                    "peer library is skipped with a note.",
         epilog=COMPARE_LEGEND, formatter_class=argparse.RawDescriptionHelpFormatter)
     _corpus_arg(p)
     p.add_argument("--eval", default=None, metavar="FILE",
