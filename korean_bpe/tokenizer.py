@@ -68,6 +68,7 @@ korean_bpe.tokenizer.SpecialTokenTextError: the text holds '<unk>', the text of 
 
 from __future__ import annotations
 
+import random
 import re
 import sys
 from collections import Counter
@@ -76,22 +77,30 @@ from itertools import chain, islice, repeat
 from pathlib import Path
 from typing import Any, Literal
 
-from .jamo import decompose
+from .jamo import L_BASE, L_COUNT, S_BASE, S_COUNT, T_BASE, T_COUNT, V_BASE, V_COUNT, compose, decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import WhitespacePreTokenizer
 from .trainer.model import BPEModel
-from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, get_unit, words_from_tokens
+from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, get_unit, strip_marker, words_from_tokens
 
 try:  # the compiled merge loop (korean_bpe/_encode.pyx), built at install time when possible
     from ._encode import MergeTable as _CompiledMergeTable
 except ImportError:  # pragma: no cover - depends on the build
     _CompiledMergeTable = None
 
-__all__ = ["Tokenizer", "SpecialTokenTextError", "BYTE_TOKENS", "default_marker", "check_writable_token", "DEFAULT_CACHE_SIZE"]
+__all__ = ["Tokenizer", "SpecialTokenTextError", "BYTE_TOKENS", "JAMO_ALPHABET", "default_marker", "check_writable_token",
+           "DEFAULT_CACHE_SIZE"]
 
 #: The 256 byte-fallback tokens, ``<0x00>`` .. ``<0xFF>`` (HF / SentencePiece spelling).  With
 #: ``byte_fallback=True``, ``Tokenizer.train`` puts them right after the special tokens.
 BYTE_TOKENS: tuple[str, ...] = tuple(f"<0x{b:02X}>" for b in range(256))
+
+#: The conjoining jamo alphabet of modern Hangul: 19 초성 (U+1100..), 21 중성 (U+1161..), 27 종성
+#: (U+11A8..).  ``Tokenizer.train(..., hangul_fallback=True)`` puts them in the vocabulary.
+JAMO_ALPHABET: tuple[str, ...] = (
+    tuple(chr(L_BASE + i) for i in range(L_COUNT)) + tuple(chr(V_BASE + i) for i in range(V_COUNT))
+    + tuple(chr(T_BASE + i) for i in range(1, T_COUNT))
+)
 
 #: Words kept in the per-word cache before it is emptied (about 100 bytes a word).
 DEFAULT_CACHE_SIZE = 1 << 19
@@ -160,8 +169,9 @@ class Tokenizer:
     ``pre_tokenizer`` and ``unit`` take a name (``"okt"``, ``"jamo"``), a config dict
     (``{"type": "okt", "drop": []}``) or an object.  ``marker`` defaults to :func:`default_marker`.
     ``byte_fallback=True`` needs the 256 :data:`BYTE_TOKENS` in the vocabulary; ``unk_token`` (or
-    ``None``: unknown symbols raise ``ValueError``) must be in it.  ``cache_size`` bounds the
-    per-word cache.
+    ``None``: unknown symbols raise ``ValueError``) must be in it.  ``hangul_fallback=True``
+    spells an unknown Hangul syllable with jamo tokens (see :meth:`encode`).  ``cache_size``
+    bounds the per-word cache.
 
     The tutorial case (vocabulary ``b g h n p s u ug un hug``, merges ``u g``, ``u n``, ``h ug``):
 
@@ -182,6 +192,7 @@ class Tokenizer:
         marker: str | None = _UNSET,
         byte_fallback: bool = False,
         unk_token: str | None = "<unk>",
+        hangul_fallback: bool = False,
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         if not isinstance(model, BPEModel):
@@ -196,6 +207,11 @@ class Tokenizer:
         self._unit = get_unit(unit)
         self._marker = _resolve_marker(marker, self._pre_tokenizer, model)
         self._byte_fallback = byte_fallback
+        if not isinstance(hangul_fallback, bool):
+            raise TypeError(f"hangul_fallback must be True or False, got {hangul_fallback!r}")
+        if hangul_fallback:
+            _check_hangul_fallback(self._unit, self._marker)
+        self._hangul_fallback = hangul_fallback
         vocab = model.vocab
         if unk_token is not None and unk_token not in vocab:
             raise ValueError(
@@ -241,6 +257,7 @@ class Tokenizer:
         limit_alphabet: int | None = None,
         max_token_length: int | None = None,
         unk_token: str | None = "<unk>",
+        hangul_fallback: bool = False,
         show_progress: bool | None = None,
     ) -> Tokenizer:
         """Train on ``texts`` (any iterable of strings: a list, or a generator over a huge file).
@@ -254,6 +271,9 @@ class Tokenizer:
         :data:`BYTE_TOKENS` right after the special tokens (so they count in ``vocab_size``).
         ``max_token_length``: no token spans more than that many of the unit's symbols (the ``▁``
         marker counts one, ``</w>`` and ``##`` nothing; see :func:`korean_bpe.trainer.train_bpe`).
+        ``hangul_fallback=True`` adds the 67 conjoining jamo of :data:`JAMO_ALPHABET` to the
+        alphabet (they count in ``vocab_size``; training is otherwise unchanged) and makes the
+        tokenizer spell unknown syllables with them (see :meth:`encode`).
 
         >>> lines = (line for line in ["ㅋㅋㅋ 진짜 웃기다", "ㅋㅋ 웃기다 ㅠㅠ"] * 4)   # a generator
         >>> tok = Tokenizer.train(lines, vocab_size=30, unit="jamo")
@@ -275,6 +295,10 @@ class Tokenizer:
         pt = get_pre_tokenizer(pre_tokenizer)
         unit_ = get_unit(unit)
         marker_ = _resolve_marker(marker, pt, None)
+        if not isinstance(hangul_fallback, bool):
+            raise TypeError(f"hangul_fallback must be True or False, got {hangul_fallback!r}")
+        if hangul_fallback:
+            _check_hangul_fallback(unit_, marker_)
         sample: list[str] = []
         counts = _count_words(texts, pt, show_progress, sample=sample)
         if not counts:
@@ -298,12 +322,12 @@ class Tokenizer:
             special_tokens=specials,
             limit_alphabet=limit_alphabet,
             max_token_length=max_token_length,
-            initial_alphabet=_initial_alphabet(unit_, marker_),
+            initial_alphabet=_initial_alphabet(unit_, marker_) + (JAMO_ALPHABET if hangul_fallback else ()),
             marker=marker_,
             show_progress=show_progress,
         )
         return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
-                   unk_token=unk_token)
+                   unk_token=unk_token, hangul_fallback=hangul_fallback)
 
     # --- properties ----------------------------------------------------------------------------
 
@@ -347,6 +371,10 @@ class Tokenizer:
         return self._byte_fallback
 
     @property
+    def hangul_fallback(self) -> bool:
+        return self._hangul_fallback
+
+    @property
     def unk_token(self) -> str | None:
         return self._unk_token
 
@@ -367,11 +395,19 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, pre_tokenizer={self._pre_tokenizer!r}, "
-                f"unit={self._unit!r}, marker={self._marker!r}, byte_fallback={self._byte_fallback})")
+                f"unit={self._unit!r}, marker={self._marker!r}, byte_fallback={self._byte_fallback}"
+                + (", hangul_fallback=True)" if self._hangul_fallback else ")"))
 
     # --- encoding ------------------------------------------------------------------------------
 
-    def encode(self, text: str, *, disallowed_special: Literal["all"] | Collection[str] = "all") -> list[int]:
+    def encode(
+        self,
+        text: str,
+        *,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        dropout: float = 0.0,
+        seed: int | None = None,
+    ) -> list[int]:
         """Token ids of ``text``.
 
         ``disallowed_special``: the special tokens whose text ``text`` must not hold (a
@@ -384,25 +420,119 @@ class Tokenizer:
         [8, 1, 9, 4]
         >>> tok.tokenize("영화 재밌다")
         ['▁영화', '▁', '재밌', '다']
+
+        ``dropout=p`` (BPE-dropout, Provilkov et al. 2020, as HF ``tokenizers`` applies it): while
+        merging a word, each candidate merge is skipped with probability ``p`` (see
+        :func:`_merge_dropout`), so the same text gets other, finer segmentations: a
+        regularizer for training a model.  The draws come from ``random.Random(seed)``, made
+        afresh for each call: the same ``seed`` gives the same ids, ``seed=None`` fresh ones.
+        The word cache and the compiled core are bypassed (each word is merged again in
+        Python); ``dropout=0`` is exactly the ordinary encoding, ``dropout=1`` the unit symbols.
+        ``decode`` gives the same text back whatever the segmentation:
+
+        >>> tok.tokenize("재밌다", dropout=1.0)
+        ['▁', '재', '밌', '다']
+        >>> tok.decode(tok.encode("영화 재밌다", dropout=0.5, seed=1))
+        '영화 재밌다'
+
+        With :attr:`hangul_fallback`, a Hangul syllable outside the vocabulary is spelled, before
+        ``<unk>`` or byte fallback are tried, by the first of these whose tokens are all in the
+        vocabulary: (1) the syllable without its 종성 and the 종성 as a conjoining jamo
+        (``'값'`` -> ``'가' 'ᆹ'``, kiwipiepy's ``fallback_hangul`` split); (2) its two or three
+        conjoining jamo (``'ᄀ' 'ᅡ' 'ᆹ'``).  ``decode`` recomposes them (:func:`korean_bpe.jamo.compose`)
+        into the syllable, so the text comes back exactly; text that holds conjoining jamo
+        itself (NFD input) comes back composed (NFC), as with the ``jamo`` unit.
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
         regex = self._special_regex(disallowed_special)
+        p = _check_dropout(dropout, seed)
         if regex is not None:
             _check_no_special(regex, text, "the text")
+        if p:
+            return self._encode_dropout([self._pre_tokenizer(text)], p, random.Random(seed))[0]
         if self._fused:
             return self._compiled.encode_whitespace([text], self._encode_word, self._cache.maxsize)[0]
         return self._encode_words([self._pre_tokenizer(text)])[0]
 
-    def tokenize(self, text: str, *, disallowed_special: Literal["all"] | Collection[str] = "all") -> list[str]:
+    def tokenize(
+        self,
+        text: str,
+        *,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        dropout: float = 0.0,
+        seed: int | None = None,
+    ) -> list[str]:
         """Tokens of ``text`` (``encode`` then ``id_to_token``)."""
         id_to_token = self._id_to_token
-        return [id_to_token[i] for i in self.encode(text, disallowed_special=disallowed_special)]
+        ids = self.encode(text, disallowed_special=disallowed_special, dropout=dropout, seed=seed)
+        return [id_to_token[i] for i in ids]
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        dropout: float = 0.0,
+        seed: int | None = None,
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """``(ids, offsets)``: the ids of ``encode(text)`` and, for each token, the ``(start, end)``
+        character span of ``text`` it comes from (``text[start:end]``).
+
+        A token inside a character (a jamo of a syllable, a byte of a character, a Hangul or byte
+        fallback piece) gets that character's span.  A ``▁`` standing for a space of the text
+        (``raw``, lossless morpheme mode) gets the space's span; a ``▁`` that stands for no
+        character (the ``▁`` word marker of ``whitespace`` and analysis mode, ``raw``'s dummy
+        prefix) gets an empty span ``(i, i)`` where its word starts, and a token made of it and
+        more characters gets the span of the characters.  Characters a pre-tokenizer drops
+        (spaces, morphemes dropped by an analysis) are in no span; spans go left to right, and
+        the tokens inside one character share its span.
+
+        >>> tok = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 최고"] * 3, vocab_size=30, unit="jamo")
+        >>> ids, offsets = tok.encode_with_offsets("영화 짱")
+        >>> ids == tok.encode("영화 짱"), offsets
+        (True, [(0, 2), (3, 3), (3, 4), (3, 4), (3, 4)])
+        >>> [len(tok.id_to_token[i]) for i in ids]     # ▁영화 (5 jamo), ▁, then ᄍ ᅡ ᆼ of 짱
+        [5, 1, 1, 1, 1]
+
+        Analyzers find the words in the text: the spans point into ``text`` even where the
+        analysis drops morphemes.  With a morpheme pre-tokenizer in analysis mode a word is
+        looked up in ``text`` from the end of the previous one; ``dropout`` and ``seed`` are
+        those of :meth:`encode`.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        regex = self._special_regex(disallowed_special)
+        p = _check_dropout(dropout, seed)
+        if regex is not None:
+            _check_no_special(regex, text, "the text")
+        rng = random.Random(seed) if p else None
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        for word, places in _align_words(text, self._pre_tokenizer(text), self._pre_tokenizer):
+            char_of = self._symbol_chars(word)
+            for tids, a, b in self._segment(word, p, rng):
+                chars = [c for c in char_of[a:b] if c is not None]
+                at = [places[c] for c in chars if places[c] is not None]
+                if at:
+                    span = (at[0], at[-1] + 1)
+                else:  # a ▁ that stands for no character: an empty span where the word starts
+                    start = next((q for q in places if q is not None), None)
+                    span = (start, start) if start is not None else (offsets[-1][1] if offsets else 0,) * 2
+                ids += tids
+                offsets += [span] * len(tids)
+        return ids, offsets
 
     def encode_batch(
-        self, texts: Sequence[str], *, disallowed_special: Literal["all"] | Collection[str] = "all"
+        self,
+        texts: Sequence[str],
+        *,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        dropout: float = 0.0,
+        seed: int | None = None,
     ) -> list[list[int]]:
-        """``[encode(t) for t in texts]``, pre-tokenizing with one ``pre_tokenizer.batch`` call."""
+        """``[encode(t) for t in texts]``, pre-tokenizing with one ``pre_tokenizer.batch`` call.
+        With ``dropout``, one ``random.Random(seed)`` serves the whole batch, text after text."""
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
         if not isinstance(texts, list):
@@ -416,6 +546,9 @@ class Tokenizer:
             for k, t in enumerate(texts):
                 if search(t) is not None:
                     _check_no_special(regex, t, f"texts[{k}]")
+        p = _check_dropout(dropout, seed)
+        if p:
+            return self._encode_dropout(self._pre_tokenizer.batch(texts), p, random.Random(seed))
         if self._fused:
             return self._compiled.encode_whitespace(texts, self._encode_word, self._cache.maxsize)
         return self._encode_words(self._pre_tokenizer.batch(texts))
@@ -432,6 +565,54 @@ class Tokenizer:
             for w in words:
                 ids += getitem(w)
             out.append(ids)
+        return out
+
+    def _encode_dropout(self, batch: list[list[str]], p: float, rng: random.Random) -> list[list[int]]:
+        """Ids of pre-tokenized texts with BPE-dropout: every word merged afresh, no cache."""
+        out = []
+        for words in batch:
+            ids: list[int] = []
+            for w in words:
+                for tids, _, _ in self._segment(w, p, rng):
+                    ids += tids
+            out.append(ids)
+        return out
+
+    def _segment(self, word: str, p: float, rng: random.Random | None) -> list[tuple[list[int], int, int]]:
+        """One word as ``(ids, first_symbol, end_symbol)`` per merged token: the ids it becomes
+        (several for a byte or Hangul fallback) and the run of the word's marked symbols it spells."""
+        symbols = self._symbols(word)
+        get = self._vocab.get
+        ids = [get(s, -1) for s in symbols]
+        if len(ids) > 1:
+            if p:
+                ids = _merge_dropout(ids, self._pairs, p, rng)  # type: ignore[arg-type]
+            else:
+                ids = self._compiled.merge_ids(ids) if self._compiled is not None else _merge_python(ids, self._pairs)
+        marker, id_to_token = self._marker, self._id_to_token
+        size = len if marker in (None, SPACE_MARK) else (lambda t: len(strip_marker(t, marker)))
+        out: list[tuple[list[int], int, int]] = []
+        k = 0
+        for i in ids:
+            if i < 0:
+                out.append((self._unknown_ids(symbols[k], word), k, k + 1))
+                k += 1
+                continue
+            start, n, got = k, size(id_to_token[i]), 0
+            while got < n:
+                got += size(symbols[k])
+                k += 1
+            out.append(([i], start, k))
+        assert k == len(symbols), (word, ids)
+        return out
+
+    def _symbol_chars(self, word: str) -> list[int | None]:
+        """For each marked symbol of ``word``, the index of the character it comes from
+        (``None``: the ``▁`` word marker)."""
+        split = self._unit.split
+        out: list[int | None] = [None] if self._marker == SPACE_MARK and word else []
+        for c, ch in enumerate(word):
+            out += [c] * len(split(ch))
         return out
 
     def _special_regex(self, disallowed_special: Any) -> re.Pattern[str] | None:
@@ -507,25 +688,32 @@ class Tokenizer:
 
     def _resolve_unknown(self, ids: list[int], word: str) -> list[int]:
         """Replace each ``-1`` (a symbol outside the vocabulary; they never merge, so the k-th
-        ``-1`` is the k-th unknown symbol) by ``<unk>`` or by its UTF-8 byte tokens."""
+        ``-1`` is the k-th unknown symbol) by its Hangul fallback, ``<unk>`` or its UTF-8 byte tokens."""
         unknown = iter([s for s in self._symbols(word) if s not in self._vocab])
         out: list[int] = []
         for i in ids:
             if i >= 0:
                 out.append(i)
-                continue
-            sym = next(unknown)
-            if self._byte_fallback:
-                byte_ids = self._byte_ids
-                out.extend(byte_ids[b] for b in sym.encode("utf-8", "surrogatepass"))
-            elif self._unk_id >= 0:
-                out.append(self._unk_id)
             else:
-                raise ValueError(
-                    f"the symbol {sym!r} (in the word {word!r}) is not in the vocabulary and unk_token=None; "
-                    "use a tokenizer with an unk_token or byte_fallback=True"
-                )
+                out += self._unknown_ids(next(unknown), word)
         return out
+
+    def _unknown_ids(self, sym: str, word: str) -> list[int]:
+        """The ids of a symbol outside the vocabulary (see :meth:`encode`)."""
+        if self._hangul_fallback:
+            vocab = self._vocab
+            for pieces in _hangul_pieces(sym):
+                if all(piece in vocab for piece in pieces):
+                    return [vocab[piece] for piece in pieces]
+        if self._byte_fallback:
+            byte_ids = self._byte_ids
+            return [byte_ids[b] for b in sym.encode("utf-8", "surrogatepass")]
+        if self._unk_id >= 0:
+            return [self._unk_id]
+        raise ValueError(
+            f"the symbol {sym!r} (in the word {word!r}) is not in the vocabulary and unk_token=None; "
+            "use a tokenizer with an unk_token or byte_fallback=True"
+        )
 
     # --- decoding ------------------------------------------------------------------------------
 
@@ -557,6 +745,8 @@ class Tokenizer:
             tokens = self._tokens_with_literals(ids, skip_special_tokens)
         join = self._unit.join
         words = [join(symbols) for symbols in words_from_tokens(tokens, self._marker)]
+        if self._hangul_fallback and self._unit.name == "syllable":  # '가' 'ᆹ' -> '값'
+            words = [compose(w) for w in words]
         return self._pre_tokenizer.restore(words)
 
     def decode_batch(self, batch: Iterable[Iterable[int]], *, skip_special_tokens: bool = False) -> list[str]:
@@ -711,6 +901,101 @@ def _resolve_marker(marker: Any, pre_tokenizer: PreTokenizer, model: BPEModel | 
             raise ValueError(f"the model was trained with marker={prefix!r} (continuing_subword_prefix); "
                              f"pass marker={prefix!r}, not {marker!r}")
     return marker
+
+
+def _check_dropout(dropout: Any, seed: Any) -> float:
+    """``dropout`` as a float in [0, 1]; ``seed`` an int or None."""
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout <= 1.0:
+        raise ValueError(f"dropout must be a probability between 0 and 1 (e.g. dropout=0.1), got {dropout!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed must be an int or None, got {seed!r}")
+    return float(dropout)
+
+
+def _align_words(text: str, words: Sequence[str], pt: PreTokenizer) -> Iterator[tuple[str, list[int | None]]]:
+    """Each word with, for each of its characters, its index in ``text`` (``None``: a ``▁`` that
+    stands for no character, ``raw``'s dummy prefix).  Words are substrings of the text, with
+    ``▁`` for a space where the pre-tokenizer marks spaces; they come in order."""
+    config = pt.to_config() if hasattr(pt, "to_config") else {}
+    dummy = config.get("type") == "raw" and config.get("add_dummy_prefix", False)
+    marked = bool(getattr(pt, "lossless", False))
+    line_start = True
+    cursor = 0
+    n = len(text)
+    for word in words:
+        places: list[int | None] = []
+        if marked:  # every character is kept, in order: raw, lossless morpheme mode
+            for k, ch in enumerate(word):
+                if k == 0 and dummy and line_start and ch == SPACE_MARK:
+                    places.append(None)
+                    continue
+                if cursor < n and (text[cursor] == ch or (ch == SPACE_MARK and text[cursor] == " ")):
+                    places.append(cursor)
+                    cursor += 1
+                else:
+                    raise AssertionError(f"word {word!r} does not follow the text at {cursor}")
+            line_start = word in LINE_BREAKS
+        else:  # words are substrings, in order, with dropped characters between them
+            at = text.find(word, cursor)
+            if at < 0:
+                raise AssertionError(f"word {word!r} is not in the text after {cursor}")
+            places = list(range(at, at + len(word)))
+            cursor = at + len(word)
+        yield word, places
+
+
+def _check_hangul_fallback(unit: Unit, marker: str | None) -> None:
+    name = getattr(unit, "name", None)
+    if name not in ("syllable", "jamo"):
+        raise ValueError(f"hangul_fallback=True needs the 'syllable' or 'jamo' unit, not {name!r}: the byte unit "
+                         "never has an unknown symbol")
+    if marker not in (None, SPACE_MARK):
+        raise ValueError(f"hangul_fallback=True works with marker '▁' or None, not {marker!r} (a jamo glued to "
+                         "'##' or '</w>' is a different token)")
+
+
+def _hangul_pieces(sym: str) -> tuple[tuple[str, ...], ...]:
+    """How :attr:`Tokenizer.hangul_fallback` may spell the syllable ``sym``, best first: the
+    syllable without its 종성 + the 종성 jamo (``'값'`` -> ``'가' 'ᆹ'``, as kiwipiepy's
+    ``fallback_hangul``), then its two or three conjoining jamo; ``()`` for anything else.
+
+    >>> _hangul_pieces("값") == (("가", "\u11b9"), ("\u1100", "\u1161", "\u11b9"))
+    True
+    >>> _hangul_pieces("가") == (("\u1100", "\u1161"),)
+    True
+    """
+    s = ord(sym) - S_BASE if len(sym) == 1 else -1
+    if not 0 <= s < S_COUNT:
+        return ()
+    jamo = tuple(decompose(sym))
+    if s % T_COUNT:
+        return (chr(S_BASE + s - s % T_COUNT), jamo[2]), jamo
+    return (jamo,)
+
+
+def _merge_dropout(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int]], p: float,
+                   rng: random.Random) -> list[int]:
+    """BPE-dropout (Provilkov et al. 2020) as HF ``tokenizers`` applies it: at each step the
+    candidate merges are taken lowest rank first (leftmost first among equal ranks), each skipped
+    with probability ``p`` (one ``rng.random() < p`` draw per candidate tried); the first one not
+    skipped is applied; when every candidate is skipped the word is done.  ``p=1``: no merge.
+
+    >>> _merge_dropout([0, 1, 0, 1], {(0, 1): (0, 5), (5, 5): (1, 6)}, 0.0, random.Random(0))
+    [6]
+    >>> _merge_dropout([0, 1, 0, 1], {(0, 1): (0, 5), (5, 5): (1, 6)}, 1.0, random.Random(0))
+    [0, 1, 0, 1]
+    """
+    get = pairs.get
+    draw = rng.random
+    while True:
+        cands = sorted((r, i, new) for i, pair in enumerate(zip(ids, ids[1:])) if (m := get(pair)) is not None
+                       for r, new in (m,))
+        for _, i, new in cands:
+            if draw() >= p:
+                ids[i:i + 2] = [new]
+                break
+        else:
+            return ids
 
 
 def _check_model(model: BPEModel) -> None:
