@@ -480,18 +480,28 @@ class Tokenizer:
         character span of ``text`` it comes from (``text[start:end]``).
 
         A token inside a character (a jamo of a syllable, a byte of a character, a Hangul or byte
-        fallback piece) gets that character's span.  A ``▁`` standing for a space of the text
-        (``raw``, lossless morpheme mode) gets the space's span; a ``▁`` that stands for no
-        character (the ``▁`` word marker of ``whitespace`` and analysis mode, ``raw``'s dummy
-        prefix) gets an empty span ``(i, i)`` where its word starts, and a token made of it and
-        more characters gets the span of the characters.  Characters a pre-tokenizer drops
-        (spaces, morphemes dropped by an analysis) are in no span; spans go left to right, and
-        the tokens inside one character share its span.
+        fallback piece) gets that character's span.  A ``▁`` written for a space of the text
+        (``raw``, lossless morpheme mode) gets that space's span.  The ``▁`` word marker
+        (``whitespace``, analysis mode) stands for the white-space character right before its
+        word (``'▁정말'`` in ``'영화 정말'`` is ``(2, 5)``); a ``▁`` that stands for no character
+        is aligned as HF aligns the characters its normalizers insert: the ``▁`` marker of the
+        first word and ``raw``'s dummy prefix on the first line with the first character
+        (a lone ``'▁'`` token opening the text is ``(0, 1)``, sharing that character with the
+        next token), ``raw``'s dummy prefix on a later line with the line break before it; the
+        ``▁`` marker of a morpheme glued to the one before gets an empty span ``(i, i)`` where
+        its word starts.  So ``return_offsets_mapping`` on our ``tokenizer.json`` (transformers'
+        ``PreTrainedTokenizerFast``) gives our spans for the ``raw`` pre-tokenizer (every unit)
+        and ``whitespace`` (syllable, jamo); not for ``whitespace`` with the byte unit (HF's
+        ``▁`` there covers no space: ``'▁정'`` is ``(3, 4)``, ours ``(2, 4)``), nor for the
+        morpheme pre-tokenizers, whose export HF is fed analysed words.  ``raw``'s dummy prefix ``▁`` stands for nothing too.
+        A token gets the span from its first to its last character.  Characters no token
+        stands for (spaces, morphemes dropped by an analysis) are in no span; spans go left to
+        right, and the tokens inside one character share its span.
 
         >>> tok = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 최고"] * 3, vocab_size=30, unit="jamo")
         >>> ids, offsets = tok.encode_with_offsets("영화 짱")
         >>> ids == tok.encode("영화 짱"), offsets
-        (True, [(0, 2), (3, 3), (3, 4), (3, 4), (3, 4)])
+        (True, [(0, 2), (2, 3), (3, 4), (3, 4), (3, 4)])
         >>> [len(tok.id_to_token[i]) for i in ids]     # ▁영화 (5 jamo), ▁, then ᄍ ᅡ ᆼ of 짱
         [5, 1, 1, 1, 1]
 
@@ -509,16 +519,18 @@ class Tokenizer:
         rng = random.Random(seed) if p else None
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
-        for word, places in _align_words(text, self._pre_tokenizer(text), self._pre_tokenizer):
-            char_of = self._symbol_chars(word)
+        marked = self._marker == SPACE_MARK
+        for k, (word, places, start) in enumerate(_align_words(text, self._pre_tokenizer(text), self._pre_tokenizer)):
+            spans = [(q, q + 1) for q in places]
+            if marked:  # the ▁ marker stands for the white-space character right before the word
+                if k == 0:  # HF's Prepend("▁"): aligned with the first character
+                    spans.insert(0, (start, start + 1))
+                else:
+                    spans.insert(0, (start - 1, start) if text[start - 1].isspace() else (start, start))
+            symbol_spans = [spans[c] for c in self._symbol_chars(word)]
             for tids, a, b in self._segment(word, p, rng):
-                chars = [c for c in char_of[a:b] if c is not None]
-                at = [places[c] for c in chars if places[c] is not None]
-                if at:
-                    span = (at[0], at[-1] + 1)
-                else:  # a ▁ that stands for no character: an empty span where the word starts
-                    start = next((q for q in places if q is not None), None)
-                    span = (start, start) if start is not None else (offsets[-1][1] if offsets else 0,) * 2
+                full = [sp for sp in symbol_spans[a:b] if sp[0] < sp[1]]
+                span = (full[0][0], full[-1][1]) if full else symbol_spans[a]
                 ids += tids
                 offsets += [span] * len(tids)
         return ids, offsets
@@ -606,12 +618,13 @@ class Tokenizer:
         assert k == len(symbols), (word, ids)
         return out
 
-    def _symbol_chars(self, word: str) -> list[int | None]:
-        """For each marked symbol of ``word``, the index of the character it comes from
-        (``None``: the ``▁`` word marker)."""
+    def _symbol_chars(self, word: str) -> list[int]:
+        """For each marked symbol of ``word``, the index of the character it comes from (with the
+        ``▁`` marker, index 0 is the marker and the characters count from 1)."""
         split = self._unit.split
-        out: list[int | None] = [None] if self._marker == SPACE_MARK and word else []
-        for c, ch in enumerate(word):
+        shift = 1 if self._marker == SPACE_MARK and word else 0
+        out: list[int] = [0] * shift
+        for c, ch in enumerate(word, shift):
             out += [c] * len(split(ch))
         return out
 
@@ -912,10 +925,11 @@ def _check_dropout(dropout: Any, seed: Any) -> float:
     return float(dropout)
 
 
-def _align_words(text: str, words: Sequence[str], pt: PreTokenizer) -> Iterator[tuple[str, list[int | None]]]:
-    """Each word with, for each of its characters, its index in ``text`` (``None``: a ``▁`` that
-    stands for no character, ``raw``'s dummy prefix).  Words are substrings of the text, with
-    ``▁`` for a space where the pre-tokenizer marks spaces; they come in order."""
+def _align_words(text: str, words: Sequence[str], pt: PreTokenizer) -> Iterator[tuple[str, list[int], int]]:
+    """Each word with, for each of its characters, its index in ``text`` (``raw``'s dummy prefix:
+    the character HF aligns it with), and where in ``text`` the word starts.
+    Words are substrings of the text, with ``▁`` for a space where the pre-tokenizer marks
+    spaces; they come in order."""
     config = pt.to_config() if hasattr(pt, "to_config") else {}
     dummy = config.get("type") == "raw" and config.get("add_dummy_prefix", False)
     marked = bool(getattr(pt, "lossless", False))
@@ -923,25 +937,35 @@ def _align_words(text: str, words: Sequence[str], pt: PreTokenizer) -> Iterator[
     cursor = 0
     n = len(text)
     for word in words:
-        places: list[int | None] = []
+        places: list[int] = []
         if marked:  # every character is kept, in order: raw, lossless morpheme mode
             for k, ch in enumerate(word):
                 if k == 0 and dummy and line_start and ch == SPACE_MARK:
-                    places.append(None)
+                    # stands for no character; HF aligns it with the line's first character
+                    # (text start) or with the line break before it: so do we
+                    places.append(cursor if cursor == 0 else cursor - 1)
                     continue
                 if cursor < n and (text[cursor] == ch or (ch == SPACE_MARK and text[cursor] == " ")):
                     places.append(cursor)
                     cursor += 1
                 else:
-                    raise AssertionError(f"word {word!r} does not follow the text at {cursor}")
+                    raise ValueError(_not_a_slice(pt, word, cursor))
             line_start = word in LINE_BREAKS
+            start = places[0] if places else cursor
         else:  # words are substrings, in order, with dropped characters between them
             at = text.find(word, cursor)
             if at < 0:
-                raise AssertionError(f"word {word!r} is not in the text after {cursor}")
+                raise ValueError(_not_a_slice(pt, word, cursor))
             places = list(range(at, at + len(word)))
             cursor = at + len(word)
-        yield word, places
+            start = at
+        yield word, places, start
+
+
+def _not_a_slice(pt: PreTokenizer, word: str, cursor: int) -> str:
+    return (f"encode_with_offsets: the pre-tokenizer {pt!r} gave the word {word!r}, which is not the text from offset "
+            f"{cursor} on; offsets need words cut out of the text (okt with norm=True or stem=True rewrites them: "
+            "use norm=False, stem=False)")
 
 
 def _check_hangul_fallback(unit: Unit, marker: str | None) -> None:
