@@ -502,8 +502,8 @@ class Tokenizer:
         >>> ids, offsets = tok.encode_with_offsets("영화 짱")
         >>> ids == tok.encode("영화 짱"), offsets
         (True, [(0, 2), (2, 3), (3, 4), (3, 4), (3, 4)])
-        >>> [len(tok.id_to_token[i]) for i in ids]     # ▁영화 (5 jamo), ▁, then ᄍ ᅡ ᆼ of 짱
-        [5, 1, 1, 1, 1]
+        >>> [len(tok.id_to_token[i]) for i in ids]     # ▁영화 (▁ + 5 jamo), ▁, then ᄍ ᅡ ᆼ of 짱
+        [6, 1, 1, 1, 1]
 
         Analyzers find the words in the text: the spans point into ``text`` even where the
         analysis drops morphemes.  With a morpheme pre-tokenizer in analysis mode a word is
@@ -833,11 +833,15 @@ class Tokenizer:
 
         return load_tokenizer(directory)
 
-    def to_huggingface(self, path: str | Path) -> Path:
-        """Write a Hugging Face ``tokenizer.json`` (see :mod:`korean_bpe.io.hf`).  Returns the path."""
+    def to_huggingface(self, path: str | Path, *, dropout: float | None = None) -> Path:
+        """Write a Hugging Face ``tokenizer.json`` (see :mod:`korean_bpe.io.hf`).  Returns the path.
+
+        ``dropout``: HF BPE's ``dropout`` (BPE-dropout on every ``encode`` of the loaded
+        tokenizer, HF drawing its own random numbers: the ids vary like ours with
+        ``encode(..., dropout=p)``, not the same draws).  ``None``: no dropout."""
         from .io.hf import export_tokenizer_json
 
-        export_tokenizer_json(self, path)
+        export_tokenizer_json(self, path, dropout=dropout)
         return Path(path)
 
 
