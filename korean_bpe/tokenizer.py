@@ -272,7 +272,7 @@ class Tokenizer:
         ``max_token_length``: no token spans more than that many of the unit's symbols (the ``▁``
         marker counts one, ``</w>`` and ``##`` nothing; see :func:`korean_bpe.trainer.train_bpe`).
         ``hangul_fallback=True`` adds the 67 conjoining jamo of :data:`JAMO_ALPHABET` to the
-        alphabet (they count in ``vocab_size``; training is otherwise unchanged) and makes the
+        alphabet (they count in ``vocab_size`` and, kept first, in ``limit_alphabet``) and makes the
         tokenizer spell unknown syllables with them (see :meth:`encode`).
 
         >>> lines = (line for line in ["ㅋㅋㅋ 진짜 웃기다", "ㅋㅋ 웃기다 ㅠㅠ"] * 4)   # a generator
@@ -299,6 +299,10 @@ class Tokenizer:
             raise TypeError(f"hangul_fallback must be True or False, got {hangul_fallback!r}")
         if hangul_fallback:
             _check_hangul_fallback(unit_, marker_)
+            if limit_alphabet is not None and limit_alphabet < len(JAMO_ALPHABET):
+                raise ValueError(f"hangul_fallback=True keeps the {len(JAMO_ALPHABET)} jamo in the alphabet, first: "
+                                 f"limit_alphabet={limit_alphabet} is too small; use limit_alphabet >= "
+                                 f"{len(JAMO_ALPHABET)} (the rest goes to the most frequent symbols)")
         sample: list[str] = []
         counts = _count_words(texts, pt, show_progress, sample=sample)
         if not counts:
