@@ -394,3 +394,39 @@ def test_offsets_morpheme_pre_tokenizers(texts, held_out, name, lossless):
             # kept words, in order, in the original text (NFD input stays NFD)
             covered = sorted({k for s, e in offsets for k in range(s, e)})
             assert "".join(t[k] for k in covered if not t[k].isspace()) == "".join(tok.pre_tokenizer(t)), t
+
+
+# --- command line ------------------------------------------------------------------------------
+
+def test_cli_hangul_fallback_dropout_offsets(tmp_path):
+    from test_cli import fails, ok
+
+    corpus = tmp_path / "reviews.txt"
+    corpus.write_text("\n".join(["영화 진짜 재밌어요 최고", "정말 최고의 영화 또 보고 싶다"] * 5) + "\n", encoding="utf-8")
+    model = tmp_path / "model"
+    ok("train", str(corpus), "--vocab-size", "120", "--hangul-fallback", "--no-progress", "-o", str(model))
+    assert Tokenizer.load(model).hangul_fallback
+    out = ok("encode", "-m", str(model), "--offsets", "영화 짱").stdout
+    assert out == "▁영화@0:2 ▁@2:3 짜@3:4 ᆼ@3:4\n"  # 짜 (from 진짜) + the 종성 ᆼ
+    ids = ok("encode", "-m", str(model), "--ids", "--offsets", "영화 짱").stdout.split()
+    assert [int(x.split("@")[0]) for x in ids] == Tokenizer.load(model).encode("영화 짱")
+    runs = [ok("encode", "-m", str(model), "--dropout", "0.5", "--seed", "3", "영화 최고의 영화", "정말 최고").stdout
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+    lines = runs[0].splitlines()
+    tok = Tokenizer.load(model)
+    assert lines == [" ".join(tok.tokenize("영화 최고의 영화", dropout=0.5, seed=3)),
+                     " ".join(tok.tokenize("정말 최고", dropout=0.5, seed=4))]  # text k: seed S+k-1
+    assert "expected a probability" in usage_error("encode", "-m", str(model), "--dropout", "2", "영화")
+    hf = json.loads(ok("export-hf", "-m", str(model), "-o", "-", "--dropout", "0.1").stdout)
+    assert hf["model"]["dropout"] == 0.1
+    assert "HF's BPE refuses dropout 0" in fails("export-hf", "-m", str(model), "-o", "-", "--dropout", "0")
+
+
+def usage_error(*args):
+    """argparse errors print the usage first: only the last line matters here."""
+    from test_cli import run
+
+    proc = run(*args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    return proc.stderr.splitlines()[-1]
