@@ -446,6 +446,12 @@ class Tokenizer:
         conjoining jamo (``'ᄀ' 'ᅡ' 'ᆹ'``).  ``decode`` recomposes them (:func:`korean_bpe.jamo.compose`)
         into the syllable, so the text comes back exactly; text that holds conjoining jamo
         itself (NFD input) comes back composed (NFC), as with the ``jamo`` unit.
+
+        >>> fb = Tokenizer(BPEModel(("<unk>",), ("▁", "가", *JAMO_ALPHABET), ()), hangul_fallback=True)
+        >>> [f"U+{ord(t):04X}" for t in fb.tokenize("값 뷁")]      # ▁ 가 ᆹ ▁ ᄇ ᅰ ᆰ
+        ['U+2581', 'U+AC00', 'U+11B9', 'U+2581', 'U+1107', 'U+1170', 'U+11B0']
+        >>> fb.decode(fb.encode("값 뷁"))
+        '값 뷁'
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
