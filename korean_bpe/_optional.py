@@ -26,6 +26,7 @@ INSTALL_HINTS: dict[str, tuple[str, str]] = {
     "tqdm": ("progress bars", "pip install tqdm"),
     "sklearn": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "scipy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
+    "threadpoolctl": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "numpy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
 }
 

@@ -108,9 +108,10 @@ def _add_train(sub: Any) -> None:
     _corpus_arg(p)
     p.add_argument("--vocab-size", type=_positive_int, default=8000, metavar="N",
                    help="special tokens + alphabet + merges (default: 8000)")
-    p.add_argument("--pre-tokenizer", choices=PRE_TOKENIZER_NAMES, default="whitespace",
-                   help="how texts are cut into words (default: whitespace)")
-    p.add_argument("--unit", choices=UNIT_NAMES, default="syllable", help="symbols BPE starts from (default: syllable)")
+    p.add_argument("--pre-tokenizer", choices=PRE_TOKENIZER_NAMES, default=None,
+                   help="how texts are cut into words (default: whitespace; with --initial, its own)")
+    p.add_argument("--unit", choices=UNIT_NAMES, default=None,
+                   help="symbols BPE starts from (default: syllable; with --initial, its own)")
     p.add_argument("--marker", choices=tuple(MARKER_NAMES), default=None,
                    help="word-boundary marker ('space' is ▁; default: ▁ for whitespace and analysis "
                         "mode, none for raw and --lossless)")
@@ -125,6 +126,9 @@ def _add_train(sub: Any) -> None:
                    help="add the 67 conjoining jamo to the vocabulary; unknown syllables become jamo tokens")
     p.add_argument("--lossless", action="store_true",
                    help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
+    p.add_argument("--initial", default=None, metavar="MODEL_DIR",
+                   help="continue training this model: its ids and merges are kept, new merges are learned from "
+                        "CORPUS up to --vocab-size (old tokens included)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write the model to")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
@@ -248,14 +252,23 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .tokenizer import Tokenizer
 
     check_model_output(args.output)  # before hours of training, not after
+    kw: dict[str, Any] = {}
+    if args.initial is not None:
+        kw["initial"] = initial = _load(args.initial)
+        if args.pre_tokenizer is None:
+            args.pre_tokenizer = initial.pre_tokenizer.to_config()["type"]
+            if not args.lossless:
+                kw["pre_tokenizer"] = initial.pre_tokenizer
+        args.unit = args.unit or initial.unit.to_config()["type"]
+    args.pre_tokenizer = args.pre_tokenizer or "whitespace"
+    args.unit = args.unit or "syllable"
     options: dict[str, Any] = {}
     if args.lossless:
         if args.pre_tokenizer in ("whitespace", "raw"):
             raise UserError(f"--lossless is for the morpheme pre-tokenizers (okt, kiwi, mecab); "
                             f"'{args.pre_tokenizer}' has no such mode ('raw' is already lossless)")
         options = {"lossless": True, "drop": ()}
-    pt = get_pre_tokenizer(args.pre_tokenizer, **options)
-    kw: dict[str, Any] = {}
+    pt = kw.pop("pre_tokenizer", None) or get_pre_tokenizer(args.pre_tokenizer, **options)
     if args.marker is not None:
         kw["marker"] = MARKER_NAMES[args.marker]
     start = time.perf_counter()
@@ -273,7 +286,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                 else f"mv {beside}/* {args.output}/ once {args.output} can be written")
         raise UserError(f"could not save the model to {args.output} ({_one_line(exc)}); the trained model was saved "
                         f"to {beside} instead: move it into place with {move}") from None
-    _info(f"trained {args.pre_tokenizer}/{args.unit}: {tok.vocab_size} tokens, {len(tok.model.merges)} merges "
+    added = "" if args.initial is None else f" ({tok.vocab_size - kw['initial'].vocab_size} new tokens after {args.initial})"
+    _info(f"trained {args.pre_tokenizer}/{args.unit}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
           f"in {time.perf_counter() - start:.1f} s; saved to {out}")
     return 0
 

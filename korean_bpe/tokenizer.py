@@ -248,8 +248,8 @@ class Tokenizer:
         texts: Iterable[str],
         *,
         vocab_size: int,
-        pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = "whitespace",
-        unit: str | Mapping[str, Any] | Unit = "syllable",
+        pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = _UNSET,
+        unit: str | Mapping[str, Any] | Unit = _UNSET,
         marker: str | None = _UNSET,
         min_frequency: int = 2,
         special_tokens: Sequence[str] = ("<unk>",),
@@ -259,6 +259,7 @@ class Tokenizer:
         unk_token: str | None = "<unk>",
         hangul_fallback: bool = False,
         show_progress: bool | None = None,
+        initial: Tokenizer | None = None,
     ) -> Tokenizer:
         """Train on ``texts`` (any iterable of strings: a list, or a generator over a huge file).
 
@@ -283,6 +284,23 @@ class Tokenizer:
         [3, 1, 1, 5]
         >>> tok.decode(tok.encode("웃기다 ㅋㅋ"))
         '웃기다 ㅋㅋ'
+
+        ``pre_tokenizer`` defaults to ``"whitespace"``, ``unit`` to ``"syllable"``.
+
+        ``initial=tok`` continues training ``tok`` (see :mod:`korean_bpe.trainer.continued`): the
+        new texts are segmented with ``tok``'s merges, then new merges are learned until
+        ``vocab_size`` (old tokens included).  Every old id and merge is kept, old text encodes to
+        the same tokens or fewer; symbols outside ``tok``'s alphabet stay unknown (``<unk>`` or
+        byte fallback).  ``pre_tokenizer``, ``unit``, ``marker``, ``byte_fallback``, ``unk_token``
+        and ``special_tokens`` default to ``tok``'s and must match them; ``limit_alphabet`` and
+        ``max_token_length`` are refused.
+
+        >>> law = Tokenizer.train(["법률 제정", "법률 개정"] * 3, vocab_size=10)
+        >>> more = Tokenizer.train(["법률 개정안 제출", "개정안 제출"] * 3, vocab_size=16, initial=law)
+        >>> more.id_to_token[:law.vocab_size] == law.id_to_token, more.merges[:len(law.merges)] == law.merges
+        (True, True)
+        >>> law.tokenize("법률 개정안"), more.tokenize("법률 개정안")      # 안 is not in law's alphabet
+        (['▁법률', '▁개', '정', '<unk>'], ['▁법률', '▁개정', '<unk>'])
         """
         if isinstance(texts, (str, bytes)):
             raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
@@ -292,8 +310,24 @@ class Tokenizer:
             raise TypeError(f"byte_fallback must be True or False, got {byte_fallback!r}")
         from .trainer import train_bpe
 
-        pt = get_pre_tokenizer(pre_tokenizer)
-        unit_ = get_unit(unit)
+        if initial is not None and not isinstance(initial, Tokenizer):
+            raise TypeError(f"initial must be a korean_bpe.Tokenizer (Tokenizer.load(dir)), got {type(initial).__name__}")
+        pt = get_pre_tokenizer(initial.pre_tokenizer if initial is not None and pre_tokenizer is _UNSET else
+                               "whitespace" if pre_tokenizer is _UNSET else pre_tokenizer)
+        unit_ = get_unit(initial.unit if initial is not None and unit is _UNSET else
+                         "syllable" if unit is _UNSET else unit)
+        if initial is not None:
+            from .trainer.continued import check_initial_options
+
+            marker = initial.marker if marker is _UNSET else marker
+            byte_fallback = byte_fallback or initial.byte_fallback
+            if hangul_fallback is True and not initial.hangul_fallback:
+                raise ValueError("hangul_fallback=True differs from the initial tokenizer's False; continued training "
+                                 "cannot add the jamo alphabet without moving ids: leave hangul_fallback out")
+            hangul_fallback = initial.hangul_fallback
+            check_initial_options(initial, pre_tokenizer=pt, unit=unit_, marker=marker, special_tokens=special_tokens,
+                                  byte_fallback=byte_fallback, unk_token=unk_token, limit_alphabet=limit_alphabet,
+                                  max_token_length=max_token_length)
         marker_ = _resolve_marker(marker, pt, None)
         if not isinstance(hangul_fallback, bool):
             raise TypeError(f"hangul_fallback must be True or False, got {hangul_fallback!r}")
@@ -318,6 +352,13 @@ class Tokenizer:
                 source = (f"the pre-tokenizer {pt!r} gave the word {word!r}, whose symbol" if sym in word else
                           f"the {unit_.name} unit with marker={marker_!r} made, from the word {word!r}, the symbol")
                 check_writable_token(sym, where=source)
+        if initial is not None:
+            from .trainer.continued import continue_bpe
+
+            model = continue_bpe(initial.model, word_counts, vocab_size=vocab_size, min_frequency=min_frequency,
+                                 show_progress=show_progress).model
+            return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
+                       unk_token=unk_token, hangul_fallback=hangul_fallback)
         specials = _special_tokens(special_tokens, unk_token, byte_fallback)
         model = train_bpe(
             word_counts,

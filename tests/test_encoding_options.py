@@ -431,3 +431,12 @@ def usage_error(*args):
     proc = run(*args)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     return proc.stderr.splitlines()[-1]
+
+
+def test_continued_training_keeps_hangul_fallback():
+    base = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 최고"] * 3, vocab_size=100, hangul_fallback=True)
+    more = Tokenizer.train(["법률 개정안 제출", "개정안 제출"] * 3, vocab_size=130, initial=base)
+    assert more.hangul_fallback and more.decode(more.encode("값 뷁")) == "값 뷁"
+    plain = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 최고"] * 3, vocab_size=30)
+    with pytest.raises(ValueError, match="cannot add the jamo alphabet"):
+        Tokenizer.train(["법률 개정안 제출"] * 3, vocab_size=40, initial=plain, hangul_fallback=True)

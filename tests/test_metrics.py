@@ -1,13 +1,341 @@
-"""The comparison's metrics on tiny cases worked out by hand (each comment shows the arithmetic)."""
+"""korean_bpe.compare.metrics: every metric on a tiny case worked out by hand (the arithmetic is in
+the comments), its nan cases and its errors."""
 
 from __future__ import annotations
 
 import math
 import sys
+import warnings
+from collections import Counter
 
 import pytest
 
+from korean_bpe._optional import MissingDependencyError
+from korean_bpe.compare import metrics
 from korean_bpe.compare import metrics as m
+from korean_bpe.jamo import decompose
+
+nan = math.nan
+
+
+def same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b)
+
+
+# -- size ------------------------------------------------------------------------------------------
+
+
+def test_bytes_per_token() -> None:
+    # "영화 굿": 3 syllables x 3 bytes + 1 space = 10 bytes; tokens ▁영화 ▁굿: 10 / 2 = 5
+    assert metrics.bytes_per_token(n_bytes=len("영화 굿".encode()), n_tokens=2) == 5.0
+    assert math.isnan(metrics.bytes_per_token(n_bytes=10, n_tokens=0))
+
+
+def test_continued_word_rate() -> None:
+    # 영화 -> 1 token, 재밌다 -> ▁재밌 다 (2), 은 dropped by a lossy pipeline (0), 최고였어 -> 4: 2 of 4
+    assert metrics.continued_word_rate([1, 2, 0, 4]) == 0.5
+    assert metrics.continued_word_rate(iter([2, 2])) == 1.0  # any iterable, once
+    assert math.isnan(metrics.continued_word_rate([]))
+
+
+def test_unrepresentable_char_rate() -> None:
+    # 영 x3 known, 뷁 x1 and 😀 x2 unknown: 3 / 6
+    counts = Counter("영영영뷁😀😀")
+    assert metrics.unrepresentable_char_rate(counts, known=lambda ch: ch == "영") == 0.5
+    assert metrics.unrepresentable_char_rate(counts, known=lambda ch: True) == 0.0
+    assert math.isnan(metrics.unrepresentable_char_rate({}, known=lambda ch: False))
+
+
+# -- Rényi efficiency --------------------------------------------------------------------------------
+
+# Counts 2, 1, 1 (▁영화 twice, ▁재밌 and 다 once): p = 1/2, 1/4, 1/4.
+#   a = 2:   sum p^2 = 1/4 + 1/16 + 1/16 = 3/8, H_2 = log(3/8) / (1 - 2) = log(8/3)
+#   a = 2.5: sum p^2.5 = 2^-2.5 + 2 * 2^-5 = 1/(4 sqrt 2) + 1/16, H = log(that) / (1 - 2.5)
+#   a = 1:   Shannon, -(1/2 log 1/2 + 2 * 1/4 log 1/4) = 1/2 log 2 + log 2 = 3/2 log 2
+#   a = 0:   log of the 3 observed types
+# Efficiency: H / log 3 over the observed types, H / log 4 with a vocabulary of 4.
+COUNTS = Counter({"▁영화": 2, "▁재밌": 1, "다": 1})
+
+
+def test_renyi_efficiency_by_hand() -> None:
+    r = metrics.renyi_efficiency
+    assert r(COUNTS, alpha=2) == pytest.approx(math.log(8 / 3) / math.log(3))
+    assert r(COUNTS, alpha=2, vocab_size=4) == pytest.approx(math.log(8 / 3) / math.log(4))
+    h25 = math.log(1 / (4 * math.sqrt(2)) + 1 / 16) / (1 - 2.5)
+    assert r(COUNTS) == pytest.approx(h25 / math.log(3))  # alpha defaults to 2.5
+    assert r(COUNTS) == pytest.approx(0.8678431208399358)
+    assert r(COUNTS, alpha=3) == pytest.approx(math.log(1 / 8 + 2 / 64) / -2 / math.log(3))
+    shannon = 1.5 * math.log(2) / math.log(3)
+    assert r(COUNTS, alpha=1) == pytest.approx(shannon)
+    # the Shannon case is the limit of the general formula on both sides
+    assert r(COUNTS, alpha=1 - 1e-6) == pytest.approx(shannon, rel=1e-5)
+    assert r(COUNTS, alpha=1 + 1e-6) == pytest.approx(shannon, rel=1e-5)
+    assert r(COUNTS, alpha=0, vocab_size=4) == pytest.approx(math.log(3) / math.log(4))
+    # a larger alpha weighs the frequent token more: lower entropy, lower efficiency
+    assert r(COUNTS, alpha=1) > r(COUNTS, alpha=2) > r(COUNTS) > r(COUNTS, alpha=3)
+
+
+def test_renyi_efficiency_matches_tokenization_scorer() -> None:
+    # The tokenization-scorer README (zouharvi/tokenization-scorer) scores "pick @@ed pick @@l @@ed
+    # pick @@les" (counts 3, 2, 1, 1) as 0.8031528501359657 and "pick @@e @@d pick @@l @@e @@d pick @@l
+    # @@e @@s" (3, 3, 2, 2, 1) as 0.9105681923824472, over the observed types.  The README call says
+    # power=2.5 but these are the values at 3, its default: log2((27+8+1+1)/343) / (1-3) / log2(4).
+    r = metrics.renyi_efficiency
+    assert r([3, 2, 1, 1], alpha=3) == pytest.approx(0.8031528501359657, abs=1e-12)
+    assert r([3, 3, 2, 2, 1], alpha=3) == pytest.approx(0.9105681923824472, abs=1e-12)
+    # at 2.5: (log((3^2.5 + 2^2.5 + 2) / 7^2.5) / (1 - 2.5)) / log 4
+    assert r([3, 2, 1, 1]) == pytest.approx(math.log((3**2.5 + 2**2.5 + 2) / 7**2.5) / -1.5 / math.log(4))
+
+
+def test_renyi_efficiency_inputs_and_limits() -> None:
+    r = metrics.renyi_efficiency
+    assert r([2, 1, 1]) == r(COUNTS) == r(iter([1, 2, 1])) == r([2, 1, 1, 0])  # zero counts are no types
+    assert r([2, 1, 1, 0], vocab_size=4) == r(COUNTS, vocab_size=4)
+    for alpha in (0, 0.5, 1, 2.5, 3, 100):
+        assert r([7, 7, 7, 7], alpha=alpha) == pytest.approx(1.0)  # uniform over the vocabulary
+        assert r([7, 7, 7, 7], alpha=alpha, vocab_size=16) == pytest.approx(0.5)  # log 4 / log 16
+    # a huge alpha does not underflow: H_inf = -log max p = log 2 as alpha grows
+    assert r([1, 1] + [0] * 10, alpha=2000, vocab_size=4) == pytest.approx(0.5)
+    assert r([10**6, 1, 1], alpha=500) == pytest.approx(-math.log(10**6 / (10**6 + 2)) * 500 / 499 / math.log(3), rel=1e-3)
+    # nan: no counts, a single type, a vocabulary of one
+    assert math.isnan(r({})) and math.isnan(r([0, 0])) and math.isnan(r([5]))
+    assert math.isnan(r([5], vocab_size=1))
+    assert r([5], vocab_size=2) == 0.0  # one type used, two possible: H = 0
+    with pytest.raises(ValueError, match="vocab_size=2 is smaller than the 3 token types"):
+        r(COUNTS, vocab_size=2)
+    with pytest.raises(ValueError, match="must not be negative"):
+        r([3, -1])
+    for bad in (-1, math.nan, math.inf):
+        with pytest.raises(ValueError, match="alpha must be a finite number >= 0"):
+            r(COUNTS, alpha=bad)
+
+
+# -- morpheme boundaries -----------------------------------------------------------------------------
+
+
+def test_word_spans_are_the_words_of_str_split() -> None:
+    text = " 영화 정말\t재밌다\n\u3000굿ㅋㅋ  "
+    # offsets: 0 space, 1-2 영화, 3 space, 4-5 정말, 6 tab, 7-9 재밌다, 10 \n, 11 ideographic space, 12-14 굿ㅋㅋ
+    assert metrics.word_spans(text) == [(1, 3), (4, 6), (7, 10), (12, 15)]
+    assert [text[s:e] for s, e in metrics.word_spans(text)] == text.split()
+    assert metrics.word_spans("") == [] and metrics.word_spans(" \t ") == []
+
+
+def test_gold_boundaries_when_two_morphemes_share_a_syllable() -> None:
+    # Kiwi: 갔다 = 가/VV (0, 1) + 었/EP (0, 1) + 다/EF (1, 2); the ends are 1, 1, 2 and only 1 is
+    # strictly inside the word (0, 2): one boundary, counted once.
+    assert metrics.internal_boundaries([(0, 1), (0, 1), (1, 2)], [(0, 2)]) == [frozenset({1})]
+    # 했었다 (5, 8) after "한국어를 ": 하/VV (5, 6), 었었/EP (5, 7), 다/EF (7, 8): ends 6, 7, 8 -> {6, 7};
+    # 한국어/NNP (0, 3), 를/JKO (3, 4) in (0, 4): ends 3, 4 -> {3}
+    words = metrics.word_spans("한국어를 했었다")
+    spans = [(0, 3), (3, 4), (5, 6), (5, 7), (7, 8)]
+    assert metrics.internal_boundaries(spans, words) == [frozenset({3}), frozenset({6, 7})]
+    assert metrics.internal_boundaries(reversed(spans), words) == [frozenset({3}), frozenset({6, 7})]  # any order
+
+
+def test_gold_boundaries_from_the_real_kiwi() -> None:
+    kiwipiepy = pytest.importorskip("kiwipiepy")
+    text = "학교에 갔다"
+    tokens = kiwipiepy.Kiwi().tokenize(text)
+    spans = [(t.start, t.start + t.len) for t in tokens]
+    # 학교/NNG (0, 2), 에/JKB (2, 3), 가/VV (4, 5), 었/EP (4, 5), 다/EF (5, 6)
+    assert [(t.form, s) for t, s in zip(tokens, spans)] == [
+        ("학교", (0, 2)), ("에", (2, 3)), ("가", (4, 5)), ("었", (4, 5)), ("다", (5, 6))]
+    assert metrics.internal_boundaries(spans, metrics.word_spans(text)) == [frozenset({2}), frozenset({5})]
+
+
+def test_jamo_and_byte_token_boundaries_round_up_to_the_syllable() -> None:
+    # 한국 (0, 2) as jamo tokens ᄒ ᅡ ᆫ ᄀ ᅮ ᆨ: each covers its whole syllable, so the spans are
+    # (0, 1) x3 and (1, 2) x3; ends 1 and 2 -> {1}, the syllable boundary.
+    assert metrics.internal_boundaries([(0, 1)] * 3 + [(1, 2)] * 3, [(0, 2)]) == [frozenset({1})]
+    # merged jamo tokens ᄒ | ᅡᆫᄀ | ᅮᆨ: (0, 1), (0, 2), (1, 2) -> ends 1, 2, 2 -> {1}
+    assert metrics.internal_boundaries([(0, 1), (0, 2), (1, 2)], [(0, 2)]) == [frozenset({1})]
+    # one jamo token 한국 for the whole word: no boundary
+    assert metrics.internal_boundaries([(0, 2)], [(0, 2)]) == [frozenset()]
+    # byte tokens of 한국 (ED 95 9C EA B5 AD) cut as [ED 95] [9C EA] [B5 AD]: (0, 1), (0, 2), (1, 2) -> {1}
+    assert metrics.internal_boundaries([(0, 1), (0, 2), (1, 2)], [(0, 2)]) == [frozenset({1})]
+
+
+def test_internal_boundaries_edges() -> None:
+    words = metrics.word_spans("영화 정말")  # (0, 2), (3, 5)
+    # a superword token 영화▁정말 (0, 5) ends at the end of the second word: nothing inside either
+    assert metrics.internal_boundaries([(0, 5)], words) == [frozenset(), frozenset()]
+    # ▁ | 영 | 화 with the lone ▁ as a zero-width span at 0; then ▁정 (2, 4) covering the space, 말 (4, 5)
+    assert metrics.internal_boundaries([(0, 0), (0, 1), (1, 2), (2, 4), (4, 5)], words) == [
+        frozenset({1}), frozenset({4})]
+    assert metrics.internal_boundaries([(1, 1)], words) == [frozenset({1}), frozenset()]  # zero width inside: counts
+    assert metrics.internal_boundaries([], words) == [frozenset(), frozenset()]
+    assert metrics.internal_boundaries([(0, 2)], []) == []
+    with pytest.raises(ValueError, match=r"start <= end, got \(3, 1\)"):
+        metrics.internal_boundaries([(3, 1)], words)
+
+
+def test_boundary_scores_by_hand() -> None:
+    # 먹었다 gold 먹|었|다 {1, 2}, predicted 먹었|다 {2}; 영화 gold {}, predicted 영|화 {1};
+    # 학교에 gold 학교|에 {2}, predicted 학교|에 {2}.
+    # tp = 1 + 0 + 1 = 2; predicted 1 + 1 + 1 = 3; gold 2 + 0 + 1 = 3
+    # precision 2/3, recall 2/3, F1 = 2 * 2 / (3 + 3) = 2/3
+    p, r, f = metrics.boundary_scores([{2}, {1}, {2}], [{1, 2}, set(), {2}])
+    assert (p, r, f) == pytest.approx((2 / 3, 2 / 3, 2 / 3))
+    # unequal: predicted {1} {} vs gold {1, 2} {1}: tp 1, predicted 1, gold 3 -> P 1, R 1/3, F1 2/4
+    assert metrics.boundary_scores([frozenset({1}), frozenset()], [frozenset({1, 2}), frozenset({1})]) == (
+        1.0, pytest.approx(1 / 3), 0.5)
+    # F1 is the harmonic mean of P and R whenever both exist
+    assert 2 * 1.0 * (1 / 3) / (1.0 + 1 / 3) == pytest.approx(0.5)
+
+
+def test_boundary_scores_empty_and_errors() -> None:
+    assert all(math.isnan(x) for x in metrics.boundary_scores([], []))
+    assert all(math.isnan(x) for x in metrics.boundary_scores([set(), set()], [set(), set()]))
+    # a segmenter that never splits, against a gold that does: P undefined, R 0, F1 0
+    p, r, f = metrics.boundary_scores([set()], [{1}])
+    assert math.isnan(p) and r == 0.0 and f == 0.0
+    p, r, f = metrics.boundary_scores([{1}], [set()])
+    assert p == 0.0 and math.isnan(r) and f == 0.0
+    for pred, gold in (([set()], []), ([], [set()]), ([set(), set()], [set()])):
+        with pytest.raises(ValueError, match="one boundary set per word"):
+            metrics.boundary_scores(pred, gold)
+    assert metrics.boundary_scores(iter([{1}]), iter([{1}])) == (1.0, 1.0, 1.0)  # iterators, once
+
+
+# -- partial syllables ----------------------------------------------------------------------------------
+
+HAN = "한".encode()  # ED 95 9C
+GUK = "국".encode()  # EA B5 AD
+
+
+@pytest.mark.parametrize(("token", "cuts"), [
+    (HAN, False),                        # a whole syllable
+    (HAN + GUK, False),                  # two whole syllables
+    (HAN[:1], True),                     # ED: the lead of a syllable
+    (HAN[:2], True),                     # ED 95: lead + first continuation
+    (HAN[2:], True),                     # 9C: a syllable's last byte
+    (HAN[1:], True),                     # 95 9C: its last two bytes
+    (HAN[1:2], True),                    # 95: its middle byte
+    (HAN + GUK[:2], True),               # 한 + the first two bytes of 국: ends cut
+    (HAN[2:] + GUK[:1], True),           # cut at both ends: counted once
+    (HAN[1:] + b" ok", True),            # starts with a syllable's tail
+    ("가".encode()[:1], True),           # EA: lead of 가 (U+AC00), the first syllable
+    (b"\xea\x80", False),                # EA 80: begins U+A000 (Yi), below 가 = EA B0 80
+    ("힣".encode()[:2], True),           # ED 9E: begins 힣 (U+D7A3), the last syllable
+    (b"\xed\x9f", False),                # ED 9F: begins U+D7C0.. (Jamo Extended-B), past 힣
+    (b"\xe1\x84", False),                # E1 84: part of a conjoining jamo, not of a syllable
+    ("ᄒ".encode(), False),               # E1 84 92: a whole conjoining jamo (jamo_token_rate's)
+    ("😀".encode()[1:], False),          # 9F 98 80: three continuation bytes end a 4-byte character
+    ("😀".encode()[:2], False),          # F0 9F: the start of an emoji, not of a syllable
+    ("é".encode(), False),               # C3 A9: a whole 2-byte character
+    ("é".encode()[1:], True),            # A9 alone: could be a syllable's last byte (the upper bound)
+    (b"ok", False),
+    (b"", False),
+])
+def test_cuts_a_syllable(token: bytes, cuts: bool) -> None:
+    assert metrics.incomplete_hangul_rate([token]) == float(cuts)
+
+
+def test_incomplete_hangul_rate_by_hand() -> None:
+    # a byte-level vocabulary: 한 (whole), ED 95 (cut), 9C (cut), 국 (whole), ▁ (whole), 9C EA (cut):
+    # 3 of 6 tokens
+    vocab = [HAN, HAN[:2], HAN[2:], GUK, "▁".encode(), HAN[2:] + GUK[:1]]
+    assert metrics.incomplete_hangul_rate(vocab) == 0.5
+    assert metrics.incomplete_hangul_rate(iter(vocab)) == 0.5
+    # every single byte of a byte-level base alphabet: the 4 leads EA..ED and the 64 continuation bytes
+    assert metrics.incomplete_hangul_rate([bytes([b]) for b in range(256)]) == (4 + 64) / 256
+    assert math.isnan(metrics.incomplete_hangul_rate([]))
+    with pytest.raises(TypeError, match="pass token.encode"):
+        metrics.incomplete_hangul_rate(["한"])  # type: ignore[list-item]
+
+
+def test_jamo_token_rate_by_hand() -> None:
+    han = decompose("한")  # ᄒ ᅡ ᆫ
+    tokens = [
+        han,              # composes to 한: whole, not counted
+        han[:2],          # 하 composes to 하: whole, not counted
+        han[2:],          # ᆫ alone: counted
+        han[1:],          # ᅡᆫ: counted
+        han + "ᄀ",        # 한 + ᄀ: counted
+        "ㅋㅋ",            # compatibility jamo as typed: whole letters, not counted
+        "ㅠ",             # idem
+        "ᄒᆞᆫ",           # old Hangul L V T (arae-a): a whole block without a precomposed form
+        "\u115f\u1161",    # choseong filler + ᅡ: how Unicode writes a lone vowel: counted
+        "영화",            # no jamo
+    ]
+    # counted: 4 of 10
+    assert metrics.jamo_token_rate(t.encode() for t in tokens) == 0.4
+    # byte tokens: a whole conjoining jamo (E1 84 92 = ᄒ) counts, a fragment of one (E1 84) does not
+    assert metrics.jamo_token_rate(["ᄒ".encode(), "ᄒ".encode()[:2], "한".encode()]) == pytest.approx(1 / 3)
+    assert math.isnan(metrics.jamo_token_rate([]))
+    with pytest.raises(TypeError, match="pass token.encode"):
+        metrics.jamo_token_rate(["ᄒ"])  # type: ignore[list-item]
+
+
+# -- probe ---------------------------------------------------------------------------------------------
+
+
+def test_probe_accuracy_by_hand() -> None:
+    pytest.importorskip("sklearn")
+    # ids: 1 = 최고, 2 = 지루.  Training: 최고 in both positive reviews, 지루 in both negative ones.
+    # The problem is symmetric under swapping 1 <-> 2 and the labels, so the intercept is 0 and
+    # w_1 = -w_2 > 0: a review is positive iff it holds more 최고 than 지루.
+    train = [[1], [1], [2], [2]]
+    labels = [1, 1, 0, 0]
+    # test: 최고 -> 1 (right), 지루 -> 0 (right), 최고 최고 지루 -> 1 (labelled 0: wrong),
+    # 지루 지루 최고 -> 0 (right): 3 / 4
+    test = [[1], [2], [1, 1, 2], [2, 2, 1]]
+    assert metrics.probe_accuracy(train, labels, test, [1, 0, 0, 0]) == 0.75
+    # counts, not presence: 최고 지루 지루 is negative only because 지루 counts twice
+    assert metrics.probe_accuracy(train, labels, [[1, 2, 2]], [0]) == 1.0
+    # an id seen only in the test split (3) gets no weight: 3 with 최고 stays positive
+    assert metrics.probe_accuracy(train, labels, [[3, 1]], [1]) == 1.0
+    assert math.isnan(metrics.probe_accuracy(train, labels, [], []))
+
+
+def test_probe_accuracy_multiclass_deterministic_and_converged() -> None:
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("sklearn")
+    rng = np.random.default_rng(1)
+    # 3 classes, 600 documents: 1-20 noise ids in 0..299, plus 3-6 ids in 100k..100k+99 for class k
+    def docs(n: int) -> tuple[list[list[int]], list[int]]:
+        out, ys = [], []
+        for _ in range(n):
+            y = int(rng.integers(3))
+            ids = rng.integers(0, 300, size=int(rng.integers(1, 21)))
+            mine = rng.integers(100 * y, 100 * y + 100, size=int(rng.integers(3, 7)))
+            out.append([int(i) for i in np.concatenate([ids, mine])])
+            ys.append(y)
+        return out, ys
+    train, ytrain = docs(600)
+    test, ytest = docs(200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ConvergenceWarning (nor any other)
+        a = metrics.probe_accuracy(train, ytrain, test, ytest, seed=0)
+    assert a == metrics.probe_accuracy(train, ytrain, test, ytest, seed=0) == metrics.probe_accuracy(
+        train, ytrain, test, ytest, seed=7)
+    assert 0.6 < a <= 1.0  # chance is 1/3
+
+
+def test_probe_accuracy_errors() -> None:
+    pytest.importorskip("sklearn")
+    with pytest.raises(ValueError, match="one label per training document"):
+        metrics.probe_accuracy([[1], [2]], [1], [[1]], [1])
+    with pytest.raises(ValueError, match="one label per test document"):
+        metrics.probe_accuracy([[1], [2]], [1, 0], [[1]], [])
+    with pytest.raises(ValueError, match=r"single class \(\[1\]\): probe_accuracy needs at least two classes"):
+        metrics.probe_accuracy([[1], [2]], [1, 1], [[1]], [1])
+    with pytest.raises(ValueError, match="at least two classes"):
+        metrics.probe_accuracy([], [], [[1]], [1])
+    with pytest.raises(ValueError, match="token ids must be >= 0, got -1"):
+        metrics.probe_accuracy([[1], [-1]], [1, 0], [[1]], [1])
+
+
+def test_probe_accuracy_without_sklearn_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # fault injection: the import fails
+    monkeypatch.setitem(sys.modules, "sklearn.linear_model", None)
+    with pytest.raises(MissingDependencyError, match=r'pip install "korean_bpe\[eval\]"') as exc:
+        metrics.probe_accuracy([[1], [2]], [1, 0], [[1]], [1])
+    assert isinstance(exc.value, ImportError) and "scikit-learn" in str(exc.value)
+
+
+# -- more hand cases (from the first implementation of these metrics on main) ----------------------
 
 
 def test_bytes_and_continued_words() -> None:
@@ -26,7 +354,7 @@ def test_unrepresentable_chars() -> None:
     assert m.unrepresentable_char_rate(counts, known=lambda c: True) == 0.0
 
 
-def test_renyi_efficiency_by_hand() -> None:
+def test_renyi_efficiency_by_hand_second_case() -> None:
     # counts 3, 1 -> p = 0.75, 0.25.  a = 2.5: sum p^a = 0.75^2.5 + 0.25^2.5 = 0.487139 + 0.03125
     # = 0.518389; H = ln(0.518389) / (1 - 2.5) = -0.657029 / -1.5 = 0.438019; / ln 2 = 0.631928
     expected = math.log(0.75 ** 2.5 + 0.25 ** 2.5) / (1 - 2.5) / math.log(2)
@@ -59,7 +387,7 @@ def test_word_spans_and_internal_boundaries() -> None:
     assert m.internal_boundaries([(3, 3), (0, 3)], [(0, 3)]) == [frozenset()]
 
 
-def test_boundary_scores_by_hand() -> None:
+def test_boundary_scores_by_hand_second_case() -> None:
     # 어절 1: pred {2, 3}, gold {2}; 어절 2: pred {}, gold {1}; 어절 3: pred {4}, gold {4}
     # tp = 1 + 0 + 1 = 2; |pred| = 3; |gold| = 3 -> P = R = F1 = 2/3
     p, r, f = m.boundary_scores([{2, 3}, set(), {4}], [{2}, {1}, {4}])
@@ -71,7 +399,7 @@ def test_boundary_scores_by_hand() -> None:
         m.boundary_scores([{1}], [{1}, {2}])
 
 
-def test_incomplete_hangul_rate_by_hand() -> None:
+def test_incomplete_hangul_rate_by_hand_second_case() -> None:
     ga, da = "가".encode(), "다".encode()  # EA B0 80, EB 8B A4
     surfaces = [
         ga,               # whole: no
@@ -88,7 +416,7 @@ def test_incomplete_hangul_rate_by_hand() -> None:
     assert math.isnan(m.incomplete_hangul_rate([]))
 
 
-def test_jamo_token_rate_by_hand() -> None:
+def test_jamo_token_rate_by_hand_second_case() -> None:
     surfaces = [s.encode() for s in (
         "\u1112\u1161\u11ab",   # ᄒ ᅡ ᆫ -> 한: whole, no
         "\u1161\u11ab",         # ᅡ ᆫ: part of a syllable, yes
@@ -120,7 +448,7 @@ def test_probe_accuracy_refuses_bad_labels() -> None:
         m.probe_accuracy([[1], [2]], [1], [[1]], [1])
 
 
-def test_probe_accuracy_without_sklearn_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_probe_accuracy_without_sklearn_says_how_to_install_second_case(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "sklearn.linear_model", None)  # an import of it now fails
     with pytest.raises(ImportError, match=r"korean_bpe\[eval\]"):
         m.probe_accuracy([[1], [2]], [0, 1], [[1]], [0])

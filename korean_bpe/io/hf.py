@@ -141,9 +141,14 @@ def hf_token_names(model: Any, *, marker: str | None) -> tuple[str, ...]:
     return out
 
 
-def tokenizer_json(tokenizer: Any, *, dropout: float | None = None) -> dict[str, Any]:
+def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float | None = None) -> dict[str, Any]:
     """The ``tokenizer.json`` content (a dict) for ``tokenizer``; see the module docstring.
-    ``dropout``: HF BPE's ``dropout`` probability (``None``: none)."""
+
+    ``pretokenized=True`` (morpheme pre-tokenizers only): the file is for words that our analysis
+    already cut (``encode(words, is_pretokenized=True)``, as :mod:`korean_bpe.hf` feeds it), so
+    it has no white-space stage: each word goes to BPE whole, a lossless line-break piece included.
+    ``dropout``: HF BPE's ``dropout`` probability (``None``: none).
+    """
     if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))
                                 or not 0.0 < dropout <= 1.0):
         raise ValueError(f"dropout must be None or a probability in (0, 1] (HF refuses 0), got {dropout!r}")
@@ -190,6 +195,10 @@ def tokenizer_json(tokenizer: Any, *, dropout: float | None = None) -> dict[str,
         pre_tokenizers.append({"type": "Split", "pattern": {"Regex": line_break}, "behavior": "Isolated", "invert": False})
         if raw_cfg.get("split_by_whitespace", False):
             pre_tokenizers.append({"type": "Metaspace", "replacement": SPACE_MARK, "prepend_scheme": "never", "split": True})
+    elif pretokenized:
+        if pre not in _ANALYZED_PRE_TOKENIZERS:
+            raise ValueError(f"pretokenized=True is for the morpheme pre-tokenizers {_ANALYZED_PRE_TOKENIZERS}; "
+                             f"{pre!r} runs inside tokenizer.json itself: use pretokenized=False")
     else:  # whitespace, and the analysers (fed pre-split, space-joined words)
         normalizers.append(_replace({"Regex": _char_class(PY_WHITESPACE) + "+"}, " "))
         pre_tokenizers.append({"type": "WhitespaceSplit"})
