@@ -181,7 +181,7 @@ def test_cache_list_and_clear(corpus: Path, tmp_path: Path) -> None:
 def test_compare_writes_csv_and_plot(tmp_path: Path) -> None:
     pd = pytest.importorskip("pandas")
     pytest.importorskip("matplotlib")
-    from korean_bpe.compare.run import COLUMNS
+    from korean_bpe.compare.legacy import COLUMNS
 
     csv, png = tmp_path / "out.csv", tmp_path / "plots" / "out.png"
     proc = ok("compare", "--limit", "150", "--pre-tokenizers", "whitespace,raw", "--units", "syllable,byte",

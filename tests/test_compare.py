@@ -1,4 +1,6 @@
-"""korean_bpe.compare: metrics worked out by hand, the documented frame on real text, plots."""
+"""korean_bpe.compare.compare: rows assembled by hand on tiny cases, the sweep equals separate trainings,
+strategy selection, skip notes, the table; then the first comparison (compare_strategies, kept while the
+CLI and the notebook move)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,308 @@ pd = pytest.importorskip("pandas")
 
 from korean_bpe import Tokenizer  # noqa: E402
 from korean_bpe.compare import metrics  # noqa: E402
-from korean_bpe.compare.run import COLUMNS, DTYPES, compare_strategies, format_table  # noqa: E402
+from korean_bpe.compare import run  # noqa: E402
+from korean_bpe.compare.legacy import COLUMNS, DTYPES, compare_strategies, format_table  # noqa: E402
+from korean_bpe.compare.run import compare, resolve_strategies  # noqa: E402
+from korean_bpe.compare.segmenters import BPESegmenter, Segmenter, align_words  # noqa: E402
+
+NEW_TIMING = ["train_s", "pretok_s", "encode_texts_per_s"]
+HAS_KIWI = importlib.util.find_spec("kiwipiepy") is not None
+
+
+def _renyi(counts: list[int], vocab: int, alpha: float = 2.5) -> float:
+    n = sum(counts)
+    return math.log(sum((c / n) ** alpha for c in counts)) / (1 - alpha) / math.log(vocab)
+
+
+# -- a BPE row by hand ---------------------------------------------------------------------------
+#
+# Training "가나 가나 가나", "가나 다" (whitespace, syllable, ▁ in front of each word): <unk> 0, ▁ 1, 가 2,
+# 나 3, 다 4; merge 1 ▁+가 (5), merge 2 ▁가+나 (6); then (▁,다) has count 1 < min_frequency: 7 tokens.
+# Held-out "가나 다 라" (6 chars, 14 UTF-8 bytes), "가나가나 가나" (7 chars, 19 bytes): 2 docs, 5 어절.
+#   2 merges: ▁가나(0,2) | ▁(3,3) 다(3,4) | ▁(5,5) <unk>(5,6)      ▁가나(0,2) 가(2,3) 나(3,4) | ▁가나(5,7)
+#             9 tokens: ▁가나 x3, ▁ x2, 다, <unk>, 가, 나; 어절 with 2+ tokens: 가나가나 only (1/5)
+#   1 merge:  ▁가(0,1) 나(1,2) | ▁ 다 | ▁ <unk>                  ▁가 나 가 나 | ▁가 나
+#             12 tokens: ▁가 x3, 나 x4, ▁ x2, 다, <unk>, 가; continued: 가나 x2, 가나가나 x1, 가나 (3/5)
+# Characters (white space aside): 가 4, 나 4, 다 1, 라 1; 라 alone is ▁ <unk>: 1/10 unrepresentable.
+# The first text decodes with <unk> for 라: round trip 1/2.  No token holds part of a syllable.
+
+HAND_TRAIN = ["가나 가나 가나", "가나 다"]
+HAND_TEST = ["가나 다 라", "가나가나 가나"]
+
+
+def test_bpe_rows_by_hand() -> None:
+    notes: list[str] = []
+    segs: dict = {}
+    df = compare(HAND_TRAIN, eval_texts=HAND_TEST, strategies=["whitespace/syllable"], vocab_sizes=[4, 6, 7, 100],
+                 gold=None, show_progress=False, notes=notes, segmenters=segs)
+    assert notes == ["skipped whitespace/syllable at vocab size 4: smaller than its 5 special tokens + alphabet"]
+    assert tuple(df.columns) == run.COLUMNS and {c: str(t) for c, t in df.dtypes.items()} == run.DTYPES
+    assert df["vocab_size"].tolist() == [6, 7, 100] and df["actual_vocab_size"].tolist() == [6, 7, 7]
+    one, two, stopped = (df.iloc[i] for i in range(3))
+    assert (one["strategy"], one["kind"], one["pre_tokenizer"], one["unit"], one["lossless"]) == \
+        ("whitespace/syllable", "bpe", "whitespace", "syllable", False)
+    assert two["tokens_per_doc"] == 4.5 and one["tokens_per_doc"] == 6.0
+    assert two["tokens_per_word"] == pytest.approx(9 / 5) and one["tokens_per_word"] == pytest.approx(12 / 5)
+    assert two["continued_word_rate"] == pytest.approx(1 / 5) and one["continued_word_rate"] == pytest.approx(3 / 5)
+    assert two["chars_per_token"] == pytest.approx(13 / 9) and two["bytes_per_token"] == pytest.approx(33 / 9)
+    assert one["bytes_per_token"] == pytest.approx(33 / 12)
+    assert two["unk_rate"] == pytest.approx(1 / 9) and one["unk_rate"] == pytest.approx(1 / 12)
+    assert two["unrepresentable_char_rate"] == pytest.approx(1 / 10)
+    assert two["renyi_efficiency"] == pytest.approx(_renyi([3, 2, 1, 1, 1, 1], 7))
+    assert two["renyi_efficiency_observed"] == pytest.approx(_renyi([3, 2, 1, 1, 1, 1], 6))
+    assert one["renyi_efficiency"] == pytest.approx(_renyi([3, 4, 2, 1, 1, 1], 6))
+    assert two["round_trip_rate"] == 0.5 and one["round_trip_rate"] == 0.5
+    assert two["incomplete_hangul_rate"] == 0 and two["jamo_token_rate"] == 0
+    for col in ("morph_precision", "morph_recall", "morph_f1", "probe_accuracy"):
+        assert math.isnan(two[col]), col
+    assert two["gold"] == "" and not df["self_graded"].any()
+    assert (df["train_docs"] == 2).all() and (df["test_docs"] == 2).all()
+    assert (df[NEW_TIMING] > 0).all().all()
+    # the row past the end of training repeats the largest model
+    stable = [c for c in run.COLUMNS if c not in NEW_TIMING + ["vocab_size"]]
+    pd.testing.assert_series_equal(stopped[stable], two[stable], check_names=False)
+    # the segmenters are the rows' tokenizers: spans as worked out above
+    assert sorted(segs) == [("whitespace/syllable", v) for v in (6, 7, 100)]
+    seg = segs[("whitespace/syllable", 7)]
+    assert isinstance(seg, Segmenter) and seg.vocab_size == 7 and seg.unk_ids == frozenset({0})
+    assert seg.pieces(HAND_TEST[0]) == [("▁가나", 0, 2), ("▁", 3, 3), ("다", 3, 4), ("▁", 5, 5), ("<unk>", 5, 6)]
+    assert seg.pieces(HAND_TEST[1]) == [("▁가나", 0, 2), ("가", 2, 3), ("나", 3, 4), ("▁가나", 5, 7)]
+    assert sorted(seg.vocab_surfaces()) == sorted([b"", "가".encode(), "나".encode(), "다".encode(),
+                                                   "가".encode(), "가나".encode()])
+
+
+def test_baseline_rows_by_hand() -> None:
+    """baseline/syllable on the same texts: every character a token, a space the token ▁.
+    Training counts ▁ 3, 가 4, 나 4, 다 1: ranked 가, 나, ▁, 다 (ties by code point: 가 < 나 < ▁).
+    At 3 tokens (<unk> 가 나) the held-out texts are 6 + 7 tokens, ▁ x3, 다 and 라 unknown."""
+    df = compare(HAND_TRAIN, eval_texts=HAND_TEST, strategies=["baseline/syllable", "baseline/word"],
+                 vocab_sizes=[3, 5], gold=None, show_progress=False)
+    assert df["strategy"].tolist() == ["baseline/syllable"] * 2 + ["baseline/word"] * 2
+    assert df["actual_vocab_size"].tolist() == [3, 5, 3, 3]  # words: <unk> 가나 다
+    small, full, word, _ = (df.iloc[i] for i in range(4))
+    assert small["tokens_per_doc"] == pytest.approx((6 + 7) / 2)
+    assert small["unk_rate"] == pytest.approx(5 / 13)  # ▁ x3, 다, 라
+    assert full["unk_rate"] == pytest.approx(1 / 13)  # 라
+    assert small["continued_word_rate"] == pytest.approx(3 / 5)  # 가나, 가나가나, 가나 (다 and 라 are one token)
+    assert full["round_trip_rate"] == 0.5 and small["round_trip_rate"] == 0.0
+    assert small["lossless"] and not word["lossless"]
+    # words: 가나 x3, 다 1 in training; held-out 가나 다 라 | 가나가나 가나: 5 tokens, 라 and 가나가나 unknown
+    assert word["tokens_per_word"] == 1.0 and word["unk_rate"] == pytest.approx(2 / 5)
+    assert word["continued_word_rate"] == 0.0 and word["round_trip_rate"] == 0.0
+    assert word["unrepresentable_char_rate"] == pytest.approx(1.0 - 1 / 10)  # only 다 is a word of one character
+    assert (small["pre_tokenizer"], word["pre_tokenizer"]) == ("", "whitespace")
+
+
+def test_morpheme_boundaries_by_hand_against_real_kiwi() -> None:
+    """Kiwi cuts "아이언맨은 올해 봤다!!" into 아이언맨|은 올해 봤|다|!! (the kiwi pre-tokenizer's doctest):
+    gold boundaries 4 (아이언맨|은), 10 and 11 (봤|다|!!).  The syllable baseline ends a token after every
+    character: 1 2 3 4 | 7 | 10 11 12, 8 boundaries, 3 of them gold: P 3/8, R 3/3, F1 6/11.
+    The word baseline has no boundary inside a 어절: P undefined, R 0."""
+    if not HAS_KIWI:
+        pytest.skip("kiwipiepy not installed")
+    text = "아이언맨은 올해 봤다!!"
+    df = compare([text, "올해 봤다"], eval_texts=[text], strategies=["baseline/syllable", "baseline/word",
+                 "baseline/morpheme-kiwi"], vocab_sizes=[50], show_progress=False)
+    syl, word, kiwi = (df.iloc[i] for i in range(3))
+    assert (syl["morph_precision"], syl["morph_recall"]) == (pytest.approx(3 / 8), 1.0)
+    assert syl["morph_f1"] == pytest.approx(6 / 11)
+    assert word["morph_recall"] == 0.0
+    assert kiwi["morph_f1"] == 1.0 and kiwi["self_graded"] and not syl["self_graded"]
+    assert set(df["gold"]) == {"kiwi"}
+
+
+def test_gold_boundaries_from_lossless_pieces() -> None:
+    text = "아이언맨은 올해  봤다!!"
+    pieces = ["아이언맨", "은", "▁올해", "▁▁봤", "다", "!!"]
+    assert align_words(text, pieces) == [(0, 0), (4, 0), (5, 0), (8, 0), (11, 0), (12, 0)]
+    assert align_words("영화 좋다", ["▁영화", "▁좋다"]) == [(-1, 1), (2, 0)]  # SentencePiece's dummy prefix
+    assert run._gold_boundaries([text], [pieces], [metrics.word_spans(text)]) == \
+        [[frozenset({4}), frozenset(), frozenset({11, 12})]]
+
+
+# -- the sweep costs one training, and equals separate trainings ------------------------------------
+
+SWEEP = [900, 1100, 1400]
+SWEEP_STRATEGIES = ["whitespace/jamo", "raw/byte", "okt/syllable", "okt-analysis/jamo", "baseline/word",
+                    "baseline/morpheme-okt"]
+
+
+@pytest.fixture(scope="module")
+def sweep_texts(real_texts: list[str]) -> list[str]:
+    return real_texts[:240]
+
+
+@pytest.fixture(scope="module")
+def sweep(sweep_texts: list[str]) -> pd.DataFrame:
+    labels = [len(t) % 2 for t in sweep_texts]
+    return compare(sweep_texts, labels=labels, strategies=SWEEP_STRATEGIES, vocab_sizes=SWEEP, gold="okt",
+                   seed=3, show_progress=False)
+
+
+def test_sweep_rows_equal_separate_trainings(sweep: pd.DataFrame, sweep_texts: list[str]) -> None:
+    labels = [len(t) % 2 for t in sweep_texts]
+    stable = [c for c in run.COLUMNS if c not in NEW_TIMING]
+    assert len(sweep) == len(SWEEP_STRATEGIES) * len(SWEEP)
+    for size in SWEEP:
+        alone = compare(sweep_texts, labels=labels, strategies=SWEEP_STRATEGIES, vocab_sizes=[size], gold="okt",
+                        seed=3, show_progress=False)
+        rows = sweep[sweep["vocab_size"] == size].reset_index(drop=True)
+        pd.testing.assert_frame_equal(rows[stable], alone[stable])
+    # sizes differ where the vocabulary does
+    for name, g in sweep.groupby("strategy", sort=False):
+        assert g["actual_vocab_size"].is_monotonic_increasing, name
+    assert sweep["probe_accuracy"].between(0, 1).all()
+    lossy = sweep[sweep["strategy"] == "okt-analysis/jamo"]
+    assert lossy["round_trip_rate"].isna().all() and not lossy["lossless"].any()
+    assert sweep.loc[sweep["strategy"].str.startswith("okt"), "self_graded"].all()
+    assert not sweep.loc[sweep["strategy"].str.startswith(("whitespace", "raw")), "self_graded"].any()
+
+
+def test_rows_are_measured_through_the_public_encode_path(sweep_texts: list[str]) -> None:
+    segs: dict = {}
+    compare(sweep_texts[:80], strategies=["whitespace/syllable", "okt/jamo"], vocab_sizes=[700], gold=None,
+            show_progress=False, segmenters=segs)
+    ws, okt = segs[("whitespace/syllable", 700)], segs[("okt/jamo", 700)]
+    assert isinstance(ws, BPESegmenter) and ws.tokenizer._fused  # the compiled whitespace path users get
+    assert type(okt.tokenizer.pre_tokenizer).__name__ == "OktPreTokenizer"  # the real analyzer, not a table
+    for seg in (ws, okt):
+        words = seg.tokenizer.pre_tokenizer.batch(sweep_texts[:80])
+        assert seg.encode_pretokenized(words) == seg.encode_batch(sweep_texts[:80])
+        for text in sweep_texts[:20]:  # pieces spell the tokens of encode, in order, inside the text
+            pieces = seg.pieces(text)
+            assert len(pieces) == len(seg.encode_batch([text])[0])
+            assert all(0 <= a <= b <= len(text) for _, a, b in pieces)
+            assert [a for _, a, _ in pieces] == sorted(a for _, a, _ in pieces)
+
+
+def test_probe_is_fitted_on_a_seeded_sample_of_the_training_split(sweep_texts: list[str]) -> None:
+    labels = [int(len(t) > 30) for t in sweep_texts]
+    segs: dict = {}
+    df = compare(sweep_texts, labels=labels, strategies=["whitespace/syllable"], vocab_sizes=[900], gold=None,
+                 seed=5, probe_train_docs=100, show_progress=False, segmenters=segs)
+    train_idx, test_idx = metrics.split_indices(len(sweep_texts), test_fraction=0.1, seed=5)
+    import random
+
+    sample = sorted(random.Random(5).sample(range(len(train_idx)), 100))
+    tok = segs[("whitespace/syllable", 900)].tokenizer
+    train = [sweep_texts[train_idx[i]] for i in sample]
+    test = [sweep_texts[i] for i in test_idx]
+    expected = metrics.probe_accuracy(tok.encode_batch(train), [labels[train_idx[i]] for i in sample],
+                                      tok.encode_batch(test), [labels[i] for i in test_idx], seed=5)
+    assert df["probe_accuracy"].item() == expected
+    with pytest.raises(ValueError, match="probe_train_docs"):
+        compare(sweep_texts, labels=labels, strategies=["whitespace/syllable"], probe_train_docs=0)
+
+
+def test_peer_rows_are_measured_like_ours(sweep_texts: list[str]) -> None:
+    pytest.importorskip("sentencepiece")
+    segs: dict = {}
+    df = compare(sweep_texts, strategies=["sentencepiece-bpe", "whitespace/syllable"], vocab_sizes=[900, 1100],
+                 gold=None, show_progress=False, segmenters=segs)
+    peer = df[df["kind"] == "peer"]
+    assert peer["strategy"].tolist() == ["sentencepiece-bpe"] * 2 and (peer["pre_tokenizer"] == "").all()
+    assert (peer["train_s"] > 0).all() and peer["pretok_s"].isna().all()
+    assert peer["tokens_per_doc"].iloc[1] <= peer["tokens_per_doc"].iloc[0]  # trained at each size
+    seg = segs[("sentencepiece-bpe", 900)]
+    assert isinstance(seg, Segmenter) and peer["actual_vocab_size"].iloc[0] == seg.vocab_size
+
+
+# -- choosing strategies ---------------------------------------------------------------------------
+
+def test_default_grid_names() -> None:
+    bpe = [f"{p}/{u}" for p in ("whitespace", "raw", "okt-analysis", "okt", "kiwi", "mecab")
+           for u in ("syllable", "jamo", "byte")]
+    baselines = ["baseline/jamo", "baseline/syllable", "baseline/morpheme-okt", "baseline/morpheme-kiwi",
+                 "baseline/morpheme-mecab", "baseline/word"]
+    peers = ["sentencepiece-bpe", "sentencepiece-unigram", "hf-bpe", "hf-wordpiece", "kiwi-bpe", "kiwi-swtokenizer"]
+    assert resolve_strategies(None)[: len(bpe) + len(baselines)] == bpe + baselines
+    assert sorted(resolve_strategies(None)[len(bpe) + len(baselines):]) == sorted(peers)
+    assert resolve_strategies(["peer"]) == resolve_strategies(None)[len(bpe) + len(baselines):]
+    assert resolve_strategies(["baseline", "baseline/word"]) == baselines
+    assert resolve_strategies(["okt-analysis", "whitespace/byte"]) == [
+        "okt-analysis/syllable", "okt-analysis/jamo", "okt-analysis/byte", "whitespace/byte"]
+
+
+@pytest.mark.parametrize(("strategies", "error", "match"), [
+    (["whitespace/letters"], ValueError, r"unknown strategy 'whitespace/letters'; valid names: bpe, baseline, peer"),
+    (["baseline/morpheme"], ValueError, "unknown strategy 'baseline/morpheme'"),
+    ("okt/jamo", TypeError, r"strategies=\['okt/jamo'\]"),
+    ([], ValueError, "names no strategy"),
+])
+def test_strategy_selection_errors(strategies: object, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        compare(HAND_TRAIN, strategies=strategies, show_progress=False)
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"vocab_sizes": 4000}, TypeError, "vocab_sizes"),
+    ({"vocab_sizes": [0]}, ValueError, "vocab_sizes"),
+    ({"gold": "hannanum"}, ValueError, "gold='hannanum'"),
+    ({"labels": [1]}, ValueError, "one label per text"),
+    ({"eval_labels": [1, 0]}, ValueError, "eval_labels needs eval_texts"),
+    ({"eval_texts": [" ", ""]}, ValueError, "eval_texts"),
+    ({"eval_texts": ["가"], "labels": [0, 1]}, ValueError, "labels and eval_labels together"),
+    ({"test_fraction": 1.0}, ValueError, "test_fraction"),
+])
+def test_bad_arguments_name_the_fix(kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        compare(HAND_TRAIN, **{"strategies": ["whitespace/syllable"], "show_progress": False, **kwargs})
+
+
+# -- skips -------------------------------------------------------------------------------------------
+
+def test_missing_peers_module_is_one_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    import korean_bpe.compare
+
+    monkeypatch.setitem(sys.modules, "korean_bpe.compare.peers", None)  # fault injection: the import fails
+    monkeypatch.delattr(korean_bpe.compare, "peers", raising=False)
+    notes: list[str] = []
+    df = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["peer", "whitespace/syllable"], vocab_sizes=[7],
+                 gold=None, show_progress=False, notes=notes)
+    assert len(notes) == 1 and notes[0].startswith("skipped the peers (")
+    assert "korean_bpe.compare.peers is not available" in notes[0]
+    assert df["strategy"].tolist() == ["whitespace/syllable"]
+
+
+def test_missing_analyzer_skips_its_strategies_and_the_gold(monkeypatch: pytest.MonkeyPatch) -> None:
+    import korean_bpe.pre_tokenizers.kiwi as kiwi_module
+
+    monkeypatch.setattr(kiwi_module, "_kiwi", None)
+    monkeypatch.setitem(sys.modules, "kiwipiepy", None)  # fault injection: the import fails
+    notes: list[str] = []
+    df = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["kiwi/jamo", "baseline/morpheme-kiwi",
+                 "whitespace/syllable"], vocab_sizes=[7], gold="kiwi", show_progress=False, notes=notes)
+    assert [n.split(":")[0] for n in notes] == ["skipped the morpheme-boundary metrics (gold kiwi)",
+                                                "skipped kiwi/jamo", "skipped baseline/morpheme-kiwi"]
+    assert all("pip install" in n and "\n" not in n for n in notes)
+    assert df["strategy"].tolist() == ["whitespace/syllable"]
+    assert df["morph_f1"].isna().all() and df["gold"].tolist() == [""]
+
+
+# -- the table -------------------------------------------------------------------------------------
+
+def test_format_table_fits_100_columns(sweep: pd.DataFrame) -> None:
+    longest = sweep.iloc[[0]].assign(strategy="baseline/morpheme-mecab", tokens_per_doc=12345.678,
+                                     encode_texts_per_s=1.5e6, train_s=1234.5)
+    text = run.format_table(pd.concat([sweep, longest], ignore_index=True))
+    lines = text.splitlines()
+    assert len(lines) == 2 + len(sweep) and max(map(len, lines)) <= 100
+    assert lines[0].split() == ["strategy", "vocab", "tok/doc", "tok/w", "cont%", "unk%", "renyi", "mF1%", "rt%",
+                                "probe%", "train", "s", "k", "doc/s"]
+    first = sweep.iloc[0]
+    cells = lines[1].split()
+    assert cells[:4] == [first["strategy"], str(first["vocab_size"]), f"{first['tokens_per_doc']:.2f}",
+                         f"{first['tokens_per_word']:.2f}"]
+    assert cells[7] == f"{first['morph_f1'] * 100:.1f}"
+    okt_row = lines[1 + sweep.index[sweep["strategy"] == "okt/syllable"][0]].split()
+    assert okt_row[7].endswith("*")  # graded by its own analyzer
+    lossy = lines[1 + sweep.index[sweep["strategy"] == "okt-analysis/jamo"][0]].split()
+    assert lossy[8] == "-"
+    assert run.format_table(sweep.iloc[:0]) == "(no strategy could be measured)"
+
+
+# == the first comparison: compare_strategies ======================================================
 
 TIMING = ["pretok_s", "train_s", "encode_texts_per_s"]
 

@@ -1,22 +1,24 @@
-"""Compare tokenization strategies (pre-tokenizer x unit x vocabulary size) on held-out text.
+"""Compare tokenization strategies on held-out text: :func:`compare` (one call, one pandas table).
 
-* :mod:`.metrics`: pure functions (fertility, characters per token, unk rate, whole words, round trips);
-* :mod:`.run`: :func:`~korean_bpe.compare.run.compare_strategies` trains each strategy and returns a
-  pandas DataFrame, one row per strategy and vocabulary size;
-* :mod:`.plot`: draws such a frame with matplotlib.
+* :mod:`.run`: :func:`~korean_bpe.compare.run.compare` trains every strategy (our BPE over each
+  pre-tokenizer x unit, kortok-style baselines, peer libraries) and returns one row per strategy
+  and vocabulary size; :func:`~korean_bpe.compare.run.format_table` prints it;
+* :mod:`.segmenters`: the :class:`~korean_bpe.compare.segmenters.Segmenter` protocol every row is
+  measured through;
+* :mod:`.metrics`: pure metric functions; :mod:`.plot`: draws a frame with matplotlib.
 
-``korean-bpe compare`` runs it on the corpus embedded in konlpy.  Importing this package imports
-neither pandas nor matplotlib.
+``korean-bpe compare`` runs it from the command line.  Importing this package imports neither
+pandas nor matplotlib.
 """
 
 from __future__ import annotations
 
-__all__ = ["compare_strategies"]
+__all__ = ["compare", "compare_strategies", "format_table", "DEFAULT_STRATEGIES", "COLUMNS"]
 
 
 def __getattr__(name: str) -> object:
-    if name == "compare_strategies":
-        from .run import compare_strategies
+    if name in __all__:
+        from . import run
 
-        return compare_strategies
+        return getattr(run, name)
     raise AttributeError(f"module 'korean_bpe.compare' has no attribute {name!r}")

@@ -1,38 +1,81 @@
-"""Train every strategy (pre-tokenizer x unit) on a training split and measure it on held-out text.
+"""``compare``: train every tokenization strategy on the same texts and measure it on held-out text.
+
+The study of Park et al. 2020 (kakaobrain/kortok: jamo, syllable, morpheme, subword and
+morpheme-aware subword tokenization on the same data), on your corpus, in one call:
 
 >>> texts = ["영화 정말 재밌다", "영화 진짜 재밌어요", "정말 재밌는 영화", "진짜 최고의 영화"] * 5
->>> df = compare_strategies(texts, pre_tokenizers=["whitespace"], units=["syllable", "jamo"],
-...                         vocab_sizes=[40, 60], test_fraction=0.2, show_progress=False)
->>> df[["pre_tokenizer", "unit", "vocab_size", "round_trip_rate"]].to_string(index=False)
-'pre_tokenizer     unit  vocab_size  round_trip_rate\\n   whitespace syllable          40              1.0\\n   whitespace syllable          60              1.0\\n   whitespace     jamo          40              1.0\\n   whitespace     jamo          60              1.0'
+>>> df = compare(texts, strategies=["whitespace/syllable", "baseline/word"], vocab_sizes=[20, 30],
+...              show_progress=False, gold=None)
+>>> df[["strategy", "vocab_size", "actual_vocab_size", "tokens_per_doc", "round_trip_rate"]].to_string(index=False)
+'           strategy  vocab_size  actual_vocab_size  tokens_per_doc  round_trip_rate\\nwhitespace/syllable          20                 20             7.0              1.0\\nwhitespace/syllable          30                 30             4.0              1.0\\n      baseline/word          20                  8             3.0              1.0\\n      baseline/word          30                  8             3.0              1.0'
 
-How a row is measured (test split = the held-out documents, or ``test_texts`` when given):
+(``baseline/word`` has only 7 words and ``<unk>``: ``actual_vocab_size`` 8 at both sizes.)
 
-* ``pre_tokenizer``, ``unit``, ``marker`` (the word-boundary marker, ``""`` for none), ``lossless``
-  (the pipeline promises ``decode(encode(x)) == x``: ``raw`` and lossless morpheme modes);
-* ``vocab_size``: the size asked for; ``actual_vocab_size``: the size reached (smaller when merges
-  stopped at ``min_frequency`` first);
-* ``pretok_s``: seconds to pre-tokenize the training and test documents (each pre-tokenizer once,
-  shared by its units; analyzers' on-disk caches may make a second run faster);
-* ``train_s``: seconds of ``Tokenizer.train`` on the pre-tokenized training split (counting words,
-  splitting units, BPE), once per strategy at the largest vocabulary size: smaller sizes are
-  ``model.truncate(n)`` of that model (BPE merges are a prefix-usable list), so they share the time;
-* ``tokens_per_word`` (fertility): tokens of the test texts / their white-space words (어절);
-  ``chars_per_token``: characters of the test texts / tokens; ``unk_rate``: ``<unk>`` share of tokens;
-* ``whole_word_rate``: share of the test words (each occurrence) that one token covers, encoding
-  ``" " + word`` so that every pre-tokenizer sees the word as it appears inside a sentence; a token
-  of white space alone (a lone ``▁``) does not count, and a word that is one ``<unk>`` is not whole;
-* ``round_trip_rate``: share of test texts with ``decode(encode(text)) == text`` (measured for every
-  strategy: below 1 for a lossless one only through ``<unk>``; ``whitespace`` also loses runs of
-  spaces and indentation);
-* ``encode_texts_per_s``: ``encode_batch`` throughput over the test texts from a cold word cache
-  (best of three), pre-tokenization excluded (it is ``pretok_s``);
-* ``train_docs``, ``test_docs``: documents in each split.
+Strategies (:data:`DEFAULT_STRATEGIES`; ``strategies=`` names any subset, or a family: ``"bpe"``,
+``"baseline"``, ``"peer"``, or a pre-tokenizer name such as ``"okt"`` for its three units):
 
-Documents are taken as single lines: line-break characters inside one (form feeds) become spaces.
-Morpheme analyzers run in lossless mode by default (every morpheme kept, spaces recorded), so that
-every strategy covers every character of the text and can round-trip; ``morpheme_lossless=False``
-uses their analysis mode (particles and punctuation dropped: fewer tokens, no round trip).
+* ``kind="bpe"``: our BPE over a pre-tokenizer x unit (``syllable``, ``jamo``, ``byte``), named
+  ``"<pre-tokenizer>/<unit>"``: ``whitespace`` (어절), ``raw`` (SentencePiece style), ``okt-analysis``
+  (Okt analysis mode: 조사, punctuation and foreign tokens dropped, the classic pipeline), and
+  ``okt``, ``kiwi``, ``mecab`` in lossless mode (morpheme-aware BPE in kortok's sense);
+* ``kind="baseline"``, no BPE: ``baseline/jamo``, ``baseline/syllable`` (a space is the token
+  ``▁``), ``baseline/morpheme-okt`` (-kiwi, -mecab: the analyzer's lossless morphemes, each space a
+  ``▁`` token) and ``baseline/word`` (어절); the vocabulary is ``<unk>`` plus the ``N - 1`` most
+  frequent tokens of the training texts, the rest ``<unk>``;
+* ``kind="peer"``: each name of :data:`korean_bpe.compare.peers.PEERS` (SentencePiece, HF, Kiwi),
+  trained on the same texts at each size.
+
+A vocabulary sweep costs one training per BPE strategy: it is trained at the largest size and each
+smaller size is ``model.truncate(n)`` (BPE merges are a usable prefix; a test shows the rows equal
+separate trainings).  Pre-tokenization runs once per pre-tokenizer (training and held-out texts)
+and is shared by its units and sizes, the baselines and the gold analyzer.  A size a strategy
+cannot reach (merges stop at ``min_frequency``, a baseline runs out of tokens) gives a row whose
+``actual_vocab_size`` is smaller; a size below a BPE strategy's alphabet is skipped with a note.
+
+Columns (:data:`COLUMNS`), measured on the held-out texts (``eval_texts``, or a seeded
+``test_fraction`` of ``texts``); ``N`` = held-out documents, ``W`` = their 어절 (white-space
+words of the original text), ``T`` = tokens of ``encode_batch``:
+
+* ``strategy``, ``kind``, ``pre_tokenizer`` (``""`` for peers and the jamo/syllable baselines),
+  ``unit``, ``lossless`` (the pipeline promises ``decode(encode(x)) == x``), ``vocab_size`` (asked),
+  ``actual_vocab_size`` (reached);
+* ``tokens_per_doc`` = T / N; ``tokens_per_word`` = T / W; ``continued_word_rate`` = share of 어절
+  occurrences overlapped by two or more tokens (a token of white space alone overlaps none);
+  ``chars_per_token`` = characters / T; ``bytes_per_token`` = UTF-8 bytes / T;
+* ``unk_rate`` = unknown tokens / T; ``unrepresentable_char_rate`` = share of the held-out
+  characters (white space excluded) that the strategy cannot write at all: encoded alone, the
+  character gives no token, or an unknown one (a byte vocabulary writes every character; the word
+  baseline only the characters that are words);
+* ``renyi_efficiency`` = H_2.5(p) / log(actual_vocab_size) of the token distribution over the
+  held-out texts (Zouhar et al. 2023, alpha 2.5; the tokenization-scorer package defaults to 3);
+  ``renyi_efficiency_observed``: the same over the token types seen;
+* ``gold`` (the gold analyzer), ``self_graded`` (the strategy is built on that analyzer, graded by
+  its own ruler), ``morph_precision``, ``morph_recall``, ``morph_f1``: token boundaries strictly
+  inside an 어절 against the gold analyzer's morpheme boundaries on the same held-out texts, as
+  character offsets of the original text, micro-averaged over all 어절 (a span covering part of a
+  character covers all of it);
+* ``incomplete_hangul_rate``: share of vocabulary tokens holding part of a Hangul syllable's UTF-8
+  bytes, not all of it; ``jamo_token_rate``: share holding jamo that do not make whole syllables;
+* ``round_trip_rate``: share of held-out documents with ``decode(encode(x)) == x``;
+* ``probe_accuracy``: with ``labels`` and ``eval_labels``, a seeded logistic regression on
+  bag-of-token counts, fitted on the training split (a seeded sample of ``probe_train_docs``,
+  20,000 by default) and scored on the held-out one;
+* ``train_s`` (seconds to train at the largest size: shared by the smaller, truncated sizes;
+  counting for a baseline, the peer's own trainer at each size), ``pretok_s`` (seconds to
+  pre-tokenize training + held-out texts, once per pre-tokenizer; NaN for peers and the
+  jamo/syllable baselines), ``encode_texts_per_s`` (the public ``encode_batch`` a user calls, on up
+  to :data:`THROUGHPUT_TEXTS` held-out texts, cold word cache, best of up to three runs; the
+  analyzers' time included: their on-disk caches make a second run faster);
+* ``train_docs``, ``test_docs``.
+
+The lossy ``okt-analysis`` rows measure what such a model sees: the dropped 조사, punctuation and
+foreign characters are not encoded, so ``tokens_per_doc``, ``tokens_per_word`` (still per 어절 of
+the original text), ``chars_per_token`` and ``bytes_per_token`` (characters and bytes of the
+original text) count only the kept tokens; their characters count as unrepresentable, an 어절 left
+with one token is not continued, and ``round_trip_rate`` is NaN (decoding cannot give them back).
+All other metrics are defined as above.
+
+Documents are taken as single lines: line-break characters inside one become spaces.
 """
 
 from __future__ import annotations
@@ -41,56 +84,587 @@ import math
 import numbers
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..pre_tokenizers.base import LINE_BREAKS
+from ..units import SPACE_MARK
 from . import metrics
+from .legacy import compare_strategies
+from .segmenters import BaselineSegmenter, BPESegmenter, Segmenter, align_words
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["compare_strategies", "format_table", "COLUMNS", "DTYPES", "MORPHEME_PRE_TOKENIZERS"]
+__all__ = [
+    "compare", "compare_strategies", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES",
+    "BPE_PRE_TOKENIZERS", "BPE_UNITS", "BASELINES", "GOLD_ANALYZERS", "THROUGHPUT_TEXTS",
+]
 
-MORPHEME_PRE_TOKENIZERS = ("okt", "kiwi", "mecab")
+#: the pre-tokenizations of the ``bpe`` rows: name -> (registered pre-tokenizer, options)
+BPE_PRE_TOKENIZERS: dict[str, tuple[str, dict[str, Any]]] = {
+    "whitespace": ("whitespace", {}),
+    "raw": ("raw", {}),
+    "okt-analysis": ("okt", {}),
+    "okt": ("okt", {"lossless": True}),
+    "kiwi": ("kiwi", {"lossless": True}),
+    "mecab": ("mecab", {"lossless": True}),
+}
+BPE_UNITS = ("syllable", "jamo", "byte")
+#: the analyzers a ``gold`` can name (their lossless morphemes are the gold spans)
+GOLD_ANALYZERS = ("kiwi", "mecab", "okt")
+#: baseline name -> (unit, pre-tokenization it reads, "" for none)
+BASELINES: dict[str, tuple[str, str]] = {
+    "baseline/jamo": ("jamo", ""),
+    "baseline/syllable": ("syllable", ""),
+    "baseline/morpheme-okt": ("morpheme", "okt"),
+    "baseline/morpheme-kiwi": ("morpheme", "kiwi"),
+    "baseline/morpheme-mecab": ("morpheme", "mecab"),
+    "baseline/word": ("word", "whitespace"),
+}
+#: held-out texts timed for ``encode_texts_per_s`` (the first ones; all when fewer)
+THROUGHPUT_TEXTS = 2000
+_PEER_NAMES_FALLBACK = ("sentencepiece-bpe", "sentencepiece-unigram", "hf-bpe", "hf-wordpiece", "kiwi-bpe",
+                        "kiwi-swtokenizer")
 
-#: the columns of the frame :func:`compare_strategies` returns, in order
+#: the columns of the frame :func:`compare` returns, in order
 COLUMNS = (
-    "pre_tokenizer", "unit", "marker", "lossless", "vocab_size", "actual_vocab_size", "tokens_per_word",
-    "chars_per_token", "unk_rate", "whole_word_rate", "round_trip_rate", "pretok_s", "train_s",
-    "encode_texts_per_s", "train_docs", "test_docs",
+    "strategy", "kind", "pre_tokenizer", "unit", "lossless", "vocab_size", "actual_vocab_size",
+    "tokens_per_doc", "tokens_per_word", "continued_word_rate", "chars_per_token", "bytes_per_token",
+    "unk_rate", "unrepresentable_char_rate", "renyi_efficiency", "renyi_efficiency_observed",
+    "gold", "self_graded", "morph_precision", "morph_recall", "morph_f1",
+    "incomplete_hangul_rate", "jamo_token_rate", "round_trip_rate", "probe_accuracy",
+    "train_s", "pretok_s", "encode_texts_per_s", "train_docs", "test_docs",
 )
-
+_TEXT = ("strategy", "kind", "pre_tokenizer", "unit", "gold")
 #: the dtype of each column (an empty frame has them too)
 DTYPES: dict[str, str] = {
-    "pre_tokenizer": "object", "unit": "object", "marker": "object", "lossless": "bool",
-    "vocab_size": "int64", "actual_vocab_size": "int64", "tokens_per_word": "float64",
-    "chars_per_token": "float64", "unk_rate": "float64", "whole_word_rate": "float64",
-    "round_trip_rate": "float64", "pretok_s": "float64", "train_s": "float64",
-    "encode_texts_per_s": "float64", "train_docs": "int64", "test_docs": "int64",
+    c: "object" if c in _TEXT else "bool" if c in ("lossless", "self_graded")
+    else "int64" if c in ("vocab_size", "actual_vocab_size", "train_docs", "test_docs") else "float64"
+    for c in COLUMNS
 }
 
+_LINE_BREAK_TABLE = {ord(c): " " for c in LINE_BREAKS}
 
-class _Memo:
-    """A pre-tokenizer that answers from precomputed words (falling back to the real one), so a
-    strategy is timed without re-running the analyzer."""
 
-    def __init__(self, pt: Any, table: Mapping[str, list[str]]) -> None:
-        self._pt = pt
-        self._table = table
-        self.name = pt.name
-        self.lossless = pt.lossless
+def _peer_names() -> tuple[str, ...]:
+    try:
+        from . import peers
+    except ImportError:
+        return _PEER_NAMES_FALLBACK
+    return tuple(peers.PEERS)
+
+
+def _default_strategies() -> tuple[str, ...]:
+    bpe = tuple(f"{p}/{u}" for p in BPE_PRE_TOKENIZERS for u in BPE_UNITS)
+    return bpe + tuple(BASELINES) + _peer_names()
+
+
+#: every strategy of the default grid, in row order
+DEFAULT_STRATEGIES: tuple[str, ...] = _default_strategies()
+
+
+@dataclass(frozen=True)
+class _Strategy:
+    name: str
+    kind: str
+    source: str  # the pre-tokenization it reads ("" for none)
+    unit: str
+    analyzer: str  # the morpheme analyzer it is built on ("" for none)
+
+
+def _parse(name: str) -> _Strategy:
+    if name in BASELINES:
+        unit, source = BASELINES[name]
+        return _Strategy(name, "baseline", source, unit, source if unit == "morpheme" else "")
+    if name in _peer_names():
+        return _Strategy(name, "peer", "", "", "kiwi" if name.startswith("kiwi") else "")
+    pre, _, unit = name.partition("/")
+    analyzer = "okt" if pre == "okt-analysis" else pre if pre in GOLD_ANALYZERS else ""
+    return _Strategy(name, "bpe", pre, unit, analyzer)
+
+
+def resolve_strategies(strategies: Sequence[str] | None) -> list[str]:
+    """Strategy names in row order: ``None`` is the default grid; a family (``"bpe"``,
+    ``"baseline"``, ``"peer"``) or a pre-tokenizer name (``"okt"``) stands for its members.
+
+    >>> resolve_strategies(["baseline/word", "raw"])
+    ['baseline/word', 'raw/syllable', 'raw/jamo', 'raw/byte']
+    >>> resolve_strategies(["whitespace/letters"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown strategy 'whitespace/letters'; valid names: bpe, baseline, peer, whitespace, raw, okt-analysis, okt, kiwi, mecab, whitespace/syllable, ... (see korean_bpe.compare.DEFAULT_STRATEGIES)
+    """
+    grid = _default_strategies()
+    if strategies is None:
+        return list(grid)
+    if isinstance(strategies, str):
+        raise TypeError(f"strategies must be a list of names such as ['okt/jamo', 'baseline/word'], not the string "
+                        f"{strategies!r}; write strategies=[{strategies!r}]")
+    families: dict[str, list[str]] = {
+        "bpe": [n for n in grid if _parse(n).kind == "bpe"],
+        "baseline": list(BASELINES),
+        "peer": list(_peer_names()),
+        **{p: [f"{p}/{u}" for u in BPE_UNITS] for p in BPE_PRE_TOKENIZERS},
+    }
+    out: list[str] = []
+    for name in strategies:
+        if not isinstance(name, str):
+            raise TypeError(f"strategies must hold names (str), got {name!r}")
+        if name in families:
+            members = families[name]
+        elif name in grid:
+            members = [name]
+        else:
+            shown = [*families, *grid]
+            raise ValueError(
+                f"unknown strategy {name!r}; valid names: {', '.join(shown[:10])}, ... "
+                f"(see korean_bpe.compare.DEFAULT_STRATEGIES)"
+                if len(shown) > 10 else f"unknown strategy {name!r}; valid names: {', '.join(shown)}"
+            )
+        out.extend(m for m in members if m not in out)
+    if not out:
+        raise ValueError("strategies names no strategy; give at least one, e.g. ['whitespace/syllable'] or None")
+    return out
+
+
+# -- what every row is measured against ----------------------------------------------------------
+
+
+class _HeldOut:
+    """The held-out texts and what every row shares: 어절 counts, characters, gold boundaries."""
+
+    def __init__(self, test: list[str], labels: list[int] | None) -> None:
+        self.texts = test
+        self.labels = labels
+        self.n_words = sum(len(t.split()) for t in test)
+        self.n_chars = sum(map(len, test))
+        self.n_bytes = sum(len(t.encode("utf-8", "surrogatepass")) for t in test)
+        self.char_counts = Counter(ch for t in test for ch in t if not ch.isspace())
+        self.word_spans = [metrics.word_spans(t) for t in test]
+        self.gold: list[list[frozenset[int]]] | None = None
+        self.gold_name = ""
+        self.sample = test[:THROUGHPUT_TEXTS]
+
+
+def _gold_boundaries(test: list[str], words: list[list[str]], word_spans: list[list[tuple[int, int]]]) -> list[list[frozenset[int]]]:
+    """Per text, per 어절: the gold analyzer's morpheme boundaries (from its lossless pieces)."""
+    out = []
+    for text, ws, spans in zip(test, words, word_spans):
+        morph = []
+        for w, (base, z) in zip(ws, align_words(text, ws)):
+            start = base + max(len(w) - len(w.lstrip(SPACE_MARK)), z)  # the morpheme, not the spaces before it
+            if start < base + len(w):
+                morph.append((start, base + len(w)))
+        out.append(metrics.internal_boundaries(morph, spans))
+    return out
+
+
+def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_encoded: list[list[int]] | None,
+             train_labels: list[int] | None, lossy: bool, seed: int, spans_fixed: dict[str, Any] | None = None
+             ) -> dict[str, Any]:
+    """One row's metrics.  ``spans_fixed``: a dict shared by the sizes of a strategy whose spans do not
+    depend on the vocabulary size (a baseline: only which tokens are <unk> changes), filled by the
+    first size and read by the others."""
+    texts = held.texts
+    n_tokens = sum(map(len, encoded))
+    # spans -> tokens per 어절 and boundaries strictly inside 어절
+    if spans_fixed:
+        per_word, predicted = spans_fixed["per_word"], spans_fixed["predicted"]
+    else:
+        per_word, predicted = [], []
+        for text, spans in zip(texts, held.word_spans):
+            pieces = [(a, b) for _, a, b in seg.pieces(text) if a < b]
+            per_word.extend(_tokens_per_word(pieces, spans))
+            if held.gold is not None:
+                predicted.extend(metrics.internal_boundaries(pieces, spans))
+        if spans_fixed is not None:
+            spans_fixed.update(per_word=per_word, predicted=predicted)
+    if held.gold is not None:
+        gold = [b for per_text in held.gold for b in per_text]
+        precision, recall, f1 = metrics.boundary_scores(predicted, gold)
+    else:
+        precision = recall = f1 = math.nan
+    token_counts = Counter(i for ids in encoded for i in ids)
+    unk = seg.unk_ids
+    chars = list(held.char_counts)
+    alone = seg.encode_batch(chars) if chars else []
+    representable = {ch for ch, ids in zip(chars, alone) if ids and unk.isdisjoint(ids)}
+    surfaces = seg.vocab_surfaces()
+    decoded = None if lossy else [seg.decode(ids) for ids in encoded]
+    probe = math.nan
+    if train_encoded is not None and train_labels is not None and held.labels is not None:
+        probe = metrics.probe_accuracy(train_encoded, train_labels, encoded, held.labels, seed=seed)
+    return {
+        "actual_vocab_size": seg.vocab_size,
+        "tokens_per_doc": n_tokens / len(texts) if texts else math.nan,
+        "tokens_per_word": metrics.fertility(n_tokens=n_tokens, n_words=held.n_words),
+        "continued_word_rate": metrics.continued_word_rate(per_word),
+        "chars_per_token": metrics.chars_per_token(n_chars=held.n_chars, n_tokens=n_tokens),
+        "bytes_per_token": metrics.bytes_per_token(n_bytes=held.n_bytes, n_tokens=n_tokens),
+        "unk_rate": metrics.unk_rate(encoded, unk_ids=unk),
+        "unrepresentable_char_rate": metrics.unrepresentable_char_rate(held.char_counts, known=representable.__contains__),
+        "renyi_efficiency": metrics.renyi_efficiency(token_counts, vocab_size=seg.vocab_size),
+        "renyi_efficiency_observed": metrics.renyi_efficiency(token_counts),
+        "morph_precision": precision, "morph_recall": recall, "morph_f1": f1,
+        "incomplete_hangul_rate": metrics.incomplete_hangul_rate(surfaces),
+        "jamo_token_rate": metrics.jamo_token_rate(surfaces),
+        "round_trip_rate": math.nan if decoded is None else metrics.round_trip_rate(texts, decoded),
+        "probe_accuracy": probe,
+    }
+
+
+def _tokens_per_word(pieces: list[tuple[int, int]], words: list[tuple[int, int]]) -> list[int]:
+    """How many of the (non-empty, sorted) token spans overlap each 어절 span.
+
+    >>> _tokens_per_word([(0, 2), (2, 3), (3, 5), (5, 6)], [(0, 3), (4, 6)])
+    [2, 2]
+    """
+    out = []
+    k = 0
+    for s, e in words:
+        while k < len(pieces) and pieces[k][1] <= s:
+            k += 1
+        j, n = k, 0
+        while j < len(pieces) and pieces[j][0] < e:
+            n += 1
+            j += 1
+        out.append(n)
+    return out
+
+
+def _throughput(seg: Segmenter, sample: list[str]) -> float:
+    """``encode_batch`` texts per second on ``sample``: cold word cache, best of up to three runs
+    (stopping once a second has been spent)."""
+    best, spent = math.inf, 0.0
+    for _ in range(3):
+        clear = getattr(seg, "clear_cache", None)
+        if clear is not None:
+            clear()
+        start = time.perf_counter()
+        seg.encode_batch(sample)
+        took = time.perf_counter() - start
+        best, spent = min(best, took), spent + took
+        if spent > 1.0:
+            break
+    return metrics.throughput(len(sample), best)
+
+
+# -- the run -----------------------------------------------------------------------------------------
+
+
+class _Pretok:
+    """Each pre-tokenization once: training and held-out words, seconds, or why it failed."""
+
+    def __init__(self, train: list[str], test: list[str]) -> None:
+        self.train, self.test = train, test
+        self._done: dict[str, Any] = {}
+        self._aligned: dict[str, dict[str, Any]] = {}
+
+    def aligned(self, key: str) -> dict[str, Any]:
+        """A dict shared by the segmenters of one pre-tokenization: text -> ``align_words``."""
+        return self._aligned.setdefault(key, {})
+
+    def get(self, key: str) -> tuple[Any, list[list[str]], list[list[str]], dict[str, list[str]], float]:
+        """(pre-tokenizer, training words, held-out words, text -> words, seconds); raises the
+        analyzer's error (ImportError, RuntimeError, OSError, ValueError) when it cannot run."""
+        if key not in self._done:
+            try:
+                self._done[key] = self._run(key)
+            except (ImportError, RuntimeError, OSError, ValueError) as exc:
+                self._done[key] = exc
+        got = self._done[key]
+        if isinstance(got, BaseException):
+            raise got
+        return got
+
+    def _run(self, key: str) -> tuple[Any, list[list[str]], list[list[str]], dict[str, list[str]], float]:
+        pt = _build_pre_tokenizer(key)
+        start = time.perf_counter()
+        words = _batch_cached(pt, self.train + self.test)
+        seconds = time.perf_counter() - start
+        n = len(self.train)
+        table = dict(zip(self.train + self.test, words))
+        return pt, words[:n], words[n:], table, seconds
+
+
+def _build_pre_tokenizer(key: str) -> Any:
+    from ..pre_tokenizers import get_pre_tokenizer
+
+    name, options = BPE_PRE_TOKENIZERS[key]
+    pt = get_pre_tokenizer(name, **options)
+    pt("한국어 시험")  # start the analyzer now: a missing Java or package shows here
+    return pt
+
+
+def _batch_cached(pt: Any, texts: list[str]) -> list[list[str]]:
+    """``pt.batch(texts)``; for an analyzer without an on-disk cache of its own (``kiwi``, ``mecab``:
+    they have ``analyzer_version``), the words are kept in :mod:`korean_bpe.cache` under the
+    analyzer's name, keyed by its version and config, so that a second comparison reads them back."""
+    version = getattr(pt, "analyzer_version", None)
+    if version is None:
+        return pt.batch(texts, show_progress=False)
+    import warnings
+
+    from ..cache import AnalysisCache
+
+    unique = list(dict.fromkeys(texts))
+    found: dict[str, list[str]] = {}
+    cache = None
+    try:
+        cache = AnalysisCache(pt.name)
+        ns = cache.namespace({"analyzer": f"{pt.name} words (korean_bpe.compare)", "version": version,
+                              "options": pt.to_config()})
+        found = cache.get_many(ns, unique)
+    except Exception as exc:  # a broken cache costs time, never the run
+        warnings.warn(f"{pt.name} words cache disabled for this comparison: {exc}", RuntimeWarning, stacklevel=2)
+        if cache is not None:
+            cache.close()
+        cache = None
+    missing = [t for t in unique if t not in found]
+    if missing:
+        words = pt.batch(missing, show_progress=False)
+        found.update(zip(missing, words))
+        if cache is not None:
+            try:
+                cache.put_many(ns, zip(missing, words))
+            except Exception as exc:
+                warnings.warn(f"{pt.name} words not cached: {exc}", RuntimeWarning, stacklevel=2)
+    if cache is not None:
+        cache.close()
+    return [found[t] for t in texts]
+
+
+def _one_line(text: str) -> str:
+    """A document as one line: stray line breaks become spaces (no token may hold one)."""
+    return text.translate(_LINE_BREAK_TABLE)
+
+
+def _why(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def compare(
+    texts: Sequence[str],
+    *,
+    eval_texts: Sequence[str] | None = None,
+    labels: Sequence[int] | None = None,
+    eval_labels: Sequence[int] | None = None,
+    strategies: Sequence[str] | None = None,
+    vocab_sizes: Sequence[int] = (8000,),
+    gold: str | None = "kiwi",
+    seed: int = 0,
+    show_progress: bool | None = None,
+    notes: list[str] | None = None,
+    segmenters: dict[tuple[str, int], Segmenter] | None = None,
+    test_fraction: float = 0.1,
+    min_frequency: int = 2,
+    probe_train_docs: int | None = 20_000,
+) -> pd.DataFrame:
+    """One row per strategy x vocabulary size, measured on held-out text (see the module docstring).
+
+    ``texts`` are documents.  Without ``eval_texts`` a seeded shuffle holds out ``test_fraction``
+    of them (:func:`korean_bpe.compare.metrics.split_indices`); with it, all of ``texts`` train and
+    ``eval_texts`` are measured.  ``labels`` (one int per text) and ``eval_labels`` (per held-out
+    text; taken from the split when ``eval_texts`` is None) turn on ``probe_accuracy``.
+    ``gold``: ``"kiwi"``, ``"mecab"``, ``"okt"`` or None (no morpheme-boundary metrics).
+    ``min_frequency``: the BPE trainer's (merges seen fewer times stop training).
+    ``probe_train_docs``: the probe is fitted on a seeded sample of at most this many training
+    documents (the same for every row; None: all of them), which keeps it to seconds a row.
+
+    A strategy whose analyzer or peer library is missing, or that cannot be trained, is skipped;
+    each skip appends one line ``"skipped X: why"`` to ``notes`` when a list is given.
+    ``segmenters``, when a dict, receives each row's :class:`~korean_bpe.compare.segmenters.Segmenter`
+    under ``(strategy, vocab_size)``.
+    """
+    pd = _require_pandas()
+    texts, train, test, train_labels, test_labels = _split(texts, eval_texts, labels, eval_labels, test_fraction, seed)
+    sizes = _sizes(vocab_sizes)
+    names = resolve_strategies(strategies)
+    if gold is not None and gold not in GOLD_ANALYZERS:
+        raise ValueError(f"gold={gold!r} is not an analyzer; use one of {GOLD_ANALYZERS} or None")
+    if not isinstance(min_frequency, int) or min_frequency < 1:
+        raise ValueError(f"min_frequency must be a positive int, got {min_frequency!r}")
+    if probe_train_docs is not None and (not isinstance(probe_train_docs, int) or probe_train_docs < 1):
+        raise ValueError(f"probe_train_docs must be a positive int or None (all), got {probe_train_docs!r}")
+    probe_idx: list[int] | None = None
+    if train_labels is not None:
+        probe_idx = list(range(len(train)))
+        if probe_train_docs is not None and len(train) > probe_train_docs:
+            import random
+
+            probe_idx = sorted(random.Random(seed).sample(probe_idx, probe_train_docs))
+        train_labels = [train_labels[i] for i in probe_idx]
+    notes = notes if notes is not None else []
+    held = _HeldOut(test, test_labels)
+    pretok = _Pretok(train, test)
+    if gold is not None:
+        try:
+            if gold in {_parse(n).source for n in names}:  # analysed anyway: train + held-out
+                _, _, gold_words, _, _ = pretok.get(gold)
+            else:  # only the held-out texts need the gold analyzer
+                gold_words = _batch_cached(_build_pre_tokenizer(gold), test)
+            held.gold = _gold_boundaries(test, gold_words, held.word_spans)
+            held.gold_name = gold
+        except (ImportError, RuntimeError, OSError, ValueError) as exc:
+            notes.append(f"skipped the morpheme-boundary metrics (gold {gold}): {_why(exc)}")
+    peers_module = None
+    if any(_parse(n).kind == "peer" for n in names):
+        try:
+            from . import peers as peers_module
+        except ImportError as exc:
+            notes.append(f"skipped the peers ({', '.join(n for n in names if _parse(n).kind == 'peer')}): "
+                         f"korean_bpe.compare.peers is not available ({_why(exc)})")
+    bar = _progress(len(names), show_progress)
+    rows: list[dict[str, Any]] = []
+    context = {"train": train, "train_labels": train_labels, "probe_idx": probe_idx, "sizes": sizes, "held": held,
+               "pretok": pretok, "seed": seed, "min_frequency": min_frequency, "notes": notes, "peers": peers_module}
+    try:
+        for name in names:
+            _describe(bar, name)
+            strategy = _parse(name)
+            spans_fixed: dict[str, Any] | None = {} if strategy.kind == "baseline" else None
+            for seg, size, extra in _segmenters(strategy, context):
+                if segmenters is not None:
+                    segmenters[(name, size)] = seg
+                encoded, train_encoded = extra.pop("encoded"), extra.pop("train_encoded")
+                lossy = strategy.source == "okt-analysis"
+                row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=train_labels,
+                               lossy=lossy, seed=seed, spans_fixed=spans_fixed)
+                rows.append(row | extra | {
+                    "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
+                    "lossless": bool(seg.lossless), "vocab_size": size,
+                    "gold": held.gold_name, "self_graded": bool(held.gold_name) and strategy.analyzer == held.gold_name,
+                    "encode_texts_per_s": _throughput(seg, held.sample),
+                    "train_docs": len(train), "test_docs": len(test),
+                })
+            _advance(bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(DTYPES)
+
+
+def _split(texts: Sequence[str], eval_texts: Sequence[str] | None, labels: Sequence[int] | None,
+           eval_labels: Sequence[int] | None, test_fraction: float, seed: int) -> tuple[Any, ...]:
+    if isinstance(texts, str):
+        raise TypeError("texts must be a sequence of strings (documents), not one string; write [text]")
+    texts = list(texts)
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise ValueError("texts must be a non-empty sequence of strings (documents)")
+    if labels is not None:
+        labels = list(labels)
+        if len(labels) != len(texts):
+            raise ValueError(f"labels must give one label per text: {len(labels)} labels for {len(texts)} texts")
+    texts = [_one_line(t) for t in texts]
+    if eval_texts is None:
+        if eval_labels is not None:
+            raise ValueError("eval_labels needs eval_texts; without eval_texts the held-out labels come from labels")
+        train_idx, test_idx = metrics.split_indices(len(texts), test_fraction=test_fraction, seed=seed)
+        train = [texts[i] for i in train_idx]
+        test = [texts[i] for i in test_idx]
+        train_labels = None if labels is None else [labels[i] for i in train_idx]
+        test_labels = None if labels is None else [labels[i] for i in test_idx]
+    else:
+        if isinstance(eval_texts, str):
+            raise TypeError("eval_texts must be a sequence of strings, not one string")
+        eval_texts = list(eval_texts)
+        if not all(isinstance(t, str) for t in eval_texts):
+            raise TypeError("eval_texts must be a sequence of strings (documents) or None")
+        if eval_labels is not None:
+            eval_labels = list(eval_labels)
+            if len(eval_labels) != len(eval_texts):
+                raise ValueError(f"eval_labels must give one label per eval text: {len(eval_labels)} for "
+                                 f"{len(eval_texts)} eval_texts")
+        keep = [i for i, t in enumerate(eval_texts) if t.strip()]  # blank documents say nothing
+        if not keep:
+            raise ValueError("eval_texts holds no non-blank document: give some text to measure, or None")
+        test = [_one_line(eval_texts[i]) for i in keep]
+        test_labels = None if eval_labels is None else [eval_labels[i] for i in keep]
+        train, train_labels = texts, labels
+    if (train_labels is None) != (test_labels is None):
+        raise ValueError("probe_accuracy needs labels for both splits: give labels and eval_labels together")
+    return texts, train, test, train_labels, test_labels
+
+
+def _sizes(vocab_sizes: Sequence[int]) -> list[int]:
+    if isinstance(vocab_sizes, (int, str)) or not all(
+        isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in vocab_sizes
+    ):
+        raise TypeError(f"vocab_sizes must be a sequence of ints such as [4000, 8000], got {vocab_sizes!r}")
+    sizes = sorted({int(v) for v in vocab_sizes})
+    if not sizes or sizes[0] < 1:
+        raise ValueError(f"vocab_sizes must hold positive ints such as [4000, 8000], got {list(vocab_sizes)!r}")
+    return sizes
+
+
+def _segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
+    """Yield ``(segmenter, vocab size, extra columns with the encodings)`` for each size."""
+    if strategy.kind == "bpe":
+        yield from _bpe_segmenters(strategy, ctx)
+    elif strategy.kind == "baseline":
+        yield from _baseline_segmenters(strategy, ctx)
+    else:
+        yield from _peer_segmenters(strategy, ctx)
+
+
+def _bpe_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
+    from ..tokenizer import Tokenizer
+
+    notes, sizes, name = ctx["notes"], ctx["sizes"], strategy.name
+    try:
+        pt, train_words, test_words, table, pretok_s = ctx["pretok"].get(strategy.source)
+    except (ImportError, RuntimeError, OSError, ValueError) as exc:
+        notes.append(f"skipped {name}: {_why(exc)}")
+        return
+    try:
+        start = time.perf_counter()
+        trained = Tokenizer.train(ctx["train"], vocab_size=sizes[-1], pre_tokenizer=_Table(pt, table),
+                                  unit=strategy.unit, min_frequency=ctx["min_frequency"], show_progress=False)
+        train_s = time.perf_counter() - start
+        full = Tokenizer(trained.model, pre_tokenizer=pt, unit=trained.unit, marker=trained.marker,
+                         unk_token=trained.unk_token)
+    except ValueError as exc:
+        notes.append(f"skipped {name}: {_why(exc)}")
+        return
+    base = len(full.model.truncate(0).id_to_token)
+    for size in sizes:
+        if size < base:
+            notes.append(f"skipped {name} at vocab size {size}: smaller than its {base} special tokens + alphabet")
+            continue
+        n = min(len(full.model.merges), size - base)
+        while n < len(full.model.merges) and full.model.truncate(n).vocab_size < size:
+            n += 1
+        tok = full if n == len(full.model.merges) else Tokenizer(
+            full.model.truncate(n), pre_tokenizer=pt, unit=full.unit, marker=full.marker, unk_token=full.unk_token)
+        seg = BPESegmenter(tok, strategy=name, pre_tokenizer=strategy.source, words=table,
+                           aligned=ctx["pretok"].aligned(strategy.source))
+        yield seg, size, {
+            "encoded": seg.encode_pretokenized(test_words),
+            "train_encoded": None if ctx["probe_idx"] is None else
+            seg.encode_pretokenized([train_words[i] for i in ctx["probe_idx"]]),
+            "train_s": train_s, "pretok_s": pretok_s,
+        }
+
+
+class _Table:
+    """The pre-tokenizer ``pt`` answering from words already computed (training only: the trained
+    model then goes into a Tokenizer with the real ``pt``, whose public path is what is measured)."""
+
+    def __init__(self, pt: Any, table: dict[str, list[str]]) -> None:
+        self._pt, self._table = pt, table
+        self.name, self.lossless = pt.name, pt.lossless
 
     def __call__(self, text: str) -> list[str]:
-        words = self._table.get(text)
-        return list(words) if words is not None else self._pt(text)
+        return self.batch([text])[0]
 
-    def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
+    def batch(self, texts: Any, *, show_progress: bool | None = None) -> list[list[str]]:
         texts = list(texts)
         table = self._table
-        missing = [t for t in dict.fromkeys(texts) if t not in table]
-        extra = dict(zip(missing, self._pt.batch(missing, show_progress=False))) if missing else {}
-        return [list(table[t]) if t in table else list(extra[t]) for t in texts]
+        if all(t in table for t in texts):
+            return [table[t] for t in texts]
+        return self._pt.batch(texts, show_progress=False)
 
     def restore(self, words: Sequence[str]) -> str:
         return self._pt.restore(words)
@@ -98,208 +672,112 @@ class _Memo:
     def to_config(self) -> dict[str, Any]:
         return self._pt.to_config()
 
-    def __repr__(self) -> str:
-        return repr(self._pt)
+
+def _baseline_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
+    notes, sizes, name = ctx["notes"], ctx["sizes"], strategy.name
+    options: dict[str, Any] = {"strategy": name}
+    pretok_s = math.nan
+    train_words = test_words = None
+    if strategy.source:
+        try:
+            pt, train_words, test_words, table, pretok_s = ctx["pretok"].get(strategy.source)
+        except (ImportError, RuntimeError, OSError, ValueError) as exc:
+            notes.append(f"skipped {name}: {_why(exc)}")
+            return
+        options.update(pre_tokenizer=pt if strategy.unit == "morpheme" else None, words=table,
+                       pre_tokenizer_name=strategy.source)
+    start = time.perf_counter()
+    full = BaselineSegmenter.train(ctx["train"], unit=strategy.unit, vocab_size=sizes[-1], **options)
+    train_s = time.perf_counter() - start
+    for size in sizes:
+        seg = full.truncate(size)
+        if test_words is not None:
+            encoded = seg.encode_pretokenized(test_words)
+            train_encoded = None if ctx["probe_idx"] is None else \
+                seg.encode_pretokenized([train_words[i] for i in ctx["probe_idx"]])
+        else:
+            encoded = seg.encode_batch(ctx["held"].texts)
+            train_encoded = None if ctx["probe_idx"] is None else \
+                seg.encode_batch([ctx["train"][i] for i in ctx["probe_idx"]])
+        yield seg, size, {"encoded": encoded, "train_encoded": train_encoded, "train_s": train_s, "pretok_s": pretok_s}
 
 
-_LINE_BREAK_TABLE = {ord(c): " " for c in LINE_BREAKS}
+def _peer_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
+    peers, notes, name = ctx["peers"], ctx["notes"], strategy.name
+    if peers is None:
+        return
+    for size in ctx["sizes"]:
+        try:
+            start = time.perf_counter()
+            seg = peers.train_peer(name, ctx["train"], vocab_size=size, seed=ctx["seed"])
+            train_s = time.perf_counter() - start
+        except ImportError as exc:
+            notes.append(f"skipped {name}: {_why(exc)}")
+            return
+        except (RuntimeError, ValueError, OSError) as exc:
+            notes.append(f"skipped {name} at vocab size {size}: {_why(exc)}")
+            continue
+        yield seg, size, {
+            "encoded": seg.encode_batch(ctx["held"].texts),
+            "train_encoded": None if ctx["probe_idx"] is None else
+            seg.encode_batch([ctx["train"][i] for i in ctx["probe_idx"]]),
+            "train_s": train_s, "pretok_s": math.nan,
+        }
 
 
-def _one_line(text: str) -> str:
-    """A document as one line: stray line breaks (the form feeds of the konlpy bills) become spaces,
-    since no token may hold a line break (``merges.txt`` is one merge a line)."""
-    return text.translate(_LINE_BREAK_TABLE)
+# -- the table ---------------------------------------------------------------------------------------
 
-
-def _build_pre_tokenizer(spec: Any, morpheme_lossless: bool) -> Any:
-    from ..pre_tokenizers import get_pre_tokenizer
-
-    if isinstance(spec, str) and spec in MORPHEME_PRE_TOKENIZERS and morpheme_lossless:
-        pt = get_pre_tokenizer(spec, lossless=True)
-    else:
-        pt = get_pre_tokenizer(spec)
-    pt("한국어 시험")  # start the analyzer now: a missing Java or package shows here
-    return pt
-
-
-def _label(spec: Any, pt: Any) -> str:
-    name = spec if isinstance(spec, str) else pt.name
-    return name
-
-
-def _merges_for(model: Any, vocab_size: int) -> int | None:
-    """The number of merges whose truncated model has ``vocab_size`` tokens (or the whole model when
-    training stopped short of it); ``None`` when the special tokens + alphabet alone are larger."""
-    base = len(model.truncate(0).id_to_token)
-    if vocab_size < base:
-        return None
-    n = min(len(model.merges), vocab_size - base)
-    while n < len(model.merges) and model.truncate(n).vocab_size < vocab_size:
-        n += 1
-    return n
-
-
-def compare_strategies(
-    texts: Sequence[str],
-    *,
-    test_texts: Sequence[str] | None = None,
-    pre_tokenizers: Sequence[Any] = ("raw", "whitespace", "okt", "kiwi", "mecab"),
-    units: Sequence[str] = ("syllable", "jamo", "byte"),
-    vocab_sizes: Sequence[int] = (4000,),
-    test_fraction: float = 0.1,
-    seed: int = 0,
-    min_frequency: int = 2,
-    morpheme_lossless: bool = True,
-    show_progress: bool | None = None,
-    notes: list[str] | None = None,
-    tokenizers: dict[tuple[str, str, int], Any] | None = None,
-) -> pd.DataFrame:
-    """One row per pre-tokenizer x unit x vocabulary size, measured on a held-out split.
-
-    ``texts`` are documents; a seeded shuffle holds out ``test_fraction`` of them (see
-    :func:`korean_bpe.compare.metrics.split_indices`), unless ``test_texts`` are given: then every
-    one of ``texts`` is trained on and ``test_texts`` are measured (e.g. NSMC's own test split).
-    A pre-tokenizer whose analyzer is missing (no Java, package not installed) or a strategy that
-    cannot be trained is skipped, one line saying why appended to ``notes`` when a list is given.
-    When a dict is given as ``tokenizers``, it receives the :class:`~korean_bpe.Tokenizer` of each row
-    under ``(pre_tokenizer, unit, vocab_size)``, e.g. to look at how each strategy cuts a text.
-    The columns and their dtypes are :data:`COLUMNS` and :data:`DTYPES`; the module docstring says
-    how each one is measured.
-    """
-    pd = _require_pandas()
-    from ..tokenizer import Tokenizer
-
-    texts = list(texts)
-    if not texts or not all(isinstance(t, str) for t in texts):
-        raise ValueError("texts must be a non-empty sequence of strings (documents)")
-    texts = [_one_line(t) for t in texts]
-    if isinstance(vocab_sizes, (int, str)) or not all(
-        isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in vocab_sizes
-    ):
-        raise TypeError(f"vocab_sizes must be a sequence of ints such as [2000, 4000], got {vocab_sizes!r}")
-    sizes = sorted({int(v) for v in vocab_sizes})
-    if not sizes or sizes[0] < 1:
-        raise ValueError(f"vocab_sizes must hold positive ints such as [2000, 4000], got {list(vocab_sizes)!r}")
-    if isinstance(pre_tokenizers, str) or isinstance(units, str):
-        raise TypeError("pre_tokenizers and units must be sequences of names, e.g. units=['syllable'], not a string")
-    if not units or not pre_tokenizers:
-        raise ValueError("pre_tokenizers and units must each name at least one strategy")
-    if test_texts is None:
-        train_idx, test_idx = metrics.split_indices(len(texts), test_fraction=test_fraction, seed=seed)
-        train = [texts[i] for i in train_idx]
-        test = [texts[i] for i in test_idx]
-    else:
-        test_texts = list(test_texts)
-        if not all(isinstance(t, str) for t in test_texts):
-            raise TypeError("test_texts must be a sequence of strings (documents) or None")
-        test = [_one_line(t) for t in test_texts if t.strip()]  # blank documents say nothing
-        if not test:
-            raise ValueError("test_texts holds no non-blank document: give some text to measure, or None")
-        train = texts
-    word_counts = Counter(w for t in test for w in t.split())
-    probes = [" " + w for w in word_counts]
-    n_words = sum(word_counts.values())
-    n_chars = sum(len(t) for t in test)
-    notes = notes if notes is not None else []
-
-    bar = _progress(len(pre_tokenizers) * len(units), show_progress)
-    rows: list[dict[str, Any]] = []
-    try:
-        for spec in pre_tokenizers:
-            label = spec if isinstance(spec, str) else getattr(spec, "name", str(spec))
-            _describe(bar, f"{label}: pre-tokenizing")
-            try:
-                pt = _build_pre_tokenizer(spec, morpheme_lossless)
-                label = _label(spec, pt)
-                start = time.perf_counter()
-                words = pt.batch(train + test, show_progress=False)
-                pretok_s = time.perf_counter() - start
-                table = dict(zip(train + test, words))
-                table.update(zip(probes, pt.batch(probes, show_progress=False)))
-            except (ImportError, RuntimeError, OSError, ValueError) as exc:
-                notes.append(f"skipped {label} ({', '.join(units)}): {' '.join(str(exc).split())}")
-                _advance(bar, len(units))
-                continue
-            memo = _Memo(pt, table)
-            for unit in units:
-                _describe(bar, f"{label}/{unit}")
-                try:
-                    start = time.perf_counter()
-                    full = Tokenizer.train(train, vocab_size=sizes[-1], pre_tokenizer=memo, unit=unit,
-                                           min_frequency=min_frequency, show_progress=False)
-                    train_s = time.perf_counter() - start
-                except ValueError as exc:
-                    notes.append(f"skipped {label}/{unit}: {' '.join(str(exc).split())}")
-                    _advance(bar, 1)
-                    continue
-                for size in sizes:
-                    n = _merges_for(full.model, size)
-                    if n is None:
-                        notes.append(f"skipped {label}/{unit} at vocab size {size}: smaller than its "
-                                     f"{len(full.model.truncate(0).id_to_token)} special tokens + alphabet")
-                        continue
-                    tok = Tokenizer(full.model.truncate(n), pre_tokenizer=memo, unit=full.unit, marker=full.marker,
-                                    unk_token=full.unk_token)
-                    if tokenizers is not None:
-                        tokenizers[(label, unit, size)] = tok
-                    rows.append(_measure(tok, test, word_counts, n_words, n_chars) | {
-                        "pre_tokenizer": label, "unit": unit, "marker": full.marker or "",
-                        "lossless": bool(getattr(pt, "lossless", False)), "vocab_size": size,
-                        "pretok_s": pretok_s, "train_s": train_s, "train_docs": len(train), "test_docs": len(test),
-                    })
-                _advance(bar, 1)
-    finally:
-        if bar is not None:
-            bar.close()
-    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(DTYPES)
-
-
-def _measure(tok: Any, test: list[str], word_counts: Counter[str], n_words: int, n_chars: int) -> dict[str, Any]:
-    encode_s = math.inf
-    for _ in range(3):  # best of three, each from a cold word cache
-        tok.clear_cache()
-        start = time.perf_counter()
-        encoded = tok.encode_batch(test, disallowed_special=())  # a review that spells "<unk>" is text
-        encode_s = min(encode_s, time.perf_counter() - start)
-    n_tokens = sum(map(len, encoded))
-    unk_ids = {tok.vocab[tok.unk_token]} if tok.unk_token in tok.vocab else set()
-    decoded = [tok.decode(ids) for ids in encoded]
-    probe_ids = tok.encode_batch([" " + w for w in word_counts], disallowed_special=())
-    whole = [ids for ids, c in zip(probe_ids, word_counts.values()) for _ in range(c)]
-    # tokens that decode to white space alone (a lone ▁) stand for the space before the word
-    space_ids = {i for i in {i for ids in probe_ids for i in ids} if not tok.decode([i]).strip()}
-    return {
-        "actual_vocab_size": tok.vocab_size,
-        "tokens_per_word": metrics.fertility(n_tokens=n_tokens, n_words=n_words),
-        "chars_per_token": metrics.chars_per_token(n_chars=n_chars, n_tokens=n_tokens),
-        "unk_rate": metrics.unk_rate(encoded, unk_ids=unk_ids),
-        "whole_word_rate": metrics.whole_word_rate(whole, ignore=space_ids, unk_ids=unk_ids),
-        "round_trip_rate": metrics.round_trip_rate(test, decoded),
-        "encode_texts_per_s": metrics.throughput(len(test), encode_s),
-    }
+#: (column, header, format) of :func:`format_table`: what fits a 100-column terminal
+_TABLE: tuple[tuple[str, str, str], ...] = (
+    ("strategy", "strategy", "{}"),
+    ("vocab_size", "vocab", "{:d}"),
+    ("tokens_per_doc", "tok/doc", "{:.2f}"),
+    ("tokens_per_word", "tok/w", "{:.2f}"),
+    ("continued_word_rate", "cont%", "{:.1f}"),
+    ("unk_rate", "unk%", "{:.2f}"),
+    ("renyi_efficiency", "renyi", "{:.3f}"),
+    ("morph_f1", "mF1%", "{:.1f}"),
+    ("round_trip_rate", "rt%", "{:.1f}"),
+    ("probe_accuracy", "probe%", "{:.1f}"),
+    ("train_s", "train s", "{:.1f}"),
+    ("encode_texts_per_s", "k doc/s", "{:.1f}"),
+)
+_PERCENT = {"continued_word_rate", "unk_rate", "morph_f1", "round_trip_rate", "probe_accuracy"}
 
 
 def format_table(df: pd.DataFrame) -> str:
-    """The frame as an aligned text table with short headers and rounded numbers."""
+    """The frame as an aligned text table, at most 100 characters wide: the main columns, short
+    headers, rates in percent, ``-`` for NaN, ``*`` after a morpheme F1 graded by its own analyzer.
+
+    A frame of :func:`compare_strategies` (the first comparison) keeps its own layout."""
     if df.empty:
         return "(no strategy could be measured)"
-    short = {
-        "pre_tokenizer": "pre-tok", "unit": "unit", "lossless": "lossless", "vocab_size": "vocab",
-        "actual_vocab_size": "actual",
-        "tokens_per_word": "tok/word", "chars_per_token": "chars/tok", "unk_rate": "unk%",
-        "whole_word_rate": "whole%", "round_trip_rate": "roundtrip%", "pretok_s": "pretok s",
-        "train_s": "train s", "encode_texts_per_s": "enc texts/s",
-    }
-    out = df[list(short)].copy()
-    for col in ("unk_rate", "whole_word_rate", "round_trip_rate"):
-        out[col] = out[col] * 100
-    out["lossless"] = ["yes" if v else "no" for v in out["lossless"]]
-    out = out.rename(columns=short)
-    formats = {"tok/word": "{:.3f}", "chars/tok": "{:.3f}", "unk%": "{:.2f}", "whole%": "{:.1f}",
-               "roundtrip%": "{:.1f}", "pretok s": "{:.2f}", "train s": "{:.2f}", "enc texts/s": "{:,.0f}"}
-    for col, fmt in formats.items():
-        out[col] = [fmt.format(v) if not (isinstance(v, float) and math.isnan(v)) else "-" for v in out[col]]
-    return out.to_string(index=False)
+    if "strategy" not in df.columns:
+        from .legacy import format_table as legacy_format
+
+        return legacy_format(df)
+    cells: list[list[str]] = []
+    for _, row in df.iterrows():
+        line = []
+        for col, _, fmt in _TABLE:
+            v = row[col]
+            if isinstance(v, float) and math.isnan(v):
+                line.append("-")
+                continue
+            if col in _PERCENT:
+                v = v * 100
+            elif col == "encode_texts_per_s":
+                v = v / 1000
+            text = fmt.format(v)
+            if col == "morph_f1" and row["self_graded"]:
+                text += "*"
+            line.append(text)
+        cells.append(line)
+    headers = [h for _, h, _ in _TABLE]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+    fmt_row = lambda vals: " ".join(  # noqa: E731
+        v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(vals, widths))).rstrip()
+    return "\n".join([fmt_row(headers), *map(fmt_row, cells)])
 
 
 def _require_pandas() -> Any:
@@ -322,9 +800,9 @@ def _progress(total: int, show: bool | None) -> Any:
     return tqdm(total=total, desc="strategies", unit="strategy", file=sys.stderr)
 
 
-def _advance(bar: Any, n: int) -> None:
+def _advance(bar: Any) -> None:
     if bar is not None:
-        bar.update(n)
+        bar.update(1)
 
 
 def _describe(bar: Any, text: str) -> None:

@@ -1,0 +1,145 @@
+"""The default comparison grid on NSMC, timed cold (empty analysis cache) and warm.
+
+    python benchmarks/bench_compare.py                       # cold run, then warm run, 4k..32k
+    python benchmarks/bench_compare.py --sizes 8000 --limit 20000 --test-limit 5000
+    python benchmarks/bench_compare.py --once --cache-dir DIR --profile out.prof
+    python benchmarks/bench_compare.py --once --by-family --cache-dir DIR   # rows as each family ends
+
+Each run is a fresh process (``--once``): the analyzers start and load as a user's would.  Cold
+points ``KOREAN_BPE_CACHE_DIR`` at a new temporary directory; warm reuses it.  Trains on
+``ratings_train.txt``, measures on ``ratings_test.txt``, with the sentiment labels for the probe.
+Prints the notes, the 100-column table, the seconds of each run, the load average, and writes the
+full frame as CSV (``--csv``) and as a markdown table (``--markdown``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def read_nsmc(path: Path, limit: int | None) -> tuple[list[str], list[int]]:
+    texts, labels = [], []
+    with open(path, encoding="utf-8") as f:
+        next(f)  # id	document	label
+        for line in f:
+            _, doc, label = line.rstrip("\n").split("\t")
+            if not doc.strip():
+                continue
+            texts.append(doc)
+            labels.append(int(label))
+            if limit is not None and len(texts) >= limit:
+                break
+    return texts, labels
+
+
+def markdown(df: object) -> str:
+    """The frame as a markdown table (4 significant decimals), without the tabulate package."""
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return "" if v != v else f"{v:.4g}" if abs(v) < 1000 else f"{v:,.0f}"
+        return str(v)
+
+    rows = [list(df.columns)] + [[cell(v) for v in row] for row in df.itertuples(index=False)]  # type: ignore[attr-defined]
+    lines = ["| " + " | ".join(r) + " |" for r in rows]
+    lines.insert(1, "|" + "|".join("---" for _ in rows[0]) + "|")
+    return "\n".join(lines) + "\n"
+
+
+#: the families of ``--by-family``, in the order of the default grid
+FAMILIES = ("whitespace", "raw", "okt-analysis", "okt", "kiwi", "mecab", "baseline", "peer")
+
+
+def run_once(args: argparse.Namespace) -> None:
+    from korean_bpe.compare import compare, format_table
+    from korean_bpe.corpus import nsmc_path
+
+    train, train_labels = read_nsmc(nsmc_path("train"), args.limit)
+    test, test_labels = read_nsmc(nsmc_path("test"), args.test_limit)
+    strategies = args.strategies.split(",") if args.strategies else None
+    notes: list[str] = []
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    start = time.perf_counter()
+    if args.by_family:  # one compare() per family, each printed as it ends (the families share nothing
+        import pandas as pd  # but the on-disk caches and the gold analysis, read back from the cache)
+
+        parts = []
+        for family in (strategies or list(FAMILIES)):
+            t0 = time.perf_counter()
+            part = compare(train, labels=train_labels, eval_texts=test, eval_labels=test_labels,
+                           strategies=[family], vocab_sizes=args.sizes, notes=notes, show_progress=False)
+            print(f"-- {family}: {time.perf_counter() - t0:.1f} s, {len(part)} rows, load {os.getloadavg()}", flush=True)
+            if not part.empty:
+                print(format_table(part), flush=True)
+                parts.append(part)
+                if args.csv:
+                    pd.concat(parts, ignore_index=True).to_csv(args.csv, index=False)
+        df = pd.concat(parts, ignore_index=True)
+    else:
+        df = compare(train, labels=train_labels, eval_texts=test, eval_labels=test_labels, strategies=strategies,
+                     vocab_sizes=args.sizes, notes=notes, show_progress=False)
+    seconds = time.perf_counter() - start
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(args.profile)
+    for note in notes:
+        print(f"note: {note}")
+    print(format_table(df))
+    print(json.dumps({"seconds": round(seconds, 1), "rows": len(df), "train_docs": len(train),
+                      "test_docs": len(test), "loadavg": os.getloadavg()}))
+    if args.csv:
+        df.to_csv(args.csv, index=False)
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(df), encoding="utf-8")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[4000, 8000, 16000, 32000])
+    p.add_argument("--limit", type=int, default=None, help="training reviews (default: all)")
+    p.add_argument("--test-limit", type=int, default=None, help="held-out reviews (default: all)")
+    p.add_argument("--strategies", default=None, help="comma-separated (default: the whole grid)")
+    p.add_argument("--once", action="store_true", help="one run in this process (with the cache of --cache-dir)")
+    p.add_argument("--cache-dir", default=None)
+    p.add_argument("--by-family", action="store_true",
+                   help="with --once: one compare() per family (pre-tokenizer, baselines, peers), printed as each ends")
+    p.add_argument("--profile", default=None, metavar="PATH", help="with --once: cProfile stats to PATH")
+    p.add_argument("--csv", default=None)
+    p.add_argument("--markdown", default=None)
+    args = p.parse_args()
+    if args.once:
+        if args.cache_dir:
+            os.environ["KOREAN_BPE_CACHE_DIR"] = args.cache_dir
+        run_once(args)
+        return
+    cache = args.cache_dir or tempfile.mkdtemp(prefix="korean_bpe_bench_cache_")
+    base = [sys.executable, __file__, "--once", "--cache-dir", cache,
+            "--sizes", ",".join(map(str, args.sizes))]
+    for flag in ("limit", "test_limit", "strategies"):
+        value = getattr(args, flag)
+        if value is not None:
+            base += [f"--{flag.replace('_', '-')}", str(value)]
+    for label in ("cold", "warm"):
+        extra = []
+        if label == "warm":
+            extra += ["--csv", args.csv] if args.csv else []
+            extra += ["--markdown", args.markdown] if args.markdown else []
+        print(f"== {label} run (KOREAN_BPE_CACHE_DIR={cache}), load average before: {os.getloadavg()}", flush=True)
+        start = time.perf_counter()
+        subprocess.run(base + extra, check=True)
+        print(f"== {label}: {time.perf_counter() - start:.1f} s wall (process start included)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,385 @@
+"""A trained strategy at one vocabulary size, as :func:`korean_bpe.compare.compare` measures it.
+
+Every row of the comparison table is one :class:`Segmenter`: our BPE (:class:`BPESegmenter`, a
+:class:`~korean_bpe.Tokenizer`), a kortok-style baseline without BPE (:class:`BaselineSegmenter`:
+jamo, syllable, morpheme, word) or a peer library (:mod:`korean_bpe.compare.peers`).  The metrics
+only use this protocol, so a peer is measured exactly like our own rows.
+
+>>> seg = BaselineSegmenter.train(["영화 정말 재밌다", "영화 최고"], unit="syllable", vocab_size=6)
+>>> seg.vocab_tokens                     # <unk>, then the most frequent symbols (ties: code point)
+('<unk>', '▁', '영', '화', '고', '다')
+>>> seg.pieces("영화 좋다")               # (token, start, end) per token, in the text's characters
+[('영', 0, 1), ('화', 1, 2), ('▁', 2, 3), ('<unk>', 3, 4), ('다', 4, 5)]
+>>> seg.decode(seg.encode_batch(["영화 좋다"])[0])
+'영화 <unk>다'
+
+Spans (``pieces``): a token covering part of a character (a jamo of a syllable, a byte of its
+UTF-8) covers that whole character; a token covering nothing of the text (the ``▁`` word marker
+of the ``whitespace`` pre-tokenizer) has ``start == end`` at its position.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ..jamo import compose, decompose
+from ..units import SPACE_MARK, bytes_to_unicode
+
+__all__ = ["Segmenter", "BPESegmenter", "BaselineSegmenter", "BASELINE_UNITS", "align_words"]
+
+#: the ``unit`` of each kortok-style baseline
+BASELINE_UNITS = ("jamo", "syllable", "morpheme", "word")
+_UNK = "<unk>"
+
+
+@runtime_checkable
+class Segmenter(Protocol):
+    """One row's tokenizer: what :func:`~korean_bpe.compare.compare` needs, nothing more."""
+
+    strategy: str
+    kind: str
+    pre_tokenizer: str
+    unit: str
+    lossless: bool
+    vocab_size: int  # actual size
+    unk_ids: frozenset[int]
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]: ...
+
+    def decode(self, ids: Sequence[int]) -> str: ...
+
+    def pieces(self, text: str) -> list[tuple[str, int, int]]: ...
+
+    def vocab_surfaces(self) -> list[bytes]: ...
+
+
+# -- aligning pre-tokenizer words with the text --------------------------------------------------
+
+
+def align_words(text: str, words: Sequence[str]) -> list[tuple[int, int]]:
+    """Where each word lies in ``text``: ``(base, z)`` such that character ``i >= z`` of the word is
+    ``text[base + i]`` and characters ``i < z`` stand for nothing of the text (they sit at
+    ``base + z``).  Words are surfaces in order (``whitespace``, analysis mode) or lossless pieces
+    whose ``▁`` stand for spaces (``raw``, lossless morpheme mode); a ``▁`` with no space before it
+    (SentencePiece's dummy prefix) stands for nothing, and so does a word not found in the text.
+
+    >>> align_words("영화  좋다", ["영화", "▁▁좋", "다"])
+    [(0, 0), (2, 0), (5, 0)]
+    >>> align_words("영화 좋다", ["▁영화", "▁좋다"])     # the first ▁ stands for no space
+    [(-1, 1), (2, 0)]
+    """
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for w in words:
+        core = w.lstrip(SPACE_MARK)
+        n_marks = len(w) - len(core)
+        start = text.find(core.replace(SPACE_MARK, " "), pos) if core else pos
+        if start < 0:  # the pre-tokenizer rewrote the text: the word covers nothing we can name
+            out.append((pos - len(w), len(w)))
+            continue
+        if n_marks and (start - n_marks < pos or not text[start - n_marks:start].isspace()):
+            out.append((start - n_marks, n_marks))
+        else:
+            out.append((start - n_marks, 0))
+        pos = start + len(core)
+    return out
+
+
+# -- our BPE --------------------------------------------------------------------------------------
+
+
+class BPESegmenter:
+    """A :class:`~korean_bpe.Tokenizer` as a :class:`Segmenter`.
+
+    ``words``: an optional ``text -> words`` table (the pre-tokenization :func:`compare` already
+    computed), used by :meth:`pieces` instead of running the analyzer again, and ``aligned`` a dict
+    that keeps their :func:`align_words` (shared by the segmenters of one pre-tokenizer);
+    :meth:`encode_batch` always runs the tokenizer's own public path.
+    """
+
+    kind = "bpe"
+
+    def __init__(self, tokenizer: Any, *, strategy: str, pre_tokenizer: str,
+                 words: Mapping[str, list[str]] | None = None, aligned: dict[str, Any] | None = None) -> None:
+        self.tokenizer = tokenizer
+        self.strategy = strategy
+        self.pre_tokenizer = pre_tokenizer
+        self.unit = tokenizer.unit.name
+        self.lossless = bool(getattr(tokenizer.pre_tokenizer, "lossless", False))
+        self.vocab_size = tokenizer.vocab_size
+        unk = tokenizer.unk_token
+        self.unk_ids = frozenset({tokenizer.token_to_id(unk)} if unk is not None and tokenizer.token_to_id(unk) is not None else ())
+        self._words = words or {}
+        self._aligned = aligned if aligned is not None else {}  # text -> align_words(text, words)
+        self._word_ranges: dict[str, list[tuple[str, int, int]]] = {}
+        self._readable_cache: dict[int, str] = {}
+        self._specials = frozenset(tokenizer.token_to_id(t) for t in tokenizer.special_tokens)
+        self._marker = tokenizer.marker
+        self._char_len = _char_len(self.unit)
+
+    def __repr__(self) -> str:
+        return f"BPESegmenter({self.strategy!r}, vocab_size={self.vocab_size})"
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        return self.tokenizer.encode_batch(texts, disallowed_special=())  # a review spelling "<unk>" is text
+
+    def encode_pretokenized(self, batch: list[list[str]]) -> list[list[int]]:
+        """The ids of texts already cut into words by this tokenizer's pre-tokenizer: the same ids
+        as :meth:`encode_batch` (``Tokenizer.encode_batch`` is this after ``pre_tokenizer.batch``)."""
+        return self.tokenizer._encode_words(batch)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return self.tokenizer.decode(ids)
+
+    def clear_cache(self) -> None:
+        self.tokenizer.clear_cache()
+
+    def _readable(self, i: int) -> str:
+        """Token ``i`` as text: jamo recomposed, bytes decoded (U+FFFD for a part of a character),
+        the ``▁`` marker kept."""
+        got = self._readable_cache.get(i)
+        if got is None:
+            token = self.tokenizer.id_to_token[i]
+            if i in self._specials:
+                got = token
+            else:
+                mark = SPACE_MARK if self._marker == SPACE_MARK and token.startswith(SPACE_MARK) else ""
+                body = token[len(mark):]
+                got = mark + (self.tokenizer.unit.join([body]) if body else "")
+            self._readable_cache[i] = got
+        return got
+
+    def _ranges_of(self, words: Sequence[str]) -> dict[str, list[tuple[str, int, int]]]:
+        """word -> (readable token, first char, end char) within the word, for each of its tokens;
+        the words not seen before are encoded in one batch."""
+        cache = self._word_ranges
+        missing = [w for w in dict.fromkeys(words) if w not in cache]
+        if not missing:
+            return cache
+        if len(cache) + len(missing) > 1 << 19:
+            cache.clear()
+        marker = 1 if self._marker == SPACE_MARK else 0
+        specials, id_to_token, char_len, readable = self._specials, self.tokenizer.id_to_token, self._char_len, self._readable
+        for word, ids in zip(missing, self.encode_pretokenized([[w] for w in missing])):
+            # symbol j of the word (marker excluded) belongs to character char_of[j]
+            char_of = [k for k, ch in enumerate(word) for _ in range(char_len(ch))]
+            out = []
+            sym = 0
+            for i in ids:
+                n = 1 if i in specials else len(id_to_token[i])
+                a, b = max(sym - marker, 0), sym + n - marker
+                if b <= 0:
+                    out.append((readable(i), 0, 0))
+                elif a >= len(char_of):
+                    out.append((readable(i), len(word), len(word)))
+                else:
+                    out.append((readable(i), char_of[a], char_of[b - 1] + 1))
+                sym += n
+            cache[word] = out
+        return cache
+
+    def pieces(self, text: str) -> list[tuple[str, int, int]]:
+        words = self._words.get(text)
+        if words is None:
+            words = self.tokenizer.pre_tokenizer(text)
+            where = align_words(text, words)
+        else:
+            where = self._aligned.get(text)
+            if where is None:
+                where = self._aligned[text] = align_words(text, words)
+        ranges = self._ranges_of(words)
+        out: list[tuple[str, int, int]] = []
+        for word, (base, z) in zip(words, where):
+            out += [(token, base + (a if a > z else z), base + (b if b > z else z)) for token, a, b in ranges[word]]
+        return out
+
+    def vocab_surfaces(self) -> list[bytes]:
+        tok = self.tokenizer
+        surfaces = []
+        to_byte = {c: b for b, c in bytes_to_unicode().items()}
+        for i, token in enumerate(tok.id_to_token):
+            if i in self._specials:
+                continue
+            if self._marker == SPACE_MARK and token.startswith(SPACE_MARK):
+                token = token[1:]
+            if self.unit == "byte":
+                surfaces.append(bytes(to_byte[c] if c in to_byte else 0x20 for c in token))
+            else:
+                surfaces.append(token.replace(SPACE_MARK, " ").encode("utf-8", "surrogatepass"))
+        return surfaces
+
+
+def _char_len(unit: str) -> Callable[[str], int]:
+    """Symbols per character of a unit: 1 (syllable), 2-3 for a Hangul syllable (jamo), UTF-8
+    length (byte)."""
+    if unit == "jamo":
+        return lambda ch: len(decompose(ch))
+    if unit == "byte":
+        return lambda ch: len(ch.encode("utf-8", "surrogatepass"))
+    return lambda ch: 1
+
+
+# -- kortok-style baselines -----------------------------------------------------------------------
+
+
+def _char_tokens(text: str, *, jamo: bool) -> str:
+    """The tokens of the jamo and syllable baselines, one character each.
+
+    >>> _char_tokens("값 싸다", jamo=False)
+    '값▁싸다'
+    >>> len(_char_tokens("값 싸다", jamo=True))        # ᄀ ᅡ ᆹ ▁ ᄊ ᅡ ᄃ ᅡ
+    8
+    """
+    return (decompose(text) if jamo else text).replace(" ", SPACE_MARK)
+
+
+def _split_chars(text: str, *, jamo: bool) -> list[tuple[str, int, int]]:
+    """kortok's syllable (character) and jamo tokenization: a space is the token ``▁``."""
+    out = []
+    for i, ch in enumerate(text):
+        if ch == " ":
+            out.append((SPACE_MARK, i, i + 1))
+        elif jamo:
+            out.extend((j, i, i + 1) for j in decompose(ch))
+        else:
+            out.append((ch, i, i + 1))
+    return out
+
+
+def _split_words(text: str, words: Sequence[str]) -> list[tuple[str, int, int]]:
+    """Morpheme baseline: lossless pieces, each space before a morpheme a ``▁`` token of its own;
+    word baseline: the 어절 as they are."""
+    out: list[tuple[str, int, int]] = []
+    for word, (base, z) in zip(words, align_words(text, words)):
+        core = word.lstrip(SPACE_MARK)
+        n_marks = len(word) - len(core)
+        for k in range(n_marks):
+            p = base + (k if k > z else z)
+            out.append((SPACE_MARK, p, p + 1 if k >= z else p))
+        if core:
+            out.append((core, base + (n_marks if n_marks > z else z), base + len(word)))
+    return out
+
+
+class BaselineSegmenter:
+    """kortok's tokenizations without BPE: ``jamo``, ``syllable``, ``morpheme`` (an analyzer's
+    morphemes), ``word`` (어절); the vocabulary is ``<unk>`` plus the ``vocab_size - 1`` most frequent
+    tokens of the training texts (ties: the smaller token by code point), the rest ``<unk>``.
+
+    Spaces are tokens (``▁``) for ``jamo``, ``syllable`` and ``morpheme``, so those three are lossless
+    (up to ``<unk>``); ``word`` is white-space split and joins its words with one space.
+    ``pre_tokenizer``: the analyzer object for ``morpheme`` (any lossless pre-tokenizer), else None.
+    """
+
+    kind = "baseline"
+
+    def __init__(self, unit: str, vocab_tokens: Sequence[str], *, strategy: str | None = None,
+                 pre_tokenizer: Any = None, pre_tokenizer_name: str = "",
+                 words: Mapping[str, list[str]] | None = None) -> None:
+        if unit not in BASELINE_UNITS:
+            raise ValueError(f"unit={unit!r} is not a baseline unit; use one of {BASELINE_UNITS}")
+        if unit == "morpheme" and (pre_tokenizer is None or not getattr(pre_tokenizer, "lossless", False)):
+            raise ValueError("the morpheme baseline needs a lossless pre-tokenizer, e.g. get_pre_tokenizer('kiwi', lossless=True)")
+        if not vocab_tokens or vocab_tokens[0] != _UNK:
+            raise ValueError(f"vocab_tokens must start with {_UNK!r}")
+        self.unit = unit
+        self.strategy = strategy or f"baseline/{unit}"
+        self.pre_tokenizer = pre_tokenizer_name
+        self.lossless = unit != "word"
+        self.vocab_tokens = tuple(vocab_tokens)
+        self.vocab_size = len(self.vocab_tokens)
+        self.unk_ids = frozenset({0})
+        self._pt = pre_tokenizer
+        self._ids = {t: i for i, t in enumerate(self.vocab_tokens)}
+        self._words = words or {}
+
+    def __repr__(self) -> str:
+        return f"BaselineSegmenter({self.strategy!r}, vocab_size={self.vocab_size})"
+
+    @classmethod
+    def train(cls, texts: Iterable[str], *, unit: str, vocab_size: int, **options: Any) -> BaselineSegmenter:
+        """Count the tokens of ``texts`` and keep the ``vocab_size - 1`` most frequent."""
+        probe = cls(unit, (_UNK,), **options)
+        texts = list(texts)
+        counts: Counter[str] = Counter()
+        if unit in ("jamo", "syllable"):  # the tokens are the characters of this string
+            for t in texts:
+                counts.update(_char_tokens(t, jamo=unit == "jamo"))
+        else:
+            for _, split in probe._splits(texts):
+                counts.update(t for t, _, _ in split)
+        return cls(unit, top_tokens(counts, vocab_size), **options)
+
+    def truncate(self, vocab_size: int) -> BaselineSegmenter:
+        """The same baseline with only the first ``vocab_size`` tokens (the most frequent)."""
+        return type(self)(self.unit, self.vocab_tokens[:max(vocab_size, 1)], strategy=self.strategy,
+                          pre_tokenizer=self._pt, pre_tokenizer_name=self.pre_tokenizer, words=self._words)
+
+    def _splits(self, texts: list[str], words: list[list[str]] | None = None) -> Iterable[tuple[str, list[tuple[str, int, int]]]]:
+        if self.unit in ("jamo", "syllable"):
+            jamo = self.unit == "jamo"
+            return ((t, _split_chars(t, jamo=jamo)) for t in texts)
+        if words is None:
+            known = self._words
+            if all(t in known for t in texts):
+                words = [known[t] for t in texts]
+            elif self.unit == "word":
+                words = [t.split() for t in texts]
+            else:
+                words = self._pt.batch(texts, show_progress=False)
+        return ((t, _split_words(t, w)) for t, w in zip(texts, words))
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        if self.unit == "word":
+            get = self._ids.get
+            return [[get(w, 0) for w in t.split()] for t in texts]
+        if self.unit == "morpheme":
+            words = self._pt.batch(list(texts), show_progress=False)
+            return self.encode_pretokenized(words)
+        get = self._ids.get
+        jamo = self.unit == "jamo"
+        return [[get(c, 0) for c in _char_tokens(t, jamo=jamo)] for t in texts]
+
+    def encode_pretokenized(self, batch: list[list[str]]) -> list[list[int]]:
+        """Ids of texts already cut by the pre-tokenizer (morpheme: its lossless pieces; word: 어절)."""
+        get = self._ids.get
+        if self.unit == "word":
+            return [[get(w, 0) for w in words] for words in batch]
+        out = []
+        for words in batch:
+            ids = []
+            for w in words:
+                core = w.lstrip(SPACE_MARK)
+                ids.extend([self._ids[SPACE_MARK] if SPACE_MARK in self._ids else 0] * (len(w) - len(core)))
+                if core:
+                    ids.append(get(core, 0))
+            out.append(ids)
+        return out
+
+    def decode(self, ids: Sequence[int]) -> str:
+        tokens = [self.vocab_tokens[i] for i in ids]
+        if self.unit == "word":
+            return " ".join(tokens)
+        text = "".join(" " if t == SPACE_MARK else t for t in tokens)
+        return compose(text) if self.unit == "jamo" else text
+
+    def pieces(self, text: str) -> list[tuple[str, int, int]]:
+        ids = self._ids
+        words = [self._words[text]] if text in self._words else None
+        split = next(iter(self._splits([text], words)))[1]
+        return [(t if t in ids else _UNK, a, b) for t, a, b in split]
+
+    def vocab_surfaces(self) -> list[bytes]:
+        return [(" " if t == SPACE_MARK else t).encode("utf-8", "surrogatepass") for t in self.vocab_tokens[1:]]
+
+
+def top_tokens(counts: Mapping[str, int], vocab_size: int) -> tuple[str, ...]:
+    """``<unk>`` + the ``vocab_size - 1`` most frequent tokens; ties: the smaller token first.
+
+    >>> top_tokens({"다": 2, "가": 2, "나": 5}, 3)
+    ('<unk>', '나', '가')
+    """
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return (_UNK, *(t for t, _ in ranked[: max(vocab_size - 1, 0)] if t != _UNK))
