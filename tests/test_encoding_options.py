@@ -435,7 +435,9 @@ def usage_error(*args):
 
 def test_continued_training_keeps_hangul_fallback():
     base = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 최고"] * 3, vocab_size=100, hangul_fallback=True)
-    more = Tokenizer.train(["법률 개정안 제출", "개정안 제출"] * 3, vocab_size=130, initial=base)
+    with pytest.warns(UserWarning, match="not in the initial alphabet"):  # 법 률 개 ... were never seen
+        more = Tokenizer.train(["법률 개정안 제출", "개정안 제출"] * 3, vocab_size=130, initial=base)
+    assert "<unk>" not in more.tokenize("법률 개정안")  # ... and the fallback spells them with jamo
     assert more.hangul_fallback and more.decode(more.encode("값 뷁")) == "값 뷁"
     plain = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 최고"] * 3, vocab_size=30)
     with pytest.raises(ValueError, match="cannot add the jamo alphabet"):
