@@ -3,6 +3,8 @@
 ::
 
     korean-bpe train [CORPUS] --vocab-size 8000 --pre-tokenizer okt --unit jamo -o model/
+    korean-bpe count [CORPUS] --pre-tokenizer okt -o counts.tsv           (word counts, once)
+    korean-bpe train --counts counts.tsv --vocab-size 8000 --unit jamo -o model/   (same model)
     korean-bpe encode -m model/ "스파이더맨 파프롬홈은 MCU 최고의 영화이다"      (or < file, one text a line)
     korean-bpe encode -m model/ --ids < reviews.txt
     korean-bpe encode -m model/ --dropout 0.1 --seed 0 < reviews.txt          (BPE-dropout)
@@ -85,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the full traceback on errors (also: KOREAN_BPE_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for add in (_add_train, _add_encode, _add_decode, _add_export_hf, _add_cache, _add_compare):
+    for add in (_add_train, _add_count, _add_encode, _add_decode, _add_export_hf, _add_cache, _add_compare):
         add(sub)
     return parser
 
@@ -106,10 +108,12 @@ def _add_train(sub: Any) -> None:
                        description="Train a BPE tokenizer on CORPUS and save it (vocab.json, merges.txt, "
                                    "tokenizer_config.json).")
     _corpus_arg(p)
+    p.add_argument("--counts", default=None, metavar="FILE",
+                   help="train from word counts written by 'korean-bpe count' instead of CORPUS (the same model; "
+                        "the pre-tokenizer is the one the counts were made with)")
     p.add_argument("--vocab-size", type=_positive_int, default=8000, metavar="N",
                    help="special tokens + alphabet + merges (default: 8000)")
-    p.add_argument("--pre-tokenizer", choices=PRE_TOKENIZER_NAMES, default=None,
-                   help="how texts are cut into words (default: whitespace; with --initial, its own)")
+    _pre_tokenizer_args(p, initial=True)
     p.add_argument("--unit", choices=UNIT_NAMES, default=None,
                    help="symbols BPE starts from (default: syllable; with --initial, its own)")
     p.add_argument("--marker", choices=tuple(MARKER_NAMES), default=None,
@@ -124,14 +128,32 @@ def _add_train(sub: Any) -> None:
     p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
     p.add_argument("--hangul-fallback", action="store_true",
                    help="add the 67 conjoining jamo to the vocabulary; unknown syllables become jamo tokens")
-    p.add_argument("--lossless", action="store_true",
-                   help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
     p.add_argument("--initial", default=None, metavar="MODEL_DIR",
                    help="continue training this model: its ids and merges are kept, new merges are learned from "
                         "CORPUS up to --vocab-size (old tokens included)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write the model to")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
+
+
+def _pre_tokenizer_args(p: argparse.ArgumentParser, *, initial: bool = False) -> None:
+    p.add_argument("--pre-tokenizer", choices=PRE_TOKENIZER_NAMES, default=None,
+                   help="how texts are cut into words (default: whitespace" + ("; with --initial, its own; with "
+                        "--counts, theirs)" if initial else ")"))
+    p.add_argument("--lossless", action="store_true",
+                   help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
+
+
+def _add_count(sub: Any) -> None:
+    p = sub.add_parser("count", help="pre-tokenize a corpus and write its word counts",
+                       description="Pre-tokenize CORPUS and write each distinct word with its count (a versioned "
+                                   "TSV: a '#' header line naming the pre-tokenizer, then word<TAB>count lines, "
+                                   "most frequent first). 'korean-bpe train --counts FILE' trains from it.")
+    _corpus_arg(p)
+    _pre_tokenizer_args(p)
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write the counts to")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_count)
 
 
 def _add_encode(sub: Any) -> None:
@@ -246,38 +268,81 @@ def _name_list(allowed: Sequence[str]) -> Any:
 # --- commands ---------------------------------------------------------------------------------
 
 
+def _pre_tokenizer(args: argparse.Namespace) -> Any:
+    """The pre-tokenizer of --pre-tokenizer and --lossless (default: whitespace)."""
+    from .pre_tokenizers import get_pre_tokenizer
+
+    name = args.pre_tokenizer or "whitespace"
+    options: dict[str, Any] = {}
+    if args.lossless:
+        if name in ("whitespace", "raw"):
+            raise UserError(f"--lossless is for the morpheme pre-tokenizers (okt, kiwi, mecab); "
+                            f"'{name}' has no such mode ('raw' is already lossless)")
+        options = {"lossless": True, "drop": ()}
+    return get_pre_tokenizer(name, **options)
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    from .corpus import iter_texts
+    from .counting import WordCounts
+    from .io.files import check_output_file
+
+    check_output_file(args.output)  # before hours of counting, not after
+    pt = _pre_tokenizer(args)
+    start = time.perf_counter()
+    counts = WordCounts.from_texts(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt,
+                                   show_progress=False if args.no_progress else None)
+    if not len(counts):
+        raise UserError(f"no words to count: the pre-tokenizer {pt!r} gave no word for any document")
+    counts.save(args.output)
+    _info(f"counted {len(counts):,} distinct words ({counts.total:,} occurrences, {pt!r}) in "
+          f"{time.perf_counter() - start:.1f} s; saved to {args.output}")
+    return 0
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from .corpus import iter_texts
-    from .pre_tokenizers import get_pre_tokenizer
     from .tokenizer import Tokenizer
 
     check_model_output(args.output)  # before hours of training, not after
     kw: dict[str, Any] = {}
     if args.initial is not None:
+        if args.counts is not None:
+            raise UserError("--initial continues training on CORPUS; it cannot take --counts (train from the counts "
+                            "without --initial, or give the corpus)")
         kw["initial"] = initial = _load(args.initial)
         if args.pre_tokenizer is None:
             args.pre_tokenizer = initial.pre_tokenizer.to_config()["type"]
             if not args.lossless:
                 kw["pre_tokenizer"] = initial.pre_tokenizer
         args.unit = args.unit or initial.unit.to_config()["type"]
-    args.pre_tokenizer = args.pre_tokenizer or "whitespace"
     args.unit = args.unit or "syllable"
-    options: dict[str, Any] = {}
-    if args.lossless:
-        if args.pre_tokenizer in ("whitespace", "raw"):
-            raise UserError(f"--lossless is for the morpheme pre-tokenizers (okt, kiwi, mecab); "
-                            f"'{args.pre_tokenizer}' has no such mode ('raw' is already lossless)")
-        options = {"lossless": True, "drop": ()}
-    pt = kw.pop("pre_tokenizer", None) or get_pre_tokenizer(args.pre_tokenizer, **options)
     if args.marker is not None:
         kw["marker"] = MARKER_NAMES[args.marker]
+    options = dict(vocab_size=args.vocab_size, unit=args.unit, min_frequency=args.min_frequency,
+                   byte_fallback=args.byte_fallback, hangul_fallback=args.hangul_fallback,
+                   limit_alphabet=args.limit_alphabet, max_token_length=args.max_token_length, show_progress=False if args.no_progress else None, **kw)
     start = time.perf_counter()
-    texts = iter_texts(args.corpus, limit=args.limit)
-    tok = Tokenizer.train(
-        texts, vocab_size=args.vocab_size, pre_tokenizer=pt, unit=args.unit, min_frequency=args.min_frequency,
-        byte_fallback=args.byte_fallback, hangul_fallback=args.hangul_fallback, limit_alphabet=args.limit_alphabet,
-        max_token_length=args.max_token_length, show_progress=False if args.no_progress else None, **kw,
-    )
+    if args.counts is not None:
+        from .counting import WordCounts
+
+        if args.corpus is not None or args.limit is not None:
+            raise UserError("give either CORPUS (with --limit) or --counts FILE, not both: the counts already "
+                            "hold the words of their corpus")
+        counts = WordCounts.load(args.counts)
+        given = None if args.pre_tokenizer is None and not args.lossless else _pre_tokenizer(args)
+        if given is not None and given.to_config() != counts.pre_tokenizer_config:
+            raise UserError(f"{args.counts} was counted with the pre-tokenizer {counts.pre_tokenizer_config}, not "
+                            f"{given.to_config()} (--pre-tokenizer/--lossless): a model must cut texts as its "
+                            "training words were cut; leave out --pre-tokenizer, or count again with "
+                            "'korean-bpe count CORPUS --pre-tokenizer ...'")
+        tok = Tokenizer.train_from_counts(counts, pre_tokenizer=given, **options)
+        source = f"{counts.pre_tokenizer_config['type']}/{args.unit} from {args.counts}"
+    else:
+        pt = kw.pop("pre_tokenizer", None) or _pre_tokenizer(args)
+        options.pop("pre_tokenizer", None)
+        tok = Tokenizer.train(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt, **options)
+        source = f"{pt.to_config()['type']}/{args.unit}"
     try:
         out = tok.save(args.output)
     except (OSError, ValueError) as exc:  # the disk filled up, the place changed meanwhile: keep the model
@@ -287,7 +352,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UserError(f"could not save the model to {args.output} ({_one_line(exc)}); the trained model was saved "
                         f"to {beside} instead: move it into place with {move}") from None
     added = "" if args.initial is None else f" ({tok.vocab_size - kw['initial'].vocab_size} new tokens after {args.initial})"
-    _info(f"trained {args.pre_tokenizer}/{args.unit}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
+    _info(f"trained {source}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
           f"in {time.perf_counter() - start:.1f} s; saved to {out}")
     return 0
 

@@ -68,20 +68,24 @@ korean_bpe.tokenizer.SpecialTokenTextError: the text holds '<unk>', the text of 
 
 from __future__ import annotations
 
+import gc
 import random
 import re
 import sys
-from collections import Counter
+from contextlib import contextmanager
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from itertools import chain, islice, repeat
+from itertools import repeat
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .jamo import L_BASE, L_COUNT, S_BASE, S_COUNT, T_BASE, T_COUNT, V_BASE, V_COUNT, compose, decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import WhitespacePreTokenizer
 from .trainer.model import BPEModel
 from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, get_unit, strip_marker, words_from_tokens
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .counting import WordCounts
 
 try:  # the compiled merge loop (korean_bpe/_encode.pyx), built at install time when possible
     from ._encode import MergeTable as _CompiledMergeTable
@@ -105,8 +109,6 @@ JAMO_ALPHABET: tuple[str, ...] = (
 #: Words kept in the per-word cache before it is emptied (about 100 bytes a word).
 DEFAULT_CACHE_SIZE = 1 << 19
 
-_TRAIN_CHUNK = 20_000  # texts pre-tokenized per batch() call while training
-_SAMPLE = 20  # non-blank texts kept to explain an empty training set
 _UNSET: Any = object()
 _NO_MERGE = (sys.maxsize, -1)
 
@@ -263,9 +265,12 @@ class Tokenizer:
     ) -> Tokenizer:
         """Train on ``texts`` (any iterable of strings: a list, or a generator over a huge file).
 
-        The texts are pre-tokenized in batches and only the distinct words are kept, with their
+        The texts are pre-tokenized and counted in batches (:func:`korean_bpe.counting.count_words`,
+        compiled for ``whitespace`` and ``raw``) and only the distinct words are kept, with their
         counts: memory grows with the vocabulary of the corpus, not with its length.  Each distinct
-        word is split into units once, marked, and handed to :func:`korean_bpe.trainer.train_bpe`.
+        word is split into units once, marked (:func:`korean_bpe.counting.split_words`), and handed
+        to :func:`korean_bpe.trainer.train_bpe`.  To count once and train many times (or count
+        shards apart), see :meth:`train_from_counts`.
 
         ``vocab_size`` counts special tokens + alphabet + merges, as HF does.  ``unk_token`` is
         added in front of ``special_tokens`` when missing.  ``byte_fallback=True`` adds the 256
@@ -302,14 +307,14 @@ class Tokenizer:
         >>> law.tokenize("법률 개정안"), more.tokenize("법률 개정안")      # 안 is not in law's alphabet
         (['▁법률', '▁개', '정', '<unk>'], ['▁법률', '▁개정', '<unk>'])
         """
+        from .counting import count_words
+
         if isinstance(texts, (str, bytes)):
             raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
         if not isinstance(texts, Iterable):
             raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
         if not isinstance(byte_fallback, bool):
             raise TypeError(f"byte_fallback must be True or False, got {byte_fallback!r}")
-        from .trainer import train_bpe
-
         if initial is not None and not isinstance(initial, Tokenizer):
             raise TypeError(f"initial must be a korean_bpe.Tokenizer (Tokenizer.load(dir)), got {type(initial).__name__}")
         pt = get_pre_tokenizer(initial.pre_tokenizer if initial is not None and pre_tokenizer is _UNSET else
@@ -328,37 +333,106 @@ class Tokenizer:
             check_initial_options(initial, pre_tokenizer=pt, unit=unit_, marker=marker, special_tokens=special_tokens,
                                   byte_fallback=byte_fallback, unk_token=unk_token, limit_alphabet=limit_alphabet,
                                   max_token_length=max_token_length)
-        marker_ = _resolve_marker(marker, pt, None)
-        if not isinstance(hangul_fallback, bool):
-            raise TypeError(f"hangul_fallback must be True or False, got {hangul_fallback!r}")
-        if hangul_fallback:
-            _check_hangul_fallback(unit_, marker_)
-            if limit_alphabet is not None and limit_alphabet < len(JAMO_ALPHABET):
-                raise ValueError(f"hangul_fallback=True keeps the {len(JAMO_ALPHABET)} jamo in the alphabet, first: "
-                                 f"limit_alphabet={limit_alphabet} is too small; use limit_alphabet >= "
-                                 f"{len(JAMO_ALPHABET)} (the rest goes to the most frequent symbols)")
+        _check_train_options(byte_fallback, unit_, marker, pt)
+        _check_hangul_option(hangul_fallback, unit_, marker, pt, limit_alphabet)
         sample: list[str] = []
-        counts = _count_words(texts, pt, show_progress, sample=sample)
+        counts = count_words(texts, pt, show_progress=show_progress, sample=sample)
         if not counts:
             raise ValueError(_no_words_message(pt, sample))
-        word_counts = _symbol_counts(counts, unit_, marker_)
-        # Only symbols that can enter a merge must fit a merges.txt line: a word of one symbol
-        # (a raw line-break piece such as "\x0c") is never merged, and vocab.json holds any string.
-        for sym in {s for key in word_counts if len(key) > 1 for s in key}:
-            try:
-                check_writable_token(sym, where="symbol")
-            except ValueError:
-                word = next(w for w in counts if sym in apply_marker(unit_.split(w), marker_))
-                source = (f"the pre-tokenizer {pt!r} gave the word {word!r}, whose symbol" if sym in word else
-                          f"the {unit_.name} unit with marker={marker_!r} made, from the word {word!r}, the symbol")
-                check_writable_token(sym, where=source)
-        if initial is not None:
-            from .trainer.continued import continue_bpe
+        with _gc_paused():  # after counting: an analyzer's garbage may hold cycles, the word tuples do not
+            unit_, marker_, word_counts = _split_for_training(counts, pt, unit_, marker)
+            del counts  # the words as strings are no longer needed: free them before training
+            if initial is not None:
+                from .trainer.continued import continue_bpe
 
-            model = continue_bpe(initial.model, word_counts, vocab_size=vocab_size, min_frequency=min_frequency,
-                                 show_progress=show_progress).model
-            return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
-                       unk_token=unk_token, hangul_fallback=hangul_fallback)
+                model = continue_bpe(initial.model, word_counts, vocab_size=vocab_size, min_frequency=min_frequency,
+                                     show_progress=show_progress).model
+                return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
+                           unk_token=unk_token, hangul_fallback=hangul_fallback)
+            return cls._fit(
+                word_counts, pt, unit_, marker_, vocab_size=vocab_size, min_frequency=min_frequency,
+                special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,
+                max_token_length=max_token_length, unk_token=unk_token, show_progress=show_progress,
+                hangul_fallback=hangul_fallback,
+            )
+
+    @classmethod
+    def train_from_counts(
+        cls,
+        counts: WordCounts,
+        *,
+        vocab_size: int,
+        pre_tokenizer: str | Mapping[str, Any] | PreTokenizer | None = None,
+        unit: str | Mapping[str, Any] | Unit = "syllable",
+        marker: str | None = _UNSET,
+        min_frequency: int = 2,
+        special_tokens: Sequence[str] = ("<unk>",),
+        byte_fallback: bool = False,
+        limit_alphabet: int | None = None,
+        max_token_length: int | None = None,
+        unk_token: str | None = "<unk>",
+        hangul_fallback: bool = False,
+        show_progress: bool | None = None,
+    ) -> Tokenizer:
+        """Train on word counts (:class:`korean_bpe.counting.WordCounts`, e.g. read from a file
+        written by ``korean-bpe count``): the same model as :meth:`train` on the texts counted.
+
+        The tokenizer cuts texts with the pre-tokenizer the counts were made with (their
+        ``pre_tokenizer``); ``pre_tokenizer``, when given, must be that one, else ``ValueError``
+        (a tokenizer that cuts differently from its training would meet words it never saw).
+        The other options are :meth:`train`'s.
+
+        >>> from korean_bpe.counting import WordCounts
+        >>> texts = ["ㅋㅋㅋ 진짜 웃기다", "ㅋㅋ 웃기다 ㅠㅠ"] * 4
+        >>> counts = WordCounts.from_texts(texts[:4]) + WordCounts.from_texts(texts[4:])   # two shards
+        >>> tok = Tokenizer.train_from_counts(counts, vocab_size=30, unit="jamo")
+        >>> tok.model == Tokenizer.train(texts, vocab_size=30, unit="jamo").model
+        True
+        >>> Tokenizer.train_from_counts(counts, vocab_size=30, pre_tokenizer="raw")
+        Traceback (most recent call last):
+        ...
+        ValueError: pre_tokenizer='raw' ({'type': 'raw', 'split_by_whitespace': True, 'add_dummy_prefix': True}) is not the pre-tokenizer these counts were made with ({'type': 'whitespace'}): the tokenizer must cut texts as its training words were cut, else it meets words it never saw; leave out pre_tokenizer (the counts' own is used) or count again with this one
+        """
+        from .counting import WordCounts
+
+        if not isinstance(counts, WordCounts):
+            raise TypeError(f"counts must be korean_bpe.counting.WordCounts, got {type(counts).__name__}; read a "
+                            "counts file with WordCounts.load(path) or count texts with WordCounts.from_texts(texts)")
+        pt = counts.pre_tokenizer
+        if pre_tokenizer is not None:
+            given = get_pre_tokenizer(pre_tokenizer)
+            if given.to_config() != counts.pre_tokenizer_config:
+                raise ValueError(
+                    f"pre_tokenizer={pre_tokenizer!r} ({given.to_config()}) is not the pre-tokenizer these counts "
+                    f"were made with ({counts.pre_tokenizer_config}): the tokenizer must cut texts as its training "
+                    "words were cut, else it meets words it never saw; leave out pre_tokenizer (the counts' own is "
+                    "used) or count again with this one"
+                )
+            pt = given
+        _check_train_options(byte_fallback, unit, marker, pt)
+        _check_hangul_option(hangul_fallback, get_unit(unit), marker, pt, limit_alphabet)
+        if not len(counts):
+            raise ValueError("no words to train on: the word counts are empty")
+        with _gc_paused():
+            unit_, marker_, word_counts = _split_for_training(counts._counts, pt, unit, marker)
+            return cls._fit(
+                word_counts, pt, unit_, marker_, vocab_size=vocab_size, min_frequency=min_frequency,
+                special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,
+                max_token_length=max_token_length, unk_token=unk_token, show_progress=show_progress,
+                hangul_fallback=hangul_fallback,
+            )
+
+    @classmethod
+    def _fit(
+        cls, word_counts: dict[tuple[str, ...], int], pt: PreTokenizer, unit: Unit, marker: str | None, *,
+        vocab_size: int, min_frequency: int, special_tokens: Sequence[str], byte_fallback: bool,
+        limit_alphabet: int | None, max_token_length: int | None, unk_token: str | None,
+        show_progress: bool | None, hangul_fallback: bool = False,
+    ) -> Tokenizer:
+        """The training shared by :meth:`train` and :meth:`train_from_counts`: marked unit symbols
+        -> :func:`korean_bpe.trainer.train_bpe` -> a tokenizer."""
+        from .trainer import train_bpe
+
         specials = _special_tokens(special_tokens, unk_token, byte_fallback)
         model = train_bpe(
             word_counts,
@@ -367,11 +441,11 @@ class Tokenizer:
             special_tokens=specials,
             limit_alphabet=limit_alphabet,
             max_token_length=max_token_length,
-            initial_alphabet=_initial_alphabet(unit_, marker_) + (JAMO_ALPHABET if hangul_fallback else ()),
-            marker=marker_,
+            initial_alphabet=_initial_alphabet(unit, marker) + (JAMO_ALPHABET if hangul_fallback else ()),
+            marker=marker,
             show_progress=show_progress,
         )
-        return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
+        return cls(model, pre_tokenizer=pt, unit=unit, marker=marker, byte_fallback=byte_fallback,
                    unk_token=unk_token, hangul_fallback=hangul_fallback)
 
     # --- properties ----------------------------------------------------------------------------
@@ -1023,6 +1097,20 @@ def _not_a_slice(pt: PreTokenizer, word: str, cursor: int) -> str:
             "use norm=False, stem=False)")
 
 
+def _check_hangul_option(hangul_fallback: Any, unit: Unit, marker: Any, pt: PreTokenizer,
+                         limit_alphabet: int | None) -> None:
+    """The training option ``hangul_fallback``: a bool, a unit and marker it works with, room for the jamo."""
+    if not isinstance(hangul_fallback, bool):
+        raise TypeError(f"hangul_fallback must be True or False, got {hangul_fallback!r}")
+    if not hangul_fallback:
+        return
+    _check_hangul_fallback(unit, _resolve_marker(marker, pt, None))
+    if limit_alphabet is not None and limit_alphabet < len(JAMO_ALPHABET):
+        raise ValueError(f"hangul_fallback=True keeps the {len(JAMO_ALPHABET)} jamo in the alphabet, first: "
+                         f"limit_alphabet={limit_alphabet} is too small; use limit_alphabet >= "
+                         f"{len(JAMO_ALPHABET)} (the rest goes to the most frequent symbols)")
+
+
 def _check_hangul_fallback(unit: Unit, marker: str | None) -> None:
     name = getattr(unit, "name", None)
     if name not in ("syllable", "jamo"):
@@ -1081,10 +1169,23 @@ def _check_model(model: BPEModel) -> None:
     """Every merge joins tokens that exist before it; no merged token breaks merges.txt.
 
     Alphabet tokens that no merge uses may hold anything (a raw line-break piece is one):
-    vocab.json escapes them.
+    vocab.json escapes them.  The common case (a sound model) is checked all at once; a problem
+    is then located, merge by merge, for the message.
     """
+    merges = model.merges
+    parts = [part for merge in merges for part in merge]
+    if "" not in parts and not _UNWRITABLE.search("\x00".join(parts)):
+        known = set(model.special_tokens) | set(model.alphabet)
+        merged = model.merged_token
+        add = known.add
+        for a, b in merges:
+            if a not in known or b not in known:
+                break
+            add(merged(a, b))
+        else:
+            return
     known = set(model.special_tokens) | set(model.alphabet)
-    for rank, (a, b) in enumerate(model.merges):
+    for rank, (a, b) in enumerate(merges):
         for part in (a, b):
             check_writable_token(part, where=f"merge {rank} ({a!r}, {b!r})")
             if part not in known:
@@ -1093,6 +1194,7 @@ def _check_model(model: BPEModel) -> None:
                     "an earlier merge"
                 )
         known.add(model.merged_token(a, b))
+    raise AssertionError("unreachable: the fast check found a problem the slow one did not")  # pragma: no cover
 
 
 def _special_tokens(special_tokens: Sequence[str], unk_token: str | None, byte_fallback: bool) -> tuple[str, ...]:
@@ -1118,46 +1220,62 @@ def _initial_alphabet(unit: Unit, marker: str | None) -> tuple[str, ...]:
     return base
 
 
-def _chunks(items: Iterable[str], size: int) -> Iterator[list[str]]:
-    it = iter(items)
-    while True:
-        chunk = list(islice(it, size))
-        if not chunk:
-            return
-        yield chunk
-
-
-def _count_words(
-    texts: Iterable[str], pt: PreTokenizer, show_progress: bool | None, *, sample: list[str] | None = None
-) -> Counter[str]:
-    """Distinct words with their counts, pre-tokenizing ``_TRAIN_CHUNK`` texts per batch call.
-    ``sample`` receives the first ``_SAMPLE`` texts that are not blank (for error messages)."""
-    counts: Counter[str] = Counter()
-    bar = None
-    if show_progress is None:
-        show_progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    if show_progress:
-        try:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(desc="pre-tokenizing", unit="text", file=sys.stderr)
-        except ImportError:  # pragma: no cover
-            bar = None
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while training (hundreds of thousands of word tuples and
+    lists, no cycles: each collection would only walk them again), restored afterwards, also on
+    error (as :func:`korean_bpe.trainer.train_bpe` does for its part)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
-        for start, chunk in enumerate(_chunks(texts, _TRAIN_CHUNK)):
-            if not all(type(t) is str for t in chunk):
-                pos, bad = next((k, t) for k, t in enumerate(chunk) if not isinstance(t, str))
-                raise TypeError(f"texts must hold strings; text {start * _TRAIN_CHUNK + pos} is "
-                                f"{type(bad).__name__} {bad!r}")
-            if sample is not None and len(sample) < _SAMPLE:
-                sample += [t for t in islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))]
-            counts.update(chain.from_iterable(pt.batch(chunk, show_progress=False)))
-            if bar is not None:
-                bar.update(len(chunk))
+        yield
     finally:
-        if bar is not None:
-            bar.close()
-    return counts
+        if was_enabled:
+            gc.enable()
+
+
+def _split_for_training(
+    counts: Mapping[str, int], pt: PreTokenizer, unit: Any, marker: Any
+) -> tuple[Unit, str | None, dict[tuple[str, ...], int]]:
+    """The unit, the resolved marker and ``{marked symbols: count}`` of the words, checked."""
+    from .counting import split_words
+
+    unit_ = get_unit(unit)
+    marker_ = _resolve_marker(marker, pt, None)
+    word_counts = split_words(counts, unit_, marker=marker_)
+    _check_symbols(word_counts, counts, pt, unit_, marker_)
+    return unit_, marker_, word_counts
+
+
+def _check_train_options(byte_fallback: Any, unit: Any, marker: Any, pt: PreTokenizer) -> None:
+    """Refuse bad options before counting (which may take hours with an analyzer)."""
+    if not isinstance(byte_fallback, bool):
+        raise TypeError(f"byte_fallback must be True or False, got {byte_fallback!r}")
+    get_unit(unit)
+    _resolve_marker(marker, pt, None)
+
+
+_UNWRITABLE = re.compile(f"[ {re.escape(LINE_BREAKS)}]")
+
+
+def _check_symbols(
+    word_counts: Mapping[tuple[str, ...], int], counts: Mapping[str, int], pt: PreTokenizer, unit: Unit,
+    marker: str | None,
+) -> None:
+    """Only symbols that can enter a merge must fit a merges.txt line: a word of one symbol (a
+    raw line-break piece such as ``"\x0c"``) is never merged, and vocab.json holds any string.
+    A symbol holds a space or a line break only if its word does (markers hold neither), so the
+    words are searched first, all at once."""
+    if not _UNWRITABLE.search("\x00".join(counts)):
+        return
+    for sym in {s for key in word_counts if len(key) > 1 for s in key}:
+        try:
+            check_writable_token(sym, where="symbol")
+        except ValueError:
+            word = next(w for w in counts if sym in apply_marker(unit.split(w), marker))
+            source = (f"the pre-tokenizer {pt!r} gave the word {word!r}, whose symbol" if sym in word else
+                      f"the {unit.name} unit with marker={marker!r} made, from the word {word!r}, the symbol")
+            check_writable_token(sym, where=source)
 
 
 def _no_words_message(pt: PreTokenizer, sample: Sequence[str]) -> str:
@@ -1182,21 +1300,3 @@ def _no_words_message(pt: PreTokenizer, sample: Sequence[str]) -> str:
         )
     return (f"no words to train on: the pre-tokenizer {pt!r} gave no word for any text, e.g. {sample[0][:40]!r}; "
             "use one that keeps what these texts hold")
-
-
-def _symbol_counts(counts: Mapping[str, int], unit: Unit, marker: str | None) -> dict[tuple[str, ...], int]:
-    """word -> count to (marked symbols) -> count; words that split alike (NFD/NFC under jamo) add up."""
-    split = unit.split
-    out: dict[tuple[str, ...], int] = {}
-    get = out.get
-    if marker is None:
-        items = ((split(w), c) for w, c in counts.items())
-    elif marker == SPACE_MARK:
-        start = (SPACE_MARK,)
-        items = ((start + split(w), c) for w, c in counts.items())
-    else:
-        items = ((apply_marker(split(w), marker), c) for w, c in counts.items())
-    for key, c in items:
-        if key:
-            out[key] = get(key, 0) + c
-    return out

@@ -442,3 +442,14 @@ def test_continued_training_keeps_hangul_fallback():
     plain = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 최고"] * 3, vocab_size=30)
     with pytest.raises(ValueError, match="cannot add the jamo alphabet"):
         Tokenizer.train(["법률 개정안 제출"] * 3, vocab_size=40, initial=plain, hangul_fallback=True)
+
+
+def test_train_from_counts_with_hangul_fallback():
+    from korean_bpe.counting import WordCounts
+
+    texts = ["영화 정말 재밌다", "영화 진짜 최고"] * 3
+    fb = Tokenizer.train_from_counts(WordCounts.from_texts(texts), vocab_size=100, hangul_fallback=True)
+    assert fb.hangul_fallback and fb.model == Tokenizer.train(texts, vocab_size=100, hangul_fallback=True).model
+    with pytest.raises(ValueError, match="limit_alphabet=10 is too small"):
+        Tokenizer.train_from_counts(WordCounts.from_texts(texts), vocab_size=100, hangul_fallback=True,
+                                    limit_alphabet=10)
