@@ -7,8 +7,11 @@
     korean-bpe train --counts counts.tsv --vocab-size 8000 --unit jamo -o model/   (same model)
     korean-bpe encode -m model/ "스파이더맨 파프롬홈은 MCU 최고의 영화이다"      (or < file, one text a line)
     korean-bpe encode -m model/ --ids < reviews.txt
+    korean-bpe encode -m model/ --dropout 0.1 --seed 0 < reviews.txt          (BPE-dropout)
+    korean-bpe encode -m model/ --offsets "영화 정말 재밌다"                  (▁영화@0:2 ▁정말@2:5 ...)
     korean-bpe decode -m model/ "5 812 97"                                   (or < ids.txt)
     korean-bpe export-hf -m model/ -o tokenizer.json                        (-o - : standard output)
+    korean-bpe export-hf -m model/ -o tokenizer.json --dropout 0.1          (HF BPE dropout)
     korean-bpe cache list | korean-bpe cache clear [okt]
     korean-bpe compare [CORPUS] [--eval FILE] --vocab-sizes 4000,8000 -o results/    (report.html, table.csv, *.png)
 
@@ -131,6 +134,8 @@ def _add_train(sub: Any) -> None:
     p.add_argument("--max-token-length", type=_positive_int, default=None, metavar="N",
                    help="no token longer than N symbols (characters, jamo or bytes; the ▁ marker counts one)")
     p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
+    p.add_argument("--hangul-fallback", action="store_true",
+                   help="add the 67 conjoining jamo to the vocabulary; unknown syllables become jamo tokens")
     p.add_argument("--initial", default=None, metavar="MODEL_DIR",
                    help="continue training this model: its ids and merges are kept, new merges are learned from "
                         "CORPUS up to --vocab-size (old tokens included)")
@@ -168,6 +173,13 @@ def _add_encode(sub: Any) -> None:
     p.add_argument("--special-text", action="store_true",
                    help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
                         "(default: refuse it; text never becomes a special token)")
+    p.add_argument("--dropout", type=_probability, default=0.0, metavar="P",
+                   help="BPE-dropout: skip each merge with probability P (default: 0, the usual encoding)")
+    p.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="with --dropout: text k (from 1) is encoded with seed S+k-1, so a rerun prints the same "
+                        "(default: fresh draws)")
+    p.add_argument("--offsets", action="store_true",
+                   help="follow each token (or id) with @START:END, its character span in the text")
     p.set_defaults(func=cmd_encode)
 
 
@@ -187,6 +199,8 @@ def _add_export_hf(sub: Any) -> None:
     p.add_argument("-o", "--output", required=True, metavar="PATH",
                    help="file (or directory) to write; '-' for standard output. A symbolic link is written "
                         "through to its target; FIFOs and devices are refused")
+    p.add_argument("--dropout", type=_probability, default=None, metavar="P",
+                   help="write HF BPE's dropout P (0 < P <= 1; default: none)")
     p.set_defaults(func=cmd_export_hf)
 
 
@@ -257,6 +271,16 @@ def _positive_int(value: str) -> int:
     return n
 
 
+def _probability(value: str) -> float:
+    try:
+        p = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1, got {value!r}") from None
+    if not 0.0 <= p <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1, got {value!r}")
+    return p
+
+
 def _int_list(value: str) -> list[int]:
     return [_positive_int(v.strip()) for v in value.split(",") if v.strip()]
 
@@ -316,8 +340,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.marker is not None:
         kw["marker"] = MARKER_NAMES[args.marker]
     options = dict(vocab_size=args.vocab_size, unit=args.unit, min_frequency=args.min_frequency,
-                   byte_fallback=args.byte_fallback, limit_alphabet=args.limit_alphabet,
-                   max_token_length=args.max_token_length, show_progress=False if args.no_progress else None, **kw)
+                   byte_fallback=args.byte_fallback, hangul_fallback=args.hangul_fallback,
+                   limit_alphabet=args.limit_alphabet, max_token_length=args.max_token_length, show_progress=False if args.no_progress else None, **kw)
     start = time.perf_counter()
     if args.counts is not None:
         from .counting import WordCounts
@@ -361,16 +385,20 @@ def cmd_encode(args: argparse.Namespace) -> int:
     write = sys.stdout.write
     disallowed: Any = () if args.special_text else "all"
     for k, text in enumerate(texts, 1):
+        seed = None if args.seed is None else args.seed + k - 1
         try:
-            ids = tok.encode(text, disallowed_special=disallowed)
+            if args.offsets:
+                ids, offsets = tok.encode_with_offsets(text, disallowed_special=disallowed, dropout=args.dropout, seed=seed)
+            else:
+                ids = tok.encode(text, disallowed_special=disallowed, dropout=args.dropout, seed=seed)
         except SpecialTokenTextError as exc:
             where = f"argument {k}" if args.text else f"<stdin> line {k}"
             raise UserError(f"{where} holds {exc.token!r}, the text of a special token, at offset {exc.offset}; "
                             "pass --special-text to encode it as ordinary characters") from None
-        if args.ids:
-            write(" ".join(map(str, ids)) + "\n")
-        else:
-            write(" ".join(tok.id_to_token[i] for i in ids) + "\n")
+        shown = list(map(str, ids)) if args.ids else [tok.id_to_token[i] for i in ids]
+        if args.offsets:
+            shown = [f"{t}@{a}:{b}" for t, (a, b) in zip(shown, offsets)]
+        write(" ".join(shown) + "\n")
     return 0
 
 
@@ -393,11 +421,13 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
     from .io.hf import export_tokenizer_json, render_tokenizer_json
 
     tok = _load(args.model)
+    if args.dropout == 0.0:
+        raise UserError("argument --dropout: HF's BPE refuses dropout 0; leave --dropout out for no dropout")
     if args.output == "-":
-        sys.stdout.write(render_tokenizer_json(tok))
+        sys.stdout.write(render_tokenizer_json(tok, dropout=args.dropout))
         return 0
     try:
-        path = export_tokenizer_json(tok, args.output)
+        path = export_tokenizer_json(tok, args.output, dropout=args.dropout)
     except NotRegularFileError as exc:
         raise UserError(f"argument -o/--output: {exc}, or -o - for standard output") from None
     _info(f"wrote {path} (load it with tokenizers.Tokenizer.from_file or "
