@@ -221,6 +221,39 @@ def test_peer_rows_are_measured_like_ours(sweep_texts: list[str]) -> None:
     assert isinstance(seg, Segmenter) and peer["actual_vocab_size"].iloc[0] == seg.vocab_size
 
 
+def test_greedy_bpe_peer_sweep_equals_separate_trainings(sweep_texts: list[str]) -> None:
+    """hf-bpe is trained once at the largest size and truncated: its rows equal training at each size."""
+    pytest.importorskip("tokenizers")
+    stable = [c for c in run.COLUMNS if c not in NEW_TIMING]
+    labels = [len(t) % 2 for t in sweep_texts]
+    sweep = compare(sweep_texts, labels=labels, strategies=["hf-bpe"], vocab_sizes=[400, 600], gold="okt",
+                    show_progress=False)
+    assert sweep["train_s"].nunique() == 1  # one training
+    for size in (400, 600):
+        alone = compare(sweep_texts, labels=labels, strategies=["hf-bpe"], vocab_sizes=[size], gold="okt",
+                        show_progress=False)
+        rows = sweep[sweep["vocab_size"] == size].reset_index(drop=True)
+        pd.testing.assert_frame_equal(rows[stable], alone[stable])
+
+
+def test_a_crashing_peer_skips_its_remaining_sizes_with_one_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    from korean_bpe.compare import peers
+
+    calls: list[int] = []
+
+    def crash(name: str, texts: object, *, vocab_size: int, seed: int = 0) -> object:  # fault injection
+        calls.append(vocab_size)
+        raise RuntimeError("kiwipiepy SwTokenizer.train crashed its process")
+
+    monkeypatch.setattr(peers, "train_peer", crash)
+    notes: list[str] = []
+    df = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["kiwi-swtokenizer", "whitespace/syllable"],
+                 vocab_sizes=[6, 7, 8], gold=None, show_progress=False, notes=notes)
+    assert calls == [6]
+    assert notes == ["skipped kiwi-swtokenizer at vocab size 6, 7, 8: kiwipiepy SwTokenizer.train crashed its process"]
+    assert df["strategy"].unique().tolist() == ["whitespace/syllable"]
+
+
 # -- choosing strategies ---------------------------------------------------------------------------
 
 def test_default_grid_names() -> None:

@@ -703,18 +703,35 @@ def _baseline_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
 
 
 def _peer_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
+    """Each size's peer: trained at each size, except :data:`~korean_bpe.compare.peers.TRUNCATABLE_PEERS`
+    (greedy BPE: trained once at the largest size and truncated, which gives the same model; their
+    ``train_s`` is that one training).  A peer that crashes or fails (RuntimeError) is not tried
+    at its remaining sizes: one note."""
     peers, notes, name = ctx["peers"], ctx["notes"], strategy.name
     if peers is None:
         return
+    full = None
+    train_s = math.nan
     for size in ctx["sizes"]:
         try:
-            start = time.perf_counter()
-            seg = peers.train_peer(name, ctx["train"], vocab_size=size, seed=ctx["seed"])
-            train_s = time.perf_counter() - start
+            if name in getattr(peers, "TRUNCATABLE_PEERS", ()):
+                if full is None:
+                    start = time.perf_counter()
+                    full = peers.train_peer(name, ctx["train"], vocab_size=ctx["sizes"][-1], seed=ctx["seed"])
+                    train_s = time.perf_counter() - start
+                seg = full.truncate(size)
+            else:
+                start = time.perf_counter()
+                seg = peers.train_peer(name, ctx["train"], vocab_size=size, seed=ctx["seed"])
+                train_s = time.perf_counter() - start
         except ImportError as exc:
             notes.append(f"skipped {name}: {_why(exc)}")
             return
-        except (RuntimeError, ValueError, OSError) as exc:
+        except RuntimeError as exc:
+            notes.append(f"skipped {name} at vocab size {', '.join(str(s) for s in ctx['sizes'] if s >= size)}: "
+                         f"{_why(exc)}")
+            return
+        except (ValueError, OSError) as exc:
             notes.append(f"skipped {name} at vocab size {size}: {_why(exc)}")
             continue
         yield seg, size, {
