@@ -242,6 +242,8 @@ def test_span_counts_per_distinct_word_equal_the_per_text_ones(sweep_texts: list
         assert sum(layout.counts.values()) == held.n_words >= 2 * len(layout.counts)  # each text is there twice
         fast, straight = run._span_counts(seg, layout), run._span_counts_per_text(seg, held)
         assert fast == straight, source
+        chars = list(held.char_counts)  # unrepresentable characters: the words of each character computed once
+        assert seg.encode_pretokenized(pretok.char_words(source, chars)) == seg.encode_batch(chars)
         assert fast[0] > 0 and (gold is None or fast[1] > fast[2] > 0)
         # and the straightforward counts are the metrics' definitions
         per_word, predicted = [], []

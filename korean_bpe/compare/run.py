@@ -264,11 +264,13 @@ def _gold_boundaries(test: list[str], words: list[list[str]], word_spans: list[l
 
 def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_encoded: list[list[int]] | None,
              train_labels: list[int] | None, lossy: bool, seed: int, spans_fixed: dict[str, Any] | None = None,
-             layout: _Layout | None = None) -> dict[str, Any]:
+             layout: _Layout | None = None, char_words: list[list[str]] | None = None) -> dict[str, Any]:
     """One row's metrics.  ``spans_fixed``: a dict shared by the sizes of a strategy whose spans do not
     depend on the vocabulary size (a baseline: only which tokens are <unk> changes), filled by the
     first size and read by the others.  ``layout``: the held-out 어절 of a BPE row's pre-tokenizer,
-    for :func:`_span_counts` (the same counts as :func:`_span_counts_per_text`, per distinct 어절)."""
+    for :func:`_span_counts` (the same counts as :func:`_span_counts_per_text`, per distinct 어절).
+    ``char_words``: the row's pre-tokenizer's words of each held-out character (``encode_batch`` of a
+    pre-tokenizing segmenter is ``encode_pretokenized`` of them: the analyzer then runs once, not per row)."""
     texts = held.texts
     n_tokens = sum(map(len, encoded))
     # spans -> tokens per 어절 (how many are continued) and boundaries strictly inside 어절
@@ -288,7 +290,10 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
     token_counts = Counter(i for ids in encoded for i in ids)
     unk = seg.unk_ids
     chars = list(held.char_counts)
-    alone = seg.encode_batch(chars) if chars else []
+    if char_words is not None:  # the pre-tokenizer's words of each character, computed once for its rows
+        alone = seg.encode_pretokenized(char_words)  # type: ignore[attr-defined]
+    else:
+        alone = seg.encode_batch(chars) if chars else []
     representable = {ch for ch, ids in zip(chars, alone) if ids and unk.isdisjoint(ids)}
     surfaces = seg.vocab_surfaces()
     decoded = None if lossy else [seg.decode(ids) for ids in encoded]
@@ -439,6 +444,7 @@ class _Pretok:
         self._done: dict[str, Any] = {}
         self._aligned: dict[str, dict[str, Any]] = {}
         self._layouts: dict[str, _Layout] = {}
+        self._char_words: dict[str, list[list[str]]] = {}
 
     def layout(self, key: str, held: _HeldOut) -> _Layout:
         """The held-out 어절 of pre-tokenization ``key`` (:class:`_Layout`), built once."""
@@ -446,6 +452,13 @@ class _Pretok:
         if got is None:
             table = self.get(key)[3]
             got = self._layouts[key] = _Layout(held, [table[t] for t in held.texts], self.aligned(key))
+        return got
+
+    def char_words(self, key: str, chars: list[str]) -> list[list[str]]:
+        """The words pre-tokenization ``key`` gives for each of ``chars`` alone, computed once."""
+        got = self._char_words.get(key)
+        if got is None:
+            got = self._char_words[key] = _batch_cached(self.get(key)[0], chars)
         return got
 
     def aligned(self, key: str) -> dict[str, Any]:
@@ -618,8 +631,10 @@ def compare(
                 encoded, train_encoded = extra.pop("encoded"), extra.pop("train_encoded")
                 lossy = strategy.source == "okt-analysis"
                 layout = pretok.layout(strategy.source, held) if isinstance(seg, BPESegmenter) else None
+                char_words = pretok.char_words(strategy.source, list(held.char_counts)) if (
+                    isinstance(seg, BPESegmenter) or strategy.unit == "morpheme") else None
                 row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=train_labels,
-                               lossy=lossy, seed=seed, spans_fixed=spans_fixed, layout=layout)
+                               lossy=lossy, seed=seed, spans_fixed=spans_fixed, layout=layout, char_words=char_words)
                 rows.append(row | extra | {
                     "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
                     "lossless": bool(seg.lossless), "vocab_size": size,
