@@ -23,12 +23,18 @@ Strategies (:data:`DEFAULT_STRATEGIES`; ``strategies=`` names any subset, or a f
   ``▁`` token) and ``baseline/word`` (어절); the vocabulary is ``<unk>`` plus the ``N - 1`` most
   frequent tokens of the training texts, the rest ``<unk>``;
 * ``kind="peer"``: each name of :data:`korean_bpe.compare.peers.PEERS` (SentencePiece, HF, Kiwi),
-  trained on the same texts at each size.
+  trained on the same texts at each size, except the greedy byte-level BPE peers
+  (:data:`~korean_bpe.compare.peers.TRUNCATABLE_PEERS`: ``hf-bpe``, ``kiwi-bpe``), trained once at
+  the largest size and truncated, which gives the model training at the smaller size gives (a test
+  checks the ids).  A peer that crashes (``kiwi-swtokenizer`` on NSMC) is skipped at its remaining
+  sizes with one note.
 
 A vocabulary sweep costs one training per BPE strategy: it is trained at the largest size and each
 smaller size is ``model.truncate(n)`` (BPE merges are a usable prefix; a test shows the rows equal
 separate trainings).  Pre-tokenization runs once per pre-tokenizer (training and held-out texts)
-and is shared by its units and sizes, the baselines and the gold analyzer.  A size a strategy
+and is shared by its units and sizes, the baselines and the gold analyzer; so are the held-out 어절
+of each pre-tokenization, keyed by the words that cover them, so that a BPE row counts continued
+어절 and boundaries once per distinct 어절 (a test shows the counts equal the per-text ones).  A size a strategy
 cannot reach (merges stop at ``min_frequency``, a baseline runs out of tokens) gives a row whose
 ``actual_vocab_size`` is smaller; a size below a BPE strategy's alphabet is skipped with a note.
 
@@ -61,7 +67,7 @@ words of the original text), ``T`` = tokens of ``encode_batch``:
   bag-of-token counts, fitted on the training split (a seeded sample of ``probe_train_docs``,
   20,000 by default) and scored on the held-out one;
 * ``train_s`` (seconds to train at the largest size: shared by the smaller, truncated sizes;
-  counting for a baseline, the peer's own trainer at each size), ``pretok_s`` (seconds to
+  counting for a baseline, the peer's own trainer at each size, or once for a truncated peer), ``pretok_s`` (seconds to
   pre-tokenize training + held-out texts, once per pre-tokenizer; NaN for peers and the
   jamo/syllable baselines), ``encode_texts_per_s`` (the public ``encode_batch`` a user calls, on up
   to :data:`THROUGHPUT_TEXTS` held-out texts, cold word cache, best of up to three runs; the
