@@ -1,31 +1,40 @@
 #!/usr/bin/env python
-"""Training benchmark (issue #4): korean_bpe vs HF tokenizers vs SentencePiece vs subword-nmt.
+"""Training benchmark (issues #4 and #12): korean_bpe's public path and engine vs HF tokenizers vs
+SentencePiece (vs subword-nmt on request).
 
-Same texts for everyone: the NSMC train split (165,320 reviews), whitespace pre-tokenization,
-syllable or jamo symbols, vocab 8k and 32k.  Each measurement runs once, in a fresh worker
-process (so that its peak RSS is its own), timed from the texts in memory to a trained model:
+Same texts for everyone: the NSMC train split (165,320 reviews; line breaks inside a review made
+spaces, blank reviews left out), syllable or jamo symbols, vocab 32k (``--vocab``), for two
+pre-tokenizations:
 
-* ours: ``korean_bpe.trainer.fast.count_words`` (``str.split`` + counting) + ``split_words``
-  (unit symbols) + :func:`korean_bpe.trainer.train_bpe` (``min_frequency=0``,
-  ``special_tokens=("<unk>",)``, as HF's defaults);
-* HF tokenizers: ``Tokenizer(BPE)`` + ``WhitespaceSplit`` + ``BpeTrainer`` via
-  ``train_from_iterator`` (same vocab size and special token); for jamo HF gets the texts already
-  decomposed into conjoining jamo (the same symbols; decomposing is *not* in HF's time, it is in
-  ours);
-* SentencePiece: ``model_type="bpe"``, ``normalization_rule_name="identity"`` (jamo stay jamo),
-  ``character_coverage=1.0``, the same texts (jamo: decomposed, outside the timer), ``num_threads``
-  = CPU count.  Its vocabulary is not the same thing: it counts ``<unk> <s> </s>``, every
-  character, and pieces carrying the ``▁`` word-start mark, so only the time is comparable;
-* subword-nmt ``learn_bpe``: very slow, so by default on the first ``--snmt-limit`` texts, with the
-  same number of merges as ours makes there (both ``min_frequency=2``); the table gives both
-  times on that subset and the ratio.
+* ``whitespace``: 어절 (``str.split()``), each word opening with the ``▁`` marker (our default);
+* ``raw``: SentencePiece style, ``▁`` + each space-delimited word, no merge across a space.
 
-The script checks that our merges equal HF's (same list, same order) and prints, on stdout, a
-Markdown table (times, ratios to ours, peak memory, merges == HF) with the command and the machine,
-then the issue's targets checked on this run's numbers (exit status 1 if one fails); progress goes
-to stderr.  Peak RSS is the worker's ``VmHWM``; "+MB" is peak minus the worker's RSS
-just before the timer (interpreter, libraries and the texts already loaded): the training's own
-memory.
+Rows, each the best (least CPU time) of ``--repeat`` runs (default 3), each in a fresh process:
+
+* ``Tokenizer.train``: the public Python call, texts in memory -> a ``Tokenizer`` (counting,
+  splitting, training, building the encoder);
+* ``korean-bpe train``: the command on the texts file, whole process (interpreter start, imports,
+  reading the file, training, saving the model directory);
+* engine alone: :func:`korean_bpe.counting.count_words` + :func:`~korean_bpe.counting.split_words`
+  + :func:`korean_bpe.trainer.train_bpe`, the same symbols and marker as ``Tokenizer.train``;
+* HF tokenizers ``BpeTrainer`` via ``train_from_iterator`` with the same pre-tokenization
+  (``raw``: ``Metaspace(prepend_scheme="always", split=True)``; ``whitespace``: ``WhitespaceSplit``
+  then ``Metaspace(prepend_scheme="always", split=False)``), the same vocab size, ``min_frequency``
+  and special token; jamo: HF gets the texts already decomposed (outside its timer; in ours);
+* SentencePiece ``model_type="bpe"``, ``normalization_rule_name="identity"``,
+  ``character_coverage=1.0``, ``num_threads`` = CPU count (its own whitespace splitting, so one
+  run per unit serves both pre-tokenizations); its vocabulary counts other things, so only its
+  time and memory compare.
+
+Time is **CPU time** (user + system, every thread of the process: ``time.process_time()`` around
+the training inside the worker; for the command, ``os.wait4``'s rusage of the whole process),
+because the machine is shared: wall time is printed beside it.  Peak memory is the process's
+peak RSS (``VmHWM``; the command: ``ru_maxrss``), texts and libraries included.
+
+Our merges are checked against HF's (same list, same order) and the command's model against
+``Tokenizer.train``'s.  Stdout gets a Markdown table (CPU and wall seconds, ratios, peak MB), the
+command and the machine, then issue #12's targets checked on this run (exit status 1 if one
+fails); progress goes to stderr.
 
     python benchmarks/bench_train.py                      # full size (the README table)
     python benchmarks/bench_train.py --limit 20000 --vocab 8000 --units syllable
@@ -45,7 +54,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PEERS = ("ours", "hf", "spm", "snmt")
+PEERS = ("api", "cli", "engine", "hf", "spm", "snmt")
+DEFAULT_PEERS = ("api", "cli", "engine", "hf", "spm")
+MIN_FREQUENCY = 2
 
 
 # --- worker side --------------------------------------------------------------------------------
@@ -75,42 +86,73 @@ def _jamo_texts(texts: list[str]) -> list[str]:
     return [decompose(t) for t in texts]
 
 
-def run_ours(texts: list[str], unit: str, vocab: int, min_frequency: int, num_merges: int | None) -> dict:
+class _Timer:
+    """CPU (process-wide, all threads) and wall seconds of a block."""
+
+    def __enter__(self) -> _Timer:
+        self.base_mb = _rss_mb()
+        self.c0, self.w0 = time.process_time(), time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cpu = time.process_time() - self.c0
+        self.wall = time.perf_counter() - self.w0
+
+    def result(self, **extra: object) -> dict:
+        return {"time": self.cpu, "wall": self.wall, "base_mb": self.base_mb, "peak_mb": _peak_mb(), **extra}
+
+
+def run_api(texts: list[str], pt: str, unit: str, vocab: int, min_frequency: int) -> dict:
+    from korean_bpe import Tokenizer
+
+    with _Timer() as t:
+        tok = Tokenizer.train(texts, vocab_size=vocab, pre_tokenizer=pt, unit=unit, min_frequency=min_frequency,
+                              show_progress=False)
+    return t.result(merges=[list(m) for m in tok.model.merges], vocab_size=tok.vocab_size)
+
+
+def run_engine(texts: list[str], pt: str, unit: str, vocab: int, min_frequency: int, num_merges: int | None) -> dict:
+    from korean_bpe.counting import count_words, split_words
+    from korean_bpe.pre_tokenizers import get_pre_tokenizer
+    from korean_bpe.tokenizer import default_marker
     from korean_bpe.trainer import train_bpe
-    from korean_bpe.trainer.fast import count_words, split_words
+    from korean_bpe.units import get_unit
 
-    base = _rss_mb()
-    t0 = time.perf_counter()
-    counts = count_words(texts)  # whitespace pre-tokenization (str.split) + counting
-    t1 = time.perf_counter()
-    word_counts = split_words(counts, unit=unit)  # words -> unit symbols
-    t2 = time.perf_counter()
-    model = train_bpe(word_counts, vocab_size=None if num_merges else vocab, num_merges=num_merges,
-                      min_frequency=min_frequency, special_tokens=("<unk>",), show_progress=False)
-    t3 = time.perf_counter()
-    return {
-        "time": t3 - t0, "phases": {"count": t1 - t0, "split": t2 - t1, "train": t3 - t2},
-        "base_mb": base, "peak_mb": _peak_mb(), "merges": [list(m) for m in model.merges],
-        "vocab_size": model.vocab_size, "words": len(counts),
-    }
+    pre = get_pre_tokenizer(pt)
+    with _Timer() as t:
+        c0 = time.process_time()
+        counts = count_words(texts, pre)  # pre-tokenization + counting
+        c1 = time.process_time()
+        word_counts = split_words(counts, get_unit(unit), marker=default_marker(pre))  # words -> marked symbols
+        c2 = time.process_time()
+        model = train_bpe(word_counts, vocab_size=None if num_merges else vocab, num_merges=num_merges,
+                          min_frequency=min_frequency, special_tokens=("<unk>",), show_progress=False)
+        c3 = time.process_time()
+    return t.result(phases={"count": c1 - c0, "split": c2 - c1, "train": c3 - c2},
+                    merges=[list(m) for m in model.merges], vocab_size=model.vocab_size, words=len(counts))
 
 
-def run_hf(texts: list[str], unit: str, vocab: int) -> dict:
+def run_hf(texts: list[str], pt: str, unit: str, vocab: int, min_frequency: int) -> dict:
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     if unit == "jamo":
         texts = _jamo_texts(texts)
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    trainer = trainers.BpeTrainer(vocab_size=vocab, min_frequency=0, special_tokens=["<unk>"], show_progress=False)
-    base = _rss_mb()
-    t0 = time.perf_counter()
-    tok.train_from_iterator(texts, trainer, length=len(texts))
-    t1 = time.perf_counter()
-    peak = _peak_mb()
+    if pt == "raw":
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always", split=True)
+    else:
+        tok.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.WhitespaceSplit(),
+            pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always", split=False),
+        ])
+    trainer = trainers.BpeTrainer(vocab_size=vocab, min_frequency=min_frequency, special_tokens=["<unk>"],
+                                  show_progress=False)
+    with _Timer() as t:
+        tok.train_from_iterator(texts, trainer, length=len(texts))
+    res = t.result()
     model = json.loads(tok.to_str())["model"]
-    return {"time": t1 - t0, "base_mb": base, "peak_mb": peak, "merges": model["merges"],
-            "vocab_size": len(model["vocab"])}
+    merges = [m if isinstance(m, list) else m.split(" ") for m in model["merges"]]
+    return {**res, "merges": merges, "vocab_size": len(model["vocab"])}
 
 
 def run_spm(texts: list[str], unit: str, vocab: int) -> dict:
@@ -121,52 +163,26 @@ def run_spm(texts: list[str], unit: str, vocab: int) -> dict:
     if unit == "jamo":
         texts = _jamo_texts(texts)
     out = io.BytesIO()
-    base = _rss_mb()
-    t0 = time.perf_counter()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(texts), model_writer=out, model_type="bpe", vocab_size=vocab,
-        normalization_rule_name="identity", character_coverage=1.0, input_sentence_size=0,
-        num_threads=os.cpu_count() or 1, minloglevel=2,
-    )
-    t1 = time.perf_counter()
+    with _Timer() as t:
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(texts), model_writer=out, model_type="bpe", vocab_size=vocab,
+            normalization_rule_name="identity", character_coverage=1.0, input_sentence_size=0,
+            num_threads=os.cpu_count() or 1, minloglevel=2,
+        )
     sp = spm.SentencePieceProcessor(model_proto=out.getvalue())
-    return {"time": t1 - t0, "base_mb": base, "peak_mb": _peak_mb(), "vocab_size": sp.get_piece_size()}
-
-
-def run_snmt(texts: list[str], unit: str, num_merges: int) -> dict:
-    import io
-
-    from subword_nmt.learn_bpe import learn_bpe
-
-    if unit == "jamo":
-        texts = _jamo_texts(texts)
-    infile = io.StringIO("\n".join(texts) + "\n")
-    outfile = io.StringIO()
-    base = _rss_mb()
-    stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # its tqdm bar
-    try:
-        t0 = time.perf_counter()
-        learn_bpe(infile, outfile, num_merges, min_frequency=2)
-        t1 = time.perf_counter()
-    finally:
-        sys.stderr.close()
-        sys.stderr = stderr
-    merges = [l for l in outfile.getvalue().splitlines() if l and not l.startswith("#version")]
-    return {"time": t1 - t0, "base_mb": base, "peak_mb": _peak_mb(), "n_merges": len(merges)}
+    return t.result(vocab_size=sp.get_piece_size())
 
 
 def worker(args: argparse.Namespace) -> None:
     texts = Path(args.texts).read_text(encoding="utf-8").split("\n")
-    if args.limit:
-        texts = texts[: args.limit]
-    if args.worker == "ours":
-        res = run_ours(texts, args.unit, args.vocab, args.min_frequency, args.num_merges)
+    if args.worker == "api":
+        res = run_api(texts, args.pt, args.unit, args.vocab, args.min_frequency)
+    elif args.worker == "engine":
+        res = run_engine(texts, args.pt, args.unit, args.vocab, args.min_frequency, None)
     elif args.worker == "hf":
-        res = run_hf(texts, args.unit, args.vocab)
-    elif args.worker == "spm":
-        res = run_spm(texts, args.unit, args.vocab)
+        res = run_hf(texts, args.pt, args.unit, args.vocab, args.min_frequency)
     else:
-        res = run_snmt(texts, args.unit, args.num_merges)
+        res = run_spm(texts, args.unit, args.vocab)
     Path(args.out).write_text(json.dumps(res, ensure_ascii=False), encoding="utf-8")
 
 
@@ -174,31 +190,47 @@ def worker(args: argparse.Namespace) -> None:
 
 
 def load_texts(nsmc_dir: Path, limit: int | None) -> list[str]:
+    """The reviews, one a line for the workers and the command: line breaks inside a review made
+    spaces, blank reviews left out (the command's reader skips them too)."""
     import pandas as pd
 
     df = pd.read_csv(nsmc_dir / "ratings_train.txt", sep="\t", quoting=3, keep_default_na=False)
-    texts = df["document"].astype(str).tolist()
-    # one text a line for the workers: a review holding a line break would shift the others
-    texts = [" ".join(t.split("\n")) for t in texts]
-    return texts[:limit] if limit else texts
+    texts = [" ".join(t.splitlines()) for t in df["document"].astype(str).tolist()[:limit]]
+    return [t for t in texts if t and not t.isspace()]
 
 
 def find_nsmc(arg: str | None) -> Path:
-    for cand in (arg, os.environ.get("KOREAN_BPE_NSMC_DIR"), ROOT.parent / "shared" / "corpora" / "nsmc"):
+    for cand in (arg, os.environ.get("KOREAN_BPE_NSMC_DIR"), ROOT.parent / "shared" / "corpora" / "nsmc",
+                 ROOT.parent.parent / "shared" / "corpora" / "nsmc"):
         if cand and (Path(cand) / "ratings_train.txt").is_file():
             return Path(cand)
     sys.exit("NSMC not found: pass --nsmc-dir DIR (holding ratings_train.txt) or set KOREAN_BPE_NSMC_DIR")
 
 
-def spawn(peer: str, texts_file: Path, unit: str, vocab: int, tmp: Path, *, limit: int | None = None,
-          num_merges: int | None = None, min_frequency: int = 0) -> dict:
-    out = tmp / f"{peer}-{unit}-{vocab}-{limit}.json"
-    cmd = [sys.executable, __file__, "--worker", peer, "--texts", str(texts_file), "--unit", unit,
+def _run(cmd: list[str]) -> tuple[float, float, float]:
+    """Run ``cmd``; its CPU seconds (user + system, from ``wait4``), wall seconds, peak RSS MB."""
+    w0 = time.perf_counter()
+    proc = subprocess.Popen(cmd)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - w0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, cmd)
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024
+
+
+def spawn(peer: str, texts_file: Path, pt: str, unit: str, vocab: int, tmp: Path, min_frequency: int) -> dict:
+    if peer == "cli":
+        model_dir = tmp / f"cli-{pt}-{unit}-{vocab}"
+        cmd = [sys.executable, "-m", "korean_bpe.cli", "train", str(texts_file), "--pre-tokenizer", pt, "--unit", unit,
+               "--vocab-size", str(vocab), "--min-frequency", str(min_frequency), "-o", str(model_dir), "--no-progress"]
+        cpu, wall, peak = _run(cmd)
+        merges = [line.split(" ") for line in (model_dir / "merges.txt").read_text(encoding="utf-8").splitlines()
+                  if line and not line.startswith("#")]
+        return {"time": cpu, "wall": wall, "peak_mb": peak, "base_mb": float("nan"), "merges": merges}
+    out = tmp / f"{peer}-{pt}-{unit}-{vocab}.json"
+    cmd = [sys.executable, __file__, "--worker", peer, "--texts", str(texts_file), "--pt", pt, "--unit", unit,
            "--vocab", str(vocab), "--out", str(out), "--min-frequency", str(min_frequency)]
-    if limit:
-        cmd += ["--limit", str(limit)]
-    if num_merges is not None:
-        cmd += ["--num-merges", str(num_merges)]
     subprocess.run(cmd, check=True)
     return json.loads(out.read_text(encoding="utf-8"))
 
@@ -225,38 +257,43 @@ def versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     out = []
-    for pkg in ("korean_bpe", "tokenizers", "sentencepiece", "subword-nmt"):
+    for pkg in ("korean_bpe", "tokenizers", "sentencepiece"):
         try:
             out.append(f"{pkg} {version(pkg)}")
         except PackageNotFoundError:
             out.append(f"{pkg} (not installed)")
     from korean_bpe.trainer import fast
 
-    out.append("compiled engine" if fast.compiled_available() else "pure-Python engine (no compiled core)")
+    out.append("compiled core" if fast.compiled_available() else "pure-Python engine (no compiled core)")
     return ", ".join(out)
+
+
+_NAMES = {"api": "korean_bpe Tokenizer.train", "cli": "korean-bpe train (command)", "engine": "korean_bpe engine alone",
+          "hf": "HF tokenizers BpeTrainer", "spm": "SentencePiece BPE"}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
-        epilog="Default: the full benchmark of issue #4 (all 165,320 reviews; syllable and jamo; vocab 8k "
-               "and 32k; ours, HF, SentencePiece; subword-nmt on the first 5,000 reviews).",
+        epilog="Default: all 165,320 reviews; whitespace and raw; syllable and jamo; vocab 32k; "
+               "Tokenizer.train, the command, the engine, HF and SentencePiece.",
     )
     p.add_argument("--nsmc-dir", help="directory holding ratings_train.txt (default: $KOREAN_BPE_NSMC_DIR or ../shared/corpora/nsmc)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N reviews (default: all 165,320)")
-    p.add_argument("--vocab", type=int, nargs="+", default=[8000, 32000])
+    p.add_argument("--vocab", type=int, nargs="+", default=[32000])
     p.add_argument("--units", nargs="+", default=["syllable", "jamo"], choices=["syllable", "jamo"])
-    p.add_argument("--peers", nargs="+", default=list(PEERS), choices=PEERS)
-    p.add_argument("--snmt-limit", type=int, default=5000,
-                   help="subword-nmt (and ours again, for its ratio) on the first N reviews (default 5000); 0 = all (hours)")
+    p.add_argument("--pre-tokenizers", nargs="+", default=["whitespace", "raw"], choices=["whitespace", "raw"])
+    p.add_argument("--peers", nargs="+", default=list(DEFAULT_PEERS), choices=PEERS[:5])
+    p.add_argument("--repeat", type=int, default=3,
+                   help="run each measurement N times and keep the least CPU time (default 3: the machine is shared)")
     p.add_argument("--json", help="also write the results to this file")
     # worker mode (internal)
     p.add_argument("--worker", choices=PEERS, help=argparse.SUPPRESS)
     p.add_argument("--texts", help=argparse.SUPPRESS)
+    p.add_argument("--pt", help=argparse.SUPPRESS)
     p.add_argument("--unit", help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
-    p.add_argument("--num-merges", type=int, default=None, help=argparse.SUPPRESS)
-    p.add_argument("--min-frequency", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--min-frequency", type=int, default=MIN_FREQUENCY, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         args.vocab = args.vocab[0]
@@ -266,69 +303,49 @@ def main(argv: list[str] | None = None) -> int:
     texts = load_texts(find_nsmc(args.nsmc_dir), args.limit)
     n_texts = len(texts)
     command = "python benchmarks/bench_train.py" + "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv))
-    rows: list[dict] = []  # one per table row
-    results: list[dict] = []
+    rows: list[dict] = []
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         texts_file = tmp / "texts.txt"
         texts_file.write_text("\n".join(texts), encoding="utf-8")
+        spm_done: dict[tuple[str, int], dict] = {}
         for unit in args.units:
             for vocab in args.vocab:
-                got: dict[str, dict] = {}
-                for peer in ("ours", "hf", "spm"):
-                    if peer in args.peers:
-                        _progress(f"{unit} {vocab}: {_NAMES[peer]} on {n_texts:,} reviews ...")
-                        got[peer] = spawn(peer, texts_file, unit, vocab, tmp)
-                        _progress(f"  {got[peer]['time']:.2f} s, peak {got[peer]['peak_mb']:.0f} MB")
-                ours = got.get("ours")
-                for peer, res in got.items():
-                    row = {"unit": unit, "vocab": vocab, "tool": _NAMES[peer], "peer": peer, "texts": n_texts,
-                           "res": res, "ratio": res["time"] / ours["time"] if ours else None}
-                    if peer == "ours":
-                        ph = res["phases"]
-                        row["merges"] = len(res["merges"])
-                        row["note"] = f"count {ph['count']:.2f} + split {ph['split']:.2f} + train {ph['train']:.2f} s"
-                    elif peer == "hf":
-                        row["merges"] = len(res["merges"])
-                        if ours:
-                            row["same"] = ours["merges"] == res["merges"]
-                            row["note"] = "" if row["same"] else _first_diff(ours["merges"], res["merges"])
-                    elif peer == "spm":
-                        row["note"] = f"{res['vocab_size']} pieces (its own vocabulary: <s>, </s>, ▁-pieces)"
-                    rows.append(row)
-                    results.append({"unit": unit, "vocab": vocab, "peer": peer, "texts": n_texts,
-                                    **{k: v for k, v in res.items() if k != "merges"}})
-                if "snmt" in args.peers:
-                    lim = min(args.snmt_limit, n_texts) if args.snmt_limit else n_texts
-                    _progress(f"{unit} {vocab}: ours and subword-nmt on the first {lim:,} reviews ...")
-                    sub = spawn("ours", texts_file, unit, vocab, tmp, limit=lim, min_frequency=2)
-                    n = len(sub["merges"])
-                    sn = spawn("snmt", texts_file, unit, vocab, tmp, limit=lim, num_merges=n)
-                    _progress(f"  ours {sub['time']:.2f} s, subword-nmt {sn['time']:.2f} s")
-                    rows.append({"unit": unit, "vocab": vocab, "tool": "korean_bpe (subset)", "peer": "ours-subset",
-                                 "texts": lim, "res": sub, "ratio": 1.0, "merges": n, "note": "min_frequency=2"})
-                    rows.append({"unit": unit, "vocab": vocab, "tool": "subword-nmt learn_bpe (subset)", "peer": "snmt",
-                                 "texts": lim, "res": sn, "ratio": sn["time"] / sub["time"], "merges": sn["n_merges"],
-                                 "note": "same number of merges as ours, min_frequency=2"})
-                    results.append({"unit": unit, "vocab": vocab, "peer": "ours-subset", "texts": lim,
-                                    **{k: v for k, v in sub.items() if k != "merges"}})
-                    results.append({"unit": unit, "vocab": vocab, "peer": "snmt", "texts": lim, **sn})
+                for pt in args.pre_tokenizers:
+                    got: dict[str, dict] = {}
+                    for peer in ("api", "cli", "engine", "hf", "spm"):
+                        if peer not in args.peers:
+                            continue
+                        if peer == "spm" and (unit, vocab) in spm_done:
+                            got[peer] = spm_done[unit, vocab]  # its own splitting: one run per unit
+                            continue
+                        _progress(f"{pt} {unit} {vocab}: {_NAMES[peer]} on {n_texts:,} reviews ...")
+                        runs = [spawn(peer, texts_file, pt, unit, vocab, tmp, MIN_FREQUENCY) for _ in range(args.repeat)]
+                        got[peer] = min(runs, key=lambda r: r["time"])
+                        _progress(f"  cpu {got[peer]['time']:.2f} s, wall {got[peer]['wall']:.2f} s, "
+                                  f"peak {got[peer]['peak_mb']:.0f} MB")
+                        if peer == "spm":
+                            spm_done[unit, vocab] = got[peer]
+                    rows += _rows(pt, unit, vocab, n_texts, got)
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1), encoding="utf-8")
+        Path(args.json).write_text(json.dumps([{k: v for k, v in r.items() if k != "res"} | {
+            k: v for k, v in r["res"].items() if k != "merges"} for r in rows], indent=1), encoding="utf-8")
 
     print(f"Command: `{command}`  ")
     print(f"Machine: {machine()}  ")
     print(f"Versions: {versions()}  ")
-    print(f"Texts: NSMC ratings_train.txt, {n_texts:,} reviews" + (f" (--limit {args.limit})" if args.limit else "")
-          + "; whitespace words; every time is from the texts in memory to a trained model (one run each, "
-          "fresh process)")
+    print(f"Texts: NSMC ratings_train.txt, {n_texts:,} non-blank reviews" + (f" (--limit {args.limit})" if args.limit else "")
+          + f"; min_frequency {MIN_FREQUENCY}; each row the least CPU time of {args.repeat} runs, each in a fresh "
+          "process; load average at the end "
+          + " / ".join(f"{x:.1f}" for x in os.getloadavg()))
     print()
     print(_table(rows))
     print()
-    print("× ours: the tool's time / korean_bpe's on the same reviews (subset rows: vs korean_bpe on that subset). "
-          "peak MB: the worker process's peak RSS (VmHWM); +MB: peak minus RSS just before the timer (interpreter, "
-          "libraries and texts already loaded). Jamo: HF, SentencePiece and subword-nmt get the texts already "
-          "decomposed (outside their timers); ours decomposes inside its time.")
+    print("cpu s: CPU seconds (user + system, all threads) of the training, the measure of this table (the machine "
+          "is shared); wall s beside it. × API: the tool's CPU time / Tokenizer.train's on the same row group. "
+          "The command's time and memory are its whole process (start, imports, reading the file, saving). peak MB: "
+          "the process's peak RSS, texts and libraries included. merges: = HF (same list, same order) for ours; the "
+          "command's = Tokenizer.train's. SentencePiece splits on its own: one run per unit, shown in both groups.")
     print()
     checks = _targets(rows)
     for line in checks:
@@ -336,7 +353,33 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if all(not line.startswith("- FAIL") for line in checks) else 1
 
 
-_NAMES = {"ours": "korean_bpe train_bpe", "hf": "HF tokenizers BpeTrainer", "spm": "SentencePiece BPE"}
+def _rows(pt: str, unit: str, vocab: int, n_texts: int, got: dict[str, dict]) -> list[dict]:
+    api, hf = got.get("api"), got.get("hf")
+    out = []
+    for peer, res in got.items():
+        row = {"pt": pt, "unit": unit, "vocab": vocab, "tool": _NAMES[peer], "peer": peer, "texts": n_texts,
+               "res": res, "ratio": res["time"] / api["time"] if api else None, "note": ""}
+        if peer in ("api", "engine") and hf:
+            row["same"] = res["merges"] == hf["merges"]
+            row["merges"] = len(res["merges"])
+            if not row["same"]:
+                row["note"] = _first_diff(res["merges"], hf["merges"])
+        if peer == "engine":
+            ph = res["phases"]
+            row["merges"] = len(res["merges"])
+            row["note"] = (row["note"] + " " if row["note"] else "") + (
+                f"count {ph['count']:.2f} + split {ph['split']:.2f} + train {ph['train']:.2f} s")
+        if peer == "cli":
+            row["merges"] = len(res["merges"])
+            if api:
+                row["same"] = res["merges"] == api["merges"]
+                row["note"] = "merges = Tokenizer.train's" if row["same"] else "MERGES DIFFER from Tokenizer.train's"
+        if peer == "hf":
+            row["merges"] = len(res["merges"])
+        if peer == "spm":
+            row["note"] = f"{res['vocab_size']} pieces (its own vocabulary)"
+        out.append(row)
+    return out
 
 
 def _progress(msg: str) -> None:
@@ -345,18 +388,18 @@ def _progress(msg: str) -> None:
 
 def _table(rows: list[dict]) -> str:
     """A Markdown table, columns padded so that it also reads as plain text."""
-    head = ["unit", "vocab", "tool", "reviews", "merges", "time s", "× ours", "peak MB", "+MB", "merges = HF", "note"]
+    head = ["pre-tok", "unit", "vocab", "tool", "merges", "cpu s", "wall s", "× API", "peak MB", "= HF", "note"]
     body = []
     for r in rows:
         res = r["res"]
         same = {True: "yes", False: "**NO**"}.get(r.get("same"), "")
-        if r["peer"] == "ours":
-            same = "(reference)"
+        if r["peer"] == "cli":
+            same = ""
         ratio = "" if r["ratio"] is None else f"{r['ratio']:.2f}"
-        body.append([r["unit"], f"{r['vocab']:,}", r["tool"], f"{r['texts']:,}",
-                     "" if r.get("merges") is None else f"{r['merges']:,}", f"{res['time']:.2f}", ratio,
-                     f"{res['peak_mb']:.0f}", f"{res['peak_mb'] - res['base_mb']:.0f}", same, r.get("note", "")])
-    right = {1, 3, 4, 5, 6, 7, 8}
+        body.append([r["pt"], r["unit"], f"{r['vocab']:,}", r["tool"],
+                     "" if r.get("merges") is None else f"{r['merges']:,}", f"{res['time']:.2f}", f"{res['wall']:.2f}",
+                     ratio, f"{res['peak_mb']:.0f}", same, r.get("note", "")])
+    right = {2, 4, 5, 6, 7, 8}
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
 
     def line(cells: list[str]) -> str:
@@ -367,43 +410,38 @@ def _table(rows: list[dict]) -> str:
 
 
 def _targets(rows: list[dict]) -> list[str]:
-    """The targets of issue #4, checked on this run's numbers."""
-    out = ["Targets (issue #4):"]
+    """Issue #12's targets for the user's path, checked on this run's CPU times."""
+    out = ["Targets (issue #12, CPU time, Tokenizer.train):"]
 
     def mark(ok: bool) -> str:
         return "- PASS" if ok else "- FAIL"
 
-    by = {(r["unit"], r["vocab"], r["peer"]): r for r in rows}
-    for (unit, vocab, peer), r in by.items():
-        if peer != "ours":
+    by = {(r["pt"], r["unit"], r["vocab"], r["peer"]): r for r in rows}
+    for (pt, unit, vocab, peer), r in by.items():
+        if peer != "api":
             continue
-        t = r["res"]["time"]
-        hf, spm = by.get((unit, vocab, "hf")), by.get((unit, vocab, "spm"))
-        if hf:
-            out.append(f"{mark(t < hf['res']['time'])} {unit} {vocab}: faster than HF tokenizers "
-                       f"({t:.2f} s vs {hf['res']['time']:.2f} s, {hf['ratio']:.1f}x)")
-            out.append(f"{mark(bool(hf.get('same')))} {unit} {vocab}: merges identical to HF's")
-            out.append(f"{mark(r['res']['peak_mb'] <= hf['res']['peak_mb'])} {unit} {vocab}: peak memory at most HF's "
-                       f"({r['res']['peak_mb']:.0f} MB vs {hf['res']['peak_mb']:.0f} MB)")
+        t, peak = r["res"]["time"], r["res"]["peak_mb"]
+        hf, spm, cli = (by.get((pt, unit, vocab, k)) for k in ("hf", "spm", "cli"))
+        name = f"{pt} {unit} {vocab}"
         if spm:
-            out.append(f"{mark(t < spm['res']['time'])} {unit} {vocab}: faster than SentencePiece "
-                       f"({t:.2f} s vs {spm['res']['time']:.2f} s, {spm['ratio']:.1f}x)")
-        sn = by.get((unit, vocab, "snmt"))
-        if sn:
-            out.append(f"{mark(sn['ratio'] >= 20)} {unit} {vocab}: at least 20x faster than subword-nmt "
-                       f"({sn['ratio']:.0f}x on the first {sn['texts']:,} reviews)")
-    for (unit, vocab, peer), sn in by.items():
-        if peer == "snmt" and (unit, vocab, "ours") not in by:
-            out.append(f"{mark(sn['ratio'] >= 20)} {unit} {vocab}: at least 20x faster than subword-nmt "
-                       f"({sn['ratio']:.0f}x on the first {sn['texts']:,} reviews)")
+            out.append(f"{mark(spm['ratio'] >= 2)} {name}: at least 2x faster than SentencePiece "
+                       f"({t:.2f} s vs {spm['res']['time']:.2f} s, {spm['ratio']:.2f}x)")
+            out.append(f"{mark(peak <= spm['res']['peak_mb'])} {name}: peak memory at most SentencePiece's "
+                       f"({peak:.0f} MB vs {spm['res']['peak_mb']:.0f} MB)")
+        if hf:
+            out.append(f"{mark(hf['ratio'] >= 4)} {name}: at least 4x faster than HF tokenizers "
+                       f"({t:.2f} s vs {hf['res']['time']:.2f} s, {hf['ratio']:.2f}x)")
+            out.append(f"{mark(bool(r.get('same')))} {name}: merges identical to HF's")
+        if cli:
+            out.append(f"{mark(bool(cli.get('same')))} {name}: 'korean-bpe train' gives Tokenizer.train's merges")
     return out
 
 
 def _first_diff(a: list, b: list) -> str:
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y:
-            return f"MERGES DIFFER at {i}: ours {x} vs HF {y}"
-    return f"MERGES DIFFER in length: ours {len(a)} vs HF {len(b)}"
+            return f"MERGES DIFFER at {i}: {x} vs HF {y}"
+    return f"MERGES DIFFER in length: {len(a)} vs HF {len(b)}"
 
 
 if __name__ == "__main__":

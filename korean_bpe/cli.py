@@ -3,10 +3,15 @@
 ::
 
     korean-bpe train [CORPUS] --vocab-size 8000 --pre-tokenizer okt --unit jamo -o model/
+    korean-bpe count [CORPUS] --pre-tokenizer okt -o counts.tsv           (word counts, once)
+    korean-bpe train --counts counts.tsv --vocab-size 8000 --unit jamo -o model/   (same model)
     korean-bpe encode -m model/ "스파이더맨 파프롬홈은 MCU 최고의 영화이다"      (or < file, one text a line)
     korean-bpe encode -m model/ --ids < reviews.txt
+    korean-bpe encode -m model/ --dropout 0.1 --seed 0 < reviews.txt          (BPE-dropout)
+    korean-bpe encode -m model/ --offsets "영화 정말 재밌다"                  (▁영화@0:2 ▁정말@2:5 ...)
     korean-bpe decode -m model/ "5 812 97"                                   (or < ids.txt)
     korean-bpe export-hf -m model/ -o tokenizer.json                        (-o - : standard output)
+    korean-bpe export-hf -m model/ -o tokenizer.json --dropout 0.1          (HF BPE dropout)
     korean-bpe cache list | korean-bpe cache clear [okt]
     korean-bpe compare [CORPUS] --vocab-sizes 2000,4000 --csv out.csv --plot out.png
 
@@ -82,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the full traceback on errors (also: KOREAN_BPE_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for add in (_add_train, _add_encode, _add_decode, _add_export_hf, _add_cache, _add_compare):
+    for add in (_add_train, _add_count, _add_encode, _add_decode, _add_export_hf, _add_cache, _add_compare):
         add(sub)
     return parser
 
@@ -103,10 +108,12 @@ def _add_train(sub: Any) -> None:
                        description="Train a BPE tokenizer on CORPUS and save it (vocab.json, merges.txt, "
                                    "tokenizer_config.json).")
     _corpus_arg(p)
+    p.add_argument("--counts", default=None, metavar="FILE",
+                   help="train from word counts written by 'korean-bpe count' instead of CORPUS (the same model; "
+                        "the pre-tokenizer is the one the counts were made with)")
     p.add_argument("--vocab-size", type=_positive_int, default=8000, metavar="N",
                    help="special tokens + alphabet + merges (default: 8000)")
-    p.add_argument("--pre-tokenizer", choices=PRE_TOKENIZER_NAMES, default=None,
-                   help="how texts are cut into words (default: whitespace; with --initial, its own)")
+    _pre_tokenizer_args(p, initial=True)
     p.add_argument("--unit", choices=UNIT_NAMES, default=None,
                    help="symbols BPE starts from (default: syllable; with --initial, its own)")
     p.add_argument("--marker", choices=tuple(MARKER_NAMES), default=None,
@@ -119,14 +126,34 @@ def _add_train(sub: Any) -> None:
     p.add_argument("--max-token-length", type=_positive_int, default=None, metavar="N",
                    help="no token longer than N symbols (characters, jamo or bytes; the ▁ marker counts one)")
     p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
-    p.add_argument("--lossless", action="store_true",
-                   help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
+    p.add_argument("--hangul-fallback", action="store_true",
+                   help="add the 67 conjoining jamo to the vocabulary; unknown syllables become jamo tokens")
     p.add_argument("--initial", default=None, metavar="MODEL_DIR",
                    help="continue training this model: its ids and merges are kept, new merges are learned from "
                         "CORPUS up to --vocab-size (old tokens included)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write the model to")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
+
+
+def _pre_tokenizer_args(p: argparse.ArgumentParser, *, initial: bool = False) -> None:
+    p.add_argument("--pre-tokenizer", choices=PRE_TOKENIZER_NAMES, default=None,
+                   help="how texts are cut into words (default: whitespace" + ("; with --initial, its own; with "
+                        "--counts, theirs)" if initial else ")"))
+    p.add_argument("--lossless", action="store_true",
+                   help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
+
+
+def _add_count(sub: Any) -> None:
+    p = sub.add_parser("count", help="pre-tokenize a corpus and write its word counts",
+                       description="Pre-tokenize CORPUS and write each distinct word with its count (a versioned "
+                                   "TSV: a '#' header line naming the pre-tokenizer, then word<TAB>count lines, "
+                                   "most frequent first). 'korean-bpe train --counts FILE' trains from it.")
+    _corpus_arg(p)
+    _pre_tokenizer_args(p)
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write the counts to")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_count)
 
 
 def _add_encode(sub: Any) -> None:
@@ -138,6 +165,13 @@ def _add_encode(sub: Any) -> None:
     p.add_argument("--special-text", action="store_true",
                    help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
                         "(default: refuse it; text never becomes a special token)")
+    p.add_argument("--dropout", type=_probability, default=0.0, metavar="P",
+                   help="BPE-dropout: skip each merge with probability P (default: 0, the usual encoding)")
+    p.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="with --dropout: text k (from 1) is encoded with seed S+k-1, so a rerun prints the same "
+                        "(default: fresh draws)")
+    p.add_argument("--offsets", action="store_true",
+                   help="follow each token (or id) with @START:END, its character span in the text")
     p.set_defaults(func=cmd_encode)
 
 
@@ -157,6 +191,8 @@ def _add_export_hf(sub: Any) -> None:
     p.add_argument("-o", "--output", required=True, metavar="PATH",
                    help="file (or directory) to write; '-' for standard output. A symbolic link is written "
                         "through to its target; FIFOs and devices are refused")
+    p.add_argument("--dropout", type=_probability, default=None, metavar="P",
+                   help="write HF BPE's dropout P (0 < P <= 1; default: none)")
     p.set_defaults(func=cmd_export_hf)
 
 
@@ -204,6 +240,16 @@ def _positive_int(value: str) -> int:
     return n
 
 
+def _probability(value: str) -> float:
+    try:
+        p = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1, got {value!r}") from None
+    if not 0.0 <= p <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1, got {value!r}")
+    return p
+
+
 def _int_list(value: str) -> list[int]:
     return [_positive_int(v.strip()) for v in value.split(",") if v.strip()]
 
@@ -222,38 +268,81 @@ def _name_list(allowed: Sequence[str]) -> Any:
 # --- commands ---------------------------------------------------------------------------------
 
 
+def _pre_tokenizer(args: argparse.Namespace) -> Any:
+    """The pre-tokenizer of --pre-tokenizer and --lossless (default: whitespace)."""
+    from .pre_tokenizers import get_pre_tokenizer
+
+    name = args.pre_tokenizer or "whitespace"
+    options: dict[str, Any] = {}
+    if args.lossless:
+        if name in ("whitespace", "raw"):
+            raise UserError(f"--lossless is for the morpheme pre-tokenizers (okt, kiwi, mecab); "
+                            f"'{name}' has no such mode ('raw' is already lossless)")
+        options = {"lossless": True, "drop": ()}
+    return get_pre_tokenizer(name, **options)
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    from .corpus import iter_texts
+    from .counting import WordCounts
+    from .io.files import check_output_file
+
+    check_output_file(args.output)  # before hours of counting, not after
+    pt = _pre_tokenizer(args)
+    start = time.perf_counter()
+    counts = WordCounts.from_texts(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt,
+                                   show_progress=False if args.no_progress else None)
+    if not len(counts):
+        raise UserError(f"no words to count: the pre-tokenizer {pt!r} gave no word for any document")
+    counts.save(args.output)
+    _info(f"counted {len(counts):,} distinct words ({counts.total:,} occurrences, {pt!r}) in "
+          f"{time.perf_counter() - start:.1f} s; saved to {args.output}")
+    return 0
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from .corpus import iter_texts
-    from .pre_tokenizers import get_pre_tokenizer
     from .tokenizer import Tokenizer
 
     check_model_output(args.output)  # before hours of training, not after
     kw: dict[str, Any] = {}
     if args.initial is not None:
+        if args.counts is not None:
+            raise UserError("--initial continues training on CORPUS; it cannot take --counts (train from the counts "
+                            "without --initial, or give the corpus)")
         kw["initial"] = initial = _load(args.initial)
         if args.pre_tokenizer is None:
             args.pre_tokenizer = initial.pre_tokenizer.to_config()["type"]
             if not args.lossless:
                 kw["pre_tokenizer"] = initial.pre_tokenizer
         args.unit = args.unit or initial.unit.to_config()["type"]
-    args.pre_tokenizer = args.pre_tokenizer or "whitespace"
     args.unit = args.unit or "syllable"
-    options: dict[str, Any] = {}
-    if args.lossless:
-        if args.pre_tokenizer in ("whitespace", "raw"):
-            raise UserError(f"--lossless is for the morpheme pre-tokenizers (okt, kiwi, mecab); "
-                            f"'{args.pre_tokenizer}' has no such mode ('raw' is already lossless)")
-        options = {"lossless": True, "drop": ()}
-    pt = kw.pop("pre_tokenizer", None) or get_pre_tokenizer(args.pre_tokenizer, **options)
     if args.marker is not None:
         kw["marker"] = MARKER_NAMES[args.marker]
+    options = dict(vocab_size=args.vocab_size, unit=args.unit, min_frequency=args.min_frequency,
+                   byte_fallback=args.byte_fallback, hangul_fallback=args.hangul_fallback,
+                   limit_alphabet=args.limit_alphabet, max_token_length=args.max_token_length, show_progress=False if args.no_progress else None, **kw)
     start = time.perf_counter()
-    texts = iter_texts(args.corpus, limit=args.limit)
-    tok = Tokenizer.train(
-        texts, vocab_size=args.vocab_size, pre_tokenizer=pt, unit=args.unit, min_frequency=args.min_frequency,
-        byte_fallback=args.byte_fallback, limit_alphabet=args.limit_alphabet,
-        max_token_length=args.max_token_length, show_progress=False if args.no_progress else None, **kw,
-    )
+    if args.counts is not None:
+        from .counting import WordCounts
+
+        if args.corpus is not None or args.limit is not None:
+            raise UserError("give either CORPUS (with --limit) or --counts FILE, not both: the counts already "
+                            "hold the words of their corpus")
+        counts = WordCounts.load(args.counts)
+        given = None if args.pre_tokenizer is None and not args.lossless else _pre_tokenizer(args)
+        if given is not None and given.to_config() != counts.pre_tokenizer_config:
+            raise UserError(f"{args.counts} was counted with the pre-tokenizer {counts.pre_tokenizer_config}, not "
+                            f"{given.to_config()} (--pre-tokenizer/--lossless): a model must cut texts as its "
+                            "training words were cut; leave out --pre-tokenizer, or count again with "
+                            "'korean-bpe count CORPUS --pre-tokenizer ...'")
+        tok = Tokenizer.train_from_counts(counts, pre_tokenizer=given, **options)
+        source = f"{counts.pre_tokenizer_config['type']}/{args.unit} from {args.counts}"
+    else:
+        pt = kw.pop("pre_tokenizer", None) or _pre_tokenizer(args)
+        options.pop("pre_tokenizer", None)
+        tok = Tokenizer.train(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt, **options)
+        source = f"{pt.to_config()['type']}/{args.unit}"
     try:
         out = tok.save(args.output)
     except (OSError, ValueError) as exc:  # the disk filled up, the place changed meanwhile: keep the model
@@ -263,7 +352,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UserError(f"could not save the model to {args.output} ({_one_line(exc)}); the trained model was saved "
                         f"to {beside} instead: move it into place with {move}") from None
     added = "" if args.initial is None else f" ({tok.vocab_size - kw['initial'].vocab_size} new tokens after {args.initial})"
-    _info(f"trained {args.pre_tokenizer}/{args.unit}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
+    _info(f"trained {source}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
           f"in {time.perf_counter() - start:.1f} s; saved to {out}")
     return 0
 
@@ -276,16 +365,20 @@ def cmd_encode(args: argparse.Namespace) -> int:
     write = sys.stdout.write
     disallowed: Any = () if args.special_text else "all"
     for k, text in enumerate(texts, 1):
+        seed = None if args.seed is None else args.seed + k - 1
         try:
-            ids = tok.encode(text, disallowed_special=disallowed)
+            if args.offsets:
+                ids, offsets = tok.encode_with_offsets(text, disallowed_special=disallowed, dropout=args.dropout, seed=seed)
+            else:
+                ids = tok.encode(text, disallowed_special=disallowed, dropout=args.dropout, seed=seed)
         except SpecialTokenTextError as exc:
             where = f"argument {k}" if args.text else f"<stdin> line {k}"
             raise UserError(f"{where} holds {exc.token!r}, the text of a special token, at offset {exc.offset}; "
                             "pass --special-text to encode it as ordinary characters") from None
-        if args.ids:
-            write(" ".join(map(str, ids)) + "\n")
-        else:
-            write(" ".join(tok.id_to_token[i] for i in ids) + "\n")
+        shown = list(map(str, ids)) if args.ids else [tok.id_to_token[i] for i in ids]
+        if args.offsets:
+            shown = [f"{t}@{a}:{b}" for t, (a, b) in zip(shown, offsets)]
+        write(" ".join(shown) + "\n")
     return 0
 
 
@@ -308,11 +401,13 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
     from .io.hf import export_tokenizer_json, render_tokenizer_json
 
     tok = _load(args.model)
+    if args.dropout == 0.0:
+        raise UserError("argument --dropout: HF's BPE refuses dropout 0; leave --dropout out for no dropout")
     if args.output == "-":
-        sys.stdout.write(render_tokenizer_json(tok))
+        sys.stdout.write(render_tokenizer_json(tok, dropout=args.dropout))
         return 0
     try:
-        path = export_tokenizer_json(tok, args.output)
+        path = export_tokenizer_json(tok, args.output, dropout=args.dropout)
     except NotRegularFileError as exc:
         raise UserError(f"argument -o/--output: {exc}, or -o - for standard output") from None
     _info(f"wrote {path} (load it with tokenizers.Tokenizer.from_file or "

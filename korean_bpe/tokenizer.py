@@ -68,36 +68,47 @@ korean_bpe.tokenizer.SpecialTokenTextError: the text holds '<unk>', the text of 
 
 from __future__ import annotations
 
+import gc
+import random
 import re
 import sys
-from collections import Counter
+from contextlib import contextmanager
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from itertools import chain, islice, repeat
+from itertools import repeat
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .jamo import decompose
+from .jamo import L_BASE, L_COUNT, S_BASE, S_COUNT, T_BASE, T_COUNT, V_BASE, V_COUNT, compose, decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import WhitespacePreTokenizer
 from .trainer.model import BPEModel
-from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, get_unit, words_from_tokens
+from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, get_unit, strip_marker, words_from_tokens
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .counting import WordCounts
 
 try:  # the compiled merge loop (korean_bpe/_encode.pyx), built at install time when possible
     from ._encode import MergeTable as _CompiledMergeTable
 except ImportError:  # pragma: no cover - depends on the build
     _CompiledMergeTable = None
 
-__all__ = ["Tokenizer", "SpecialTokenTextError", "BYTE_TOKENS", "default_marker", "check_writable_token", "DEFAULT_CACHE_SIZE"]
+__all__ = ["Tokenizer", "SpecialTokenTextError", "BYTE_TOKENS", "JAMO_ALPHABET", "default_marker", "check_writable_token",
+           "DEFAULT_CACHE_SIZE"]
 
 #: The 256 byte-fallback tokens, ``<0x00>`` .. ``<0xFF>`` (HF / SentencePiece spelling).  With
 #: ``byte_fallback=True``, ``Tokenizer.train`` puts them right after the special tokens.
 BYTE_TOKENS: tuple[str, ...] = tuple(f"<0x{b:02X}>" for b in range(256))
 
+#: The conjoining jamo alphabet of modern Hangul: 19 초성 (U+1100..), 21 중성 (U+1161..), 27 종성
+#: (U+11A8..).  ``Tokenizer.train(..., hangul_fallback=True)`` puts them in the vocabulary.
+JAMO_ALPHABET: tuple[str, ...] = (
+    tuple(chr(L_BASE + i) for i in range(L_COUNT)) + tuple(chr(V_BASE + i) for i in range(V_COUNT))
+    + tuple(chr(T_BASE + i) for i in range(1, T_COUNT))
+)
+
 #: Words kept in the per-word cache before it is emptied (about 100 bytes a word).
 DEFAULT_CACHE_SIZE = 1 << 19
 
-_TRAIN_CHUNK = 20_000  # texts pre-tokenized per batch() call while training
-_SAMPLE = 20  # non-blank texts kept to explain an empty training set
 _UNSET: Any = object()
 _NO_MERGE = (sys.maxsize, -1)
 
@@ -160,8 +171,9 @@ class Tokenizer:
     ``pre_tokenizer`` and ``unit`` take a name (``"okt"``, ``"jamo"``), a config dict
     (``{"type": "okt", "drop": []}``) or an object.  ``marker`` defaults to :func:`default_marker`.
     ``byte_fallback=True`` needs the 256 :data:`BYTE_TOKENS` in the vocabulary; ``unk_token`` (or
-    ``None``: unknown symbols raise ``ValueError``) must be in it.  ``cache_size`` bounds the
-    per-word cache.
+    ``None``: unknown symbols raise ``ValueError``) must be in it.  ``hangul_fallback=True``
+    spells an unknown Hangul syllable with jamo tokens (see :meth:`encode`).  ``cache_size``
+    bounds the per-word cache.
 
     The tutorial case (vocabulary ``b g h n p s u ug un hug``, merges ``u g``, ``u n``, ``h ug``):
 
@@ -182,6 +194,7 @@ class Tokenizer:
         marker: str | None = _UNSET,
         byte_fallback: bool = False,
         unk_token: str | None = "<unk>",
+        hangul_fallback: bool = False,
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         if not isinstance(model, BPEModel):
@@ -196,6 +209,11 @@ class Tokenizer:
         self._unit = get_unit(unit)
         self._marker = _resolve_marker(marker, self._pre_tokenizer, model)
         self._byte_fallback = byte_fallback
+        if not isinstance(hangul_fallback, bool):
+            raise TypeError(f"hangul_fallback must be True or False, got {hangul_fallback!r}")
+        if hangul_fallback:
+            _check_hangul_fallback(self._unit, self._marker)
+        self._hangul_fallback = hangul_fallback
         vocab = model.vocab
         if unk_token is not None and unk_token not in vocab:
             raise ValueError(
@@ -241,20 +259,27 @@ class Tokenizer:
         limit_alphabet: int | None = None,
         max_token_length: int | None = None,
         unk_token: str | None = "<unk>",
+        hangul_fallback: bool = False,
         show_progress: bool | None = None,
         initial: Tokenizer | None = None,
     ) -> Tokenizer:
         """Train on ``texts`` (any iterable of strings: a list, or a generator over a huge file).
 
-        The texts are pre-tokenized in batches and only the distinct words are kept, with their
+        The texts are pre-tokenized and counted in batches (:func:`korean_bpe.counting.count_words`,
+        compiled for ``whitespace`` and ``raw``) and only the distinct words are kept, with their
         counts: memory grows with the vocabulary of the corpus, not with its length.  Each distinct
-        word is split into units once, marked, and handed to :func:`korean_bpe.trainer.train_bpe`.
+        word is split into units once, marked (:func:`korean_bpe.counting.split_words`), and handed
+        to :func:`korean_bpe.trainer.train_bpe`.  To count once and train many times (or count
+        shards apart), see :meth:`train_from_counts`.
 
         ``vocab_size`` counts special tokens + alphabet + merges, as HF does.  ``unk_token`` is
         added in front of ``special_tokens`` when missing.  ``byte_fallback=True`` adds the 256
         :data:`BYTE_TOKENS` right after the special tokens (so they count in ``vocab_size``).
         ``max_token_length``: no token spans more than that many of the unit's symbols (the ``▁``
         marker counts one, ``</w>`` and ``##`` nothing; see :func:`korean_bpe.trainer.train_bpe`).
+        ``hangul_fallback=True`` adds the 67 conjoining jamo of :data:`JAMO_ALPHABET` to the
+        alphabet (they count in ``vocab_size`` and, kept first, in ``limit_alphabet``) and makes the
+        tokenizer spell unknown syllables with them (see :meth:`encode`).
 
         >>> lines = (line for line in ["ㅋㅋㅋ 진짜 웃기다", "ㅋㅋ 웃기다 ㅠㅠ"] * 4)   # a generator
         >>> tok = Tokenizer.train(lines, vocab_size=30, unit="jamo")
@@ -282,14 +307,14 @@ class Tokenizer:
         >>> law.tokenize("법률 개정안"), more.tokenize("법률 개정안")      # 안 is not in law's alphabet
         (['▁법률', '▁개', '정', '<unk>'], ['▁법률', '▁개정', '<unk>'])
         """
+        from .counting import count_words
+
         if isinstance(texts, (str, bytes)):
             raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
         if not isinstance(texts, Iterable):
             raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
         if not isinstance(byte_fallback, bool):
             raise TypeError(f"byte_fallback must be True or False, got {byte_fallback!r}")
-        from .trainer import train_bpe
-
         if initial is not None and not isinstance(initial, Tokenizer):
             raise TypeError(f"initial must be a korean_bpe.Tokenizer (Tokenizer.load(dir)), got {type(initial).__name__}")
         pt = get_pre_tokenizer(initial.pre_tokenizer if initial is not None and pre_tokenizer is _UNSET else
@@ -301,32 +326,113 @@ class Tokenizer:
 
             marker = initial.marker if marker is _UNSET else marker
             byte_fallback = byte_fallback or initial.byte_fallback
+            if hangul_fallback is True and not initial.hangul_fallback:
+                raise ValueError("hangul_fallback=True differs from the initial tokenizer's False; continued training "
+                                 "cannot add the jamo alphabet without moving ids: leave hangul_fallback out")
+            hangul_fallback = initial.hangul_fallback
             check_initial_options(initial, pre_tokenizer=pt, unit=unit_, marker=marker, special_tokens=special_tokens,
                                   byte_fallback=byte_fallback, unk_token=unk_token, limit_alphabet=limit_alphabet,
                                   max_token_length=max_token_length)
-        marker_ = _resolve_marker(marker, pt, None)
+        _check_train_options(byte_fallback, unit_, marker, pt)
+        _check_hangul_option(hangul_fallback, unit_, marker, pt, limit_alphabet)
         sample: list[str] = []
-        counts = _count_words(texts, pt, show_progress, sample=sample)
+        counts = count_words(texts, pt, show_progress=show_progress, sample=sample)
         if not counts:
             raise ValueError(_no_words_message(pt, sample))
-        word_counts = _symbol_counts(counts, unit_, marker_)
-        # Only symbols that can enter a merge must fit a merges.txt line: a word of one symbol
-        # (a raw line-break piece such as "\x0c") is never merged, and vocab.json holds any string.
-        for sym in {s for key in word_counts if len(key) > 1 for s in key}:
-            try:
-                check_writable_token(sym, where="symbol")
-            except ValueError:
-                word = next(w for w in counts if sym in apply_marker(unit_.split(w), marker_))
-                source = (f"the pre-tokenizer {pt!r} gave the word {word!r}, whose symbol" if sym in word else
-                          f"the {unit_.name} unit with marker={marker_!r} made, from the word {word!r}, the symbol")
-                check_writable_token(sym, where=source)
-        if initial is not None:
-            from .trainer.continued import continue_bpe
+        with _gc_paused():  # after counting: an analyzer's garbage may hold cycles, the word tuples do not
+            unit_, marker_, word_counts = _split_for_training(counts, pt, unit_, marker)
+            del counts  # the words as strings are no longer needed: free them before training
+            if initial is not None:
+                from .trainer.continued import continue_bpe
 
-            model = continue_bpe(initial.model, word_counts, vocab_size=vocab_size, min_frequency=min_frequency,
-                                 show_progress=show_progress).model
-            return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
-                       unk_token=unk_token)
+                model = continue_bpe(initial.model, word_counts, vocab_size=vocab_size, min_frequency=min_frequency,
+                                     show_progress=show_progress).model
+                return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
+                           unk_token=unk_token, hangul_fallback=hangul_fallback)
+            return cls._fit(
+                word_counts, pt, unit_, marker_, vocab_size=vocab_size, min_frequency=min_frequency,
+                special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,
+                max_token_length=max_token_length, unk_token=unk_token, show_progress=show_progress,
+                hangul_fallback=hangul_fallback,
+            )
+
+    @classmethod
+    def train_from_counts(
+        cls,
+        counts: WordCounts,
+        *,
+        vocab_size: int,
+        pre_tokenizer: str | Mapping[str, Any] | PreTokenizer | None = None,
+        unit: str | Mapping[str, Any] | Unit = "syllable",
+        marker: str | None = _UNSET,
+        min_frequency: int = 2,
+        special_tokens: Sequence[str] = ("<unk>",),
+        byte_fallback: bool = False,
+        limit_alphabet: int | None = None,
+        max_token_length: int | None = None,
+        unk_token: str | None = "<unk>",
+        hangul_fallback: bool = False,
+        show_progress: bool | None = None,
+    ) -> Tokenizer:
+        """Train on word counts (:class:`korean_bpe.counting.WordCounts`, e.g. read from a file
+        written by ``korean-bpe count``): the same model as :meth:`train` on the texts counted.
+
+        The tokenizer cuts texts with the pre-tokenizer the counts were made with (their
+        ``pre_tokenizer``); ``pre_tokenizer``, when given, must be that one, else ``ValueError``
+        (a tokenizer that cuts differently from its training would meet words it never saw).
+        The other options are :meth:`train`'s.
+
+        >>> from korean_bpe.counting import WordCounts
+        >>> texts = ["ㅋㅋㅋ 진짜 웃기다", "ㅋㅋ 웃기다 ㅠㅠ"] * 4
+        >>> counts = WordCounts.from_texts(texts[:4]) + WordCounts.from_texts(texts[4:])   # two shards
+        >>> tok = Tokenizer.train_from_counts(counts, vocab_size=30, unit="jamo")
+        >>> tok.model == Tokenizer.train(texts, vocab_size=30, unit="jamo").model
+        True
+        >>> Tokenizer.train_from_counts(counts, vocab_size=30, pre_tokenizer="raw")
+        Traceback (most recent call last):
+        ...
+        ValueError: pre_tokenizer='raw' ({'type': 'raw', 'split_by_whitespace': True, 'add_dummy_prefix': True}) is not the pre-tokenizer these counts were made with ({'type': 'whitespace'}): the tokenizer must cut texts as its training words were cut, else it meets words it never saw; leave out pre_tokenizer (the counts' own is used) or count again with this one
+        """
+        from .counting import WordCounts
+
+        if not isinstance(counts, WordCounts):
+            raise TypeError(f"counts must be korean_bpe.counting.WordCounts, got {type(counts).__name__}; read a "
+                            "counts file with WordCounts.load(path) or count texts with WordCounts.from_texts(texts)")
+        pt = counts.pre_tokenizer
+        if pre_tokenizer is not None:
+            given = get_pre_tokenizer(pre_tokenizer)
+            if given.to_config() != counts.pre_tokenizer_config:
+                raise ValueError(
+                    f"pre_tokenizer={pre_tokenizer!r} ({given.to_config()}) is not the pre-tokenizer these counts "
+                    f"were made with ({counts.pre_tokenizer_config}): the tokenizer must cut texts as its training "
+                    "words were cut, else it meets words it never saw; leave out pre_tokenizer (the counts' own is "
+                    "used) or count again with this one"
+                )
+            pt = given
+        _check_train_options(byte_fallback, unit, marker, pt)
+        _check_hangul_option(hangul_fallback, get_unit(unit), marker, pt, limit_alphabet)
+        if not len(counts):
+            raise ValueError("no words to train on: the word counts are empty")
+        with _gc_paused():
+            unit_, marker_, word_counts = _split_for_training(counts._counts, pt, unit, marker)
+            return cls._fit(
+                word_counts, pt, unit_, marker_, vocab_size=vocab_size, min_frequency=min_frequency,
+                special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,
+                max_token_length=max_token_length, unk_token=unk_token, show_progress=show_progress,
+                hangul_fallback=hangul_fallback,
+            )
+
+    @classmethod
+    def _fit(
+        cls, word_counts: dict[tuple[str, ...], int], pt: PreTokenizer, unit: Unit, marker: str | None, *,
+        vocab_size: int, min_frequency: int, special_tokens: Sequence[str], byte_fallback: bool,
+        limit_alphabet: int | None, max_token_length: int | None, unk_token: str | None,
+        show_progress: bool | None, hangul_fallback: bool = False,
+    ) -> Tokenizer:
+        """The training shared by :meth:`train` and :meth:`train_from_counts`: marked unit symbols
+        -> :func:`korean_bpe.trainer.train_bpe` -> a tokenizer."""
+        from .trainer import train_bpe
+
         specials = _special_tokens(special_tokens, unk_token, byte_fallback)
         model = train_bpe(
             word_counts,
@@ -335,12 +441,12 @@ class Tokenizer:
             special_tokens=specials,
             limit_alphabet=limit_alphabet,
             max_token_length=max_token_length,
-            initial_alphabet=_initial_alphabet(unit_, marker_),
-            marker=marker_,
+            initial_alphabet=_initial_alphabet(unit, marker) + (JAMO_ALPHABET if hangul_fallback else ()),
+            marker=marker,
             show_progress=show_progress,
         )
-        return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
-                   unk_token=unk_token)
+        return cls(model, pre_tokenizer=pt, unit=unit, marker=marker, byte_fallback=byte_fallback,
+                   unk_token=unk_token, hangul_fallback=hangul_fallback)
 
     # --- properties ----------------------------------------------------------------------------
 
@@ -384,6 +490,10 @@ class Tokenizer:
         return self._byte_fallback
 
     @property
+    def hangul_fallback(self) -> bool:
+        return self._hangul_fallback
+
+    @property
     def unk_token(self) -> str | None:
         return self._unk_token
 
@@ -404,11 +514,19 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, pre_tokenizer={self._pre_tokenizer!r}, "
-                f"unit={self._unit!r}, marker={self._marker!r}, byte_fallback={self._byte_fallback})")
+                f"unit={self._unit!r}, marker={self._marker!r}, byte_fallback={self._byte_fallback}"
+                + (", hangul_fallback=True)" if self._hangul_fallback else ")"))
 
     # --- encoding ------------------------------------------------------------------------------
 
-    def encode(self, text: str, *, disallowed_special: Literal["all"] | Collection[str] = "all") -> list[int]:
+    def encode(
+        self,
+        text: str,
+        *,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        dropout: float = 0.0,
+        seed: int | None = None,
+    ) -> list[int]:
         """Token ids of ``text``.
 
         ``disallowed_special``: the special tokens whose text ``text`` must not hold (a
@@ -421,25 +539,137 @@ class Tokenizer:
         [8, 1, 9, 4]
         >>> tok.tokenize("영화 재밌다")
         ['▁영화', '▁', '재밌', '다']
+
+        ``dropout=p`` (BPE-dropout, Provilkov et al. 2020, as HF ``tokenizers`` applies it): while
+        merging a word, each candidate merge is skipped with probability ``p`` (see
+        :func:`_merge_dropout`), so the same text gets other, finer segmentations: a
+        regularizer for training a model.  The draws come from ``random.Random(seed)``, made
+        afresh for each call: the same ``seed`` gives the same ids, ``seed=None`` fresh ones.
+        The word cache and the compiled core are bypassed (each word is merged again in
+        Python); ``dropout=0`` is exactly the ordinary encoding, ``dropout=1`` the unit symbols.
+        ``decode`` gives the same text back whatever the segmentation:
+
+        >>> tok.tokenize("재밌다", dropout=1.0)
+        ['▁', '재', '밌', '다']
+        >>> tok.decode(tok.encode("영화 재밌다", dropout=0.5, seed=1))
+        '영화 재밌다'
+
+        With :attr:`hangul_fallback`, a Hangul syllable outside the vocabulary is spelled, before
+        ``<unk>`` or byte fallback are tried, by the first of these whose tokens are all in the
+        vocabulary: (1) the syllable without its 종성 and the 종성 as a conjoining jamo
+        (``'값'`` -> ``'가' 'ᆹ'``, kiwipiepy's ``fallback_hangul`` split); (2) its two or three
+        conjoining jamo (``'ᄀ' 'ᅡ' 'ᆹ'``).  ``decode`` recomposes them (:func:`korean_bpe.jamo.compose`)
+        into the syllable, so the text comes back exactly; text that holds conjoining jamo
+        itself (NFD input) comes back composed (NFC), as with the ``jamo`` unit.
+
+        >>> fb = Tokenizer(BPEModel(("<unk>",), ("▁", "가", *JAMO_ALPHABET), ()), hangul_fallback=True)
+        >>> [f"U+{ord(t):04X}" for t in fb.tokenize("값 뷁")]      # ▁ 가 ᆹ ▁ ᄇ ᅰ ᆰ
+        ['U+2581', 'U+AC00', 'U+11B9', 'U+2581', 'U+1107', 'U+1170', 'U+11B0']
+        >>> fb.decode(fb.encode("값 뷁"))
+        '값 뷁'
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
         regex = self._special_regex(disallowed_special)
+        p = _check_dropout(dropout, seed)
         if regex is not None:
             _check_no_special(regex, text, "the text")
+        if p:
+            return self._encode_dropout([self._pre_tokenizer(text)], p, random.Random(seed))[0]
         if self._fused:
             return self._compiled.encode_whitespace([text], self._encode_word, self._cache.maxsize)[0]
         return self._encode_words([self._pre_tokenizer(text)])[0]
 
-    def tokenize(self, text: str, *, disallowed_special: Literal["all"] | Collection[str] = "all") -> list[str]:
+    def tokenize(
+        self,
+        text: str,
+        *,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        dropout: float = 0.0,
+        seed: int | None = None,
+    ) -> list[str]:
         """Tokens of ``text`` (``encode`` then ``id_to_token``)."""
         id_to_token = self._id_to_token
-        return [id_to_token[i] for i in self.encode(text, disallowed_special=disallowed_special)]
+        ids = self.encode(text, disallowed_special=disallowed_special, dropout=dropout, seed=seed)
+        return [id_to_token[i] for i in ids]
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        dropout: float = 0.0,
+        seed: int | None = None,
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """``(ids, offsets)``: the ids of ``encode(text)`` and, for each token, the ``(start, end)``
+        character span of ``text`` it comes from (``text[start:end]``).
+
+        A token inside a character (a jamo of a syllable, a byte of a character, a Hangul or byte
+        fallback piece) gets that character's span.  A ``▁`` written for a space of the text
+        (``raw``, lossless morpheme mode) gets that space's span.  The ``▁`` word marker
+        (``whitespace``, analysis mode) stands for the white-space character right before its
+        word (``'▁정말'`` in ``'영화 정말'`` is ``(2, 5)``); a ``▁`` that stands for no character
+        is aligned as HF aligns the characters its normalizers insert: the ``▁`` marker of the
+        first word and ``raw``'s dummy prefix on the first line with the first character
+        (a lone ``'▁'`` token opening the text is ``(0, 1)``, sharing that character with the
+        next token), ``raw``'s dummy prefix on a later line with the line break before it; the
+        ``▁`` marker of a morpheme glued to the one before gets an empty span ``(i, i)`` where
+        its word starts.  So ``return_offsets_mapping`` on our ``tokenizer.json`` (transformers'
+        ``PreTrainedTokenizerFast``) gives our spans for the ``raw`` pre-tokenizer (every unit)
+        and ``whitespace`` (syllable, jamo); not for ``whitespace`` with the byte unit (HF's
+        ``▁`` there covers no space: ``'▁정'`` is ``(3, 4)``, ours ``(2, 4)``), nor for the
+        morpheme pre-tokenizers, whose export HF is fed analysed words.  ``raw``'s dummy prefix ``▁`` stands for nothing too.
+        A token gets the span from its first to its last character.  Characters no token
+        stands for (spaces, morphemes dropped by an analysis) are in no span; spans go left to
+        right, and the tokens inside one character share its span.
+
+        >>> tok = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 최고"] * 3, vocab_size=30, unit="jamo")
+        >>> ids, offsets = tok.encode_with_offsets("영화 짱")
+        >>> ids == tok.encode("영화 짱"), offsets
+        (True, [(0, 2), (2, 3), (3, 4), (3, 4), (3, 4)])
+        >>> [len(tok.id_to_token[i]) for i in ids]     # ▁영화 (▁ + 5 jamo), ▁, then ᄍ ᅡ ᆼ of 짱
+        [6, 1, 1, 1, 1]
+
+        Analyzers find the words in the text: the spans point into ``text`` even where the
+        analysis drops morphemes.  With a morpheme pre-tokenizer in analysis mode a word is
+        looked up in ``text`` from the end of the previous one; ``dropout`` and ``seed`` are
+        those of :meth:`encode`.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        regex = self._special_regex(disallowed_special)
+        p = _check_dropout(dropout, seed)
+        if regex is not None:
+            _check_no_special(regex, text, "the text")
+        rng = random.Random(seed) if p else None
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        marked = self._marker == SPACE_MARK
+        for k, (word, places, start) in enumerate(_align_words(text, self._pre_tokenizer(text), self._pre_tokenizer)):
+            spans = [(q, q + 1) for q in places]
+            if marked:  # the ▁ marker stands for the white-space character right before the word
+                if k == 0:  # HF's Prepend("▁"): aligned with the first character
+                    spans.insert(0, (start, start + 1))
+                else:
+                    spans.insert(0, (start - 1, start) if text[start - 1].isspace() else (start, start))
+            symbol_spans = [spans[c] for c in self._symbol_chars(word)]
+            for tids, a, b in self._segment(word, p, rng):
+                full = [sp for sp in symbol_spans[a:b] if sp[0] < sp[1]]
+                span = (full[0][0], full[-1][1]) if full else symbol_spans[a]
+                ids += tids
+                offsets += [span] * len(tids)
+        return ids, offsets
 
     def encode_batch(
-        self, texts: Sequence[str], *, disallowed_special: Literal["all"] | Collection[str] = "all"
+        self,
+        texts: Sequence[str],
+        *,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        dropout: float = 0.0,
+        seed: int | None = None,
     ) -> list[list[int]]:
-        """``[encode(t) for t in texts]``, pre-tokenizing with one ``pre_tokenizer.batch`` call."""
+        """``[encode(t) for t in texts]``, pre-tokenizing with one ``pre_tokenizer.batch`` call.
+        With ``dropout``, one ``random.Random(seed)`` serves the whole batch, text after text."""
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
         if not isinstance(texts, list):
@@ -453,6 +683,9 @@ class Tokenizer:
             for k, t in enumerate(texts):
                 if search(t) is not None:
                     _check_no_special(regex, t, f"texts[{k}]")
+        p = _check_dropout(dropout, seed)
+        if p:
+            return self._encode_dropout(self._pre_tokenizer.batch(texts), p, random.Random(seed))
         if self._fused:
             return self._compiled.encode_whitespace(texts, self._encode_word, self._cache.maxsize)
         return self._encode_words(self._pre_tokenizer.batch(texts))
@@ -469,6 +702,55 @@ class Tokenizer:
             for w in words:
                 ids += getitem(w)
             out.append(ids)
+        return out
+
+    def _encode_dropout(self, batch: list[list[str]], p: float, rng: random.Random) -> list[list[int]]:
+        """Ids of pre-tokenized texts with BPE-dropout: every word merged afresh, no cache."""
+        out = []
+        for words in batch:
+            ids: list[int] = []
+            for w in words:
+                for tids, _, _ in self._segment(w, p, rng):
+                    ids += tids
+            out.append(ids)
+        return out
+
+    def _segment(self, word: str, p: float, rng: random.Random | None) -> list[tuple[list[int], int, int]]:
+        """One word as ``(ids, first_symbol, end_symbol)`` per merged token: the ids it becomes
+        (several for a byte or Hangul fallback) and the run of the word's marked symbols it spells."""
+        symbols = self._symbols(word)
+        get = self._vocab.get
+        ids = [get(s, -1) for s in symbols]
+        if len(ids) > 1:
+            if p:
+                ids = _merge_dropout(ids, self._pairs, p, rng)  # type: ignore[arg-type]
+            else:
+                ids = self._compiled.merge_ids(ids) if self._compiled is not None else _merge_python(ids, self._pairs)
+        marker, id_to_token = self._marker, self._id_to_token
+        size = len if marker in (None, SPACE_MARK) else (lambda t: len(strip_marker(t, marker)))
+        out: list[tuple[list[int], int, int]] = []
+        k = 0
+        for i in ids:
+            if i < 0:
+                out.append((self._unknown_ids(symbols[k], word), k, k + 1))
+                k += 1
+                continue
+            start, n, got = k, size(id_to_token[i]), 0
+            while got < n:
+                got += size(symbols[k])
+                k += 1
+            out.append(([i], start, k))
+        assert k == len(symbols), (word, ids)
+        return out
+
+    def _symbol_chars(self, word: str) -> list[int]:
+        """For each marked symbol of ``word``, the index of the character it comes from (with the
+        ``▁`` marker, index 0 is the marker and the characters count from 1)."""
+        split = self._unit.split
+        shift = 1 if self._marker == SPACE_MARK and word else 0
+        out: list[int] = [0] * shift
+        for c, ch in enumerate(word, shift):
+            out += [c] * len(split(ch))
         return out
 
     def _special_regex(self, disallowed_special: Any) -> re.Pattern[str] | None:
@@ -544,25 +826,32 @@ class Tokenizer:
 
     def _resolve_unknown(self, ids: list[int], word: str) -> list[int]:
         """Replace each ``-1`` (a symbol outside the vocabulary; they never merge, so the k-th
-        ``-1`` is the k-th unknown symbol) by ``<unk>`` or by its UTF-8 byte tokens."""
+        ``-1`` is the k-th unknown symbol) by its Hangul fallback, ``<unk>`` or its UTF-8 byte tokens."""
         unknown = iter([s for s in self._symbols(word) if s not in self._vocab])
         out: list[int] = []
         for i in ids:
             if i >= 0:
                 out.append(i)
-                continue
-            sym = next(unknown)
-            if self._byte_fallback:
-                byte_ids = self._byte_ids
-                out.extend(byte_ids[b] for b in sym.encode("utf-8", "surrogatepass"))
-            elif self._unk_id >= 0:
-                out.append(self._unk_id)
             else:
-                raise ValueError(
-                    f"the symbol {sym!r} (in the word {word!r}) is not in the vocabulary and unk_token=None; "
-                    "use a tokenizer with an unk_token or byte_fallback=True"
-                )
+                out += self._unknown_ids(next(unknown), word)
         return out
+
+    def _unknown_ids(self, sym: str, word: str) -> list[int]:
+        """The ids of a symbol outside the vocabulary (see :meth:`encode`)."""
+        if self._hangul_fallback:
+            vocab = self._vocab
+            for pieces in _hangul_pieces(sym):
+                if all(piece in vocab for piece in pieces):
+                    return [vocab[piece] for piece in pieces]
+        if self._byte_fallback:
+            byte_ids = self._byte_ids
+            return [byte_ids[b] for b in sym.encode("utf-8", "surrogatepass")]
+        if self._unk_id >= 0:
+            return [self._unk_id]
+        raise ValueError(
+            f"the symbol {sym!r} (in the word {word!r}) is not in the vocabulary and unk_token=None; "
+            "use a tokenizer with an unk_token or byte_fallback=True"
+        )
 
     # --- decoding ------------------------------------------------------------------------------
 
@@ -594,6 +883,8 @@ class Tokenizer:
             tokens = self._tokens_with_literals(ids, skip_special_tokens)
         join = self._unit.join
         words = [join(symbols) for symbols in words_from_tokens(tokens, self._marker)]
+        if self._hangul_fallback and self._unit.name == "syllable":  # '가' 'ᆹ' -> '값'
+            words = [compose(w) for w in words]
         return self._pre_tokenizer.restore(words)
 
     def decode_batch(self, batch: Iterable[Iterable[int]], *, skip_special_tokens: bool = False) -> list[str]:
@@ -667,11 +958,15 @@ class Tokenizer:
 
         return load_tokenizer(directory)
 
-    def to_huggingface(self, path: str | Path) -> Path:
-        """Write a Hugging Face ``tokenizer.json`` (see :mod:`korean_bpe.io.hf`).  Returns the path."""
+    def to_huggingface(self, path: str | Path, *, dropout: float | None = None) -> Path:
+        """Write a Hugging Face ``tokenizer.json`` (see :mod:`korean_bpe.io.hf`).  Returns the path.
+
+        ``dropout``: HF BPE's ``dropout`` (BPE-dropout on every ``encode`` of the loaded
+        tokenizer, HF drawing its own random numbers: the ids vary like ours with
+        ``encode(..., dropout=p)``, not the same draws).  ``None``: no dropout."""
         from .io.hf import export_tokenizer_json
 
-        export_tokenizer_json(self, path)
+        export_tokenizer_json(self, path, dropout=dropout)
         return Path(path)
 
 
@@ -750,14 +1045,147 @@ def _resolve_marker(marker: Any, pre_tokenizer: PreTokenizer, model: BPEModel | 
     return marker
 
 
+def _check_dropout(dropout: Any, seed: Any) -> float:
+    """``dropout`` as a float in [0, 1]; ``seed`` an int or None."""
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout <= 1.0:
+        raise ValueError(f"dropout must be a probability between 0 and 1 (e.g. dropout=0.1), got {dropout!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed must be an int or None, got {seed!r}")
+    return float(dropout)
+
+
+def _align_words(text: str, words: Sequence[str], pt: PreTokenizer) -> Iterator[tuple[str, list[int], int]]:
+    """Each word with, for each of its characters, its index in ``text`` (``raw``'s dummy prefix:
+    the character HF aligns it with), and where in ``text`` the word starts.
+    Words are substrings of the text, with ``▁`` for a space where the pre-tokenizer marks
+    spaces; they come in order."""
+    config = pt.to_config() if hasattr(pt, "to_config") else {}
+    dummy = config.get("type") == "raw" and config.get("add_dummy_prefix", False)
+    marked = bool(getattr(pt, "lossless", False))
+    line_start = True
+    cursor = 0
+    n = len(text)
+    for word in words:
+        places: list[int] = []
+        if marked:  # every character is kept, in order: raw, lossless morpheme mode
+            for k, ch in enumerate(word):
+                if k == 0 and dummy and line_start and ch == SPACE_MARK:
+                    # stands for no character; HF aligns it with the line's first character
+                    # (text start) or with the line break before it: so do we
+                    places.append(cursor if cursor == 0 else cursor - 1)
+                    continue
+                if cursor < n and (text[cursor] == ch or (ch == SPACE_MARK and text[cursor] == " ")):
+                    places.append(cursor)
+                    cursor += 1
+                else:
+                    raise ValueError(_not_a_slice(pt, word, cursor))
+            line_start = word in LINE_BREAKS
+            start = places[0] if places else cursor
+        else:  # words are substrings, in order, with dropped characters between them
+            at = text.find(word, cursor)
+            if at < 0:
+                raise ValueError(_not_a_slice(pt, word, cursor))
+            places = list(range(at, at + len(word)))
+            cursor = at + len(word)
+            start = at
+        yield word, places, start
+
+
+def _not_a_slice(pt: PreTokenizer, word: str, cursor: int) -> str:
+    return (f"encode_with_offsets: the pre-tokenizer {pt!r} gave the word {word!r}, which is not the text from offset "
+            f"{cursor} on; offsets need words cut out of the text (okt with norm=True or stem=True rewrites them: "
+            "use norm=False, stem=False)")
+
+
+def _check_hangul_option(hangul_fallback: Any, unit: Unit, marker: Any, pt: PreTokenizer,
+                         limit_alphabet: int | None) -> None:
+    """The training option ``hangul_fallback``: a bool, a unit and marker it works with, room for the jamo."""
+    if not isinstance(hangul_fallback, bool):
+        raise TypeError(f"hangul_fallback must be True or False, got {hangul_fallback!r}")
+    if not hangul_fallback:
+        return
+    _check_hangul_fallback(unit, _resolve_marker(marker, pt, None))
+    if limit_alphabet is not None and limit_alphabet < len(JAMO_ALPHABET):
+        raise ValueError(f"hangul_fallback=True keeps the {len(JAMO_ALPHABET)} jamo in the alphabet, first: "
+                         f"limit_alphabet={limit_alphabet} is too small; use limit_alphabet >= "
+                         f"{len(JAMO_ALPHABET)} (the rest goes to the most frequent symbols)")
+
+
+def _check_hangul_fallback(unit: Unit, marker: str | None) -> None:
+    name = getattr(unit, "name", None)
+    if name not in ("syllable", "jamo"):
+        raise ValueError(f"hangul_fallback=True needs the 'syllable' or 'jamo' unit, not {name!r}: the byte unit "
+                         "never has an unknown symbol")
+    if marker not in (None, SPACE_MARK):
+        raise ValueError(f"hangul_fallback=True works with marker '▁' or None, not {marker!r} (a jamo glued to "
+                         "'##' or '</w>' is a different token)")
+
+
+def _hangul_pieces(sym: str) -> tuple[tuple[str, ...], ...]:
+    """How :attr:`Tokenizer.hangul_fallback` may spell the syllable ``sym``, best first: the
+    syllable without its 종성 + the 종성 jamo (``'값'`` -> ``'가' 'ᆹ'``, as kiwipiepy's
+    ``fallback_hangul``), then its two or three conjoining jamo; ``()`` for anything else.
+
+    >>> _hangul_pieces("값") == (("가", "\u11b9"), ("\u1100", "\u1161", "\u11b9"))
+    True
+    >>> _hangul_pieces("가") == (("\u1100", "\u1161"),)
+    True
+    """
+    s = ord(sym) - S_BASE if len(sym) == 1 else -1
+    if not 0 <= s < S_COUNT:
+        return ()
+    jamo = tuple(decompose(sym))
+    if s % T_COUNT:
+        return (chr(S_BASE + s - s % T_COUNT), jamo[2]), jamo
+    return (jamo,)
+
+
+def _merge_dropout(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int]], p: float,
+                   rng: random.Random) -> list[int]:
+    """BPE-dropout (Provilkov et al. 2020) as HF ``tokenizers`` applies it: at each step the
+    candidate merges are taken lowest rank first (leftmost first among equal ranks), each skipped
+    with probability ``p`` (one ``rng.random() < p`` draw per candidate tried); the first one not
+    skipped is applied; when every candidate is skipped the word is done.  ``p=1``: no merge.
+
+    >>> _merge_dropout([0, 1, 0, 1], {(0, 1): (0, 5), (5, 5): (1, 6)}, 0.0, random.Random(0))
+    [6]
+    >>> _merge_dropout([0, 1, 0, 1], {(0, 1): (0, 5), (5, 5): (1, 6)}, 1.0, random.Random(0))
+    [0, 1, 0, 1]
+    """
+    get = pairs.get
+    draw = rng.random
+    while True:
+        cands = sorted((r, i, new) for i, pair in enumerate(zip(ids, ids[1:])) if (m := get(pair)) is not None
+                       for r, new in (m,))
+        for _, i, new in cands:
+            if draw() >= p:
+                ids[i:i + 2] = [new]
+                break
+        else:
+            return ids
+
+
 def _check_model(model: BPEModel) -> None:
     """Every merge joins tokens that exist before it; no merged token breaks merges.txt.
 
     Alphabet tokens that no merge uses may hold anything (a raw line-break piece is one):
-    vocab.json escapes them.
+    vocab.json escapes them.  The common case (a sound model) is checked all at once; a problem
+    is then located, merge by merge, for the message.
     """
+    merges = model.merges
+    parts = [part for merge in merges for part in merge]
+    if "" not in parts and not _UNWRITABLE.search("\x00".join(parts)):
+        known = set(model.special_tokens) | set(model.alphabet)
+        merged = model.merged_token
+        add = known.add
+        for a, b in merges:
+            if a not in known or b not in known:
+                break
+            add(merged(a, b))
+        else:
+            return
     known = set(model.special_tokens) | set(model.alphabet)
-    for rank, (a, b) in enumerate(model.merges):
+    for rank, (a, b) in enumerate(merges):
         for part in (a, b):
             check_writable_token(part, where=f"merge {rank} ({a!r}, {b!r})")
             if part not in known:
@@ -766,6 +1194,7 @@ def _check_model(model: BPEModel) -> None:
                     "an earlier merge"
                 )
         known.add(model.merged_token(a, b))
+    raise AssertionError("unreachable: the fast check found a problem the slow one did not")  # pragma: no cover
 
 
 def _special_tokens(special_tokens: Sequence[str], unk_token: str | None, byte_fallback: bool) -> tuple[str, ...]:
@@ -791,46 +1220,62 @@ def _initial_alphabet(unit: Unit, marker: str | None) -> tuple[str, ...]:
     return base
 
 
-def _chunks(items: Iterable[str], size: int) -> Iterator[list[str]]:
-    it = iter(items)
-    while True:
-        chunk = list(islice(it, size))
-        if not chunk:
-            return
-        yield chunk
-
-
-def _count_words(
-    texts: Iterable[str], pt: PreTokenizer, show_progress: bool | None, *, sample: list[str] | None = None
-) -> Counter[str]:
-    """Distinct words with their counts, pre-tokenizing ``_TRAIN_CHUNK`` texts per batch call.
-    ``sample`` receives the first ``_SAMPLE`` texts that are not blank (for error messages)."""
-    counts: Counter[str] = Counter()
-    bar = None
-    if show_progress is None:
-        show_progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    if show_progress:
-        try:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(desc="pre-tokenizing", unit="text", file=sys.stderr)
-        except ImportError:  # pragma: no cover
-            bar = None
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while training (hundreds of thousands of word tuples and
+    lists, no cycles: each collection would only walk them again), restored afterwards, also on
+    error (as :func:`korean_bpe.trainer.train_bpe` does for its part)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
-        for start, chunk in enumerate(_chunks(texts, _TRAIN_CHUNK)):
-            if not all(type(t) is str for t in chunk):
-                pos, bad = next((k, t) for k, t in enumerate(chunk) if not isinstance(t, str))
-                raise TypeError(f"texts must hold strings; text {start * _TRAIN_CHUNK + pos} is "
-                                f"{type(bad).__name__} {bad!r}")
-            if sample is not None and len(sample) < _SAMPLE:
-                sample += [t for t in islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))]
-            counts.update(chain.from_iterable(pt.batch(chunk, show_progress=False)))
-            if bar is not None:
-                bar.update(len(chunk))
+        yield
     finally:
-        if bar is not None:
-            bar.close()
-    return counts
+        if was_enabled:
+            gc.enable()
+
+
+def _split_for_training(
+    counts: Mapping[str, int], pt: PreTokenizer, unit: Any, marker: Any
+) -> tuple[Unit, str | None, dict[tuple[str, ...], int]]:
+    """The unit, the resolved marker and ``{marked symbols: count}`` of the words, checked."""
+    from .counting import split_words
+
+    unit_ = get_unit(unit)
+    marker_ = _resolve_marker(marker, pt, None)
+    word_counts = split_words(counts, unit_, marker=marker_)
+    _check_symbols(word_counts, counts, pt, unit_, marker_)
+    return unit_, marker_, word_counts
+
+
+def _check_train_options(byte_fallback: Any, unit: Any, marker: Any, pt: PreTokenizer) -> None:
+    """Refuse bad options before counting (which may take hours with an analyzer)."""
+    if not isinstance(byte_fallback, bool):
+        raise TypeError(f"byte_fallback must be True or False, got {byte_fallback!r}")
+    get_unit(unit)
+    _resolve_marker(marker, pt, None)
+
+
+_UNWRITABLE = re.compile(f"[ {re.escape(LINE_BREAKS)}]")
+
+
+def _check_symbols(
+    word_counts: Mapping[tuple[str, ...], int], counts: Mapping[str, int], pt: PreTokenizer, unit: Unit,
+    marker: str | None,
+) -> None:
+    """Only symbols that can enter a merge must fit a merges.txt line: a word of one symbol (a
+    raw line-break piece such as ``"\x0c"``) is never merged, and vocab.json holds any string.
+    A symbol holds a space or a line break only if its word does (markers hold neither), so the
+    words are searched first, all at once."""
+    if not _UNWRITABLE.search("\x00".join(counts)):
+        return
+    for sym in {s for key in word_counts if len(key) > 1 for s in key}:
+        try:
+            check_writable_token(sym, where="symbol")
+        except ValueError:
+            word = next(w for w in counts if sym in apply_marker(unit.split(w), marker))
+            source = (f"the pre-tokenizer {pt!r} gave the word {word!r}, whose symbol" if sym in word else
+                      f"the {unit.name} unit with marker={marker!r} made, from the word {word!r}, the symbol")
+            check_writable_token(sym, where=source)
 
 
 def _no_words_message(pt: PreTokenizer, sample: Sequence[str]) -> str:
@@ -855,21 +1300,3 @@ def _no_words_message(pt: PreTokenizer, sample: Sequence[str]) -> str:
         )
     return (f"no words to train on: the pre-tokenizer {pt!r} gave no word for any text, e.g. {sample[0][:40]!r}; "
             "use one that keeps what these texts hold")
-
-
-def _symbol_counts(counts: Mapping[str, int], unit: Unit, marker: str | None) -> dict[tuple[str, ...], int]:
-    """word -> count to (marked symbols) -> count; words that split alike (NFD/NFC under jamo) add up."""
-    split = unit.split
-    out: dict[tuple[str, ...], int] = {}
-    get = out.get
-    if marker is None:
-        items = ((split(w), c) for w, c in counts.items())
-    elif marker == SPACE_MARK:
-        start = (SPACE_MARK,)
-        items = ((start + split(w), c) for w, c in counts.items())
-    else:
-        items = ((apply_marker(split(w), marker), c) for w, c in counts.items())
-    for key, c in items:
-        if key:
-            out[key] = get(key, 0) + c
-    return out

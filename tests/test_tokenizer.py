@@ -329,16 +329,18 @@ def test_train_from_generator_equals_list(real_texts):
 
 
 def test_train_chunks_large_input(monkeypatch, real_texts):
-    monkeypatch.setattr(tokenizer_module, "_TRAIN_CHUNK", 7)
+    import korean_bpe.counting as counting_module
+    from korean_bpe.trainer import fast
+
+    monkeypatch.setattr(counting_module, "_CHUNK", 7)
     calls = []
-    pt = PRE_TOKENIZERS.build("whitespace")
-    original = type(pt).batch
+    original = fast.count_words
 
-    def counting_batch(self, texts, *, show_progress=None):
+    def spy(texts, **kw):  # the compiled whitespace counting, batch by batch
         calls.append(len(texts))
-        return original(self, texts, show_progress=show_progress)
+        return original(texts, **kw)
 
-    monkeypatch.setattr(type(pt), "batch", counting_batch)
+    monkeypatch.setattr(fast, "count_words", spy)
     tok = Tokenizer.train(iter(real_texts[:50]), vocab_size=600)
     assert calls and max(calls) == 7 and sum(calls) == 50
     monkeypatch.undo()

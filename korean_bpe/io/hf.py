@@ -34,6 +34,12 @@ marker ``"##"``              BPE ``continuing_subword_prefix`` (merged tokens re
                              exports them), so ``decode(ids, skip_special_tokens=True)``
                              keeps the characters that went through byte fallback
 special tokens               ``added_tokens`` (``special: true``), byte tokens excepted
+``encode(dropout=p)``        BPE ``dropout`` when exported with ``dropout=p``
+                             (``Tokenizer.to_huggingface(path, dropout=0.1)``): a
+                             training-time option, so it is not taken from the tokenizer
+``encode_with_offsets``      the ``offsets`` HF computes (``return_offsets_mapping``): the
+                             same spans for ``raw`` (every unit) and ``whitespace``
+                             (syllable, jamo); see :meth:`korean_bpe.Tokenizer.encode_with_offsets`
 ============================ ===========================================================
 
 HF's own ``Metaspace`` prepend (``prepend_scheme="always"``/``"first"``) and decoder are not used
@@ -51,6 +57,9 @@ Where HF cannot follow exactly (the ids differ only in these cases):
   apply ``unicodedata.normalize("NFC", ...)`` to get syllables back.
 * ``byte_fallback=True`` with marker ``"</w>"`` or ``"##"``: HF turns an unknown character into the
   bytes of the character *with* the marker (``<0x23><0x23>...`` for ``##X``).
+* ``hangul_fallback=True``: HF's BPE has no such fallback: a syllable outside the vocabulary is
+  ``<unk>`` (or its bytes with ``byte_fallback``) in HF, jamo tokens in ours.
+* Offsets: ``whitespace`` with the byte unit (HF's ``▁`` word marker covers no space).
 * Text that literally contains a special token (``"<unk>"``) gets that token's id from HF; ours
   refuses it by default and encodes it as ordinary text with ``disallowed_special=()`` (see
   :mod:`korean_bpe.tokenizer`).  The byte tokens' text (``"<0x41>"``) is ordinary text in HF too.
@@ -132,13 +141,17 @@ def hf_token_names(model: Any, *, marker: str | None) -> tuple[str, ...]:
     return out
 
 
-def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False) -> dict[str, Any]:
+def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float | None = None) -> dict[str, Any]:
     """The ``tokenizer.json`` content (a dict) for ``tokenizer``; see the module docstring.
 
     ``pretokenized=True`` (morpheme pre-tokenizers only): the file is for words that our analysis
     already cut (``encode(words, is_pretokenized=True)``, as :mod:`korean_bpe.hf` feeds it), so
     it has no white-space stage: each word goes to BPE whole, a lossless line-break piece included.
+    ``dropout``: HF BPE's ``dropout`` probability (``None``: none).
     """
+    if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))
+                                or not 0.0 < dropout <= 1.0):
+        raise ValueError(f"dropout must be None or a probability in (0, 1] (HF refuses 0), got {dropout!r}")
     model = tokenizer.model
     unit = _name(tokenizer.unit)
     pre = _name(tokenizer.pre_tokenizer)
@@ -253,7 +266,7 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False) -> dict[str, A
         "decoder": _sequence("decoders", decoders),
         "model": {
             "type": "BPE",
-            "dropout": None,
+            "dropout": None if dropout is None else float(dropout),
             "unk_token": unk,
             "continuing_subword_prefix": "##" if marker == "##" else None,
             "end_of_word_suffix": "</w>" if marker == "</w>" else None,
@@ -266,12 +279,12 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False) -> dict[str, A
     }
 
 
-def render_tokenizer_json(tokenizer: Any) -> str:
+def render_tokenizer_json(tokenizer: Any, *, dropout: float | None = None) -> str:
     """The text of ``tokenizer.json`` (what :func:`export_tokenizer_json` writes, e.g. to standard output)."""
-    return json.dumps(tokenizer_json(tokenizer), ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(tokenizer_json(tokenizer, dropout=dropout), ensure_ascii=False, indent=2) + "\n"
 
 
-def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str]) -> Path:
+def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropout: float | None = None) -> Path:
     """Write ``tokenizer`` as a Hugging Face ``tokenizer.json`` at ``path`` (atomically).
 
     ``path`` may be a directory (``tokenizer.json`` is written inside it).  Returns the file's path.
@@ -289,7 +302,7 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str]) -> Path:
     """
     from .files import atomic_write_text
 
-    text = render_tokenizer_json(tokenizer)
+    text = render_tokenizer_json(tokenizer, dropout=dropout)
     target = Path(path)
     if target.is_dir():
         target = target / "tokenizer.json"

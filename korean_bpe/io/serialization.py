@@ -10,7 +10,7 @@ A model directory holds
     line break; training refuses such tokens).  The merge of rank ``r`` is on line ``r + 2``.
 ``tokenizer_config.json``
     ``format_version``, the unit and pre-tokenizer configs, the marker, the special tokens (the
-    model's, in id order, byte-fallback tokens included), ``byte_fallback``, ``unk_token``, the
+    model's, in id order, byte-fallback tokens included), ``byte_fallback``, ``hangul_fallback`` (absent in older files: false), ``unk_token``, the
     alphabet size and the korean_bpe version that wrote it.
 
 Format versions.  ``format_version`` 2 writes every option of the pre-tokenizer; a key missing
@@ -163,6 +163,7 @@ def _config(tok: Tokenizer) -> dict[str, Any]:
         "pre_tokenizer": dict(pt_cfg),
         "marker": tok.marker,
         "byte_fallback": tok.byte_fallback,
+        "hangul_fallback": tok.hangul_fallback,
         "unk_token": tok.unk_token,
         "continuing_subword_prefix": model.continuing_subword_prefix,
         "alphabet_size": len([t for t in dict.fromkeys(model.alphabet) if t not in specials]),
@@ -432,6 +433,7 @@ def _load_tokenizer(root: Path) -> Tokenizer:
     if marker not in MARKERS:
         raise ModelFileError(f"marker {marker!r} is not one of {MARKERS!r}", path=cpath, line=key_line.get("marker"))
     byte_fallback = cfg("byte_fallback", (bool,), "true or false")
+    hangul_fallback = cfg("hangul_fallback", (bool,), "true or false") if "hangul_fallback" in config else False
     unk_token = cfg("unk_token", (str, type(None)), "a token or null")
     prefix = cfg("continuing_subword_prefix", (str, type(None)), "a string or null")
     alphabet_size = cfg("alphabet_size", (int,), "the number of alphabet tokens")
@@ -534,7 +536,7 @@ def _load_tokenizer(root: Path) -> Tokenizer:
                                  path=cpath, line=key_line.get("byte_fallback"))
     try:
         return Tokenizer(model, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
-                         byte_fallback=byte_fallback, unk_token=unk_token)
+                         byte_fallback=byte_fallback, unk_token=unk_token, hangul_fallback=hangul_fallback)
     except ValueError as exc:
         raise ModelFileError(f"inconsistent settings: {exc}", path=cpath) from None
 

@@ -467,13 +467,13 @@ cdef extern from *:
     #include <vector>
     #include <cstdint>
     namespace kbpe {
-    struct WordEntry { uint64_t hash; int64_t count; int32_t text, start, len; };
+    struct WordEntry { uint64_t hash; int64_t count; int32_t text, start, len, prefixed; };
     }
     """
     cdef cppclass WordEntry "kbpe::WordEntry":
         uint64_t hash
         int64_t count
-        int32_t text, start, len
+        int32_t text, start, len, prefixed
 
 
 cdef inline bint _same_span(int k1, void* d1, Py_ssize_t s1, int k2, void* d2, Py_ssize_t s2, Py_ssize_t n) noexcept:
@@ -486,21 +486,51 @@ cdef inline bint _same_span(int k1, void* d1, Py_ssize_t s1, int k2, void* d2, P
     return True
 
 
-def count_words(texts):
-    """``{word: count}`` over the whitespace-separated words of ``texts`` (``str.split()``), in
-    first-seen order: the same dict as ``Counter(w for t in texts for w in t.split())``."""
+cdef inline bint _is_space(uint32_t ch) noexcept:
+    # str.split()'s white space: ASCII by table, nothing above U+3000 (Hangul), the rest asked
+    if ch < 128:
+        return ch == 32 or 9 <= ch <= 13 or 28 <= ch <= 31
+    if ch > 0x3000:
+        return False
+    return Py_UNICODE_ISSPACE(<Py_UCS4>ch)
+
+
+cdef inline bint _is_line_break(uint32_t ch) noexcept:
+    # korean_bpe.pre_tokenizers.base.LINE_BREAKS: \n \r \x0b \x0c \x1c \x1d \x1e \x85 U+2028 U+2029
+    return (0x0A <= ch <= 0x0D) or (0x1C <= ch <= 0x1E) or ch == 0x85 or ch == 0x2028 or ch == 0x2029
+
+
+def count_words(texts, out=None, int mode=0):
+    """``{word: count}`` over the words of ``texts``, in first-seen order, added into ``out`` (a
+    dict, updated in place and returned) when given.
+
+    ``mode=0``: the whitespace-separated words (``str.split()``), the same dict as
+    ``Counter(w for t in texts for w in t.split())``.  ``mode=1``: SentencePiece pieces
+    (``korean_bpe.pre_tokenizers.simple.sentencepiece_pieces`` with its defaults): in each line
+    (text between line breaks, U+2581 read as a space) that is not empty, ``"\u2581" + part`` for
+    each ``part`` of ``line.split(" ")``; each line break a piece of its own.
+
+    Each count is an int64 while counting (at most the number of words of the texts) and a
+    Python int in ``out``, so sums over many batches stay exact however large."""
+    if mode != 0 and mode != 1:
+        raise ValueError(f"mode must be 0 (whitespace) or 1 (SentencePiece pieces), got {mode}")
+    if out is None:
+        out = {}
+    elif type(out) is not dict:
+        raise TypeError(f"out must be a dict, got {type(out).__name__}")
     cdef list keep = []
     cdef vector[int] kinds
     cdef vector[void*] datas
     cdef vector[WordEntry] entries
     cdef vector[int32_t] slots = vector[int32_t](1 << 16, -1)
     cdef uint64_t mask = (1 << 16) - 1, h, slot
-    cdef Py_ssize_t n, i, start, ti, cap
+    cdef Py_ssize_t n, i, j, start, ti, cap, end
     cdef int kind
     cdef void* data
     cdef uint32_t ch
-    cdef int32_t e
+    cdef int32_t e, prefixed
     cdef WordEntry ent
+    cdef bint line_open
     for t in texts:
         if type(t) is not str:
             if not isinstance(t, str):
@@ -514,21 +544,53 @@ def count_words(texts):
         datas.push_back(data)
         n = PyUnicode_GET_LENGTH(t)
         i = 0
-        while i < n:
-            ch = <uint32_t>PyUnicode_READ(kind, data, i)
-            if Py_UNICODE_ISSPACE(<Py_UCS4>ch):
-                i += 1
-                continue
-            start = i
+        line_open = False   # mode 1: inside a non-empty line, a part ends at i
+        while True:
+            # --- find the next word: [start, end), prefixed with U+2581 or not; hash it on the way
             h = 1469598103934665603ULL
-            while True:
-                h = (h ^ ch) * 1099511628211ULL
-                i += 1
+            if mode == 0:
+                while i < n and _is_space(<uint32_t>PyUnicode_READ(kind, data, i)):
+                    i += 1
                 if i >= n:
                     break
-                ch = <uint32_t>PyUnicode_READ(kind, data, i)
-                if Py_UNICODE_ISSPACE(<Py_UCS4>ch):
+                start = i
+                while i < n:
+                    ch = <uint32_t>PyUnicode_READ(kind, data, i)
+                    if _is_space(ch):
+                        break
+                    h = (h ^ ch) * 1099511628211ULL
+                    i += 1
+                end = i
+                prefixed = 0
+            else:
+                if i >= n and not line_open:
                     break
+                if not line_open:
+                    ch = <uint32_t>PyUnicode_READ(kind, data, i)
+                    if _is_line_break(ch):  # a line break: a piece of its own
+                        start = i
+                        i += 1
+                        end = i
+                        prefixed = 0
+                        h = (h ^ ch) * 1099511628211ULL
+                    else:
+                        line_open = True
+                if line_open:  # one part of a non-empty line: up to a space, U+2581, a line break or the end
+                    start = i
+                    h ^= 1
+                    while i < n:
+                        ch = <uint32_t>PyUnicode_READ(kind, data, i)
+                        if ch == 0x20 or ch == 0x2581 or _is_line_break(ch):
+                            break
+                        h = (h ^ ch) * 1099511628211ULL
+                        i += 1
+                    end = i
+                    prefixed = 1
+                    if i < n and (ch == 0x20 or ch == 0x2581):
+                        i += 1      # the separator; another part follows (maybe empty)
+                    else:
+                        line_open = False   # the line ends here (a break, or the end of the text)
+            # --- count it
             h ^= h >> 29
             slot = (h * 0x9E3779B97F4A7C15ULL) & mask
             while True:
@@ -538,7 +600,8 @@ def count_words(texts):
                     ent.count = 1
                     ent.text = <int32_t>ti
                     ent.start = <int32_t>start
-                    ent.len = <int32_t>(i - start)
+                    ent.len = <int32_t>(end - start)
+                    ent.prefixed = prefixed
                     slots[slot] = <int32_t>entries.size()
                     entries.push_back(ent)
                     if entries.size() * 2 > slots.size():
@@ -551,16 +614,21 @@ def count_words(texts):
                                 slot = (slot + 1) & mask
                             slots[slot] = e
                     break
-                if (entries[e].hash == h and entries[e].len == i - start and
+                if (entries[e].hash == h and entries[e].len == end - start and entries[e].prefixed == prefixed and
                         _same_span(kinds[entries[e].text], datas[entries[e].text], entries[e].start,
-                                   kind, data, start, i - start)):
+                                   kind, data, start, end - start)):
                     entries[e].count += 1
                     break
                 slot = (slot + 1) & mask
-    cdef dict out = {}
+    cdef dict d = out
+    cdef object word, prev
     for e in range(<int32_t>entries.size()):
-        out[PyUnicode_Substring(keep[entries[e].text], entries[e].start, entries[e].start + entries[e].len)] = entries[e].count
-    return out
+        word = PyUnicode_Substring(keep[entries[e].text], entries[e].start, entries[e].start + entries[e].len)
+        if entries[e].prefixed:
+            word = "\u2581" + word
+        prev = d.get(word)
+        d[word] = entries[e].count if prev is None else prev + entries[e].count
+    return d
 
 
 cdef int _S_BASE = 0xAC00, _S_COUNT = 11172, _L_BASE = 0x1100, _V_BASE = 0x1161, _T_BASE = 0x11A7

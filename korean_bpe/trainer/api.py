@@ -269,12 +269,10 @@ def cut_special_runs(
     specials = set(special_tokens)
     longest = max(map(len, specials))
     plen = len(prefix) if prefix else 0
-    out_words: list[list[int]] = []
-    out_counts: list[int] = []
-    for word, count in zip(words, counts):
-        if starts.isdisjoint(word):
-            out_words.append(word)
-            out_counts.append(count)
+    disjoint = starts.isdisjoint
+    all_cuts: dict[int, list[int]] = {}
+    for k, word in enumerate(words):  # only words holding the start of a special token are read
+        if disjoint(word):
             continue
         cuts = set()
         for i, first in enumerate(word):
@@ -288,7 +286,19 @@ def cut_special_runs(
                     break
                 if text in specials:
                     cuts.add(j)
-        bounds = [0, *sorted(cuts), len(word)]
+        if cuts:
+            all_cuts[k] = sorted(cuts)
+    if not all_cuts:  # the usual case: nothing spells a special token, the words stay as they are
+        return words, counts
+    out_words: list[list[int]] = []
+    out_counts: list[int] = []
+    for k, (word, count) in enumerate(zip(words, counts)):
+        cut = all_cuts.get(k)
+        if cut is None:
+            out_words.append(word)
+            out_counts.append(count)
+            continue
+        bounds = [0, *cut, len(word)]
         for a, b in zip(bounds, bounds[1:]):
             if b - a > 1:
                 out_words.append(word[a:b])

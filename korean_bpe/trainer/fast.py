@@ -228,23 +228,43 @@ def words_to_ids(
     return words, counts
 
 
-def count_words(texts: Iterable[str]) -> dict[str, int]:
+def count_words(
+    texts: Iterable[str], *, into: dict[str, int] | None = None, sentencepiece: bool = False
+) -> dict[str, int]:
     """``{word: count}`` of the whitespace-separated words (``str.split()``) of ``texts``, in
     first-seen order: the same as ``dict(Counter(w for t in texts for w in t.split()))``, faster
     when compiled (a word becomes a Python string once, not at every occurrence).
 
     >>> count_words(["재밌다 진짜 재밌다", "진짜\t최고!"])
     {'재밌다': 2, '진짜': 2, '최고!': 1}
+
+    ``sentencepiece=True`` counts the pieces of
+    :func:`korean_bpe.pre_tokenizers.simple.sentencepiece_pieces` (the ``raw`` pre-tokenizer with
+    its defaults) instead; ``into``: a dict to add the counts to (updated and returned).  Counts
+    are Python ints in the result, exact however large the sums over many calls grow.
+
+    >>> count_words([" 두  칸", "칸"], sentencepiece=True, into={"▁칸": 2**40})
+    {'▁칸': 1099511627778, '▁': 2, '▁두': 1}
     """
+    if into is not None and type(into) is not dict:
+        raise TypeError(f"into must be a dict, got {type(into).__name__}")
     compiled = _compiled("count_words")
     if compiled is not None:
-        return compiled(texts)
+        return compiled(texts, into, 1 if sentencepiece else 0)  # type: ignore[no-any-return]
+    if sentencepiece:
+        from ..pre_tokenizers.simple import sentencepiece_pieces as cut
+    else:
+        cut = str.split
     counts: Counter[str] = Counter()
     for t in texts:
         if not isinstance(t, str):
             raise TypeError(f"texts must hold str, got {type(t).__name__} {t!r}")
-        counts.update(t.split())
-    return dict(counts)
+        counts.update(cut(t))
+    if into is None:
+        return dict(counts)
+    for w, c in counts.items():
+        into[w] = into.get(w, 0) + c
+    return into
 
 
 def split_words(

@@ -1,0 +1,471 @@
+"""Counting: texts -> pre-tokenized words -> word counts -> unit symbols.
+
+BPE never needs the running text, only the distinct words and how often each occurs.  This module
+is the one place that computes them, for :meth:`korean_bpe.Tokenizer.train`, ``korean-bpe count``
+and the benchmarks:
+
+1. :func:`count_words`: pre-tokenize the texts in batches and count the words (compiled for the
+   ``whitespace`` pre-tokenizer and the default ``raw`` one when the core was built: the same
+   counts as the plain-Python loop, several times faster);
+2. :class:`WordCounts`: those counts as a value tied to the pre-tokenizer that made them; two of
+   them add up (counts of two shards == counts of the whole), and they are written and read as a
+   versioned TSV (:meth:`WordCounts.save`, :meth:`WordCounts.load`);
+3. :func:`split_words`: each word cut into the unit's symbols with the word marker, the input of
+   :func:`korean_bpe.trainer.train_bpe` (compiled for ``syllable`` and ``jamo``).
+
+>>> counts = WordCounts.from_texts(["영화 정말 재밌다", "정말 재밌어요"])
+>>> counts.items()                     # count descending, then word by code point
+[('정말', 2), ('영화', 1), ('재밌다', 1), ('재밌어요', 1)]
+>>> split_words({"값이": 2}, get_unit("jamo"), marker="▁")
+{('▁', 'ᄀ', 'ᅡ', 'ᆹ', 'ᄋ', 'ᅵ'): 2}
+
+The file format (``counts.tsv``), one header line then one word a line, as SentencePiece's
+``input_format=tsv``::
+
+    #{"format": "korean_bpe word counts", "version": 1, "pre_tokenizer": {"type": "whitespace"}, "words": 2, "total": 3}
+    정말<TAB>2
+    영화<TAB>1
+
+Words are sorted by count (largest first), then by code point; counts are decimal integers
+(any size).  A word holding a tab, a line feed, a carriage return or a backslash is written
+escaped (``\\t``, ``\\n``, ``\\r``, ``\\\\``) and read back unescaped: the ``raw`` pre-tokenizer
+makes words such as ``'▁공백\\t탭'`` and ``'\\n'``, which a plain TSV cannot hold.  (SentencePiece
+does not unescape: a word with a backslash reads differently there.)  A bad line raises
+:class:`CountsFileError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import chain, islice
+from pathlib import Path
+from typing import Any
+
+from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
+from .pre_tokenizers.simple import RawPreTokenizer, WhitespacePreTokenizer
+from .units import Unit, apply_marker, check_marker, get_unit
+
+__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "FORMAT", "FORMAT_VERSION"]
+
+FORMAT = "korean_bpe word counts"
+FORMAT_VERSION = 1
+
+_CHUNK = 50_000  # texts pre-tokenized and counted per batch (bounds the memory held for a stream)
+_SAMPLE = 20  # non-blank texts kept to explain an empty count
+
+
+class CountsFileError(ValueError):
+    """A word-counts file that cannot be read; the message names the file and the line."""
+
+
+# --- pure functions ------------------------------------------------------------------------------
+
+
+def count_words(
+    texts: Iterable[str],
+    pre_tokenizer: PreTokenizer,
+    *,
+    into: dict[str, int] | None = None,
+    show_progress: bool | None = None,
+    sample: list[str] | None = None,
+) -> dict[str, int]:
+    """``{word: count}`` over the pieces ``pre_tokenizer`` cuts ``texts`` into, in first-seen
+    order, added into ``into`` when given (updated and returned).
+
+    The texts are read in batches of 50,000 (a generator over a huge file is fine: memory grows
+    with the distinct words, not with the corpus).  ``whitespace`` and the default ``raw``
+    (``split_by_whitespace`` and ``add_dummy_prefix``) are counted by the compiled core when it
+    was built; every other pre-tokenizer goes through its ``batch``.  Same counts either way.
+    ``sample`` (a list) receives the first 20 texts that are not blank, for error messages.
+
+    >>> count_words(["ㅋㅋ 진짜 웃기다", "ㅋㅋ"], get_pre_tokenizer("raw"))
+    {'▁ㅋㅋ': 2, '▁진짜': 1, '▁웃기다': 1}
+    """
+    from .trainer.fast import count_words as fast_count
+
+    if isinstance(texts, (str, bytes)):
+        raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
+    if not isinstance(texts, Iterable):
+        raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
+    out: dict[str, int] = {} if into is None else into
+    mode = _compiled_mode(pre_tokenizer)
+    bar = _progress(show_progress)
+    if mode is not None and bar is None and type(texts) is list:  # in memory already: one compiled pass
+        try:
+            fast_count(texts, into=out, sentencepiece=mode == "sentencepiece")
+        except TypeError:
+            pos, bad = next(((k, t) for k, t in enumerate(texts) if not isinstance(t, str)), (None, None))
+            if pos is None:
+                raise
+            raise TypeError(f"texts must hold strings; text {pos} is {type(bad).__name__} {bad!r}") from None
+        if sample is not None and len(sample) < _SAMPLE:
+            sample += islice((t for t in texts if t and not t.isspace()), _SAMPLE - len(sample))
+        return out
+    try:
+        for start, chunk in _chunks(texts, _CHUNK):
+            if not all(type(t) is str for t in chunk):
+                pos, bad = next((k, t) for k, t in enumerate(chunk) if not isinstance(t, str))
+                raise TypeError(f"texts must hold strings; text {start + pos} is {type(bad).__name__} {bad!r}")
+            if sample is not None and len(sample) < _SAMPLE:
+                sample += islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))
+            if mode is not None:
+                fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece")
+            else:
+                got = Counter(chain.from_iterable(pre_tokenizer.batch(chunk, show_progress=False)))
+                get = out.get
+                for w, c in got.items():
+                    out[w] = get(w, 0) + c
+            if bar is not None:
+                bar.update(len(chunk))
+    finally:
+        if bar is not None:
+            bar.close()
+    return out
+
+
+def split_words(
+    word_counts: Mapping[str, int], unit: Unit, *, marker: str | None
+) -> dict[tuple[str, ...], int]:
+    """``{symbols: count}``: each word cut by ``unit`` and marked with ``marker``
+    (:func:`korean_bpe.units.apply_marker`); words that give the same symbols add up (NFD and NFC
+    spellings under ``jamo``); a word that gives no symbol is left out.  Compiled for the built-in
+    ``syllable`` and ``jamo`` units.
+
+    >>> split_words({"값이": 2, "값": 1}, get_unit("syllable"), marker="</w>")
+    {('값', '이</w>'): 2, ('값</w>',): 1}
+    """
+    from .trainer.fast import split_words as fast_split
+
+    check_marker(marker)
+    if type(unit).__module__ == "korean_bpe.units" and getattr(unit, "name", None) in ("syllable", "jamo"):
+        out = fast_split(word_counts, unit=unit.name, marker=marker)
+        out.pop((), None)
+        return out
+    split = unit.split
+    out = {}
+    get = out.get
+    for word, count in word_counts.items():
+        key = split(word)
+        if marker is not None:
+            key = apply_marker(key, marker)
+        if key:
+            out[key] = get(key, 0) + count
+    return out
+
+
+def _compiled_mode(pt: PreTokenizer) -> str | None:
+    """Which compiled counting cuts exactly as ``pt`` does, if any."""
+    if type(pt) is WhitespacePreTokenizer:
+        return "whitespace"
+    if type(pt) is RawPreTokenizer and pt.split_by_whitespace and pt.add_dummy_prefix:
+        return "sentencepiece"
+    return None
+
+
+def _chunks(items: Iterable[str], size: int) -> Iterator[tuple[int, list[str]]]:
+    """``(offset, batch)`` pairs; a list is handed over whole when it is one batch."""
+    if isinstance(items, list) and len(items) <= size:
+        if items:
+            yield 0, items
+        return
+    it = iter(items)
+    start = 0
+    while True:
+        chunk = list(islice(it, size))
+        if not chunk:
+            return
+        yield start, chunk
+        start += len(chunk)
+
+
+def _progress(show_progress: bool | None) -> Any:
+    if show_progress is None:
+        show_progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if not show_progress:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover
+        return None
+    return tqdm(desc="pre-tokenizing", unit="text", file=sys.stderr)
+
+
+# --- the value -----------------------------------------------------------------------------------
+
+
+class WordCounts:
+    """Distinct words with their counts, and the config of the pre-tokenizer that cut them.
+
+    A mergeable value: ``a + b`` (or ``a += b``, ``a.update(texts)``) adds counts, so counting
+    shards apart and adding gives the counts of the whole.  Two counts made by different
+    pre-tokenizers do not add (``ValueError``).  Iteration (``for word in counts``,
+    :meth:`items`) is sorted: count descending, then word by code point.
+
+    >>> a = WordCounts.from_texts(["재밌다 진짜"])
+    >>> b = WordCounts.from_texts(["진짜 최고"])
+    >>> (a + b).items()
+    [('진짜', 2), ('재밌다', 1), ('최고', 1)]
+    >>> a + WordCounts.from_texts(["진짜"], pre_tokenizer="raw")
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot add word counts of different pre-tokenizers: {'type': 'whitespace'} and {'type': 'raw', 'split_by_whitespace': True, 'add_dummy_prefix': True}; count both with the same pre-tokenizer
+    """
+
+    __slots__ = ("_counts", "_config", "_pt")
+
+    def __init__(
+        self,
+        counts: Mapping[str, int] = {},  # noqa: B006 - never modified
+        *,
+        pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = "whitespace",
+    ) -> None:
+        pt = get_pre_tokenizer(pre_tokenizer)
+        self._pt: PreTokenizer | None = pt
+        self._config: dict[str, Any] = _config_of(pt)
+        if not isinstance(counts, Mapping):
+            raise TypeError(f"counts must be a mapping word -> count, got {type(counts).__name__}")
+        for w, c in counts.items():
+            _check_entry(w, c)
+        self._counts: dict[str, int] = dict(counts)
+
+    # --- building
+
+    @classmethod
+    def from_texts(
+        cls,
+        texts: Iterable[str],
+        *,
+        pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = "whitespace",
+        show_progress: bool | None = None,
+    ) -> WordCounts:
+        """Pre-tokenize and count ``texts`` (see :func:`count_words`)."""
+        out = cls(pre_tokenizer=pre_tokenizer)
+        out.update(texts, show_progress=show_progress)
+        return out
+
+    def update(self, texts: Iterable[str], *, show_progress: bool | None = None) -> None:
+        """Add the words of ``texts``, cut by this value's pre-tokenizer."""
+        count_words(texts, self.pre_tokenizer, into=self._counts, show_progress=show_progress)
+
+    def merge(self, other: WordCounts) -> None:
+        """Add ``other``'s counts into this one (same pre-tokenizer)."""
+        if not isinstance(other, WordCounts):
+            raise TypeError(f"can only add WordCounts, got {type(other).__name__}")
+        if other._config != self._config:
+            raise ValueError(f"cannot add word counts of different pre-tokenizers: {self._config} and "
+                             f"{other._config}; count both with the same pre-tokenizer")
+        d = self._counts
+        get = d.get
+        for w, c in other._counts.items():
+            d[w] = get(w, 0) + c
+
+    def __add__(self, other: WordCounts) -> WordCounts:
+        if not isinstance(other, WordCounts):
+            return NotImplemented
+        out = self.copy()
+        out.merge(other)
+        return out
+
+    def __iadd__(self, other: WordCounts) -> WordCounts:
+        if not isinstance(other, WordCounts):
+            return NotImplemented
+        self.merge(other)
+        return self
+
+    def copy(self) -> WordCounts:
+        out = WordCounts.__new__(WordCounts)
+        out._counts, out._config, out._pt = dict(self._counts), self._config, self._pt
+        return out
+
+    # --- reading
+
+    @property
+    def pre_tokenizer_config(self) -> dict[str, Any]:
+        """The config of the pre-tokenizer that cut the words (``{"type": "whitespace"}``)."""
+        return dict(self._config)
+
+    @property
+    def pre_tokenizer(self) -> PreTokenizer:
+        """The pre-tokenizer that cut the words (rebuilt from its config when read from a file)."""
+        if self._pt is None:
+            self._pt = get_pre_tokenizer(self._config)
+        return self._pt
+
+    @property
+    def total(self) -> int:
+        """The number of word occurrences counted."""
+        return sum(self._counts.values())
+
+    def items(self) -> list[tuple[str, int]]:
+        """``(word, count)`` pairs, count descending, then word by code point."""
+        return sorted(self._counts.items(), key=_sort_key)
+
+    def __iter__(self) -> Iterator[str]:
+        return (w for w, _ in self.items())
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def __getitem__(self, word: str) -> int:
+        return self._counts[word]
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._counts
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, WordCounts):
+            return NotImplemented
+        return self._config == other._config and self._counts == other._counts
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"WordCounts({len(self)} words, {self.total} occurrences, pre_tokenizer={self._config})"
+
+    def symbol_counts(self, *, unit: str | Mapping[str, Any] | Unit = "syllable", marker: str | None) -> dict[tuple[str, ...], int]:
+        """``{symbols: count}`` for :func:`korean_bpe.trainer.train_bpe` (see :func:`split_words`)."""
+        return split_words(self._counts, get_unit(unit), marker=marker)
+
+    # --- files
+
+    def save(self, path: str | Path) -> Path:
+        """Write the counts to ``path`` as the versioned TSV of the module docstring, atomically
+        (a reader never sees half a file).  Returns ``path``."""
+        from .io.files import atomic_write_text
+
+        items = self.items()
+        header = {"format": FORMAT, "version": FORMAT_VERSION, "pre_tokenizer": self._config,
+                  "words": len(items), "total": sum(c for _, c in items)}
+        lines = ["#" + json.dumps(header, ensure_ascii=False)]
+        lines += [f"{_escape(w)}\t{c}" for w, c in items]
+        return Path(atomic_write_text(path, "\n".join(lines) + "\n"))
+
+    @classmethod
+    def load(cls, path: str | Path) -> WordCounts:
+        """Read a file written by :meth:`save`; a bad line raises :class:`CountsFileError` naming
+        the file, the line and what was expected."""
+        p = Path(path)
+        counts: dict[str, int] = {}
+        first_line: dict[str, int] = {}
+        with open(p, encoding="utf-8", newline="\n") as f:
+            try:
+                header_line = f.readline()
+                config, header = _parse_header(header_line, p)
+                n = 1
+                for n, line in enumerate(f, start=2):  # noqa: B007 - n is read after the loop
+                    if not line.endswith("\n"):
+                        raise CountsFileError(f"{p}, line {n}: the file ends in the middle of a line "
+                                              "(truncated?); write it again with 'korean-bpe count'")
+                    word, count = _parse_line(line[:-1], p, n)
+                    if word in counts:
+                        raise CountsFileError(f"{p}, line {n}: the word {word!r} is already on line "
+                                              f"{first_line[word]}; each word must appear once")
+                    counts[word] = count
+                    first_line[word] = n
+            except UnicodeDecodeError as exc:
+                raise CountsFileError(f"{p}: not UTF-8 ({exc.reason} at byte {exc.start} of the line); a counts "
+                                      "file is written by 'korean-bpe count' or WordCounts.save") from None
+        if header.get("words") is not None and header["words"] != len(counts):
+            raise CountsFileError(f"{p}: the header announces {header['words']} words but the file holds "
+                                  f"{len(counts)} (truncated or edited?); write it again with 'korean-bpe count'")
+        if header.get("total") is not None and header["total"] != sum(counts.values()):
+            raise CountsFileError(f"{p}: the header announces a total of {header['total']} but the counts add up "
+                                  f"to {sum(counts.values())} (edited?); write it again with 'korean-bpe count'")
+        out = cls.__new__(cls)
+        out._counts, out._config, out._pt = counts, config, None
+        return out
+
+
+def _config_of(pt: PreTokenizer) -> dict[str, Any]:
+    cfg = pt.to_config()
+    try:
+        json.dumps(cfg)
+    except (TypeError, ValueError):
+        raise ValueError(f"the pre-tokenizer {pt!r} has a config that is not JSON ({cfg!r}); word counts record "
+                         "their pre-tokenizer, so use a registered one") from None
+    return dict(cfg)
+
+
+def _sort_key(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
+
+
+def _check_entry(word: Any, count: Any) -> None:
+    if not isinstance(word, str) or not word:
+        raise ValueError(f"words must be non-empty strings, got {word!r}")
+    if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+        raise ValueError(f"the count of {word!r} must be an int >= 1, got {count!r}; leave out words that never occur")
+
+
+_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_UNESCAPES = {v: k for k, v in _ESCAPES.items()}
+_ESCAPE_RE = re.compile(r"[\\\t\n\r]")
+_UNESCAPE_RE = re.compile(r"\\(.?)", re.DOTALL)
+_COUNT_RE = re.compile(r"[1-9][0-9]*")
+
+
+def _escape(word: str) -> str:
+    """``'a\\tb'`` -> ``'a\\\\tb'``: tab, line feed, carriage return and backslash escaped."""
+    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group()], word) if _ESCAPE_RE.search(word) else word
+
+
+def _unescape(text: str, path: Path, n: int) -> str:
+    if "\\" not in text:
+        return text
+
+    def one(m: re.Match[str]) -> str:
+        got = _UNESCAPES.get(m.group())
+        if got is None:
+            raise CountsFileError(f"{path}, line {n}: unknown escape {m.group()!r} in the word {text!r}; "
+                                  "only \\\\, \\t, \\n and \\r are escapes (write a backslash as \\\\)")
+        return got
+
+    return _UNESCAPE_RE.sub(one, text)
+
+
+def _parse_line(line: str, path: Path, n: int) -> tuple[str, int]:
+    word, tab, count = line.rpartition("\t")
+    if not tab:
+        raise CountsFileError(f"{path}, line {n}: expected 'word<TAB>count', got {line[:60]!r} (no tab)")
+    if "\t" in word or "\r" in word:
+        raise CountsFileError(f"{path}, line {n}: expected 'word<TAB>count' with one tab, got {line[:60]!r} "
+                              "(a tab or carriage return inside a word is written \\t or \\r)")
+    if not word:
+        raise CountsFileError(f"{path}, line {n}: empty word in {line[:60]!r}; expected 'word<TAB>count'")
+    if not _COUNT_RE.fullmatch(count):
+        raise CountsFileError(f"{path}, line {n}: the count {count[:30]!r} of {word[:30]!r} is not an integer >= 1 "
+                              "(decimal digits, no sign, no leading zero)")
+    return _unescape(word, path, n), int(count)
+
+
+def _parse_header(line: str, path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    hint = "a counts file is written by 'korean-bpe count' or WordCounts.save"
+    if not line:
+        raise CountsFileError(f"{path}, line 1: the file is empty; {hint}")
+    if not line.startswith("#"):
+        raise CountsFileError(f"{path}, line 1: expected the header '#{{\"format\": \"{FORMAT}\", ...}}', got "
+                              f"{line[:60]!r}; {hint}")
+    try:
+        header = json.loads(line[1:])
+    except json.JSONDecodeError as exc:
+        raise CountsFileError(f"{path}, line 1: the header is not JSON ({exc.msg}); {hint}") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise CountsFileError(f"{path}, line 1: not a word-counts header (format {FORMAT!r} expected); {hint}")
+    version = header.get("version")
+    if version != FORMAT_VERSION:
+        raise CountsFileError(f"{path}, line 1: format version {version!r}, but this korean_bpe reads version "
+                              f"{FORMAT_VERSION}; count again with this version ('korean-bpe count')")
+    config = header.get("pre_tokenizer")
+    if not isinstance(config, dict) or not isinstance(config.get("type"), str):
+        raise CountsFileError(f"{path}, line 1: the header names no pre-tokenizer ({{\"type\": ...}} expected under "
+                              f"'pre_tokenizer'); {hint}")
+    for key in ("words", "total"):
+        value = header.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise CountsFileError(f"{path}, line 1: the header's {key!r} must be an int >= 0, got {value!r}")
+    return config, header
+

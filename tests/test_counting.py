@@ -1,0 +1,274 @@
+"""korean_bpe.counting: compiled == plain-Python counts, WordCounts adds up, its TSV round trip and
+errors, exact counts above 2**32 (and 2**63), training from counts == training from texts (Python
+and CLI, byte for byte)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from test_engine import HARD_TEXTS  # the hard strings of the counting helpers
+
+from korean_bpe import Tokenizer
+from korean_bpe.cli import main
+from korean_bpe.counting import CountsFileError, WordCounts, count_words, split_words
+from korean_bpe.pre_tokenizers import get_pre_tokenizer
+from korean_bpe.trainer import train_bpe
+from korean_bpe.units import get_unit
+
+try:
+    from korean_bpe.trainer import _fast_core
+except ImportError:  # pragma: no cover - depends on the build
+    _fast_core = None
+
+needs_compiled = pytest.mark.skipif(_fast_core is None, reason="compiled core not built")
+
+# plus what only the raw pre-tokenizer and the TSV escapes care about
+HARD = HARD_TEXTS + [
+    " ", "x\n\ny\r\nz", "a\x1cb\u3000c\xa0d\u2028e\x85f", "영화관 ▁ 표시▁ ▁앞", "백\\슬래시 \\t 그대로",
+    "탭\t안에", "끝에 공백 ", "\r", "ㅋ" * 50,
+]
+PRE_TOKENIZERS = [
+    "whitespace", "raw", {"type": "raw", "split_by_whitespace": False},
+    {"type": "raw", "add_dummy_prefix": False}, {"type": "raw", "split_by_whitespace": False, "add_dummy_prefix": False},
+]
+
+
+def _hide_compiled(monkeypatch):
+    monkeypatch.setitem(sys.modules, "korean_bpe.trainer._fast_core", None)
+
+
+# --- counting ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", PRE_TOKENIZERS, ids=str)
+@pytest.mark.parametrize("compiled", [True, False])
+def test_count_words_equals_the_pre_tokenizer_counted(spec, compiled, monkeypatch, real_texts):
+    if compiled and _fast_core is None:
+        pytest.skip("compiled core not built")
+    if not compiled:
+        _hide_compiled(monkeypatch)
+    pt = get_pre_tokenizer(spec)
+    texts = HARD + list(real_texts[:2000])
+    expected = dict(Counter(w for t in texts for w in pt(t)))
+    got = count_words(iter(texts), pt)
+    assert got == expected
+    assert list(got) == list(expected)  # first-seen order either way
+
+
+def test_count_words_raw_by_hand():
+    pt = get_pre_tokenizer("raw")
+    assert count_words([" 두  칸\n굿 ", "칸▁칸"], pt) == {"▁": 3, "▁두": 1, "▁칸": 3, "\n": 1, "▁굿": 1}
+    assert count_words(["", "\n\n"], pt) == {"\n": 2}
+
+
+def test_count_words_rejects_non_strings():
+    with pytest.raises(TypeError, match="text 2 is int"):
+        count_words(["a", "b", 3], get_pre_tokenizer("whitespace"))
+    with pytest.raises(TypeError, match="not a single string"):
+        count_words("영화", get_pre_tokenizer("whitespace"))
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+@pytest.mark.parametrize("marker", [None, "▁", "</w>", "##"])
+def test_split_words_compiled_equals_python(unit, marker, monkeypatch):
+    words = count_words(HARD, get_pre_tokenizer("whitespace"))
+    words.update({"\u1100\u1161": 2, "가": 3})  # NFD and NFC of 가 meet under jamo
+    compiled = split_words(words, get_unit(unit), marker=marker)
+    _hide_compiled(monkeypatch)
+    python = split_words(words, get_unit(unit), marker=marker)
+    assert compiled == python
+    assert sum(compiled.values()) == sum(words.values())  # every word kept, counts added
+    if unit == "jamo":
+        key = ("▁",) * (marker == "▁") + (("ᄀ", "ᅡ</w>") if marker == "</w>" else
+                                           ("ᄀ", "##ᅡ") if marker == "##" else ("ᄀ", "ᅡ"))
+        assert compiled[key] == 2 + 3  # the NFD and NFC spellings add up
+
+
+# --- WordCounts ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", ["whitespace", "raw"])
+def test_two_halves_add_up_to_the_whole(spec, real_texts):
+    texts = HARD + list(real_texts[:3000])
+    half = len(texts) // 2
+    whole = WordCounts.from_texts(texts, pre_tokenizer=spec)
+    a = WordCounts.from_texts(texts[:half], pre_tokenizer=spec)
+    b = WordCounts.from_texts(texts[half:], pre_tokenizer=spec)
+    assert a + b == whole and b + a == whole
+    assert (a + b).items() == whole.items()  # the same order too: sorted
+    a += b
+    assert a == whole and a.total == whole.total == sum(len(get_pre_tokenizer(spec)(t)) for t in texts)
+    c = WordCounts(pre_tokenizer=spec)
+    c.update(texts[:10])
+    c.update(texts[10:])
+    assert c == whole
+
+
+def test_items_sorted_by_count_then_code_point():
+    counts = WordCounts({"나": 2, "가": 2, "다": 5, "A": 2})
+    assert counts.items() == [("다", 5), ("A", 2), ("가", 2), ("나", 2)]
+    assert list(counts) == ["다", "A", "가", "나"] and len(counts) == 4 and counts["가"] == 2 and "다" in counts
+
+
+def test_bad_values_refused():
+    with pytest.raises(ValueError, match="must be an int >= 1, got 0"):
+        WordCounts({"영화": 0})
+    with pytest.raises(ValueError, match="non-empty strings"):
+        WordCounts({"": 1})
+    with pytest.raises(ValueError, match="different pre-tokenizers"):
+        WordCounts({"a": 1}).merge(WordCounts({"▁a": 1}, pre_tokenizer="raw"))
+
+
+# --- the TSV file --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", PRE_TOKENIZERS, ids=str)
+def test_tsv_round_trip(spec, tmp_path, real_texts):
+    counts = WordCounts.from_texts(HARD + list(real_texts[:500]), pre_tokenizer=spec)
+    counts.merge(WordCounts({"거대한": 2**70}, pre_tokenizer=spec) if spec == "whitespace" else
+                 WordCounts({"▁거대한": 2**70}, pre_tokenizer=spec))
+    path = counts.save(tmp_path / "counts.tsv")
+    back = WordCounts.load(path)
+    assert back == counts and back.items() == counts.items()
+    assert back.pre_tokenizer == get_pre_tokenizer(spec)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert lines[0].startswith('#{"format": "korean_bpe word counts", "version": 1, "pre_tokenizer": ')
+    assert lines[-1] == "" and len(lines) == len(counts) + 2  # one line a word, no stray line break
+
+
+def test_tsv_escapes_by_hand(tmp_path):
+    counts = WordCounts({"\n": 3, "▁탭\t안": 2, "백\\t": 1, "\r": 1}, pre_tokenizer="raw")
+    text = counts.save(tmp_path / "c.tsv").read_text(encoding="utf-8")
+    assert text.split("\n", 1)[1] == "\\n\t3\n▁탭\\t안\t2\n\\r\t1\n백\\\\t\t1\n"
+    assert WordCounts.load(tmp_path / "c.tsv") == counts
+
+
+HEADER = '#{"format": "korean_bpe word counts", "version": 1, "pre_tokenizer": {"type": "whitespace"}}\n'
+
+
+@pytest.mark.parametrize("body, message", [
+    ("", "line 1: the file is empty"),
+    ("영화\t3\n", "line 1: expected the header"),
+    ("#{not json\n", "line 1: the header is not JSON"),
+    ('#{"format": "korean_bpe word counts", "version": 2, "pre_tokenizer": {"type": "whitespace"}}\n', "version 2"),
+    ('#{"format": "korean_bpe word counts", "version": 1}\n', "names no pre-tokenizer"),
+    (HEADER + "영화\t3\n재밌다 2\n", "line 3: expected 'word<TAB>count', got '재밌다 2' \\(no tab\\)"),
+    (HEADER + "영화\t3\n재밌다\t0\n", "line 3: the count '0'"),
+    (HEADER + "영화\t-3\n", "line 2: the count '-3'"),
+    (HEADER + "영화\t3\r\n", "line 2: the count '3\\\\r'"),
+    (HEADER + "\t3\n", "line 2: empty word"),
+    (HEADER + "영화\t3\n영화\t4\n", "line 3: the word '영화' is already on line 2"),
+    (HEADER + "영\\x화\t3\n", "line 2: unknown escape"),
+    (HEADER + "영화\t3\n재밌다\t2", "line 3: the file ends in the middle of a line"),
+    (HEADER[:-2] + ', "words": 3}\n영화\t3\n', "announces 3 words but the file holds 1"),
+])
+def test_bad_tsv_lines_are_named(tmp_path, body, message):
+    path = tmp_path / "bad.tsv"
+    path.write_text(body, encoding="utf-8", newline="")
+    with pytest.raises(CountsFileError, match=message) as info:
+        WordCounts.load(path)
+    assert str(path) in str(info.value)
+
+
+def test_tsv_not_utf8_named(tmp_path):
+    path = tmp_path / "bad.tsv"
+    path.write_bytes(HEADER.encode() + "영화\t3\n".encode("cp949"))
+    with pytest.raises(CountsFileError, match="not UTF-8"):
+        WordCounts.load(path)
+
+
+# --- counts above 2**32 ----------------------------------------------------------------------------
+
+
+@needs_compiled
+def test_compiled_counting_adds_exactly_above_2_32():
+    big = 2**40 + 7
+    got = count_words(["ㅋㅋ 하하", "ㅋㅋ"], get_pre_tokenizer("whitespace"), into={"ㅋㅋ": big})
+    assert got == {"ㅋㅋ": big + 2, "하하": 1} and type(got["ㅋㅋ"]) is int
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python", "reference"])
+@pytest.mark.parametrize("scale", [2**33, 2**62])  # int64 in the compiled engine; beyond: exact Python ints
+def test_counts_above_2_32_train_exactly(engine, scale):
+    if engine == "compiled" and _fast_core is None:
+        pytest.skip("compiled core not built")
+    counts = WordCounts({"ㅋㅋㅋ": scale + 1, "ㅋㅎ": 3 * scale, "하하": 5})
+    seen = []
+    train_bpe(counts.symbol_counts(unit="syllable", marker=None), num_merges=3, min_frequency=1, special_tokens=(),
+              engine=engine, on_merge=lambda rank, pair, count: seen.append((pair, count)))
+    # (ㅋ,ㅎ) 3s beats (ㅋ,ㅋ) 2(s+1) (twice in ㅋㅋㅋ); then ㅋㅋ ㅋ: (ㅋㅋ,ㅋ) s+1; (하,하) 5 never wins
+    assert seen == [(("ㅋ", "ㅎ"), 3 * scale), (("ㅋ", "ㅋ"), 2 * scale + 2), (("ㅋㅋ", "ㅋ"), scale + 1)]
+
+
+def test_counts_above_2_32_through_tokenizer():
+    counts = WordCounts({"ㅋㅋㅋ": 2**33 + 1, "ㅋㅎ": 3 * 2**33, "하하": 5})
+    tok = Tokenizer.train_from_counts(counts, vocab_size=9, min_frequency=1)
+    # ids <unk>0 ▁1 ㅋ2 ㅎ3 하4; s = 2**33: (▁,ㅋ) 4s+1; (▁ㅋ,ㅎ) 3s; (▁ㅋ,ㅋ) and (ㅋ,ㅋ) tie at s+1:
+    # the smaller ids (2, 2) first; then (▁ㅋ,ㅋㅋ) s+1
+    assert tok.model.merges == (("▁", "ㅋ"), ("▁ㅋ", "ㅎ"), ("ㅋ", "ㅋ"), ("▁ㅋ", "ㅋㅋ"))
+    assert tok.tokenize("ㅋㅋㅋ ㅋㅎ") == ["▁ㅋㅋㅋ", "▁ㅋㅎ"]
+
+
+# --- training from counts ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, unit, marker", [
+    ("whitespace", "syllable", "default"), ("whitespace", "jamo", "default"), ("whitespace", "byte", "default"),
+    ("whitespace", "jamo", "</w>"), ("whitespace", "syllable", "##"), ("raw", "syllable", "default"),
+    ("raw", "jamo", "default"), ({"type": "raw", "split_by_whitespace": False}, "syllable", "default"),
+])
+def test_train_from_counts_equals_train(spec, unit, marker, tmp_path, real_texts):
+    texts = HARD + list(real_texts[:1500])
+    kw = {} if marker == "default" else {"marker": marker}
+    # 4,000: room for merges above the alphabet of 1,500 movie reviews, doubled by the ## marker
+    direct = Tokenizer.train(texts, vocab_size=4000, pre_tokenizer=spec, unit=unit, **kw)
+    counts = WordCounts.from_texts(texts[:700], pre_tokenizer=spec) + WordCounts.from_texts(texts[700:], pre_tokenizer=spec)
+    counts.save(tmp_path / "c.tsv")
+    via = Tokenizer.train_from_counts(WordCounts.load(tmp_path / "c.tsv"), vocab_size=4000, unit=unit, **kw)
+    assert via.model == direct.model and len(direct.model.merges) > 100
+    assert via.encode_batch(texts[:200]) == direct.encode_batch(texts[:200])
+    direct.save(tmp_path / "a")
+    via.save(tmp_path / "b")
+    for name in ("vocab.json", "merges.txt", "tokenizer_config.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_train_from_counts_pre_tokenizer_checked():
+    counts = WordCounts.from_texts(["영화 정말 재밌다"] * 3, pre_tokenizer="raw")
+    same = Tokenizer.train_from_counts(counts, vocab_size=20, pre_tokenizer={"type": "raw"})
+    assert same.tokenize("영화 정말") == ["▁영화", "▁정말"]
+    with pytest.raises(ValueError, match="is not the pre-tokenizer these counts were made with"):
+        Tokenizer.train_from_counts(counts, vocab_size=20, pre_tokenizer="whitespace")
+    with pytest.raises(ValueError, match="word counts are empty"):
+        Tokenizer.train_from_counts(WordCounts(), vocab_size=20)
+    with pytest.raises(TypeError, match="WordCounts.load"):
+        Tokenizer.train_from_counts({"영화": 3}, vocab_size=20)  # type: ignore[arg-type]
+
+
+def test_cli_count_then_train_counts_equals_train(tmp_path, real_texts, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(t.replace("\n", " ") for t in real_texts[:2000]) + "\n", encoding="utf-8")
+    for pt in ("whitespace", "raw"):
+        assert main(["count", str(corpus), "--pre-tokenizer", pt, "-o", str(tmp_path / f"{pt}.tsv")]) == 0
+        assert main(["train", "--counts", str(tmp_path / f"{pt}.tsv"), "--unit", "jamo", "--vocab-size", "900",
+                     "-o", str(tmp_path / f"{pt}-counts")]) == 0
+        assert main(["train", str(corpus), "--pre-tokenizer", pt, "--unit", "jamo", "--vocab-size", "900",
+                     "-o", str(tmp_path / f"{pt}-texts")]) == 0
+        for name in ("vocab.json", "merges.txt", "tokenizer_config.json"):
+            a = (tmp_path / f"{pt}-counts" / name).read_bytes()
+            assert a == (tmp_path / f"{pt}-texts" / name).read_bytes()
+        assert len((tmp_path / f"{pt}-texts" / "merges.txt").read_text(encoding="utf-8").splitlines()) > 500
+    capsys.readouterr()
+    assert main(["train", "--counts", str(tmp_path / "raw.tsv"), "--pre-tokenizer", "whitespace",
+                 "-o", str(tmp_path / "x")]) == 1
+    assert "was counted with the pre-tokenizer {'type': 'raw'" in capsys.readouterr().err
+    assert main(["train", str(corpus), "--counts", str(tmp_path / "raw.tsv"), "-o", str(tmp_path / "x")]) == 1
+    assert "either CORPUS" in capsys.readouterr().err
+    (tmp_path / "bad.tsv").write_text(HEADER + "영화\t3\n재밌다\n", encoding="utf-8")
+    assert main(["train", "--counts", str(tmp_path / "bad.tsv"), "-o", str(tmp_path / "x")]) == 1
+    err = capsys.readouterr().err
+    assert "bad.tsv, line 3: expected 'word<TAB>count'" in err and err.count("\n") == 1
+    assert not (tmp_path / "x").exists()
