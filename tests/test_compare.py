@@ -221,6 +221,75 @@ def test_peer_rows_are_measured_like_ours(sweep_texts: list[str]) -> None:
     assert isinstance(seg, Segmenter) and peer["actual_vocab_size"].iloc[0] == seg.vocab_size
 
 
+@pytest.mark.parametrize("gold", ["okt", None])
+def test_span_counts_per_distinct_word_equal_the_per_text_ones(sweep_texts: list[str], gold: str | None) -> None:
+    """compare() counts continued 어절 and boundaries per distinct 어절 (_Layout): the same numbers as
+    seg.pieces() text by text, for pre-tokenizers that rewrite spaces (raw, lossless okt) or drop text."""
+    texts = [*sweep_texts[:200], "  앞뒤 공백과\t탭 ", "ㅋㅋㅋㅋ ㅠㅠ 개꿀잼!!", "영화  정말   재밌다", "가나가나 가나"] * 2
+    held = run._HeldOut(texts, None)
+    pretok = run._Pretok(texts[:150], texts)
+    if gold is not None:
+        held.gold = run._gold_boundaries(texts, pretok.get(gold)[2], held.word_spans)
+        held.n_gold = sum(len(g) for per_text in held.gold for g in per_text)
+    for source, unit in [("whitespace", "jamo"), ("raw", "byte"), ("okt", "syllable"), ("okt-analysis", "jamo")]:
+        pt, _, _, table, _ = pretok.get(source)
+        tok = Tokenizer.train(texts[:150], vocab_size=500, pre_tokenizer=run._Table(pt, table), unit=unit,
+                              show_progress=False)
+        seg = BPESegmenter(Tokenizer(tok.model, pre_tokenizer=pt, unit=tok.unit, marker=tok.marker,
+                                     unk_token=tok.unk_token), strategy=f"{source}/{unit}", pre_tokenizer=source,
+                           words=table, aligned=pretok.aligned(source))
+        layout = pretok.layout(source, held)
+        assert sum(layout.counts.values()) == held.n_words >= 2 * len(layout.counts)  # each text is there twice
+        fast, straight = run._span_counts(seg, layout), run._span_counts_per_text(seg, held)
+        assert fast == straight, source
+        chars = list(held.char_counts)  # unrepresentable characters: the words of each character computed once
+        assert seg.encode_pretokenized(pretok.char_words(source, chars)) == seg.encode_batch(chars)
+        assert fast[0] > 0 and (gold is None or fast[1] > fast[2] > 0)
+        # and the straightforward counts are the metrics' definitions
+        per_word, predicted = [], []
+        for text, spans in zip(texts, held.word_spans):
+            pieces = [(a, b) for _, a, b in seg.pieces(text) if a < b]
+            per_word += run._tokens_per_word(pieces, spans)
+            predicted += metrics.internal_boundaries(pieces, spans)
+        assert metrics.continued_word_rate(per_word) == fast[0] / held.n_words
+        if gold is not None:
+            expected = metrics.boundary_scores(predicted, [b for t in held.gold for b in t])
+            assert expected == (fast[2] / fast[1], fast[2] / held.n_gold, 2 * fast[2] / (fast[1] + held.n_gold))
+
+
+def test_greedy_bpe_peer_sweep_equals_separate_trainings(sweep_texts: list[str]) -> None:
+    """hf-bpe is trained once at the largest size and truncated: its rows equal training at each size."""
+    pytest.importorskip("tokenizers")
+    stable = [c for c in run.COLUMNS if c not in NEW_TIMING]
+    labels = [len(t) % 2 for t in sweep_texts]
+    sweep = compare(sweep_texts, labels=labels, strategies=["hf-bpe"], vocab_sizes=[400, 600], gold="okt",
+                    show_progress=False)
+    assert sweep["train_s"].nunique() == 1  # one training
+    for size in (400, 600):
+        alone = compare(sweep_texts, labels=labels, strategies=["hf-bpe"], vocab_sizes=[size], gold="okt",
+                        show_progress=False)
+        rows = sweep[sweep["vocab_size"] == size].reset_index(drop=True)
+        pd.testing.assert_frame_equal(rows[stable], alone[stable])
+
+
+def test_a_crashing_peer_skips_its_remaining_sizes_with_one_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    from korean_bpe.compare import peers
+
+    calls: list[int] = []
+
+    def crash(name: str, texts: object, *, vocab_size: int, seed: int = 0) -> object:  # fault injection
+        calls.append(vocab_size)
+        raise RuntimeError("kiwipiepy SwTokenizer.train crashed its process")
+
+    monkeypatch.setattr(peers, "train_peer", crash)
+    notes: list[str] = []
+    df = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["kiwi-swtokenizer", "whitespace/syllable"],
+                 vocab_sizes=[6, 7, 8], gold=None, show_progress=False, notes=notes)
+    assert calls == [6]
+    assert notes == ["skipped kiwi-swtokenizer at vocab size 6, 7, 8: kiwipiepy SwTokenizer.train crashed its process"]
+    assert df["strategy"].unique().tolist() == ["whitespace/syllable"]
+
+
 # -- choosing strategies ---------------------------------------------------------------------------
 
 def test_default_grid_names() -> None:

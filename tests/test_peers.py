@@ -356,3 +356,24 @@ def test_a_review_that_crashes_kiwipiepy_swtokenizer_does_not_crash_the_caller()
         assert "SwTokenizer.train on 1 texts at vocab_size=1000 crashed its process" in str(exc)
     else:
         assert sw.encode("영화검색")
+
+
+@pytest.mark.parametrize("name", ["hf-bpe", "kiwi-bpe"])
+def test_truncating_a_greedy_bpe_peer_equals_training_at_that_size(name):
+    """compare() trains TRUNCATABLE_PEERS once at the largest size: the cut model must be the one
+    training at the smaller size gives, id for id on held-out text, vocabulary for vocabulary."""
+    from korean_bpe.compare.peers import TRUNCATABLE_PEERS
+
+    assert name in TRUNCATABLE_PEERS
+    big = peer(name)
+    for size in (600, 1000):
+        cut, trained = big.truncate(size), train_peer(name, TRAIN, vocab_size=size, seed=0)
+        assert cut.vocab_size == trained.vocab_size == size
+        assert cut.vocab_surfaces() == trained.vocab_surfaces()
+        assert cut.encode_batch(HELD_OUT + HARD) == trained.encode_batch(HELD_OUT + HARD)
+    assert big.truncate(big.vocab_size + 10) is big
+
+
+def test_truncate_refuses_a_wordpiece_model():
+    with pytest.raises(ValueError, match="only a BPE model"):
+        peer("hf-wordpiece").truncate(600)

@@ -98,12 +98,19 @@ from .._optional import MissingDependencyError, require
 __all__ = [
     "PEERS", "train_peer", "train_sentencepiece", "train_hf_bpe", "train_hf_wordpiece",
     "train_kiwi_bpe", "train_kiwi_swtokenizer", "Peer", "SentencePiecePeer", "HFPeer", "SwTokenizerPeer",
-    "char_spans_from_byte_offsets", "byte_level_decode", "readable_bytes", "run_isolated",
+    "char_spans_from_byte_offsets", "byte_level_decode", "readable_bytes", "run_isolated", "TRUNCATABLE_PEERS",
 ]
 
 PEERS: tuple[str, ...] = (
     "sentencepiece-bpe", "sentencepiece-unigram", "hf-bpe", "hf-wordpiece", "kiwi-bpe", "kiwi-swtokenizer",
 )
+
+#: peers whose trainer is greedy byte-level BPE (merges picked one at a time, most frequent first,
+#: ties broken deterministically): a model trained at a smaller size is the first ``n`` tokens and
+#: merges of one trained at a larger size, so :meth:`HFPeer.truncate` of the larger one *is* the
+#: smaller one (tests/test_peers.py checks the ids on real texts; compare() trains them once per
+#: sweep).  Not WordPiece (HF numbers its ``##`` symbols in hash-map order) nor SentencePiece.
+TRUNCATABLE_PEERS: tuple[str, ...] = ("hf-bpe", "kiwi-bpe")
 
 #: thread count SentencePiece trains with: fixed, so a model does not depend on the machine
 SENTENCEPIECE_THREADS = 2
@@ -319,6 +326,37 @@ class HFPeer(Peer):
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         return [enc.ids for enc in self._batch(list(texts), add_special_tokens=False)]
+
+    def truncate(self, vocab_size: int) -> HFPeer:
+        """The BPE model cut to its first ``vocab_size`` ids: the tokens with a smaller id and the
+        merges that make them (for :data:`TRUNCATABLE_PEERS`, the model training at that size gives).
+
+        >>> texts = ["이 영화 최고", "이 영화 별로", "영화를 봤다"] * 5
+        >>> small = train_hf_bpe(texts, vocab_size=270).truncate(262)
+        >>> small.vocab_size, small.pieces("영화를")
+        (262, [('영화', 0, 2), ('<0xEB>', 2, 3), ('<0xA5>', 2, 3), ('<0xBC>', 2, 3)])
+        >>> small.encode_batch(texts) == train_hf_bpe(texts, vocab_size=262).encode_batch(texts)
+        True
+        """
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
+            raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
+        if vocab_size >= self.vocab_size:
+            return self
+        data = json.loads(self._tk.to_str())
+        model = data["model"]
+        if model.get("type") != "BPE":
+            raise ValueError(f"only a BPE model can be truncated; {self.strategy} is {model.get('type')}")
+        vocab = {t: i for t, i in model["vocab"].items() if i < vocab_size}
+        kept = []
+        for merge in model["merges"]:
+            a, b = merge if isinstance(merge, list) else merge.split(" ", 1)
+            if a + b in vocab and a in vocab and b in vocab:
+                kept.append(merge)
+        model["vocab"], model["merges"] = vocab, kept
+        data["added_tokens"] = [t for t in data.get("added_tokens") or [] if t["id"] < vocab_size]
+        tokenizer = type(self._tk).from_str(json.dumps(data, ensure_ascii=False))
+        return HFPeer(tokenizer, strategy=self.strategy, unit=self.unit, lossless=self.lossless,
+                      pre_tokenizer=self.pre_tokenizer)
 
     def decode(self, ids: Sequence[int]) -> str:
         return self._tk.decode([int(i) for i in ids], skip_special_tokens=False)

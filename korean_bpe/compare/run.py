@@ -23,12 +23,18 @@ Strategies (:data:`DEFAULT_STRATEGIES`; ``strategies=`` names any subset, or a f
   ``▁`` token) and ``baseline/word`` (어절); the vocabulary is ``<unk>`` plus the ``N - 1`` most
   frequent tokens of the training texts, the rest ``<unk>``;
 * ``kind="peer"``: each name of :data:`korean_bpe.compare.peers.PEERS` (SentencePiece, HF, Kiwi),
-  trained on the same texts at each size.
+  trained on the same texts at each size, except the greedy byte-level BPE peers
+  (:data:`~korean_bpe.compare.peers.TRUNCATABLE_PEERS`: ``hf-bpe``, ``kiwi-bpe``), trained once at
+  the largest size and truncated, which gives the model training at the smaller size gives (a test
+  checks the ids).  A peer that crashes (``kiwi-swtokenizer`` on NSMC) is skipped at its remaining
+  sizes with one note.
 
 A vocabulary sweep costs one training per BPE strategy: it is trained at the largest size and each
 smaller size is ``model.truncate(n)`` (BPE merges are a usable prefix; a test shows the rows equal
 separate trainings).  Pre-tokenization runs once per pre-tokenizer (training and held-out texts)
-and is shared by its units and sizes, the baselines and the gold analyzer.  A size a strategy
+and is shared by its units and sizes, the baselines and the gold analyzer; so are the held-out 어절
+of each pre-tokenization, keyed by the words that cover them, so that a BPE row counts continued
+어절 and boundaries once per distinct 어절 (a test shows the counts equal the per-text ones).  A size a strategy
 cannot reach (merges stop at ``min_frequency``, a baseline runs out of tokens) gives a row whose
 ``actual_vocab_size`` is smaller; a size below a BPE strategy's alphabet is skipped with a note.
 
@@ -61,7 +67,7 @@ words of the original text), ``T`` = tokens of ``encode_batch``:
   bag-of-token counts, fitted on the training split (a seeded sample of ``probe_train_docs``,
   20,000 by default) and scored on the held-out one;
 * ``train_s`` (seconds to train at the largest size: shared by the smaller, truncated sizes;
-  counting for a baseline, the peer's own trainer at each size), ``pretok_s`` (seconds to
+  counting for a baseline, the peer's own trainer at each size, or once for a truncated peer), ``pretok_s`` (seconds to
   pre-tokenize training + held-out texts, once per pre-tokenizer; NaN for peers and the
   jamo/syllable baselines), ``encode_texts_per_s`` (the public ``encode_batch`` a user calls, on up
   to :data:`THROUGHPUT_TEXTS` held-out texts, cold word cache, best of up to three runs; the
@@ -245,6 +251,7 @@ class _HeldOut:
         self.word_spans = [metrics.word_spans(t) for t in test]
         self.gold: list[list[frozenset[int]]] | None = None
         self.gold_name = ""
+        self.n_gold = 0  # gold boundaries over all 어절
         self.sample = test[:THROUGHPUT_TEXTS]
 
 
@@ -262,34 +269,37 @@ def _gold_boundaries(test: list[str], words: list[list[str]], word_spans: list[l
 
 
 def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_encoded: list[list[int]] | None,
-             train_labels: list[int] | None, lossy: bool, seed: int, spans_fixed: dict[str, Any] | None = None
-             ) -> dict[str, Any]:
+             train_labels: list[int] | None, lossy: bool, seed: int, spans_fixed: dict[str, Any] | None = None,
+             layout: _Layout | None = None, char_words: list[list[str]] | None = None) -> dict[str, Any]:
     """One row's metrics.  ``spans_fixed``: a dict shared by the sizes of a strategy whose spans do not
     depend on the vocabulary size (a baseline: only which tokens are <unk> changes), filled by the
-    first size and read by the others."""
+    first size and read by the others.  ``layout``: the held-out 어절 of a BPE row's pre-tokenizer,
+    for :func:`_span_counts` (the same counts as :func:`_span_counts_per_text`, per distinct 어절).
+    ``char_words``: the row's pre-tokenizer's words of each held-out character (``encode_batch`` of a
+    pre-tokenizing segmenter is ``encode_pretokenized`` of them: the analyzer then runs once, not per row)."""
     texts = held.texts
     n_tokens = sum(map(len, encoded))
-    # spans -> tokens per 어절 and boundaries strictly inside 어절
-    if spans_fixed:
-        per_word, predicted = spans_fixed["per_word"], spans_fixed["predicted"]
+    # spans -> tokens per 어절 (how many are continued) and boundaries strictly inside 어절
+    if layout is not None and isinstance(seg, BPESegmenter):
+        continued, n_pred, tp = _span_counts(seg, layout)
+    elif spans_fixed:
+        continued, n_pred, tp = spans_fixed["counts"]
     else:
-        per_word, predicted = [], []
-        for text, spans in zip(texts, held.word_spans):
-            pieces = [(a, b) for _, a, b in seg.pieces(text) if a < b]
-            per_word.extend(_tokens_per_word(pieces, spans))
-            if held.gold is not None:
-                predicted.extend(metrics.internal_boundaries(pieces, spans))
+        continued, n_pred, tp = _span_counts_per_text(seg, held)
         if spans_fixed is not None:
-            spans_fixed.update(per_word=per_word, predicted=predicted)
+            spans_fixed["counts"] = (continued, n_pred, tp)
     if held.gold is not None:
-        gold = [b for per_text in held.gold for b in per_text]
-        precision, recall, f1 = metrics.boundary_scores(predicted, gold)
+        precision, recall = metrics._ratio(tp, n_pred), metrics._ratio(tp, held.n_gold)
+        f1 = metrics._ratio(2 * tp, n_pred + held.n_gold)
     else:
         precision = recall = f1 = math.nan
     token_counts = Counter(i for ids in encoded for i in ids)
     unk = seg.unk_ids
     chars = list(held.char_counts)
-    alone = seg.encode_batch(chars) if chars else []
+    if char_words is not None:  # the pre-tokenizer's words of each character, computed once for its rows
+        alone = seg.encode_pretokenized(char_words)  # type: ignore[attr-defined]
+    else:
+        alone = seg.encode_batch(chars) if chars else []
     representable = {ch for ch, ids in zip(chars, alone) if ids and unk.isdisjoint(ids)}
     surfaces = seg.vocab_surfaces()
     decoded = None if lossy else [seg.decode(ids) for ids in encoded]
@@ -300,7 +310,7 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
         "actual_vocab_size": seg.vocab_size,
         "tokens_per_doc": n_tokens / len(texts) if texts else math.nan,
         "tokens_per_word": metrics.fertility(n_tokens=n_tokens, n_words=held.n_words),
-        "continued_word_rate": metrics.continued_word_rate(per_word),
+        "continued_word_rate": metrics._ratio(continued, held.n_words),
         "chars_per_token": metrics.chars_per_token(n_chars=held.n_chars, n_tokens=n_tokens),
         "bytes_per_token": metrics.bytes_per_token(n_bytes=held.n_bytes, n_tokens=n_tokens),
         "unk_rate": metrics.unk_rate(encoded, unk_ids=unk),
@@ -313,6 +323,84 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
         "round_trip_rate": math.nan if decoded is None else metrics.round_trip_rate(texts, decoded),
         "probe_accuracy": probe,
     }
+
+
+def _span_counts_per_text(seg: Segmenter, held: _HeldOut) -> tuple[int, int, int]:
+    """(어절 with 2+ tokens, predicted boundaries, predicted boundaries that are gold) over the held-out
+    texts, from ``seg.pieces`` of each text: the straightforward definition (metrics'
+    :func:`~korean_bpe.compare.metrics.continued_word_rate` and
+    :func:`~korean_bpe.compare.metrics.boundary_scores` count the same)."""
+    continued = n_pred = tp = 0
+    gold = held.gold
+    for t, (text, spans) in enumerate(zip(held.texts, held.word_spans)):
+        pieces = [(a, b) for _, a, b in seg.pieces(text) if a < b]
+        continued += sum(n >= 2 for n in _tokens_per_word(pieces, spans))
+        if gold is not None:
+            for p, g in zip(metrics.internal_boundaries(pieces, spans), gold[t]):
+                n_pred += len(p)
+                tp += len(p & g)
+    return continued, n_pred, tp
+
+
+class _Layout:
+    """The held-out 어절 of one pre-tokenization, each occurrence keyed by what its counts depend on:
+    the pre-tokenizer's words that overlap it (word, start relative to the 어절, ``z`` of
+    :func:`~korean_bpe.compare.segmenters.align_words`), its length and its gold boundaries
+    (relative); ``counts`` maps each distinct key to its occurrences.  Shared by the units and sizes
+    of the pre-tokenizer: a row then measures each distinct key once (:func:`_span_counts`)."""
+
+    def __init__(self, held: _HeldOut, words: list[list[str]], aligned: dict[str, Any]) -> None:
+        import bisect
+
+        counts: Counter[tuple[Any, ...]] = Counter()
+        distinct: dict[str, None] = {}
+        gold = held.gold
+        for t, (text, ws, spans) in enumerate(zip(held.texts, words, held.word_spans)):
+            where = aligned.get(text)
+            if where is None:
+                where = aligned[text] = align_words(text, ws)
+            ends = [e for _, e in spans]
+            assigned: list[list[tuple[str, int, int]]] = [[] for _ in spans]
+            for w, (base, z) in zip(ws, where):
+                lo, hi = base + z, base + len(w)  # every token span of w lies in [lo, hi]
+                if lo >= hi:
+                    continue
+                j = bisect.bisect_right(ends, lo)  # the first 어절 ending after lo
+                while j < len(spans) and spans[j][0] < hi:
+                    assigned[j].append((w, base, z))
+                    j += 1
+                distinct[w] = None
+            for j, (s, e) in enumerate(spans):
+                g = None if gold is None else frozenset(k - s for k in gold[t][j])
+                counts[(tuple((w, base - s, z) for w, base, z in assigned[j]), e - s, g)] += 1
+        self.counts = counts
+        self.words = list(distinct)
+
+
+def _span_counts(seg: BPESegmenter, layout: _Layout) -> tuple[int, int, int]:
+    """:func:`_span_counts_per_text` per distinct 어절 of ``layout``, weighted by its occurrences: a
+    token span of word ``w`` at ``base`` is ``(base + max(a, z), base + max(b, z))`` as in
+    :meth:`BPESegmenter.pieces`; it counts for the 어절 ``(0, n)`` when non-empty and overlapping it,
+    its end is a boundary when ``0 < end < n``."""
+    ranges = seg._ranges_of(layout.words)
+    continued = n_pred = tp = 0
+    for (placed, n, gold), c in layout.counts.items():
+        k = 0
+        ends: set[int] = set()
+        for w, base, z in placed:
+            for _, a, b in ranges[w]:
+                a = base + (a if a > z else z)
+                b = base + (b if b > z else z)
+                if a < b and a < n and b > 0:
+                    k += 1
+                    if b < n:
+                        ends.add(b)
+        if k >= 2:
+            continued += c
+        if gold is not None:
+            n_pred += c * len(ends)
+            tp += c * len(ends & gold)
+    return continued, n_pred, tp
 
 
 def _tokens_per_word(pieces: list[tuple[int, int]], words: list[tuple[int, int]]) -> list[int]:
@@ -361,6 +449,23 @@ class _Pretok:
         self.train, self.test = train, test
         self._done: dict[str, Any] = {}
         self._aligned: dict[str, dict[str, Any]] = {}
+        self._layouts: dict[str, _Layout] = {}
+        self._char_words: dict[str, list[list[str]]] = {}
+
+    def layout(self, key: str, held: _HeldOut) -> _Layout:
+        """The held-out 어절 of pre-tokenization ``key`` (:class:`_Layout`), built once."""
+        got = self._layouts.get(key)
+        if got is None:
+            table = self.get(key)[3]
+            got = self._layouts[key] = _Layout(held, [table[t] for t in held.texts], self.aligned(key))
+        return got
+
+    def char_words(self, key: str, chars: list[str]) -> list[list[str]]:
+        """The words pre-tokenization ``key`` gives for each of ``chars`` alone, computed once."""
+        got = self._char_words.get(key)
+        if got is None:
+            got = self._char_words[key] = _batch_cached(self.get(key)[0], chars)
+        return got
 
     def aligned(self, key: str) -> dict[str, Any]:
         """A dict shared by the segmenters of one pre-tokenization: text -> ``align_words``."""
@@ -506,6 +611,7 @@ def compare(
             else:  # only the held-out texts need the gold analyzer
                 gold_words = _batch_cached(_build_pre_tokenizer(gold), test)
             held.gold = _gold_boundaries(test, gold_words, held.word_spans)
+            held.n_gold = sum(len(g) for per_text in held.gold for g in per_text)
             held.gold_name = gold
         except (ImportError, RuntimeError, OSError, ValueError) as exc:
             notes.append(f"skipped the morpheme-boundary metrics (gold {gold}): {_why(exc)}")
@@ -530,8 +636,11 @@ def compare(
                     segmenters[(name, size)] = seg
                 encoded, train_encoded = extra.pop("encoded"), extra.pop("train_encoded")
                 lossy = strategy.source == "okt-analysis"
+                layout = pretok.layout(strategy.source, held) if isinstance(seg, BPESegmenter) else None
+                char_words = pretok.char_words(strategy.source, list(held.char_counts)) if (
+                    isinstance(seg, BPESegmenter) or strategy.unit == "morpheme") else None
                 row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=train_labels,
-                               lossy=lossy, seed=seed, spans_fixed=spans_fixed)
+                               lossy=lossy, seed=seed, spans_fixed=spans_fixed, layout=layout, char_words=char_words)
                 rows.append(row | extra | {
                     "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
                     "lossless": bool(seg.lossless), "vocab_size": size,
@@ -703,18 +812,35 @@ def _baseline_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
 
 
 def _peer_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
+    """Each size's peer: trained at each size, except :data:`~korean_bpe.compare.peers.TRUNCATABLE_PEERS`
+    (greedy BPE: trained once at the largest size and truncated, which gives the same model; their
+    ``train_s`` is that one training).  A peer that crashes or fails (RuntimeError) is not tried
+    at its remaining sizes: one note."""
     peers, notes, name = ctx["peers"], ctx["notes"], strategy.name
     if peers is None:
         return
+    full = None
+    train_s = math.nan
     for size in ctx["sizes"]:
         try:
-            start = time.perf_counter()
-            seg = peers.train_peer(name, ctx["train"], vocab_size=size, seed=ctx["seed"])
-            train_s = time.perf_counter() - start
+            if name in getattr(peers, "TRUNCATABLE_PEERS", ()):
+                if full is None:
+                    start = time.perf_counter()
+                    full = peers.train_peer(name, ctx["train"], vocab_size=ctx["sizes"][-1], seed=ctx["seed"])
+                    train_s = time.perf_counter() - start
+                seg = full.truncate(size)
+            else:
+                start = time.perf_counter()
+                seg = peers.train_peer(name, ctx["train"], vocab_size=size, seed=ctx["seed"])
+                train_s = time.perf_counter() - start
         except ImportError as exc:
             notes.append(f"skipped {name}: {_why(exc)}")
             return
-        except (RuntimeError, ValueError, OSError) as exc:
+        except RuntimeError as exc:
+            notes.append(f"skipped {name} at vocab size {', '.join(str(s) for s in ctx['sizes'] if s >= size)}: "
+                         f"{_why(exc)}")
+            return
+        except (ValueError, OSError) as exc:
             notes.append(f"skipped {name} at vocab size {size}: {_why(exc)}")
             continue
         yield seg, size, {

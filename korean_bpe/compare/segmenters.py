@@ -347,14 +347,17 @@ class BaselineSegmenter:
         get = self._ids.get
         if self.unit == "word":
             return [[get(w, 0) for w in words] for words in batch]
+        space = get(SPACE_MARK, 0)
+        known: dict[str, list[int]] = {}  # word -> its ids (a ▁ token per leading mark, then the morpheme)
         out = []
         for words in batch:
-            ids = []
+            ids: list[int] = []
             for w in words:
-                core = w.lstrip(SPACE_MARK)
-                ids.extend([self._ids[SPACE_MARK] if SPACE_MARK in self._ids else 0] * (len(w) - len(core)))
-                if core:
-                    ids.append(get(core, 0))
+                got = known.get(w)
+                if got is None:
+                    core = w.lstrip(SPACE_MARK)
+                    got = known[w] = [space] * (len(w) - len(core)) + ([get(core, 0)] if core else [])
+                ids += got
             out.append(ids)
         return out
 
