@@ -233,7 +233,7 @@ def test_span_counts_per_distinct_word_equal_the_per_text_ones(sweep_texts: list
         held.n_gold = sum(len(g) for per_text in held.gold for g in per_text)
     for source, unit in [("whitespace", "jamo"), ("raw", "byte"), ("okt", "syllable"), ("okt-analysis", "jamo")]:
         pt, _, _, table, _ = pretok.get(source)
-        tok = Tokenizer.train(texts[:150], vocab_size=500, pre_tokenizer=run._Table(pt, table), unit=unit,
+        tok = Tokenizer.train(texts[:150], vocab_size=2000, pre_tokenizer=run._Table(pt, table), unit=unit,
                               show_progress=False)
         seg = BPESegmenter(Tokenizer(tok.model, pre_tokenizer=pt, unit=tok.unit, marker=tok.marker,
                                      unk_token=tok.unk_token), strategy=f"{source}/{unit}", pre_tokenizer=source,
