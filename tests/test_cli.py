@@ -14,14 +14,9 @@ import pytest
 ENTRY = Path(sys.executable).parent / "korean-bpe"
 CMD = [str(ENTRY)] if ENTRY.is_file() else [sys.executable, "-m", "korean_bpe.cli"]
 
-REVIEWS = [
-    "아이언맨은 올해 최고의 영화!",
-    "영화 정말 재밌다 ㅋㅋ",
-    "스파이더맨 봤는데 쩔어 ㅠㅠ",
-    "영화 진짜 재밌어요 최고",
-    "정말 최고의 영화 또 보고 싶다",
-    "이 영화 진짜 별로였어요",
-] * 5
+from _reviews import MOVIE_REVIEWS  # noqa: E402  (tests/_reviews.py)
+
+REVIEWS = list(MOVIE_REVIEWS) * 5
 
 
 def run(*args: str, stdin: bytes | str | None = None, env: dict[str, str] | None = None,

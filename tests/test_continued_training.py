@@ -14,13 +14,10 @@ from korean_bpe.trainer import BPEModel, train_bpe
 from korean_bpe.trainer.continued import continue_bpe, segment_words
 
 # A hand-made set of movie reviews (the embedded corpus is law text: constitution and bills).
+from _reviews import MOVIE_REVIEWS  # noqa: E402  (tests/_reviews.py)
+
 REVIEWS = [
-    "아이언맨은 올해 최고의 영화!",
-    "영화 정말 재밌다 ㅋㅋ",
-    "스파이더맨 봤는데 쩔어 ㅠㅠ",
-    "영화 진짜 재밌어요 최고",
-    "정말 최고의 영화 또 보고 싶다",
-    "이 영화 진짜 별로였어요",
+    *MOVIE_REVIEWS,
     "배우들 연기가 정말 좋았다",
     "스토리가 너무 지루하고 별로",
     "감독의 연출이 최고였다",

@@ -14,14 +14,9 @@ from korean_bpe import Tokenizer  # noqa: E402
 from korean_bpe.corpus import iter_texts  # noqa: E402
 from korean_bpe.hf import MODEL_SUBDIR, KoreanBPETokenizerFast  # noqa: E402
 
-REVIEWS = [
-    "아이언맨은 올해 최고의 영화!",
-    "영화 정말 재밌다 ㅋㅋ",
-    "스파이더맨 봤는데 쩔어 ㅠㅠ",
-    "영화 진짜 재밌어요 최고",
-    "정말 최고의 영화 또 보고 싶다",
-    "이 영화 진짜 별로였어요",
-] * 4
+from _reviews import MOVIE_REVIEWS  # noqa: E402  (tests/_reviews.py)
+
+REVIEWS = list(MOVIE_REVIEWS) * 4
 
 PIPELINES = [
     pytest.param({"type": name, "lossless": lossless}, id=f"{name}-{'lossless' if lossless else 'analysis'}")
