@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     nsmc = find_nsmc(args.nsmc_dir)
     reviews = load_reviews(nsmc, args.split, args.limit)
     chars = sum(map(len, reviews))
-    from korean_bpe.executor import default_workers
+    from korean_bpe.pre_tokenizers.executor import default_workers
 
     print(f"{len(reviews):,} reviews ({chars:,} characters) from {nsmc / f'ratings_{args.split}.txt'}")
     print(f"python {platform.python_version()}, {default_workers()} cores available, {platform.platform()}")

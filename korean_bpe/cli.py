@@ -436,7 +436,7 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
 
 
 def cmd_cache_list(args: argparse.Namespace) -> int:
-    from .cache import cache_dir, list_caches
+    from .pre_tokenizers.cache import cache_dir, list_caches
 
     infos = list_caches()
     print(f"cache directory: {cache_dir()}")
@@ -449,7 +449,7 @@ def cmd_cache_list(args: argparse.Namespace) -> int:
 
 
 def cmd_cache_clear(args: argparse.Namespace) -> int:
-    from .cache import clear_cache
+    from .pre_tokenizers.cache import clear_cache
 
     n = clear_cache(args.name)
     print(f"removed {n} cached entries" + (f" from '{args.name}'" if args.name else ""))
@@ -712,7 +712,7 @@ def _stdin_lines(stream: BinaryIO | None = None) -> Iterator[str]:
 def _user_error_types() -> tuple[type[BaseException], ...]:
     """Exceptions that mean a user mistake: one line, no traceback."""
     types: list[type[BaseException]] = [UserError, ValueError, TypeError, OSError, ImportError]
-    for module, name in (("korean_bpe.pre_tokenizers.okt", "JavaNotFoundError"), ("korean_bpe.cache", "CacheError")):
+    for module, name in (("korean_bpe.pre_tokenizers.okt", "JavaNotFoundError"), ("korean_bpe.pre_tokenizers.cache", "CacheError")):
         mod = sys.modules.get(module)  # only if it was imported: then its errors may occur
         if mod is not None and hasattr(mod, name):
             types.append(getattr(mod, name))

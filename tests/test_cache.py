@@ -1,4 +1,4 @@
-"""The on-disk analysis cache (korean_bpe.cache) under the real Okt, and its fault tolerance.
+"""The on-disk analysis cache (korean_bpe.pre_tokenizers.cache) under the real Okt, and its fault tolerance.
 
 Every test gets its own cache directory; the user's cache is never touched.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from korean_bpe import cache as cache_module
-from korean_bpe.cache import ENV_VAR, AnalysisCache, CacheError, cache_dir, clear_cache, list_caches, text_key
+from korean_bpe.pre_tokenizers import cache as cache_module
+from korean_bpe.pre_tokenizers.cache import ENV_VAR, AnalysisCache, CacheError, cache_dir, clear_cache, list_caches, text_key
 from korean_bpe.pre_tokenizers import _analyzer
 from korean_bpe.pre_tokenizers import okt as okt_module
 from korean_bpe.pre_tokenizers._analyzer import AnalyzerSpec, BatchAnalyzer

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from korean_bpe.executor import LocalProcessExecutor, SerialExecutor, ThreadExecutor
+from korean_bpe.pre_tokenizers.executor import LocalProcessExecutor, SerialExecutor, ThreadExecutor
 
 
 @pytest.mark.parametrize("make", [SerialExecutor, lambda: ThreadExecutor(2), lambda: LocalProcessExecutor(2)])
@@ -25,7 +25,7 @@ def test_map_keeps_order_and_laziness(make):
 
 _PARENT = """
 import os, sys, time
-from korean_bpe.executor import LocalProcessExecutor
+from korean_bpe.pre_tokenizers.executor import LocalProcessExecutor
 ex = LocalProcessExecutor(2)
 list(ex.map(abs, range(4)))
 print(" ".join(str(p) for p in ex._pool._processes), flush=True)

@@ -505,14 +505,14 @@ def _build_pre_tokenizer(key: str) -> Any:
 
 def _batch_cached(pt: Any, texts: list[str]) -> list[list[str]]:
     """``pt.batch(texts)``; for an analyzer without an on-disk cache of its own (``kiwi``, ``mecab``:
-    they have ``analyzer_version``), the words are kept in :mod:`korean_bpe.cache` under the
+    they have ``analyzer_version``), the words are kept in :mod:`korean_bpe.pre_tokenizers.cache` under the
     analyzer's name, keyed by its version and config, so that a second comparison reads them back."""
     version = getattr(pt, "analyzer_version", None)
     if version is None:
         return pt.batch(texts, show_progress=False)
     import warnings
 
-    from ..cache import AnalysisCache
+    from ..pre_tokenizers.cache import AnalysisCache
 
     unique = list(dict.fromkeys(texts))
     found: dict[str, list[str]] = {}

@@ -14,9 +14,9 @@ An analyzer plugs in with two things:
   reference); ``.analyze_batch(texts)`` gives the same list, faster:
 
   1. duplicates are analyzed once;
-  2. texts found in the on-disk cache (:mod:`korean_bpe.cache`, keyed by the text and the spec)
+  2. texts found in the on-disk cache (:mod:`korean_bpe.pre_tokenizers.cache`, keyed by the text and the spec)
      are not analyzed again;
-  3. the rest is cut into chunks mapped over an executor (:mod:`korean_bpe.executor`) when
+  3. the rest is cut into chunks mapped over an executor (:mod:`korean_bpe.pre_tokenizers.executor`) when
      there is more than one core: shared threads of this process for analyzers that release
      the GIL (``AnalyzerSpec.threads``, e.g. Okt: one JVM for every core; from ``THREADS_MIN``
      texts), else a shared local process pool, one analyzer per worker, when there is enough
@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..executor import (
+from .executor import (
     Executor, SerialExecutor, ThreadExecutor, default_workers, shared_process_executor, shared_thread_executor,
 )
 
@@ -123,9 +123,9 @@ class BatchAnalyzer:
     Options (keyword-only):
 
     * ``cache``: use the on-disk cache (default True); ``cache_dir`` overrides its directory
-      (default :func:`korean_bpe.cache.cache_dir`).
+      (default :func:`korean_bpe.pre_tokenizers.cache.cache_dir`).
     * ``workers``: processes for large batches: None = one per core, 1 = stay in this process.
-    * ``executor``: any :class:`korean_bpe.executor.Executor`; when given it runs every batch
+    * ``executor``: any :class:`korean_bpe.pre_tokenizers.executor.Executor`; when given it runs every batch
       that needs analysis (whatever its size), ``workers`` is then ignored.
     * ``chunk_size``: at most this many texts per task (smaller when that spreads the work
       better over the workers); also the cache commit unit.
@@ -168,7 +168,7 @@ class BatchAnalyzer:
         aside and a new one started; a read-only one is read."""
         if not self.cache:
             return None
-        from ..cache import AnalysisCache, CacheError, move_aside
+        from .cache import AnalysisCache, CacheError, move_aside
 
         try:
             cache = AnalysisCache(self.spec.name, directory=self.cache_dir)
@@ -187,7 +187,7 @@ class BatchAnalyzer:
 
     def _restart_cache(self, path: Any, reason: str, aside: Any) -> Any:
         """After a corrupt database was moved aside (by us: ``aside``, or by another run): a new one."""
-        from ..cache import AnalysisCache, CacheError
+        from .cache import AnalysisCache, CacheError
 
         moved = f"moved it to {aside}" if aside is not None else "another run moved it aside"
         try:
@@ -211,7 +211,7 @@ class BatchAnalyzer:
         """A cache failed in use (``cache`` is closed): a corrupt file is moved aside and a new
         cache started, ``pairs`` stored in it, and ``(cache, namespace)`` returned; any other fault
         (or a second one) disables the cache for the run: ``(None, None)``."""
-        from ..cache import is_corruption, move_aside
+        from .cache import is_corruption, move_aside
 
         if not is_corruption(exc):
             self._warn_cache(exc)

@@ -35,7 +35,7 @@ out of the original, so NFD input gets the NFC analysis in NFD characters.  Lone
 ``batch(texts)`` gives exactly ``[okt(t) for t in texts]``, fast: each distinct space-separated
 piece is analysed once (:func:`space_pieces`; whole texts with ``norm``/``stem``), many go to the
 JVM in one call, large batches are spread over one thread per core (all calling this process's
-JVM; ``threads=False``: one worker process and JVM per core), and analyses are cached on disk (:mod:`korean_bpe.cache`, keyed by the piece or text Okt was given),
+JVM; ``threads=False``: one worker process and JVM per core), and analyses are cached on disk (:mod:`korean_bpe.pre_tokenizers.cache`, keyed by the piece or text Okt was given),
 so a second run over a corpus is nearly free.  See
 :func:`okt_analyzer` for why joining texts cannot change the analysis.
 
@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from .._optional import require
-from ..executor import Executor
+from .executor import Executor
 from ._analyzer import AnalyzerSpec, BatchAnalyzer
 from ._sejong import _WHITE, _prepare, split_white_space
 from .base import PRE_TOKENIZERS, BasePreTokenizer, pieces_from_spans, restore_marked, spans_from_surfaces

@@ -181,7 +181,7 @@ class AnalysisCache:
             if isinstance(exc, sqlite3.OperationalError) and _is_read_only(exc) and not self.path.is_file():
                 fix = f"its directory cannot be written; point {ENV_VAR} to a directory you can write"
             else:
-                fix = (f"remove it with korean_bpe.cache.clear_cache({self.name!r}) or "
+                fix = (f"remove it with korean_bpe.pre_tokenizers.cache.clear_cache({self.name!r}) or "
                        f"`korean-bpe cache clear {self.name}`")
             raise CacheError(
                 f"the analysis cache {str(self.path)!r} cannot be used ({exc}); {fix}",
