@@ -78,11 +78,11 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .io.format import BYTE_TOKENS, check_writable_token
+from .io.format import UNWRITABLE as _UNWRITABLE
 from .jamo import L_BASE, L_COUNT, S_BASE, S_COUNT, T_BASE, T_COUNT, V_BASE, V_COUNT, compose, decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import WhitespacePreTokenizer
-from .io.format import BYTE_TOKENS, check_writable_token
-from .io.format import UNWRITABLE as _UNWRITABLE
 from .trainer.model import BPEModel
 from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, get_unit, strip_marker, words_from_tokens
 

@@ -8,6 +8,7 @@ A model directory holds
 ``merges.txt``
     ``#version: 0.2``, then one merge a line, ``left right`` (so no token may hold a space or a
     line break; training refuses such tokens).  The merge of rank ``r`` is on line ``r + 2``.
+    These rules, and the byte-fallback tokens, live in :mod:`korean_bpe.io.format`.
 ``tokenizer_config.json``
     ``format_version``, the unit and pre-tokenizer configs, the marker, the special tokens (the
     model's, in id order, byte-fallback tokens included), ``byte_fallback``, ``hangul_fallback`` (absent in older files: false), ``unk_token``, the
@@ -637,4 +638,3 @@ def _key_lines(text: str) -> dict[str, int]:
             continue
         out.setdefault(key, line)
     return out
-

@@ -44,7 +44,7 @@ def train_bpe(
     marker: str | None = "auto",
     max_token_length: int | None = None,
     on_merge: OnMerge | None = None,
-    show_progress: bool | None = None,
+    show_progress: bool | Progress | None = None,
     engine: str = "auto",
 ) -> BPEModel:
     """Learn BPE merges from ``word_counts`` (symbol tuple -> count), as HF ``BpeTrainer`` does.
