@@ -128,3 +128,16 @@ def test_on_merge_in_continued_training_ranks_after_the_old_merges(real_texts):
 def test_on_merge_must_be_callable():
     with pytest.raises(TypeError, match="on_merge"):
         Tokenizer.train(["영화 재밌다 영화"], vocab_size=10, on_merge="print")
+
+
+def test_compare_reports_each_strategy_to_a_progress():
+    pytest.importorskip("pandas")
+    from korean_bpe.compare import compare
+
+    texts = ["영화 정말 재밌다", "배우 연기가 좋아요", "영화가 너무 지루해요", "정말 최고의 영화"] * 10
+    rec = Recorder()
+    df = compare(texts, eval_texts=texts[:4], strategies=["whitespace/syllable", "whitespace/jamo"], vocab_sizes=[60],
+                 gold=None, show_progress=rec)
+    assert len(df) == 2
+    assert rec.events == [("start", "strategies", 2, "strategy"), ("note", "whitespace/syllable"), ("update", 1),
+                          ("note", "whitespace/jamo"), ("update", 1), ("close",)]
