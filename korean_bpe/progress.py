@@ -24,6 +24,7 @@ several stages in a row (``Tokenizer.train``: ``pre-tokenizing``, then ``BPE mer
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from typing import Any, Protocol, runtime_checkable
 
@@ -116,15 +117,17 @@ def start_progress(
     show_progress: bool | Progress | None, *, total: int | None, desc: str, unit: str, min_total: int = 0
 ) -> Progress:
     """The :class:`Progress` that ``show_progress`` asks for, started: the object itself when it is
-    one, a :class:`TqdmProgress` for True (and for None when stderr is a terminal and ``total`` is
-    unknown or at least ``min_total``), else :data:`NO_PROGRESS`.  Close it when done.
+    one, a :class:`TqdmProgress` for True (and for None when stderr is a terminal, ``total`` is
+    unknown or at least ``min_total`` and tqdm is installed), else :data:`NO_PROGRESS`.  Close it
+    when done.  True without tqdm raises the ``pip install tqdm`` hint.
 
     >>> start_progress(False, total=10, desc="BPE merges", unit="merge") is NO_PROGRESS
     True
     """
     check_show_progress(show_progress)
-    if show_progress is None:
-        show_progress = _stderr_is_tty() and (total is None or total >= min_total)
+    if show_progress is None:  # a bar is never worth a crash: no tqdm (a broken install), no bar
+        show_progress = (_stderr_is_tty() and (total is None or total >= min_total)
+                         and importlib.util.find_spec("tqdm") is not None)
     if show_progress is False:
         return NO_PROGRESS
     progress: Progress = TqdmProgress() if show_progress is True else show_progress  # type: ignore[assignment]
