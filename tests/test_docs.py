@@ -1,0 +1,95 @@
+"""The docs follow the code: docs/API.md's examples run, and the modules the docs name exist.
+
+Every ```python block of docs/API.md is a doctest; the blocks run in order in one namespace (a
+later block uses what an earlier one made), in a fresh working directory with a fresh analysis
+cache, so a changed output, a renamed option or a moved module fails here.  The analyzers run for
+real (Okt starts the JVM).
+"""
+
+from __future__ import annotations
+
+import doctest
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+API = ROOT / "docs" / "API.md"
+README = ROOT / "README.md"
+
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
+_PATH = re.compile(r"korean_bpe/[\w/]*\w(?:\.pyx?|/)?")
+
+
+def code_blocks(text: str, language: str) -> list[tuple[int, str]]:
+    """``(line of the block's first line, 0-based; source)`` of each fenced block in ``language``.
+
+    >>> code_blocks("a\\n```python\\n>>> 1\\n1\\n```\\n```sh\\nls\\n```\\n", "python")
+    [(2, '>>> 1\\n1\\n')]
+    """
+    return [(text.count("\n", 0, m.start(2)), m.group(2)) for m in _FENCE.finditer(text) if m.group(1) == language]
+
+
+def named_paths(text: str) -> set[str]:
+    """The ``korean_bpe/...`` paths a text names (modules, ``.pyx`` files, packages).
+
+    >>> sorted(named_paths("`korean_bpe/io/` and `korean_bpe/trainer/fast.py`, korean_bpe/jamo.py."))
+    ['korean_bpe/io/', 'korean_bpe/jamo.py', 'korean_bpe/trainer/fast.py']
+    """
+    return set(_PATH.findall(text))
+
+
+def test_api_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path / "cache"))
+    text = API.read_text(encoding="utf-8")
+    blocks = code_blocks(text, "python")
+    assert len(blocks) >= 10, "docs/API.md lost its examples"
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    report: list[str] = []
+    globs: dict[str, object] = {"__name__": "API_md"}
+    for lineno, source in blocks:
+        test = parser.get_doctest(source, globs, f"docs/API.md:{lineno + 1}", str(API), lineno)
+        assert test.examples, f"docs/API.md:{lineno}: a python block without >>> examples (use ```text)"
+        runner.run(test, out=report.append, clear_globs=False)
+        globs = test.globs
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, "docs/API.md drifted from the code:\n" + "".join(report)
+
+
+def test_paths_named_in_docs_exist() -> None:
+    for doc in (API, README):
+        missing = sorted(p for p in named_paths(doc.read_text(encoding="utf-8")) if not (ROOT / p).exists())
+        assert not missing, f"{doc.name} names paths that do not exist: {missing}"
+
+
+def _stage_modules() -> list[str]:
+    """Each public module and package right under korean_bpe/ (the stages and their helpers)."""
+    pkg = ROOT / "korean_bpe"
+    out = [f"korean_bpe/{p.name}" for p in pkg.glob("*.py") if not p.name.startswith("_")]
+    out += [f"korean_bpe/{p.name}/" for p in pkg.iterdir() if (p / "__init__.py").is_file()]
+    return sorted(out)
+
+
+def test_every_module_is_in_the_api_page_and_the_readme_layout() -> None:
+    api = named_paths(API.read_text(encoding="utf-8"))
+    readme = README.read_text(encoding="utf-8")
+    layout = named_paths(readme[readme.index("## Layout"):])
+    modules = _stage_modules()
+    assert "korean_bpe/tokenizer.py" in modules and "korean_bpe/trainer/" in modules
+    missing = [m for m in modules if m not in api]
+    assert not missing, f"docs/API.md does not name {missing}: say which stage each belongs to"
+    missing = [m for m in modules if m not in layout]
+    assert not missing, f"README.md's Layout does not name {missing}"
+    assert "docs/API.md" in readme
+
+
+def test_api_tables_name_the_registered_stages() -> None:
+    from korean_bpe.pre_tokenizers import PRE_TOKENIZERS
+    from korean_bpe.units import UNITS
+
+    text = API.read_text(encoding="utf-8")
+    for name in PRE_TOKENIZERS.names() + UNITS.names():
+        assert f"| `{name}` | `{{\"type\": \"{name}\"" in text, f"docs/API.md has no table row for {name!r}"
