@@ -1,9 +1,10 @@
-"""The docs follow the code: docs/API.md's examples run, and the modules the docs name exist.
+"""The docs follow the code: the examples of docs/API.md and README.md run, and the modules the docs
+name exist.
 
-Every ```python block of docs/API.md is a doctest; the blocks run in order in one namespace (a
-later block uses what an earlier one made), in a fresh working directory with a fresh analysis
-cache, so a changed output, a renamed option or a moved module fails here.  The analyzers run for
-real (Okt starts the JVM).
+Every ```python block of docs/API.md and README.md is a doctest; a file's blocks run in order in
+one namespace (a later block uses what an earlier one made), in a fresh working directory with a
+fresh analysis cache, so a changed output, a renamed option or a moved module fails here.  The
+analyzers run for real (Okt starts the JVM).
 """
 
 from __future__ import annotations
@@ -40,23 +41,31 @@ def named_paths(text: str) -> set[str]:
     return set(_PATH.findall(text))
 
 
-def test_api_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def run_examples(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, at_least: int) -> None:
+    """Run every ```python block of ``doc`` as a doctest, in order, in one namespace, in ``tmp_path``."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path / "cache"))
-    text = API.read_text(encoding="utf-8")
-    blocks = code_blocks(text, "python")
-    assert len(blocks) >= 10, "docs/API.md lost its examples"
+    name = doc.relative_to(ROOT).as_posix()
+    blocks = code_blocks(doc.read_text(encoding="utf-8"), "python")
+    assert len(blocks) >= at_least, f"{name} lost its examples"
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     report: list[str] = []
-    globs: dict[str, object] = {"__name__": "API_md"}
+    globs: dict[str, object] = {"__name__": name}
     for lineno, source in blocks:
-        test = parser.get_doctest(source, globs, f"docs/API.md:{lineno + 1}", str(API), lineno)
-        assert test.examples, f"docs/API.md:{lineno}: a python block without >>> examples (use ```text)"
+        test = parser.get_doctest(source, globs, f"{name}:{lineno + 1}", str(doc), lineno)
+        assert test.examples, f"{name}:{lineno}: a python block without >>> examples (use ```text)"
         runner.run(test, out=report.append, clear_globs=False)
         globs = test.globs
-    result = runner.summarize(verbose=False)
-    assert result.failed == 0, "docs/API.md drifted from the code:\n" + "".join(report)
+    assert runner.summarize(verbose=False).failed == 0, f"{name} drifted from the code:\n" + "".join(report)
+
+
+def test_api_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_examples(API, tmp_path, monkeypatch, at_least=10)
+
+
+def test_readme_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_examples(README, tmp_path, monkeypatch, at_least=5)
 
 
 def test_paths_named_in_docs_exist() -> None:
