@@ -12,17 +12,11 @@ import pytest
 from korean_bpe import corpus
 from korean_bpe.corpus import CorpusError, default_corpus_paths, iter_texts, nsmc_dir, nsmc_path
 
+from _strings import HUGE_LINE, hard
+
 NFD = unicodedata.normalize("NFD", "한국어 영화")
-HARD_LINES = [
-    "스파이더맨 파프롬홈은 MCU 최고의 영화이다",
-    NFD,
-    "😉한국어abc123 ㅋㅋㅋ ㅠㅠ",
-    "...!!! ?? ~~",
-    "ᄒᆞᆫ글",
-    "  앞뒤 공백 ",
-    "가" * 200_000,  # a huge line
-    '"따옴표" 그대로 NA null',
-]
+# every hard string a file line can hold (one line, not blank, UTF-8), and the 200,000-character line
+HARD_LINES = [*hard(no_surrogates=True, no_line_breaks=True, no_blank=True), HUGE_LINE]
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:
