@@ -10,6 +10,7 @@ import unicodedata
 import pytest
 
 from korean_bpe import Tokenizer
+from korean_bpe.corpus import load_nsmc
 from korean_bpe.io.hf import PY_WHITESPACE, export_tokenizer_json, hf_token_names, tokenizer_json
 from korean_bpe.jamo import decompose
 from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET
@@ -334,11 +335,8 @@ def test_nsmc_scale_export_agrees_id_for_id(nsmc, tmp_path, unit):
     ``tokenizers`` and ``transformers`` running our export give our ids for every review (jamo:
     but the reviews where HF's NFD decomposes more than Hangul: the documented CJK compatibility
     ideographs / kana, where the ids must differ)."""
-    import pandas as pd
-
     transformers = pytest.importorskip("transformers")
-    read = lambda split, n: pd.read_csv(nsmc / f"ratings_{split}.txt", sep="\t", quoting=3,  # noqa: E731
-                                        keep_default_na=False, nrows=n)["document"].astype(str).tolist()
+    read = lambda split, n: load_nsmc(split, limit=n, directory=nsmc).texts  # noqa: E731
     train, test = read("train", 20_000), read("test", 5_000)
     ours = Tokenizer.train(train, vocab_size=8000, unit=unit, show_progress=False)
     path = ours.to_huggingface(tmp_path / "tokenizer.json")
@@ -419,10 +417,7 @@ def test_byte_fallback_text_survives_hf_default_decode(tmp_path, unit):
 @pytest.mark.nsmc
 def test_byte_fallback_text_survives_hf_decode_on_nsmc(nsmc, tmp_path):
     """Every NSMC test review decodes through HF to our text, byte-fallback characters included."""
-    import pandas as pd
-
-    read = lambda split, n: pd.read_csv(nsmc / f"ratings_{split}.txt", sep="\t", quoting=3,  # noqa: E731
-                                        keep_default_na=False, nrows=n)["document"].astype(str).tolist()
+    read = lambda split, n: load_nsmc(split, limit=n, directory=nsmc).texts  # noqa: E731
     ours = Tokenizer.train(read("train", 20_000), vocab_size=3000 + 256, byte_fallback=True, show_progress=False)
     test = read("test", None) + FALLBACK_STRINGS
     _check_fallback_survives(ours, test, tmp_path)
