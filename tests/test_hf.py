@@ -65,7 +65,8 @@ def _train(texts, pre, unit, marker, byte_fallback):
 def _nfd_safe(text: str) -> bool:
     """HF's NFD normalizer and our jamo unit agree on this text (see korean_bpe.io.hf): NFD
     changes nothing but Hangul syllables.  Where it changes more, the ids differ (pinned in
-    ``test_known_divergences``); the comparisons below check they differ exactly there."""
+    ``test_divergence_jamo_nfd_decomposes_more_than_hangul``); the comparisons below check
+    that they differ exactly there."""
     return unicodedata.normalize("NFD", text) == decompose(text)
 
 
@@ -118,7 +119,8 @@ def test_tokenizers_gives_our_ids_and_text(split, tmp_path, pre, unit, marker, b
             lost.append((ours_back, back))
     if marker == "##" and byte_fallback:
         # HF loses the space between two words that both open with byte tokens ("é é" -> "éé",
-        # pinned in test_known_divergences): only spaces go missing, nothing else differs
+        # pinned in test_divergence_continuing_prefix_byte_runs_lose_the_space): only spaces go
+        # missing, nothing else differs
         assert all(b.replace(" ", "") == o.replace(" ", "") and b.count(" ") < o.count(" ") for o, b in lost), lost[:3]
     else:
         assert lost == []
