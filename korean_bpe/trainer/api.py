@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
-from ..units import MARKERS
+from ..markers import MARKER_TEXTS, Marker, get_marker
 from .model import BPEModel
 from .ties import keep_alphabet, order_symbols, symbol_sort_key
 
-__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "ENGINES"]
+__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "cut_ambiguous_starts", "ENGINES"]
 
 ENGINES = ("auto", "reference", "python", "compiled")
 
@@ -126,6 +126,8 @@ def _train(
     )
     id_to_token, words, counts, alphabet, prefix = prepared
     words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
+    if prefix is not None:
+        words, counts = cut_ambiguous_starts(words, counts, id_to_token, get_marker(prefix))
     special_set = frozenset(specials)
     initial_size = len(id_to_token)
     if vocab_size is not None and vocab_size < initial_size:
@@ -213,8 +215,8 @@ def prepare_words(
             f"word_counts key {word!r} holds {bad[0]!r}; every symbol must be a non-empty str "
             "(split words with a unit: get_unit('syllable').split(word))"
         )
-    marker = _resolve_marker(marker, keys)
-    base = _base_function(marker)
+    mark = _resolve_marker(marker, keys)
+    base = mark.base
     bases = {s: base(s) for s in symbols}
     all_bases = set(bases.values()) | set(initial)
 
@@ -245,7 +247,7 @@ def prepare_words(
             if len(ids) > 1:
                 words.append(ids)
                 counts.append(count)
-    return id_to_token, words, counts, alphabet, "##" if marker == "##" else None
+    return id_to_token, words, counts, alphabet, mark.continuing_prefix
 
 
 def cut_special_runs(
@@ -303,6 +305,33 @@ def cut_special_runs(
             if b - a > 1:
                 out_words.append(word[a:b])
                 out_counts.append(count)
+    return out_words, out_counts
+
+
+def cut_ambiguous_starts(
+    words: list[list[int]], counts: list[int], id_to_token: Sequence[str], mark: Marker,
+) -> tuple[list[list[int]], list[int]]:
+    """Cut each word after its first token where merging the first two would make a token that
+    decode reads as something else (:meth:`korean_bpe.markers.ContinuationMarker.ambiguous_start`:
+    the word ``##a`` is ``'#' '###' '##a'``, and ``'#' + '###'`` would start the word with ``##``,
+    the mark of a continuation).  Pieces of one symbol are left out (nothing to merge).
+
+    >>> from korean_bpe.markers import get_marker
+    >>> cut_ambiguous_starts([[0, 1, 2], [0, 2]], [3, 4], ["#", "###", "##a"], get_marker("##"))
+    ([[1, 2], [0, 2]], [3, 4])
+    """
+    pairs = {(w[0], w[1]) for w in words if len(w) > 1}
+    bad = {p for p in pairs if mark.ambiguous_start(id_to_token[p[0]], id_to_token[p[1]])}
+    if not bad:  # the usual case: no word starts so
+        return words, counts
+    out_words: list[list[int]] = []
+    out_counts: list[int] = []
+    for word, count in zip(words, counts):
+        if len(word) > 1 and (word[0], word[1]) in bad:
+            word = word[1:]
+        if len(word) > 1:
+            out_words.append(word)
+            out_counts.append(count)
     return out_words, out_counts
 
 
@@ -412,37 +441,21 @@ def _check_counts(keys: list[Any], values: list[Any]) -> None:
         raise ValueError(f"word_counts[{k!r}] = {v}; counts must be positive (drop words that never occur)")
 
 
-def _resolve_marker(marker: Any, keys: list[tuple[str, ...]]) -> str | None:
+def _resolve_marker(marker: Any, keys: list[tuple[str, ...]]) -> Marker:
     if marker == "auto":
         multi = [k for k in keys if len(k) > 1]
-        if keys and all(len(k[-1]) > 4 and k[-1].endswith("</w>") for k in keys):
-            return "</w>"
-        if multi and all(len(s) > 2 and s.startswith("##") for k in multi for s in k[1:]) and not any(
-            k[0].startswith("##") for k in keys
-        ):
-            return "##"
-        return None
-    if marker not in MARKERS:
-        raise ValueError(f"marker={marker!r} is not supported; use 'auto' or one of {MARKERS!r}")
-    if marker == "</w>":
-        bad = next((k for k in keys if not k[-1].endswith("</w>")), None)
-        if bad is not None:
-            raise ValueError(f"marker='</w>' but the word {bad!r} does not end with it; build words with "
-                             "korean_bpe.units.apply_marker(symbols, '</w>')")
-    if marker == "##":
-        bad = next((k for k in keys if any(not s.startswith("##") for s in k[1:])), None)
-        if bad is not None:
-            raise ValueError(f"marker='##' but the word {bad!r} has a non-first symbol without it; build "
-                             "words with korean_bpe.units.apply_marker(symbols, '##')")
-    return marker
-
-
-def _base_function(marker: str | None) -> Callable[[str], str]:
-    if marker == "</w>":
-        return lambda s: s[:-4] if len(s) > 4 and s.endswith("</w>") else s
-    if marker == "##":
-        return lambda s: s[2:] if len(s) > 2 and s.startswith("##") else s
-    return lambda s: s
+        end, cont = get_marker("</w>"), get_marker("##")
+        if keys and all(end.is_marked(k[-1]) for k in keys):
+            return end
+        if multi and all(cont.is_marked(s) for k in multi for s in k[1:]) and not any(k[0].startswith("##") for k in keys):
+            return cont
+        return get_marker(None)
+    try:
+        mark = get_marker(marker)
+    except ValueError:
+        raise ValueError(f"marker={marker!r} is not supported; use 'auto' or one of {MARKER_TEXTS!r}") from None
+    mark.check_words(keys)
+    return mark
 
 
 # --- engine and progress ------------------------------------------------------------------------

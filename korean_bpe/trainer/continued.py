@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
-from .api import _check_options, _get_engine, _progress_bar, cut_special_runs, train_bpe
+from ..markers import get_marker
+from .api import _check_options, _get_engine, _progress_bar, cut_ambiguous_starts, cut_special_runs, train_bpe
 from .model import BPEModel
 
 __all__ = ["continue_bpe", "ContinuedTraining", "segment_words"]
@@ -145,6 +146,8 @@ def continue_bpe(
     specials = model.special_tokens
     prefix = model.continuing_subword_prefix
     words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
+    if prefix is not None:
+        words, counts = cut_ambiguous_starts(words, counts, id_to_token, get_marker(prefix))
     token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
     special_set = frozenset(specials)
     new_merges: list[tuple[str, str]] = []
