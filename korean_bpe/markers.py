@@ -27,7 +27,7 @@ The public API and the model files keep the strings (``tokenizer_config.json`` s
 >>> get_marker("▁").text, get_marker(None).name
 ('▁', 'none')
 
-Two ambiguities are settled here rather than in the callers:
+Three ambiguities are settled here rather than in the callers:
 
 * ``##`` and a word that itself starts with ``##``: the word's first symbol is bare (``'#'``) and
   its second marked (``'###'``); merging them would give ``'##'``, then ``'##a'``, which is also
@@ -35,6 +35,9 @@ Two ambiguities are settled here rather than in the callers:
   has the same ambiguity).  Training therefore never learns a merge that makes a word's first
   token start with ``##`` (:meth:`ContinuationMarker.ambiguous_start`): ``"##a"`` stays
   ``'#'`` + ``'###a'`` and comes back whole, from our decode and from HF's.
+* ``</w>`` and a word holding the text ``</w>`` (``a</w>b``): a token ending with it would end the
+  word early, so training cuts such words before the symbol that completes the text
+  (:meth:`EndOfWordMarker.cuts`): no token ever holds ``</w>`` but as its marker.
 * ``None`` keeps no word boundary at all, so it only suits pre-tokenizers whose pieces carry the
   spaces themselves (``raw``, lossless morpheme mode): with ``whitespace`` decode would glue
   ``영화 정말 재밌다`` into ``영화정말재밌다``; :meth:`NoMarker.check_pre_tokenizer` refuses it.
@@ -118,10 +121,14 @@ class _BaseMarker:
         """``symbols`` with their marked forms, so that every word of them stays encodable."""
         return tuple(symbols)
 
-    def ambiguous_start(self, first: str, second: str) -> bool:
-        """Whether merging the first two tokens of a word would make a token that decode reads
-        as something else (training never learns such a merge)."""
+    def may_cut(self, token: str) -> bool:
+        """Whether a word holding ``token`` may need :meth:`cuts` (a quick filter for the trainer)."""
         return False
+
+    def cuts(self, tokens: Sequence[str]) -> list[int]:
+        """Where to cut a word's tokens (before ``tokens[j]``) so that no merge makes a token
+        that decode would read as something else; the trainer learns no merge across a cut."""
+        return []
 
     def fallback_pieces(self, text: str) -> list[str]:
         """Cut the text of a run of byte-fallback tokens into the marked symbols it spells."""
@@ -308,6 +315,26 @@ class EndOfWordMarker(_BaseMarker):
         base = tuple(symbols)
         return base + tuple(s + "</w>" for s in base)
 
+    def may_cut(self, token: str) -> bool:
+        return ">" in token
+
+    def cuts(self, tokens: Sequence[str]) -> list[int]:
+        """Before each token that completes a literal ``</w>`` begun by the tokens before it, so
+        that no token holds the text ``</w>`` (it would read as the end of a word, in our decode
+        and in HF's): the word ``a</w>b`` is ``a < / w > b</w>``, cut before ``>``.
+
+        >>> EndOfWordMarker().cuts(["a", "<", "/", "w", ">", "b</w>"]), EndOfWordMarker().cuts(["<", "/", "w", "></w>"])
+        ([4], [3])
+        """
+        out: list[int] = []
+        text = ""
+        for j, tok in enumerate(tokens):
+            start = len(text)
+            text += self.strip(tok)
+            if any(text.startswith("</w>", k) for k in range(max(0, start - 3), start)):
+                out.append(j)
+        return out
+
     def fallback_pieces(self, text: str) -> list[str]:
         parts = text.split("</w>")
         pieces = [p + "</w>" for p in parts[:-1]]
@@ -382,8 +409,21 @@ class ContinuationMarker(_BaseMarker):
         return base + tuple("##" + s for s in base)
 
     def ambiguous_start(self, first: str, second: str) -> bool:
+        """Whether merging a word's first two tokens would start the word with ``##``."""
         merged = first + (second[2:] if second.startswith("##") else second)
         return not first.startswith("##") and merged.startswith("##")
+
+    def may_cut(self, token: str) -> bool:
+        return token != "##" and "##".startswith(token)
+
+    def cuts(self, tokens: Sequence[str]) -> list[int]:
+        """After the first token when merging it with the second would start the word with
+        ``##`` (:meth:`ambiguous_start`).
+
+        >>> ContinuationMarker().cuts(["#", "###", "##a"]), ContinuationMarker().cuts(["#", "##a"])
+        ([1], [])
+        """
+        return [1] if len(tokens) > 1 and self.ambiguous_start(tokens[0], tokens[1]) else []
 
     def fallback_pieces(self, text: str) -> list[str]:
         pieces, i = [], 0

@@ -23,7 +23,7 @@ from ..markers import MARKER_TEXTS, Marker, get_marker
 from .model import BPEModel
 from .ties import keep_alphabet, order_symbols, symbol_sort_key
 
-__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "cut_ambiguous_starts", "ENGINES"]
+__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "cut_ambiguous", "ENGINES"]
 
 ENGINES = ("auto", "reference", "python", "compiled")
 
@@ -120,14 +120,14 @@ def _train(
     marker: str | None, max_token_length: int | None, on_merge: OnMerge | None, show_progress: bool | None,
     engine: str,
 ) -> BPEModel:
-    prepared = prepare_words(
+    prepared = _prepare_words(
         word_counts, special_tokens=specials, limit_alphabet=limit_alphabet,
         initial_alphabet=initial_alphabet, marker=marker,
     )
-    id_to_token, words, counts, alphabet, prefix = prepared
+    id_to_token, words, counts, alphabet, mark = prepared
+    prefix = mark.continuing_prefix
     words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
-    if prefix is not None:
-        words, counts = cut_ambiguous_starts(words, counts, id_to_token, get_marker(prefix))
+    words, counts = cut_ambiguous(words, counts, id_to_token, mark)
     special_set = frozenset(specials)
     initial_size = len(id_to_token)
     if vocab_size is not None and vocab_size < initial_size:
@@ -195,6 +195,16 @@ def prepare_words(
     >>> prepare_words({("값", "이</w>"): 2, ("이</w>",): 1})
     (['값', '이', '이</w>'], [[0, 2]], [2], ['값', '이', '이</w>'], None)
     """
+    *prepared, mark = _prepare_words(word_counts, special_tokens=special_tokens, limit_alphabet=limit_alphabet,
+                                     initial_alphabet=initial_alphabet, marker=marker)
+    return (*prepared, mark.continuing_prefix)  # type: ignore[return-value]
+
+
+def _prepare_words(
+    word_counts: Mapping[tuple[str, ...], int], *, special_tokens: tuple[str, ...], limit_alphabet: int | None,
+    initial_alphabet: Iterable[str], marker: Any,
+) -> tuple[list[str], list[list[int]], list[int], list[str], Marker]:
+    """:func:`prepare_words` with the resolved marker object last."""
     if not isinstance(word_counts, Mapping):
         raise TypeError(
             f"word_counts must be a mapping from symbol tuples to counts, got {type(word_counts).__name__}; "
@@ -247,7 +257,7 @@ def prepare_words(
             if len(ids) > 1:
                 words.append(ids)
                 counts.append(count)
-    return id_to_token, words, counts, alphabet, mark.continuing_prefix
+    return id_to_token, words, counts, alphabet, mark
 
 
 def cut_special_runs(
@@ -308,30 +318,39 @@ def cut_special_runs(
     return out_words, out_counts
 
 
-def cut_ambiguous_starts(
+def cut_ambiguous(
     words: list[list[int]], counts: list[int], id_to_token: Sequence[str], mark: Marker,
 ) -> tuple[list[list[int]], list[int]]:
-    """Cut each word after its first token where merging the first two would make a token that
-    decode reads as something else (:meth:`korean_bpe.markers.ContinuationMarker.ambiguous_start`:
-    the word ``##a`` is ``'#' '###' '##a'``, and ``'#' + '###'`` would start the word with ``##``,
-    the mark of a continuation).  Pieces of one symbol are left out (nothing to merge).
+    """Cut each word where the marker says a merge would make a token that decode reads as
+    something else (:meth:`korean_bpe.markers.Marker.cuts`): with ``##``, the word ``##a`` is
+    ``'#' '###' '##a'`` and ``'#' + '###'`` would start it with ``##``, the mark of a continuation;
+    with ``</w>``, no token may hold the text ``</w>``.  Pieces of one symbol are left out.
 
     >>> from korean_bpe.markers import get_marker
-    >>> cut_ambiguous_starts([[0, 1, 2], [0, 2]], [3, 4], ["#", "###", "##a"], get_marker("##"))
+    >>> cut_ambiguous([[0, 1, 2], [0, 2]], [3, 4], ["#", "###", "##a"], get_marker("##"))
     ([[1, 2], [0, 2]], [3, 4])
     """
-    pairs = {(w[0], w[1]) for w in words if len(w) > 1}
-    bad = {p for p in pairs if mark.ambiguous_start(id_to_token[p[0]], id_to_token[p[1]])}
-    if not bad:  # the usual case: no word starts so
+    may_cut = mark.may_cut
+    triggers = {i for i, tok in enumerate(id_to_token) if may_cut(tok)}
+    if not triggers:
+        return words, counts
+    disjoint = triggers.isdisjoint
+    all_cuts: dict[int, list[int]] = {}
+    for k, word in enumerate(words):
+        if len(word) > 1 and not disjoint(word):
+            cut = mark.cuts([id_to_token[i] for i in word])
+            if cut:
+                all_cuts[k] = cut
+    if not all_cuts:  # the usual case: the words stay as they are
         return words, counts
     out_words: list[list[int]] = []
     out_counts: list[int] = []
-    for word, count in zip(words, counts):
-        if len(word) > 1 and (word[0], word[1]) in bad:
-            word = word[1:]
-        if len(word) > 1:
-            out_words.append(word)
-            out_counts.append(count)
+    for k, (word, count) in enumerate(zip(words, counts)):
+        bounds = [0, *all_cuts.get(k, ()), len(word)]
+        for a, b in zip(bounds, bounds[1:]):
+            if b - a > 1:
+                out_words.append(word[a:b])
+                out_counts.append(count)
     return out_words, out_counts
 
 

@@ -42,7 +42,7 @@ from itertools import repeat
 from typing import Any
 
 from ..markers import get_marker
-from .api import _check_options, _get_engine, _progress_bar, cut_ambiguous_starts, cut_special_runs, train_bpe
+from .api import _check_options, _get_engine, _progress_bar, cut_ambiguous, cut_special_runs, train_bpe
 from .model import BPEModel
 
 __all__ = ["continue_bpe", "ContinuedTraining", "segment_words"]
@@ -146,8 +146,7 @@ def continue_bpe(
     specials = model.special_tokens
     prefix = model.continuing_subword_prefix
     words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
-    if prefix is not None:
-        words, counts = cut_ambiguous_starts(words, counts, id_to_token, get_marker(prefix))
+    words, counts = cut_ambiguous(words, counts, id_to_token, _marker_of(model))
     token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
     special_set = frozenset(specials)
     new_merges: list[tuple[str, str]] = []
@@ -197,6 +196,14 @@ def continue_bpe(
             UserWarning, stacklevel=2,
         )
     return ContinuedTraining(extended, unknown)
+
+
+def _marker_of(model: BPEModel) -> Any:
+    """The marker ``model`` was trained with, as far as the cuts of :func:`cut_ambiguous` go:
+    ``##`` from its prefix, ``</w>`` from its alphabet, else one that cuts nothing."""
+    if model.continuing_subword_prefix is not None:
+        return get_marker(model.continuing_subword_prefix)
+    return get_marker("</w>" if get_marker("</w>").shows_in(model.alphabet) else None)
 
 
 def check_initial_options(
