@@ -60,7 +60,10 @@ def train_bpe(
     - ``marker``: the word marker applied to the symbols (``None``, ``"▁"``, ``"</w>"``, ``"##"``);
       ``"auto"`` reads it from the words.  With ``</w>``/``##`` the alphabet holds the bare symbols
       and the marked ones (``'다'`` and ``'다</w>'``), numbered as in :mod:`.ties`; with ``##``,
-      ``'##하' + '##다'`` gives ``'##하다'``, as in HF.
+      ``'##하' + '##다'`` gives ``'##하다'``, as in HF.  Where a merge would hide a marker, the word is
+      cut (:func:`cut_ambiguous`): with ``##`` no word's first token starts with ``##`` (HF's trainer
+      learns ``'#' + '###'`` from the word ``##``, and its decoder then loses it), with ``</w>`` no
+      token holds the text ``</w>``; other words train exactly as in HF.
     - ``max_token_length``: no merge makes a token of more than that many symbols (the unit's:
       characters, jamo or bytes); see below.
     - ``on_merge(rank, (left, right), count)`` is called after each merge; ``show_progress``
