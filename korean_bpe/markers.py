@@ -346,7 +346,7 @@ class EndOfWordMarker(_BaseMarker):
         bad = next((k for k in words if not k[-1].endswith("</w>")), None)
         if bad is not None:
             raise ValueError(f"marker='</w>' but the word {bad!r} does not end with it; build words with "
-                             "korean_bpe.markers.get_marker('</w>').apply(symbols)")
+                             "korean_bpe.units.apply_marker(symbols, '</w>')")
 
     def shows_in(self, alphabet: Sequence[str]) -> bool:
         return any(map(self.is_marked, alphabet))
@@ -444,7 +444,7 @@ class ContinuationMarker(_BaseMarker):
         bad = next((k for k in words if any(not s.startswith("##") for s in k[1:])), None)
         if bad is not None:
             raise ValueError(f"marker='##' but the word {bad!r} has a non-first symbol without it; build "
-                             "words with korean_bpe.markers.get_marker('##').apply(symbols)")
+                             "words with korean_bpe.units.apply_marker(symbols, '##')")
 
     def shows_in(self, alphabet: Sequence[str]) -> bool:
         return any(map(self.is_marked, alphabet))
