@@ -316,7 +316,7 @@ class EndOfWordMarker(_BaseMarker):
         return base + tuple(s + "</w>" for s in base)
 
     def may_cut(self, token: str) -> bool:
-        return ">" in token
+        return ">" in self.strip(token)  # the symbol that completes a literal '</w>'
 
     def cuts(self, tokens: Sequence[str]) -> list[int]:
         """Before each token that completes a literal ``</w>`` begun by the tokens before it, so
@@ -326,11 +326,14 @@ class EndOfWordMarker(_BaseMarker):
         >>> EndOfWordMarker().cuts(["a", "<", "/", "w", ">", "b</w>"]), EndOfWordMarker().cuts(["<", "/", "w", "></w>"])
         ([4], [3])
         """
+        bases = [self.strip(t) for t in tokens]
+        if "</w>" not in "".join(bases):
+            return []
         out: list[int] = []
         text = ""
-        for j, tok in enumerate(tokens):
+        for j, base in enumerate(bases):
             start = len(text)
-            text += self.strip(tok)
+            text += base
             if any(text.startswith("</w>", k) for k in range(max(0, start - 3), start)):
                 out.append(j)
         return out

@@ -172,6 +172,10 @@ def test_end_of_word_text_inside_a_word():
     assert tok.tokenize("a</w>e") == ["a</w", ">", "e</w>"]
     assert tok.decode(tok.encode("a</w>e")) == "a</w>e"
     assert not any("</w>" in get_marker("</w>").strip(t) for t in tok.vocab)
+    # only words with a bare '>' are looked at: the marker's own '>' does not count
+    end = get_marker("</w>")
+    assert (end.may_cut("가</w>"), end.may_cut(">"), end.may_cut("></w>")) == (False, True, True)
+    assert end.cuts(["가", "나</w>"]) == [] and end.cuts(["a</w", ">b</w>"]) == [1]
 
 
 # --- None : refused where it would glue the words ----------------------------------------------------
