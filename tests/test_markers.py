@@ -178,6 +178,15 @@ def test_end_of_word_text_inside_a_word():
     assert end.cuts(["가", "나</w>"]) == [] and end.cuts(["a</w", ">b</w>"]) == [1]
 
 
+def test_hf_decodes_our_export_of_the_text_end_of_word(tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    tok = Tokenizer.train(["a</w>b a</w>c a</w>d a</w>e </w>"] * 5, vocab_size=19, marker="</w>", min_frequency=1)
+    hf = tokenizers.Tokenizer.from_file(str(tok.to_huggingface(tmp_path / "tokenizer.json")))
+    for t in ("a</w>e", "</w> a</w>b", "a</w></w>"):
+        assert hf.encode(t).ids == tok.encode(t)
+        assert hf.decode(tok.encode(t)) == tok.decode(tok.encode(t)) == t
+
+
 # --- None : refused where it would glue the words ----------------------------------------------------
 
 
