@@ -41,6 +41,11 @@ Three ambiguities are settled here rather than in the callers:
 * ``None`` keeps no word boundary at all, so it only suits pre-tokenizers whose pieces carry the
   spaces themselves (``raw``, lossless morpheme mode): with ``whitespace`` decode would glue
   ``영화 정말 재밌다`` into ``영화정말재밌다``; :meth:`NoMarker.check_pre_tokenizer` refuses it.
+
+Not settled: a model trained before the cuts keeps its merges (it encodes as it did), so one that
+learned ``'#' + '###'`` still decodes ``"##a"`` as ``"a"`` glued to the word before (a lone
+``'##'`` token comes back right); and with ``##`` and byte fallback, a run of unknown ``'#'``
+symbols is cut into marked symbols greedily (``####`` as ``'###' '#'``).
 """
 
 from __future__ import annotations
