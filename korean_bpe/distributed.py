@@ -156,7 +156,12 @@ def iter_shard_texts(shard: Shard) -> Iterator[str]:
     shard after the other, are the documents of the file.  Text that is not UTF-8 raises the local
     reader's :class:`~korean_bpe.corpus.CorpusError`, with the line and the byte offset."""
     name = shard.path
-    with open(shard.path, "rb") as f:
+    try:
+        f = open(shard.path, "rb")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:
+        raise CorpusError(f"cannot open corpus file {shard.path}: {exc.strerror or exc} (on a cluster, every worker "
+                          "must see the files at the same path)") from None
+    with f:
         for offset, raw in iter_shard_lines(f, shard.start, shard.end):
             if offset == 0:  # the file's first line: a byte-order mark, and a table's header
                 if shard.column is not None:
@@ -275,8 +280,8 @@ def count_files(
       fewer cost less merging.  ``split_every``: partial counts added per reduce task.
     * ``column``: the text column of TSV files with a header line (as
       :func:`korean_bpe.corpus.iter_texts`).
-    * ``cache``, ``cache_dir``: the morpheme-analysis cache of the workers (default: on, in each
-      worker machine's own cache directory).
+    * ``cache``, ``cache_dir``: the on-disk analysis cache of the workers' Okt (default: on, in
+      each worker machine's own cache directory, ``KOREAN_BPE_CACHE_DIR`` there).
     * ``show_progress``: a bar of finished shards on stderr (None: when stderr is a terminal).
 
     The files must be readable at the same path on every worker (a shared or copied file system).

@@ -134,6 +134,11 @@ def test_a_line_cut_inside_a_character_belongs_to_the_shard_where_it_starts(tmp_
     assert list(iter_shard_texts(second)) == []
 
 
+def test_a_worker_that_cannot_open_the_file_says_where_files_must_be(tmp_path):
+    with pytest.raises(CorpusError, match="every worker must see the files at the same path"):
+        list(iter_shard_texts(Shard(str(tmp_path / "elsewhere.txt"), 0, 10)))
+
+
 # --- on a real LocalCluster -----------------------------------------------------------------------
 
 
