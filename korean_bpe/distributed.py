@@ -82,7 +82,8 @@ def plan_shards(
     paths: Iterable[str | os.PathLike[str]], *, shard_bytes: int = SHARD_BYTES, column: str = "document"
 ) -> list[Shard]:
     """Cut each file into shards of ``shard_bytes`` (the last one of a file shorter); an empty file
-    is one empty shard.  Each file's first line is read here, to tell a table from plain text.
+    is one empty shard.  Each file's first line is read here, to tell a table from plain text;
+    shards name files by absolute path.
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "reviews.txt"
@@ -104,7 +105,8 @@ def plan_shards(
         col, fields = _layout(path, column)
         size = path.stat().st_size
         starts = range(0, size, shard_bytes) if size else [0]
-        shards += [Shard(str(path), a, min(a + shard_bytes, size), col, fields) for a in starts]
+        where = os.path.abspath(path)  # a worker's working directory is not this one
+        shards += [Shard(where, a, min(a + shard_bytes, size), col, fields) for a in starts]
     if not shards:
         raise ValueError("paths is empty: give at least one corpus file")
     return shards
@@ -142,12 +144,13 @@ def iter_shard_lines(f: BinaryIO, start: int, end: int) -> Iterator[tuple[int, b
     else:
         f.seek(0)
         pos = 0
-    while pos < end:
-        line = f.readline()
-        if not line:
-            return
+    if pos >= end:
+        return
+    for line in f:
         yield pos, line
         pos += len(line)
+        if pos >= end:
+            return
 
 
 def iter_shard_texts(shard: Shard) -> Iterator[str]:
