@@ -155,7 +155,7 @@ def _pre_tokenizer_args(p: argparse.ArgumentParser, *, initial: bool = False) ->
 
 def _add_count(sub: Any) -> None:
     p = sub.add_parser("count", help="pre-tokenize a corpus and write its word counts",
-                       description="Pre-tokenize CORPUS and write each distinct word with its count (a versioned "
+                       description="Pre-tokenize the FILEs and write each distinct word with its count (a versioned "
                                    "TSV: a '#' header line naming the pre-tokenizer, then word<TAB>count lines, "
                                    "most frequent first). 'korean-bpe train --counts FILE' trains from it.")
     p.add_argument("corpus", nargs="*", metavar="FILE",
