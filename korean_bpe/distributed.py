@@ -41,7 +41,6 @@ from __future__ import annotations
 import inspect
 import json
 import os
-import sys
 import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
@@ -52,6 +51,7 @@ from typing import Any, BinaryIO
 from .corpus import _BOM, _HEADER_FIELD, CorpusError, _decode, _strip_eol
 from .counting import WordCounts, count_words
 from .pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer, get_pre_tokenizer
+from .progress import NO_PROGRESS, Progress, check_show_progress, start_progress
 
 __all__ = ["Shard", "count_files", "plan_shards", "iter_shard_lines", "iter_shard_texts", "SHARD_BYTES"]
 
@@ -271,7 +271,7 @@ def count_files(
     split_every: int = 8,
     cache: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
-    show_progress: bool | None = None,
+    show_progress: bool | Progress | None = None,
 ) -> WordCounts:
     """The word counts of the corpus ``paths``, counted on Dask: exactly
     ``WordCounts.from_texts(documents of every file, pre_tokenizer=...)``.
@@ -285,7 +285,8 @@ def count_files(
       :func:`korean_bpe.corpus.iter_texts`).
     * ``cache``, ``cache_dir``: the on-disk analysis cache of the workers' Okt (default: on, in
       each worker machine's own cache directory, ``KOREAN_BPE_CACHE_DIR`` there).
-    * ``show_progress``: a bar of finished shards on stderr (None: when stderr is a terminal).
+    * ``show_progress``: a bar of finished shards on stderr (None: when stderr is a terminal), or a
+      :class:`korean_bpe.progress.Progress`.
 
     The files must be readable at the same path on every worker (a shared or copied file system).
 
@@ -300,6 +301,7 @@ def count_files(
         raise ValueError(f"split_every must be an int >= 2 (partial counts added per task), got {split_every!r}")
     if not isinstance(cache, bool):
         raise TypeError(f"cache must be True or False, got {cache!r}")
+    check_show_progress(show_progress)
     pt = get_pre_tokenizer(pre_tokenizer)
     config = WordCounts(pre_tokenizer=pt).pre_tokenizer_config  # JSON, or a ValueError naming the fix
     shards = plan_shards(paths, shard_bytes=shard_bytes, column=column)
@@ -313,24 +315,26 @@ def count_files(
 
 
 def _run(client: Any, shards: list[Shard], config: dict[str, Any], runtime: dict[str, Any], *, split_every: int,
-         show_progress: bool | None) -> tuple[dict[str, int], dict[str, int]]:
+         show_progress: bool | Progress | None) -> tuple[dict[str, int], dict[str, int]]:
     """Submit the map tasks and the reduce tree; wait for the root."""
     distributed = _require()
     run = f"korean_bpe-count-{uuid.uuid4().hex[:8]}"
     level = [client.submit(_count_shard, s, config, runtime, key=f"{run}-shard-{k}", pure=False)
              for k, s in enumerate(shards)]
-    bar = _progress(len(shards), show_progress)
-    finished = None if bar is None else distributed.as_completed(level)
+    progress = start_progress(show_progress, total=len(shards), desc="counting shards", unit="shard")
+    finished = None if progress is NO_PROGRESS else distributed.as_completed(level)
     depth = 0
     while len(level) > 1:  # the tree is submitted at once: partial counts are added as soon as they exist
         depth += 1
         level = [client.submit(_add_counts, *level[i : i + split_every], key=f"{run}-add-{depth}-{i // split_every}",
                                pure=False)
                  for i in range(0, len(level), split_every)]
-    if finished is not None:  # holds each shard's future only until it is done: its counts can then be freed
-        for _ in finished:
-            bar.update(1)
-        bar.close()
+    try:
+        if finished is not None:  # holds each shard's future only until it is done: its counts can then be freed
+            for _ in finished:
+                progress.update(1)
+    finally:
+        progress.close()
     return level[0].result()
 
 
@@ -386,15 +390,3 @@ def _require() -> Any:
     from ._optional import require
 
     return require("distributed", purpose="counting on a Dask cluster")
-
-
-def _progress(total: int, show_progress: bool | None) -> Any:
-    if show_progress is None:
-        show_progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    if not show_progress:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(total=total, desc="counting shards", unit="shard")

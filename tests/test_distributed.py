@@ -156,14 +156,36 @@ def kolaw_kobill() -> list[Path]:
     return default_corpus_paths()
 
 
+class _Steps:
+    """A korean_bpe.progress.Progress that records what it hears."""
+
+    def __init__(self):
+        self.seen = []
+
+    def start(self, total, *, desc, unit):
+        self.seen.append((desc, total, unit))
+
+    def update(self, n=1):
+        self.seen.append(n)
+
+    def note(self, text):
+        self.seen.append(text)
+
+    def close(self):
+        self.seen.append("closed")
+
+
 def _local(paths, pre_tokenizer) -> WordCounts:
     return WordCounts.from_texts(chain.from_iterable(iter_texts(p) for p in paths), pre_tokenizer=pre_tokenizer)
 
 
 @pytest.mark.parametrize("pre_tokenizer", ["whitespace", "raw"])
 def test_counts_equal_the_local_counts(client, kolaw_kobill, pre_tokenizer):
-    got = count_files(kolaw_kobill, pre_tokenizer=pre_tokenizer, scheduler=client, shard_bytes=7000, split_every=3)
+    steps = _Steps()
+    got = count_files(kolaw_kobill, pre_tokenizer=pre_tokenizer, scheduler=client, shard_bytes=7000, split_every=3,
+                      show_progress=steps)
     assert len(plan_shards(kolaw_kobill, shard_bytes=7000)) == 27  # the tree adds 27 -> 9 -> 3 -> 1
+    assert steps.seen == [("counting shards", 27, "shard")] + [1] * 27 + ["closed"]
     expected = _local(kolaw_kobill, pre_tokenizer)
     assert got == expected
     assert got.items() == expected.items()
