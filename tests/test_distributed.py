@@ -218,7 +218,12 @@ def test_the_cli_counts_on_a_scheduler_address(client, kolaw_kobill, tmp_path):
     assert (tmp_path / "dask.tsv").read_text(encoding="utf-8") == (tmp_path / "local.tsv").read_text(encoding="utf-8")
 
 
-def test_the_cli_refuses_stdin_and_limit_with_a_scheduler(capsys, tmp_path):
+def test_the_cli_starts_a_local_cluster_and_refuses_stdin(capsys, tmp_path):
+    pytest.importorskip("distributed")
+    corpus = tmp_path / "reviews.txt"
+    corpus.write_text("아이언맨 최고\n노잼\n아이언맨 또 보고 싶다\n", encoding="utf-8")
+    assert main(["count", str(corpus), "--scheduler", "local", "-o", str(tmp_path / "c.tsv")]) == 0
+    assert WordCounts.load(tmp_path / "c.tsv").items()[:2] == [("아이언맨", 2), ("노잼", 1)]
     assert main(["count", "-", "--scheduler", "local", "-o", str(tmp_path / "c.tsv")]) == 1
     assert "--scheduler counts whole files" in capsys.readouterr().err
 
