@@ -378,12 +378,13 @@ class _connect:
 
 def local_cluster(n_workers: int | None = None) -> Any:
     """A ``dask.distributed.LocalCluster`` of ``n_workers`` worker processes (default: one per
-    core), one thread each, no dashboard."""
+    core), one thread each; its HTTP server (dashboard) on a free port, so that clusters of other
+    programs on this machine are no bother."""
     from .pre_tokenizers.executor import default_workers
 
     distributed = _require()
     return distributed.LocalCluster(n_workers=n_workers or default_workers(), threads_per_worker=1, processes=True,
-                                    dashboard_address=None)
+                                    dashboard_address=":0")
 
 
 def _require() -> Any:
