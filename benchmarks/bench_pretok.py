@@ -29,6 +29,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import tempfile
