@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 import korean_bpe.tokenizer as tokenizer_module
 from korean_bpe import BPEModel, Tokenizer
+from korean_bpe.encoding import merge_ids
 from korean_bpe.jamo import compose, decompose
 from korean_bpe.pre_tokenizers import PRE_TOKENIZERS, BasePreTokenizer
-from korean_bpe.tokenizer import BYTE_TOKENS, _merge_python
+from korean_bpe.tokenizer import BYTE_TOKENS
 
 TUTORIAL = BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug")))
 
@@ -235,7 +236,7 @@ def _hf_heap_reference(ids, pairs):
 def test_merge_loops_agree_with_hf_heap(table):
     pairs, word = table
     expected = _hf_heap_reference(word, pairs)
-    assert _merge_python(list(word), pairs) == expected
+    assert merge_ids(list(word), pairs) == expected
     if tokenizer_module._CompiledMergeTable is not None:
         triples = sorted(((a, b, new) for (a, b), (rank, new) in pairs.items()), key=lambda t: pairs[t[:2]][0])
         assert tokenizer_module._CompiledMergeTable(triples, {}).merge_ids(word) == expected
