@@ -18,7 +18,7 @@ In one run, with identical input (the NSMC test split, 50,000 reviews, in memory
    * ours ``encode_batch`` cold (``clear_cache()`` before each run: every distinct word segmented)
      and warm (the cache filled by the previous run);
    * the same model without the compiled core (the pure-Python fallback used when
-     ``korean_bpe/_encode.pyx`` could not be built), cold and warm, same ids checked;
+     ``korean_bpe/encoding/_encode.pyx`` could not be built), cold and warm, same ids checked;
    * HF ``Tokenizer.encode_batch(texts, add_special_tokens=False)`` (Rust, all cores through rayon);
    * HF ``encode_batch_fast`` (no offsets) when this ``tokenizers`` has it;
    * SentencePiece ``encode(texts, num_threads=cores)``.
