@@ -518,8 +518,8 @@ class Tokenizer:
 
         ``dropout=p`` (BPE-dropout, Provilkov et al. 2020, as HF ``tokenizers`` applies it): while
         merging a word, each candidate merge is skipped with probability ``p`` (see
-        :func:`korean_bpe.encoding.merge_dropout`), so the same text gets other, finer segmentations: a
-        regularizer for training a model.  The draws come from ``random.Random(seed)``, made
+        :func:`korean_bpe.encoding.merge_dropout`), so the same text gets other, finer
+        segmentations: a regularizer for training a model.  The draws come from ``random.Random(seed)``, made
         afresh for each call: the same ``seed`` gives the same ids, ``seed=None`` fresh ones.
         The word cache and the compiled core are bypassed (each word is merged again in
         Python); ``dropout=0`` is exactly the ordinary encoding, ``dropout=1`` the unit symbols.

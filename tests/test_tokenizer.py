@@ -137,7 +137,7 @@ def test_fused_whitespace_path_equals_general_path(real_texts, unit, texts, cach
         base = _FUSED.setdefault(unit, Tokenizer.train(real_texts[:300], vocab_size=1500, unit=unit, show_progress=False))
         fused = Tokenizer(base.model, unit=unit, cache_size=cache_size)
         general = Tokenizer(base.model, unit=unit, cache_size=cache_size)
-        general._fused = False  # the compiled merge loop through pre_tokenizer.batch + the dict cache
+        general._fused = False  # pre_tokenizer.batch, then the compiled piece path
         _FUSED[key] = fused, general
     fused, general = _FUSED[key]
     assert fused._fused

@@ -495,11 +495,13 @@ cdef class MergeTable:
             PyList_SET_ITEM(ids, k, v)
         return ids
 
-    def encode_pieces(self, list batch, slow, Py_ssize_t maxsize):
+    def encode_pieces(self, batch, slow, Py_ssize_t maxsize):
         """Ids of each text of ``batch``, a list of lists of pieces (what a pre-tokenizer gave):
         each piece cut into symbols as :meth:`set_symbols` says and merged, or ``slow(piece)`` (a
         tuple of ids) when a symbol is unknown.  Each distinct piece is segmented once and cached
         here (code points -> ids); the cache is emptied when it holds ``maxsize`` words."""
+        if type(batch) is not list:
+            batch = list(batch)
         cdef list out = PyList_New(len(batch))
         cdef list ids
         cdef object words, w
