@@ -171,7 +171,7 @@ def test_byte_unit_on_every_path():
     ("whitespace", PythonCutSyllable(), "▁", None, False),
 ])
 def test_plan_from_declarations(real_texts, pre_tokenizer, unit, marker, symbols, fused):
-    tok = Tokenizer.train(real_texts[:100], vocab_size=500, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
+    tok = Tokenizer.train(real_texts[:100], vocab_size=1500, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
                           show_progress=False)
     prefix = tok.token_to_id("▁") if marker == "▁" and symbols else -1
     assert tok._plan == EncodePlan(symbols, fused, prefix) and tok._fused == fused
@@ -200,7 +200,7 @@ def trained(real_texts, unit, byte_fallback, hangul_fallback, pre_tokenizer, cac
     key = (unit, byte_fallback, hangul_fallback, repr(pre_tokenizer))
     if key not in _TRAINED:
         _TRAINED[key] = Tokenizer.train(
-            real_texts[:200], vocab_size={"syllable": 600, "jamo": 300, "byte": 500}[unit] + 256 * byte_fallback,
+            real_texts[:200], vocab_size={"syllable": 2000, "jamo": 500, "byte": 800}[unit] + 256 * byte_fallback + 67 * hangul_fallback,
             pre_tokenizer=pre_tokenizer, unit=unit, byte_fallback=byte_fallback, hangul_fallback=hangul_fallback,
             show_progress=False)
     sized = (*key, cache_size)
@@ -228,7 +228,7 @@ def test_every_path_gives_the_reference_ids(real_texts, unit, byte_fallback, han
 def test_lossless_morpheme_pieces_every_path(real_texts, name, unit):
     """Lossless morpheme mode (a real analyser): the compiled piece path gives the reference ids."""
     pytest.importorskip({"kiwi": "kiwipiepy", "mecab": "mecab"}[name])
-    tok = Tokenizer.train(real_texts[:200], vocab_size=800 if unit == "syllable" else 400,
+    tok = Tokenizer.train(real_texts[:200], vocab_size=2000 if unit == "syllable" else 600,
                           pre_tokenizer={"type": name, "drop": [], "lossless": True}, unit=unit, show_progress=False)
     assert tok._plan.symbols == (tok.unit.compiled_symbols if COMPILED else None) and not tok._fused
     assert_same_everywhere(tok, real_texts[200:260] + ["영화  정말\n재밌다 ㅋㅋ 😀", "값 뷁 \u1112\u1161\u11ab"])
