@@ -17,6 +17,8 @@ from korean_bpe.pre_tokenizers import BasePreTokenizer
 from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET
 from korean_bpe.units import ByteUnit, JamoUnit, SyllableUnit
 
+from _strings import SURROGATES, hangulish, hard, korean_heavy
+
 COMPILED = tokenizer_module._CompiledMergeTable is not None
 TUTORIAL = BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug")))
 
@@ -180,14 +182,9 @@ def test_plan_from_declarations(real_texts, pre_tokenizer, unit, marker, symbols
 
 # --- properties over hard strings ----------------------------------------------------------------
 
-HARD = ["영화", "재밌다", "ㅋㅋㅋㅋ", "ㅠㅠ", "😀", "👍🏻", "𝔘", "é", "a\u0301", "\u1112\u1161\u11ab", "ᄒᆞᆫ글", "갃", "뷁",
-        "\ud800", "<unk>", "<0x41>", "▁", "##", "</w>", "IMAX", "10점", "...", "\u3000", "\xa0", "\u200b"]
-SPACES = [" ", "  ", "\t", "\n", "\r\n", "\x1c", "\x85", "\u2028"]
-hard_text = st.lists(
-    st.one_of(st.sampled_from(HARD), st.sampled_from(list("영화정말재밌다최고진짜는이가 ")), st.sampled_from(SPACES),
-              st.integers(0xAC00, 0xD7A3).map(chr), st.characters()),
-    max_size=40,
-).map("".join)
+#: texts that spell a special or byte token, or a marker: ordinary text with disallowed_special=()
+SPECIAL_TEXT = ["<unk>", "영화<unk>", "<0x41>", "##", "</w>", "##다 </w>"]
+hard_text = st.one_of(korean_heavy(30, no_space_mark=False), hangulish(40), st.sampled_from(SPECIAL_TEXT))
 
 # (unit, byte_fallback, hangul_fallback) x pre-tokenizer: every unit, with and without each fallback
 OPTIONS = [("syllable", False, False), ("syllable", True, False), ("syllable", False, True), ("syllable", True, True),
@@ -221,6 +218,15 @@ def test_every_path_gives_the_reference_ids(real_texts, unit, byte_fallback, han
     assert_same_everywhere(tok, texts + texts[:1])  # the first text again: from the cache
     if COMPILED:
         assert tok._compiled.cached_words() <= cache_size
+
+
+@pytest.mark.parametrize("unit,byte_fallback,hangul_fallback", OPTIONS)
+@pytest.mark.parametrize("pre_tokenizer", PRE_TOKENIZERS, ids=["whitespace", "raw", "superword"])
+def test_hard_strings_every_path(real_texts, unit, byte_fallback, hangul_fallback, pre_tokenizer):
+    """Every shared hard string (the long lines aside: the reference is quadratic), the lone
+    surrogates and the special tokens' text, all in one batch and one by one."""
+    tok = trained(real_texts, unit, byte_fallback, hangul_fallback, pre_tokenizer, 1 << 19)
+    assert_same_everywhere(tok, hard(no_long=True) + list(SURROGATES) + SPECIAL_TEXT)
 
 
 @pytest.mark.parametrize("name", ["kiwi", "mecab"])
