@@ -256,13 +256,13 @@ def bench_pieces(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(ROOT))
     from korean_bpe import Tokenizer
     from korean_bpe.counting import WordCounts
+    from korean_bpe.corpus import load_nsmc
     from korean_bpe.jamo import decompose
 
-    nsmc = find_nsmc(args.nsmc_dir)
-    test = load_reviews(nsmc, "test", args.limit)
-    train = load_reviews(nsmc, "train", args.train_limit)
+    test, _, test_path = load_nsmc("test", limit=args.limit, directory=args.nsmc_dir)
+    train = load_nsmc("train", limit=args.train_limit, directory=args.nsmc_dir).texts
     print(f"machine: {machine_info()}")
-    print(f"input: {len(test):,} reviews of {nsmc / 'ratings_test.txt'}; train {len(train):,} reviews")
+    print(f"input: {len(test):,} reviews of {test_path}; train {len(train):,} reviews")
     status = 0
     for name in args.pieces:
         spec = {"type": name} if name == "raw" else {"type": name, "drop": [], "lossless": True}
