@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import korean_bpe.tokenizer as tokenizer_module
 from korean_bpe import BPEModel, Tokenizer
 from korean_bpe.encoding import EncodePlan, bpe_encode, reference
+from korean_bpe.markers import NoMarker
 from korean_bpe.pre_tokenizers import BasePreTokenizer
 from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET
 from korean_bpe.units import ByteUnit, JamoUnit, SyllableUnit
@@ -21,6 +22,8 @@ from _strings import SURROGATES, hangulish, hard, korean_heavy
 
 COMPILED = tokenizer_module._CompiledMergeTable is not None
 TUTORIAL = BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug")))
+#: no word marker with whitespace, asked for explicitly (Tokenizer refuses marker=None there)
+GLUED = NoMarker(glue_words=True)
 
 
 class PythonCutSyllable(SyllableUnit):
@@ -51,7 +54,7 @@ class SplitPreTokenizer(BasePreTokenizer):
 
 
 def _rebuild(tok: Tokenizer, **changes) -> Tokenizer:
-    options = dict(pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok.marker, byte_fallback=tok.byte_fallback,
+    options = dict(pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark, byte_fallback=tok.byte_fallback,
                    unk_token=tok.unk_token, hangul_fallback=tok.hangul_fallback)
     options.update(changes)
     return Tokenizer(tok.model, **options)
@@ -120,7 +123,7 @@ def test_reference_equal_ranks_leftmost_first():
 
 
 def test_tutorial_on_every_path():
-    tok = Tokenizer(TUTORIAL, marker=None)
+    tok = Tokenizer(TUTORIAL, marker=GLUED)
     ids = assert_same_everywhere(tok, ["pug bug mug", "hug pun bun hugs"])
     assert [[tok.id_to_token[i] for i in x] for x in ids] == [
         ["p", "ug", "b", "ug", "<unk>", "ug"], ["hug", "p", "un", "b", "un", "hug", "s"]]
@@ -162,7 +165,7 @@ def test_byte_unit_on_every_path():
 @pytest.mark.skipif(not COMPILED, reason="korean_bpe.encoding._encode is not compiled here")
 @pytest.mark.parametrize("pre_tokenizer,unit,marker,symbols,fused", [
     ("whitespace", "syllable", "▁", "chars", True),
-    ("whitespace", "jamo", None, "jamo", True),
+    ("whitespace", "jamo", GLUED, "jamo", True),
     ("whitespace", "byte", "▁", "bytes", True),
     ("raw", "syllable", None, "chars", False),
     ("raw", "byte", None, "bytes", False),

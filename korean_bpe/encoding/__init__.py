@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..units import SPACE_MARK
+from ..markers import Marker, get_marker
 from .pure import NO_MERGE, WordCache, merge_dropout, merge_ids
 from .reference import bpe_encode
 
@@ -59,16 +59,19 @@ class EncodePlan(NamedTuple):
     prefix_id: int
 
 
-def plan(pre_tokenizer: Any, unit: Any, marker: str | None, vocab: Mapping[str, int], *,
+def plan(pre_tokenizer: Any, unit: Any, marker: str | None | Marker, vocab: Mapping[str, int], *,
          compiled: bool) -> EncodePlan:
     """The encoding path from the stages' declarations (see the module docstring).
 
     The compiled core cuts words itself when the core is built (``compiled``), the unit declares
-    a :data:`SYMBOL_MODES` value, and the marker is none or a ``▁`` in the vocabulary (the
-    ``</w>`` and ``##`` markers change the symbols' text: Python cuts those words).
+    a :data:`SYMBOL_MODES` value, and the marker (a string or a :mod:`korean_bpe.markers` object)
+    glues nothing to the symbols (``glued``: ``</w>`` and ``##`` change the symbols' text, so
+    Python cuts those words) and its ``word_start`` symbol, if any (``▁``), is in the vocabulary.
     """
+    mark = get_marker(marker)
+    start = mark.word_start
     symbols = getattr(unit, "compiled_symbols", None) if compiled else None
-    if symbols not in SYMBOL_MODES or not (marker is None or (marker == SPACE_MARK and SPACE_MARK in vocab)):
+    if symbols not in SYMBOL_MODES or mark.glued or (start is not None and start not in vocab):
         return EncodePlan(None, False, -1)
     fused = getattr(pre_tokenizer, "piece_kind", "words") == "whitespace"
-    return EncodePlan(symbols, fused, vocab[SPACE_MARK] if marker == SPACE_MARK else -1)
+    return EncodePlan(symbols, fused, -1 if start is None else vocab[start])

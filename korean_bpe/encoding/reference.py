@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..jamo import S_BASE, S_COUNT, T_COUNT, decompose
-from ..units import apply_marker
+from ..markers import get_marker
 
 __all__ = ["bpe_encode", "encode"]
 
@@ -70,9 +70,10 @@ def encode(tokenizer: Any, text: str) -> list[int]:
     specials = set(model.special_tokens)
     # a merge that would make a special token is never applied (old models only)
     merges = [(a, b) for a, b in model.merges if model.merged_token(a, b) not in specials]
+    mark = get_marker(tokenizer.marker)  # "▁" puts a symbol before the word, "</w>" and "##" glue on
     ids: list[int] = []
     for word in tokenizer.pre_tokenizer(text):
-        symbols = apply_marker(tokenizer.unit.split(word), tokenizer.marker)
+        symbols = mark.apply(tokenizer.unit.split(word))
         for token in bpe_encode(symbols, merges, merged=model.merged_token):
             ids += [vocab[token]] if token in vocab else _unknown(tokenizer, vocab, token)
     return ids
