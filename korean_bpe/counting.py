@@ -129,19 +129,25 @@ def count_words(
 
 def split_words(
     word_counts: Mapping[str, int], unit: Unit, *, marker: str | None
-) -> dict[tuple[str, ...], int]:
+) -> Mapping[tuple[str, ...], int]:
     """``{symbols: count}``: each word cut by ``unit`` and marked with ``marker``
     (:func:`korean_bpe.units.apply_marker`); words that give the same symbols add up (NFD and NFC
     spellings under ``jamo``); a word that gives no symbol is left out.  Compiled for the built-in
-    ``syllable`` and ``jamo`` units.
+    ``syllable`` and ``jamo`` units: then a :class:`korean_bpe.trainer.fast.SymbolCounts`, symbol
+    ids in flat arrays that :func:`korean_bpe.trainer.train_bpe` takes as they are (read as a
+    mapping, the same dict).
 
     >>> split_words({"값이": 2, "값": 1}, get_unit("syllable"), marker="</w>")
     {('값', '이</w>'): 2, ('값</w>',): 1}
     """
+    from .trainer.fast import split_ids
     from .trainer.fast import split_words as fast_split
 
     check_marker(marker)
     if type(unit).__module__ == "korean_bpe.units" and getattr(unit, "name", None) in ("syllable", "jamo"):
+        ids = split_ids(word_counts, unit=unit.name, marker=marker)  # flat ids: train_bpe's fast path
+        if ids is not None:
+            return ids
         out = fast_split(word_counts, unit=unit.name, marker=marker)
         out.pop((), None)
         return out

@@ -77,6 +77,9 @@ cdef extern from *:
         // below first_new are symbols (length 1), tlen[id - first_new] the merged tokens' lengths
         int64_t max_len = INT64_MAX;
         int32_t first_new = 0;
+        // pairs counted fewer times can never be chosen (training stops below min_frequency):
+        // they are counted and located as all pairs, but kept out of the heap
+        int64_t min_count = 1;
         std::vector<int64_t> tlen;
         void set_limit(int64_t limit, int32_t next_id) { max_len = limit; first_new = next_id; }
         inline int64_t len_of(int32_t id) const {
@@ -176,7 +179,7 @@ cdef extern from *:
                 if (nodes[p].pidx >= 0) ppos[nodes[p].pidx].push_back((int32_t)p);
             heap.reserve(pcount.size() + 1024);
             for (size_t i = 0; i < pcount.size(); ++i)
-                if (pcount[i] > 0 && fits_key(pkey[i])) heap.push_back(HeapItem{pcount[i], pkey[i], (int32_t)i});
+                if (pcount[i] >= min_count && fits_key(pkey[i])) heap.push_back(HeapItem{pcount[i], pkey[i], (int32_t)i});
             std::make_heap(heap.begin(), heap.end(), HeapLess());
         }
 
@@ -190,7 +193,7 @@ cdef extern from *:
                 int32_t idx = top.idx;
                 int64_t cur = pcount[idx];
                 if (cur != top.count) {  // stale: requeue with the current count
-                    if (cur > 0) {
+                    if (cur >= min_count) {
                         heap.push_back(HeapItem{cur, top.key, idx});
                         std::push_heap(heap.begin(), heap.end(), HeapLess());
                     }
@@ -297,7 +300,7 @@ cdef extern from *:
             }
             for (size_t i = 0; i < gained.size(); ++i) {
                 int32_t g = gained[i];
-                if (pcount[g] > 0 && fits_key(pkey[g])) {
+                if (pcount[g] >= min_count && fits_key(pkey[g])) {
                     ++n_push;
                     heap.push_back(HeapItem{pcount[g], pkey[g], g});
                     std::push_heap(heap.begin(), heap.end(), HeapLess());
@@ -315,9 +318,77 @@ cdef extern from *:
         int32_t best_a, best_b
         int64_t best_count
         int64_t n_visit, n_site, n_push, n_pop
+        int64_t min_count
         void build() nogil
         bint pop_best() nogil
         void apply(int32_t nw) nogil
+
+
+cdef extern from *:
+    """
+    #include <string>
+    #include <unordered_map>
+    #include <unordered_set>
+    namespace kbpe {
+    // Names the merges of a training run without Python objects: each token's text (code points),
+    // the merged token's id (an existing one when the text is already a token, as HF does), the
+    // stop rules of train_bpe's loop, and the merges as id pairs.
+    struct Namer {
+        std::vector<std::u32string> text;
+        std::unordered_map<std::u32string, int32_t> index;
+        std::unordered_set<std::u32string> specials;
+        std::u32string prefix;
+        int64_t min_count = 1, max_merges = INT64_MAX, vocab_limit = INT64_MAX;
+        std::vector<int32_t> left, right;
+        bool special_hit = false;
+
+        void add_special(const std::u32string& t) { specials.insert(t); }
+        void add_token(const std::u32string& t) {
+            index.emplace(t, (int32_t)text.size());
+            text.push_back(t);
+        }
+        // the id of the token merging a and b, or -1 to stop
+        int32_t name(int32_t a, int32_t b, int64_t count) {
+            if (count < min_count || (int64_t)left.size() >= max_merges || (int64_t)text.size() >= vocab_limit)
+                return -1;
+            std::u32string t = text[a];
+            const std::u32string& rb = text[b];
+            if (!prefix.empty() && rb.size() >= prefix.size() && rb.compare(0, prefix.size(), prefix) == 0)
+                t.append(rb, prefix.size(), std::u32string::npos);
+            else
+                t += rb;
+            if (specials.count(t)) { special_hit = true; return -1; }
+            int32_t id;
+            auto it = index.find(t);
+            if (it == index.end()) {
+                id = (int32_t)text.size();
+                index.emplace(t, id);
+                text.push_back(std::move(t));
+            } else {
+                id = it->second;
+            }
+            left.push_back(a);
+            right.push_back(b);
+            return id;
+        }
+    };
+    }  // namespace kbpe
+    """
+    ctypedef uint32_t char32_t
+    cdef cppclass u32string "std::u32string":
+        u32string()
+        void push_back(char32_t c)
+        size_t size()
+        char32_t& operator[](size_t i)
+    cdef cppclass Namer "kbpe::Namer":
+        vector[u32string] text
+        u32string prefix
+        int64_t min_count, max_merges, vocab_limit
+        vector[int32_t] left, right
+        bint special_hit
+        void add_token(const u32string& t)
+        void add_special(const u32string& t)
+        int32_t name(int32_t a, int32_t b, int64_t count) nogil
 
 
 import gc
@@ -787,3 +858,284 @@ def _symbol_counts_py(pairs):
         for s in symbols:
             out[s] = out.get(s, 0) + c
     return out
+
+
+# --- training from flat arrays: words straight to symbol ids, merges named in C++ ------------------
+
+cdef extern from "Python.h":
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
+
+cdef extern from *:
+    """
+    static inline const void* kbpe_u32_data(const std::u32string& s) { return (const void*)s.data(); }
+    """
+    const void* _u32_data "kbpe_u32_data"(const u32string& s)
+
+
+cdef inline u32string _u32(str s):
+    cdef u32string out
+    cdef int kind = PyUnicode_KIND(s)
+    cdef void* data = PyUnicode_DATA(s)
+    cdef Py_ssize_t i
+    for i in range(PyUnicode_GET_LENGTH(s)):
+        out.push_back(<char32_t>PyUnicode_READ(kind, data, i))
+    return out
+
+
+cdef inline str _py(const u32string& s):
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, _u32_data(s), <Py_ssize_t>s.size())
+
+
+cdef class WordSymbols:
+    """Distinct words as unit-symbol ids in flat arrays, one Python object per distinct symbol and
+    none per word: word ``k`` is ``syms[starts[k]:starts[k + 1]]`` with ``counts[k]``, and
+    ``symbols[i]`` is the text of symbol id ``i`` (ids in first-seen order).  Made by
+    :func:`split_ids`; :meth:`to_dict` gives ``split_words``'s ``{symbols: count}``."""
+    cdef vector[int32_t] syms
+    cdef vector[int64_t] starts
+    cdef vector[int64_t] counts
+    cdef readonly list symbols
+    cdef readonly object marker
+    cdef readonly int64_t total     # the sum of the counts
+    cdef readonly int64_t longest   # the most symbols in one word
+
+    def __len__(self):
+        return <Py_ssize_t>self.counts.size()
+
+    def frequencies(self):
+        """How often each symbol id occurs, each word weighted by its count (fits int64: checked
+        by :func:`split_ids`)."""
+        cdef vector[int64_t] f = vector[int64_t](len(self.symbols), 0)
+        cdef size_t k
+        cdef int64_t p
+        for k in range(self.counts.size()):
+            for p in range(self.starts[k], self.starts[k + 1]):
+                f[self.syms[p]] += self.counts[k]
+        return [f[k] for k in range(f.size())]
+
+    def to_dict(self):
+        """``{symbols: count}``, words giving the same symbols added up, in first-seen order."""
+        cdef dict out = {}
+        cdef size_t k
+        cdef int64_t p, n
+        cdef tuple key
+        cdef object sym, prev
+        for k in range(self.counts.size()):
+            n = self.starts[k + 1] - self.starts[k]
+            key = PyTuple_New(n)
+            for p in range(n):
+                sym = self.symbols[self.syms[self.starts[k] + p]]
+                Py_INCREF(sym)
+                PyTuple_SET_ITEM(key, p, sym)
+            prev = out.get(key)
+            out[key] = self.counts[k] if prev is None else prev + self.counts[k]
+        return out
+
+    def words_holding(self, list new_ids, flags):
+        """``[(k, ids)]``: the words holding a symbol whose new id (``new_ids[symbol]``, ``-1``:
+        dropped) is flagged (``flags[new id]`` true), as their lists of new ids."""
+        cdef vector[int32_t] m = new_ids
+        cdef vector[char] fl = [1 if f else 0 for f in flags]
+        cdef list out = []
+        cdef size_t k
+        cdef int64_t p
+        cdef int32_t v
+        for k in range(self.counts.size()):
+            for p in range(self.starts[k], self.starts[k + 1]):
+                v = m[self.syms[p]]
+                if v >= 0 and fl[v]:
+                    out.append((k, [m[self.syms[q]] for q in range(self.starts[k], self.starts[k + 1])
+                                    if m[self.syms[q]] >= 0]))
+                    break
+        return out
+
+
+def split_ids(word_counts, str unit, marker):
+    """``split_words`` straight to ids: a :class:`WordSymbols` for the syllable or jamo unit with
+    a marker (``None``, ``"▁"``, ``"</w>"``, ``"##"``), one entry per word (words giving the same
+    symbols are not added up: the merges are the same either way); words giving no symbol are
+    left out.  ``None`` when a count is not an int >= 1 or the sums would not fit in int64 (then
+    the dict path, exact in Python ints, is the one to take)."""
+    cdef bint jamo
+    if unit == "jamo":
+        jamo = True
+    elif unit == "syllable":
+        jamo = False
+    else:
+        raise ValueError(f"unit={unit!r}: the compiled split knows 'syllable' and 'jamo'")
+    cdef int mk
+    if marker is None:
+        mk = 0
+    elif marker == "\u2581":
+        mk = 1
+    elif marker == "</w>":
+        mk = 2
+    elif marker == "##":
+        mk = 3
+    else:
+        raise ValueError(f"marker={marker!r} is not supported; use None, '\u2581', '</w>' or '##'")
+    cdef WordSymbols ws = WordSymbols.__new__(WordSymbols)
+    ws.symbols = []
+    ws.marker = marker
+    ws.starts.push_back(0)
+    cdef vector[int32_t] table   # (variant, BMP code point) -> symbol id
+    table.assign(3 * 0x10000, -1)
+    cdef dict astral = {}
+    cdef vector[Py_UCS4] cps
+    cdef Py_ssize_t n, i, m, k
+    cdef int kind, sidx, variant
+    cdef uint32_t u
+    cdef void* data
+    cdef Py_UCS4 ch
+    cdef int32_t sid
+    cdef int64_t c, pairs = 0, weight = 0, total = 0
+    cdef object got
+    items = word_counts.items() if hasattr(word_counts, "items") else word_counts
+    for w, count in items:
+        if type(w) is not str:
+            raise TypeError(f"word_counts keys must be str words, got {type(w).__name__} {w!r}")
+        if type(count) is not int or count <= 0 or count >= _INT64_MAX:
+            return None
+        c = count
+        kind = PyUnicode_KIND(w)
+        data = PyUnicode_DATA(w)
+        n = PyUnicode_GET_LENGTH(w)
+        cps.clear()
+        for i in range(n):
+            ch = PyUnicode_READ(kind, data, i)
+            sidx = <int>ch - _S_BASE
+            if jamo and 0 <= sidx < _S_COUNT:
+                cps.push_back(_L_BASE + sidx // _N_COUNT)
+                cps.push_back(_V_BASE + (sidx % _N_COUNT) // _T_COUNT)
+                if sidx % _T_COUNT:
+                    cps.push_back(_T_BASE + sidx % _T_COUNT)
+            else:
+                cps.push_back(ch)
+        m = <Py_ssize_t>cps.size()
+        if m == 0:
+            continue
+        if mk == 1:
+            cps.insert(cps.begin(), 0x2581)   # "▁" is one symbol of its own
+            m += 1
+        # sums of count * symbols (symbol counts) must fit in int64
+        if c > (_INT64_MAX - weight) // m or ws.syms.size() + m >= <size_t>_ID_MAX:
+            return None
+        weight += c * m
+        pairs += c * (m - 1)
+        total += c
+        for k in range(m):
+            variant = 1 if (mk == 2 and k == m - 1) else (2 if (mk == 3 and k > 0) else 0)
+            u = <uint32_t>cps[k]
+            if u < 0x10000:
+                sid = table[variant * 0x10000 + u]
+                if sid < 0:
+                    sid = table[variant * 0x10000 + u] = <int32_t>len(ws.symbols)
+                    ws.symbols.append(_make_symbol(cps[k], variant))
+            else:
+                got = astral.get(<long>u * 4 + variant)
+                if got is None:
+                    sid = <int32_t>len(ws.symbols)
+                    astral[<long>u * 4 + variant] = sid
+                    ws.symbols.append(_make_symbol(cps[k], variant))
+                else:
+                    sid = got
+            ws.syms.push_back(sid)
+        ws.starts.push_back(<int64_t>ws.syms.size())
+        ws.counts.push_back(c)
+        if m > ws.longest:
+            ws.longest = m
+    ws.total = total
+    return ws
+
+
+def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t min_count, max_merges,
+              vocab_size, prefix, specials, max_token_length=None, on_merge=None):
+    """Train on ``ws`` with the engine of :func:`merge_engine`, naming the merges in C++.
+
+    ``new_ids[i]``: the token id of symbol ``i`` (``-1``: dropped from the words); ``cuts``:
+    ``[(k, positions)]``, word ``k`` (in new ids) is cut before each position (special-token runs);
+    ``id_to_token``: the tokens so far (special tokens, alphabet), extended with the merged ones.
+    Stops as ``train_bpe``'s loop does: best count below ``min_count``, ``max_merges`` merges
+    (``None``: no limit), ``vocab_size`` tokens (``None``: no limit).  ``on_merge(rank, (left,
+    right), count)``, when given, is called after each merge is decided.  Returns the merges as
+    ``[(left, right)]`` token pairs."""
+    cdef Engine* eng = new Engine()
+    cdef Namer* nm = new Namer()
+    cdef vector[int32_t] m = new_ids
+    cdef vector[int32_t] buf
+    cdef vector[int32_t] cut_at
+    cdef size_t k, nwords = ws.counts.size(), ci = 0, j, a, b
+    cdef int64_t p, total = 0
+    cdef int32_t v, nw
+    cdef Py_ssize_t rank = 0, first_new = len(id_to_token)
+    cdef list cut_list = sorted(cuts)
+    cdef list merges
+    cdef bint found
+    try:
+        for p in range(<int64_t>ws.syms.size()):
+            if m[ws.syms[p]] >= 0:
+                total += 1
+        eng.reserve(<size_t>total)
+        eng.set_limit(_INT64_MAX if max_token_length is None else min(max_token_length, _INT64_MAX - 1),
+                      <int32_t>first_new)
+        eng.min_count = min_count if min_count > 1 else 1
+        for k in range(nwords):
+            buf.clear()
+            for p in range(ws.starts[k], ws.starts[k + 1]):
+                v = m[ws.syms[p]]
+                if v >= 0:
+                    buf.push_back(v)
+            cut_at.clear()
+            while ci < len(cut_list) and cut_list[ci][0] == k:
+                cut_at = cut_list[ci][1]
+                ci += 1
+            cut_at.push_back(<int32_t>buf.size())
+            a = 0
+            for j in range(cut_at.size()):   # pieces [a, b): those of one symbol hold no pair
+                b = <size_t>cut_at[j]
+                if b - a > 1:
+                    for p in range(<int64_t>a, <int64_t>b):
+                        eng.add(buf[p], ws.counts[k], p == <int64_t>a, p + 1 == <int64_t>b)
+                a = b
+        for tok in id_to_token:
+            nm.add_token(_u32(tok))
+        for tok in specials:
+            nm.add_special(_u32(tok))
+        if prefix:
+            nm.prefix = _u32(prefix)
+        nm.min_count = min_count
+        nm.max_merges = _INT64_MAX if max_merges is None else max_merges
+        nm.vocab_limit = _INT64_MAX if vocab_size is None else vocab_size
+        with nogil:
+            eng.build()
+        if on_merge is None:
+            with nogil:
+                while eng.pop_best():
+                    nw = nm.name(eng.best_a, eng.best_b, eng.best_count)
+                    if nw < 0:
+                        break
+                    eng.apply(nw)
+        else:
+            while True:
+                with nogil:
+                    found = eng.pop_best()
+                    nw = nm.name(eng.best_a, eng.best_b, eng.best_count) if found else -1
+                if nw < 0:
+                    break
+                while <size_t>len(id_to_token) < nm.text.size():
+                    id_to_token.append(_py(nm.text[len(id_to_token)]))
+                on_merge(rank, (id_to_token[eng.best_a], id_to_token[eng.best_b]), eng.best_count)
+                rank += 1
+                with nogil:
+                    eng.apply(nw)
+        if nm.special_hit:
+            raise AssertionError(f"a merge of {id_to_token[eng.best_a]!r} and {id_to_token[eng.best_b]!r} made a "
+                                 "special token; cut_special_runs should have made that impossible")
+        while <size_t>len(id_to_token) < nm.text.size():
+            id_to_token.append(_py(nm.text[len(id_to_token)]))
+        merges = [(id_to_token[nm.left[j]], id_to_token[nm.right[j]]) for j in range(nm.left.size())]
+    finally:
+        del eng
+        del nm
+    return merges
