@@ -293,6 +293,8 @@ def _flat_words(word_counts: Any, marker: Any, engine: str) -> Any:
 
     if not isinstance(word_counts, SymbolCounts) or (marker != "auto" and marker != word_counts.words.marker):
         return None  # another marker: the dict path checks the words against it
+    if marker == "auto" and word_counts.words.marker == "##" and word_counts.words.longest < 2:
+        return None  # "auto" finds no ## in words of one symbol: the dict path says what it finds
     return word_counts
 
 
