@@ -26,6 +26,7 @@ cdef extern from *:
     #include <algorithm>
     #include <cstdint>
     #include <cstring>
+    #include <stdexcept>
 
     namespace kbpe {
 
@@ -65,10 +66,43 @@ cdef extern from *:
         std::vector<int32_t> tvals;
         uint64_t tmask = 0;
         int shift = 0;
-        std::vector<int64_t> pcount;
-        std::vector<uint64_t> pkey;
-        std::vector<std::vector<int32_t>> ppos;
-        std::vector<int32_t> pstamp;
+        // one record per pair (what a merge site touches of a pair is one cache line); its
+        // positions live in `pool`, a block [head, head + cap) per pair, len of them used
+        struct Pair { int64_t count; uint64_t key; uint32_t head; int32_t len, cap, stamp; };
+        std::vector<Pair> pairs;
+        // position blocks: one int32 arena; a block given up (outgrown, or its pair merged) goes
+        // to the free list of its size class (largest power of two it holds) for reuse
+        std::vector<int32_t> pool;
+        int32_t free_head[32];
+        size_t n_pool_max = 0;
+
+        int32_t alloc_block(int32_t cap) {   // cap: a power of two
+            int k = __builtin_ctz((unsigned)cap);
+            int32_t b = free_head[k];
+            if (b >= 0) { free_head[k] = pool[b]; return b; }
+            size_t at = pool.size();
+            if (at + (size_t)cap > (size_t)INT32_MAX) throw std::length_error("korean_bpe engine: position pool over 2**31");
+            pool.resize(at + cap);
+            return (int32_t)at;
+        }
+        void free_block(uint32_t b, int32_t cap) {
+            if (cap <= 0) return;
+            int k = 31 - __builtin_clz((unsigned)cap);
+            pool[b] = free_head[k];
+            free_head[k] = (int32_t)b;
+        }
+        inline void push_pos(int32_t idx, int32_t p) {
+            Pair* P = &pairs[idx];
+            if (P->len == P->cap) {
+                int32_t ncap = P->cap ? 2 << (31 - __builtin_clz((unsigned)P->cap)) : 1;
+                int32_t nb = alloc_block(ncap);
+                if (P->len) std::memcpy(&pool[nb], &pool[P->head], (size_t)P->len * sizeof(int32_t));
+                free_block(P->head, P->cap);
+                P->head = (uint32_t)nb;
+                P->cap = ncap;
+            }
+            pool[P->head + P->len++] = p;
+        }
         std::vector<int32_t> gained;
         std::vector<HeapItem> heap;
         int32_t stamp = 0;
@@ -104,7 +138,8 @@ cdef extern from *:
             tmask = cap - 1;
             shift = 64 - __builtin_ctzll(cap);
             size_t reserve = expected;
-            pcount.reserve(reserve); pkey.reserve(reserve); ppos.reserve(reserve); pstamp.reserve(reserve);
+            pairs.reserve(reserve);
+            for (int k = 0; k < 32; ++k) free_head[k] = -1;
         }
 
         inline uint64_t slot_of(uint64_t key) const {
@@ -147,14 +182,11 @@ cdef extern from *:
                 if (!k) break;
                 s = (s + 1) & tmask;
             }
-            int32_t idx = (int32_t)pcount.size();
+            int32_t idx = (int32_t)pairs.size();
             tkeys[s] = k1;
             tvals[s] = idx;
-            pcount.push_back(0);
-            pkey.push_back(key);
-            ppos.emplace_back();
-            pstamp.push_back(0);
-            if ((size_t)pcount.size() * 2 > tkeys.size()) grow();
+            pairs.push_back(Pair{0, key, 0, 0, 0, 0});
+            if (pairs.size() * 2 > tkeys.size()) grow();
             return idx;
         }
 
@@ -165,21 +197,23 @@ cdef extern from *:
             int32_t mx = 0;
             for (size_t p = 0; p < n; ++p) mx = std::max(mx, nodes[p].sym);
             ensure_dense(mx);
-            std::vector<int32_t> occ;
             for (size_t p = 0; p + 1 < n; ++p) {
                 if (nodes[p].nxt < 0) continue;
                 int32_t idx = get_or_insert(pair_key(nodes[p].sym, nodes[p + 1].sym));
                 nodes[p].pidx = idx;
-                pcount[idx] += nodes[p].cnt;
-                if ((size_t)idx >= occ.size()) occ.resize(idx + 1, 0);
-                ++occ[idx];
+                pairs[idx].count += nodes[p].cnt;
+                ++pairs[idx].cap;   // for now: how many positions
             }
-            for (size_t i = 0; i < occ.size(); ++i) ppos[i].reserve(occ[i]);
+            size_t total = 0;
+            for (Pair& P : pairs) { P.head = (uint32_t)total; total += (size_t)P.cap; }   // exact blocks
+            if (total > (size_t)INT32_MAX) throw std::length_error("korean_bpe engine: position pool over 2**31");
+            pool.resize(total);
             for (size_t p = 0; p + 1 < n; ++p)
-                if (nodes[p].pidx >= 0) ppos[nodes[p].pidx].push_back((int32_t)p);
-            heap.reserve(pcount.size() + 1024);
-            for (size_t i = 0; i < pcount.size(); ++i)
-                if (pcount[i] >= min_count && fits_key(pkey[i])) heap.push_back(HeapItem{pcount[i], pkey[i], (int32_t)i});
+                if (nodes[p].pidx >= 0) { Pair& P = pairs[nodes[p].pidx]; pool[P.head + P.len++] = (int32_t)p; }
+            heap.reserve(pairs.size() + 1024);
+            for (size_t i = 0; i < pairs.size(); ++i)
+                if (pairs[i].count >= min_count && fits_key(pairs[i].key))
+                    heap.push_back(HeapItem{pairs[i].count, pairs[i].key, (int32_t)i});
             std::make_heap(heap.begin(), heap.end(), HeapLess());
         }
 
@@ -191,7 +225,7 @@ cdef extern from *:
                 std::pop_heap(heap.begin(), heap.end(), HeapLess());
                 heap.pop_back();
                 int32_t idx = top.idx;
-                int64_t cur = pcount[idx];
+                int64_t cur = pairs[idx].count;
                 if (cur != top.count) {  // stale: requeue with the current count
                     if (cur >= min_count) {
                         heap.push_back(HeapItem{cur, top.key, idx});
@@ -224,8 +258,8 @@ cdef extern from *:
 
         inline int32_t fresh(int32_t x, int32_t y) {
             int32_t idx = get_or_insert(pair_key(x, y));
-            if (pstamp[idx] != stamp) {
-                pstamp[idx] = stamp;
+            if (pairs[idx].stamp != stamp) {
+                pairs[idx].stamp = stamp;
                 gained.push_back(idx);
             }
             return idx;
@@ -258,14 +292,17 @@ cdef extern from *:
             ++stamp;
             gained.clear();
             ensure_dense(nw);
-            std::vector<int32_t> pos;
-            pos.swap(ppos[idx]);
-            if (a == b) std::sort(pos.begin(), pos.end());
-            const size_t npos = pos.size();
+            // this pair's positions: its block stays put while the loop pushes to other pairs (the
+            // pool may move: read it by index), and goes to the free list at the end
+            const uint32_t head = pairs[idx].head;
+            const int32_t cap = pairs[idx].cap;
+            const size_t npos = (size_t)pairs[idx].len;
+            pairs[idx].head = 0; pairs[idx].len = 0; pairs[idx].cap = 0;
+            if (a == b) std::sort(pool.begin() + head, pool.begin() + head + npos);
             n_visit += npos;
             for (size_t i = 0; i < npos; ++i) {
-                int32_t p = pos[i];
-                if (i + 12 < npos) __builtin_prefetch(&nodes[pos[i + 12]], 1);  // sites are scattered
+                int32_t p = pool[head + i];
+                if (i + 12 < npos) __builtin_prefetch(&nodes[pool[head + i + 12]], 1);  // sites are scattered
                 Node& P = nodes[p];
                 if (P.pidx != idx) continue;  // no longer this pair here (merged or changed)
                 ++n_site;
@@ -273,21 +310,21 @@ cdef extern from *:
                 Node& Q = nodes[q];
                 int64_t c = P.cnt;
                 int32_t pp = P.prv, r = Q.nxt;
-                pcount[idx] -= c;  // this occurrence goes (the count stays exact, even for ids reused)
+                pairs[idx].count -= c;  // this occurrence goes (the count stays exact, even for ids reused)
                 if (pp >= 0) {  // A B C: (A, B) loses, (A, BC) gains
                     Node& PP = nodes[pp];
-                    pcount[PP.pidx] -= c;
+                    pairs[PP.pidx].count -= c;
                     int32_t g = left_pair(PP.sym, nw);
-                    pcount[g] += c;
-                    ppos[g].push_back(pp);
+                    pairs[g].count += c;
+                    push_pos(g, pp);
                     PP.pidx = g;
                 }
                 if (r >= 0) {   // B C D: (C, D) loses, (BC, D) gains
                     Node& R = nodes[r];
-                    pcount[Q.pidx] -= c;
+                    pairs[Q.pidx].count -= c;
                     int32_t g = right_pair(nw, R.sym);
-                    pcount[g] += c;
-                    ppos[g].push_back(p);
+                    pairs[g].count += c;
+                    push_pos(g, p);
                     P.pidx = g;
                     R.prv = p;
                 } else {
@@ -298,11 +335,12 @@ cdef extern from *:
                 Q.sym = -1;
                 Q.pidx = -1;
             }
+            free_block(head, cap);
             for (size_t i = 0; i < gained.size(); ++i) {
                 int32_t g = gained[i];
-                if (pcount[g] >= min_count && fits_key(pkey[g])) {
+                if (pairs[g].count >= min_count && fits_key(pairs[g].key)) {
                     ++n_push;
-                    heap.push_back(HeapItem{pcount[g], pkey[g], g});
+                    heap.push_back(HeapItem{pairs[g].count, pairs[g].key, g});
                     std::push_heap(heap.begin(), heap.end(), HeapLess());
                 }
             }
@@ -319,9 +357,9 @@ cdef extern from *:
         int64_t best_count
         int64_t n_visit, n_site, n_push, n_pop
         int64_t min_count
-        void build() nogil
+        void build() except + nogil
         bint pop_best() nogil
-        void apply(int32_t nw) nogil
+        void apply(int32_t nw) except + nogil
 
 
 cdef extern from *:
