@@ -49,7 +49,7 @@ from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import RawPreTokenizer, WhitespacePreTokenizer
 from .units import Unit, apply_marker, check_marker, get_unit
 
-__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "holds_any", "FORMAT", "FORMAT_VERSION"]
 
 FORMAT = "korean_bpe word counts"
 FORMAT_VERSION = 1
@@ -72,7 +72,8 @@ def count_words(
     into: dict[str, int] | None = None,
     show_progress: bool | None = None,
     sample: list[str] | None = None,
-) -> dict[str, int]:
+    compact: bool = False,
+) -> Mapping[str, int]:
     """``{word: count}`` over the pieces ``pre_tokenizer`` cuts ``texts`` into, in first-seen
     order, added into ``into`` when given (updated and returned).
 
@@ -81,10 +82,14 @@ def count_words(
     (``split_by_whitespace`` and ``add_dummy_prefix``) are counted by the compiled core when it
     was built; every other pre-tokenizer goes through its ``batch``.  Same counts either way.
     ``sample`` (a list) receives the first 20 texts that are not blank, for error messages.
+    ``compact=True`` (without ``into``): when the counting is compiled, the counts stay in the
+    compiled counter (a read-only :class:`korean_bpe.trainer.fast.CountedWords`, the same items),
+    which :func:`split_words` cuts into symbol ids without a Python string per word.
 
     >>> count_words(["ㅋㅋ 진짜 웃기다", "ㅋㅋ"], get_pre_tokenizer("raw"))
     {'▁ㅋㅋ': 2, '▁진짜': 1, '▁웃기다': 1}
     """
+    from .trainer.fast import CountedWords, word_counter
     from .trainer.fast import count_words as fast_count
 
     if isinstance(texts, (str, bytes)):
@@ -94,9 +99,17 @@ def count_words(
     out: dict[str, int] = {} if into is None else into
     mode = _compiled_mode(pre_tokenizer)
     bar = _progress(show_progress)
+    counter = word_counter(sentencepiece=mode == "sentencepiece") if compact and into is None and mode else None
+
+    def add(chunk: list[str]) -> None:
+        if counter is not None:
+            counter.update(chunk)
+        else:
+            fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece")
+
     if mode is not None and bar is None and type(texts) is list:  # in memory already: one compiled pass
         try:
-            fast_count(texts, into=out, sentencepiece=mode == "sentencepiece")
+            add(texts)
         except TypeError:
             pos, bad = next(((k, t) for k, t in enumerate(texts) if not isinstance(t, str)), (None, None))
             if pos is None:
@@ -104,7 +117,7 @@ def count_words(
             raise TypeError(f"texts must hold strings; text {pos} is {type(bad).__name__} {bad!r}") from None
         if sample is not None and len(sample) < _SAMPLE:
             sample += islice((t for t in texts if t and not t.isspace()), _SAMPLE - len(sample))
-        return out
+        return out if counter is None else CountedWords(counter)
     try:
         for start, chunk in _chunks(texts, _CHUNK):
             if not all(type(t) is str for t in chunk):
@@ -113,7 +126,7 @@ def count_words(
             if sample is not None and len(sample) < _SAMPLE:
                 sample += islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))
             if mode is not None:
-                fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece")
+                add(chunk)
             else:
                 got = Counter(chain.from_iterable(pre_tokenizer.batch(chunk, show_progress=False)))
                 get = out.get
@@ -124,7 +137,21 @@ def count_words(
     finally:
         if bar is not None:
             bar.close()
-    return out
+    return out if counter is None else CountedWords(counter)
+
+
+def holds_any(counts: Mapping[str, int], chars: str) -> bool:
+    """Whether some word of ``counts`` holds one of ``chars`` (read from the compiled counter when
+    ``counts`` is compact, see :func:`count_words`).
+
+    >>> holds_any({"영화": 1, "a\nb": 2}, " \n"), holds_any({"영화": 1}, " \n")
+    (True, False)
+    """
+    from .trainer.fast import CountedWords
+
+    if isinstance(counts, CountedWords):
+        return counts.holds(chars)
+    return re.search(f"[{re.escape(chars)}]", "\x00".join(counts)) is not None
 
 
 def split_words(

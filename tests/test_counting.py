@@ -13,7 +13,7 @@ from test_engine import HARD_TEXTS  # the hard strings of the counting helpers
 
 from korean_bpe import Tokenizer
 from korean_bpe.cli import main
-from korean_bpe.counting import CountsFileError, WordCounts, count_words, split_words
+from korean_bpe.counting import CountsFileError, WordCounts, count_words, holds_any, split_words
 from korean_bpe.pre_tokenizers import get_pre_tokenizer
 from korean_bpe.trainer import train_bpe
 from korean_bpe.units import get_unit
@@ -56,6 +56,26 @@ def test_count_words_equals_the_pre_tokenizer_counted(spec, compiled, monkeypatc
     got = count_words(iter(texts), pt)
     assert got == expected
     assert list(got) == list(expected)  # first-seen order either way
+
+
+@needs_compiled
+@pytest.mark.parametrize("spec", ["whitespace", "raw"])
+@pytest.mark.parametrize("unit, marker", [("syllable", "▁"), ("jamo", "▁"), ("jamo", "</w>"), ("syllable", None)])
+def test_compact_counts_are_the_dict_and_split_the_same(spec, unit, marker, real_texts):
+    """count_words(compact=True) keeps the counts in the compiled counter (no str per word):
+    the same items, and split_words reads the same symbols from it."""
+    from korean_bpe.trainer.fast import CountedWords
+
+    pt = get_pre_tokenizer(spec)
+    texts = HARD + list(real_texts[:2000])
+    plain = count_words(texts, pt)
+    compact = count_words(iter(texts), pt, compact=True)
+    assert isinstance(compact, CountedWords) and len(compact) == len(plain)
+    assert compact == plain and list(compact) == list(plain)
+    assert dict(split_words(compact, get_unit(unit), marker=marker)) == dict(split_words(plain, get_unit(unit), marker=marker))
+    for chars in (" ", "\n", "\x0c", "\t", "ㅋ", "\u2581", "\U0001F609"):
+        assert holds_any(compact, chars) == holds_any(plain, chars) == any(chars in w for w in plain), repr(chars)
+    assert count_words(texts, pt, compact=True, into={}) == plain  # into: a dict, as asked
 
 
 def test_count_words_raw_by_hand():

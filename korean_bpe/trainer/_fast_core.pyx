@@ -576,21 +576,23 @@ cdef extern from *:
     #include <vector>
     #include <cstdint>
     namespace kbpe {
-    struct WordEntry { uint64_t hash; int64_t count; int32_t text, start, len, prefixed; };
+    // a distinct word: its code points are chars[off, off + len), after U+2581 when prefixed
+    struct WordEntry { uint64_t hash; int64_t count; int64_t off; int32_t len, prefixed; };
     }
     """
     cdef cppclass WordEntry "kbpe::WordEntry":
         uint64_t hash
         int64_t count
-        int32_t text, start, len, prefixed
+        int64_t off
+        int32_t len, prefixed
 
 
-cdef inline bint _same_span(int k1, void* d1, Py_ssize_t s1, int k2, void* d2, Py_ssize_t s2, Py_ssize_t n) noexcept:
+cdef inline bint _same_chars(const uint32_t* a, int kind, void* data, Py_ssize_t start, Py_ssize_t n) noexcept:
     cdef Py_ssize_t j
-    if k1 == k2:
-        return memcmp(<char*>d1 + s1 * k1, <char*>d2 + s2 * k2, n * k1) == 0
+    if kind == 4:
+        return memcmp(a, <char*>data + start * 4, n * 4) == 0
     for j in range(n):
-        if PyUnicode_READ(k1, d1, s1 + j) != PyUnicode_READ(k2, d2, s2 + j):
+        if a[j] != PyUnicode_READ(kind, data, start + j):
             return False
     return True
 
@@ -609,6 +611,175 @@ cdef inline bint _is_line_break(uint32_t ch) noexcept:
     return (0x0A <= ch <= 0x0D) or (0x1C <= ch <= 0x1E) or ch == 0x85 or ch == 0x2028 or ch == 0x2029
 
 
+cdef class WordCounter:
+    """Counts the words of texts in C++: each distinct word's code points are copied once into one
+    arena (the texts can go as soon as they are read), with an int64 count.  ``mode=0``: the
+    whitespace-separated words (``str.split()``); ``mode=1``: SentencePiece pieces (see
+    :func:`count_words`).  :meth:`to_dict` gives the Python dict; :meth:`split_ids` the words as
+    unit-symbol ids straight from the arena (no Python string per word)."""
+    cdef vector[uint32_t] chars
+    cdef vector[WordEntry] entries
+    cdef vector[int32_t] slots
+    cdef uint64_t mask
+    cdef readonly int mode
+
+    def __cinit__(self, int mode=0):
+        if mode != 0 and mode != 1:
+            raise ValueError(f"mode must be 0 (whitespace) or 1 (SentencePiece pieces), got {mode}")
+        self.mode = mode
+        self.slots.assign(1 << 16, -1)
+        self.mask = (1 << 16) - 1
+
+    def __len__(self):
+        return <Py_ssize_t>self.entries.size()
+
+    def update(self, texts):
+        """Add the words of ``texts`` (an iterable of str)."""
+        cdef Py_ssize_t n, i, j, start, end, cap
+        cdef int kind, mode = self.mode
+        cdef void* data
+        cdef uint32_t ch
+        cdef uint64_t h, slot
+        cdef int32_t e, prefixed
+        cdef WordEntry ent
+        cdef bint line_open
+        for t in texts:
+            if type(t) is not str:
+                if not isinstance(t, str):
+                    raise TypeError(f"texts must hold str, got {type(t).__name__} {t!r}")
+                t = str(t)
+            kind = PyUnicode_KIND(t)
+            data = PyUnicode_DATA(t)
+            n = PyUnicode_GET_LENGTH(t)
+            i = 0
+            line_open = False   # mode 1: inside a non-empty line, a part ends at i
+            while True:
+                # --- find the next word: [start, end), prefixed with U+2581 or not; hash it on the way
+                h = 1469598103934665603ULL
+                if mode == 0:
+                    while i < n and _is_space(<uint32_t>PyUnicode_READ(kind, data, i)):
+                        i += 1
+                    if i >= n:
+                        break
+                    start = i
+                    while i < n:
+                        ch = <uint32_t>PyUnicode_READ(kind, data, i)
+                        if _is_space(ch):
+                            break
+                        h = (h ^ ch) * 1099511628211ULL
+                        i += 1
+                    end = i
+                    prefixed = 0
+                else:
+                    if i >= n and not line_open:
+                        break
+                    if not line_open:
+                        ch = <uint32_t>PyUnicode_READ(kind, data, i)
+                        if _is_line_break(ch):  # a line break: a piece of its own
+                            start = i
+                            i += 1
+                            end = i
+                            prefixed = 0
+                            h = (h ^ ch) * 1099511628211ULL
+                        else:
+                            line_open = True
+                    if line_open:  # one part of a non-empty line: up to a space, U+2581, a line break or the end
+                        start = i
+                        h ^= 1
+                        while i < n:
+                            ch = <uint32_t>PyUnicode_READ(kind, data, i)
+                            if ch == 0x20 or ch == 0x2581 or _is_line_break(ch):
+                                break
+                            h = (h ^ ch) * 1099511628211ULL
+                            i += 1
+                        end = i
+                        prefixed = 1
+                        if i < n and (ch == 0x20 or ch == 0x2581):
+                            i += 1      # the separator; another part follows (maybe empty)
+                        else:
+                            line_open = False   # the line ends here (a break, or the end of the text)
+                # --- count it
+                h ^= h >> 29
+                slot = (h * 0x9E3779B97F4A7C15ULL) & self.mask
+                while True:
+                    e = self.slots[slot]
+                    if e < 0:
+                        ent.hash = h
+                        ent.count = 1
+                        ent.off = <int64_t>self.chars.size()
+                        ent.len = <int32_t>(end - start)
+                        ent.prefixed = prefixed
+                        for j in range(start, end):
+                            self.chars.push_back(<uint32_t>PyUnicode_READ(kind, data, j))
+                        self.slots[slot] = <int32_t>self.entries.size()
+                        self.entries.push_back(ent)
+                        if self.entries.size() * 2 > self.slots.size():
+                            self._grow()
+                        break
+                    if (self.entries[e].hash == h and self.entries[e].len == end - start
+                            and self.entries[e].prefixed == prefixed
+                            and _same_chars(&self.chars[self.entries[e].off], kind, data, start, end - start)):
+                        self.entries[e].count += 1
+                        break
+                    slot = (slot + 1) & self.mask
+
+    cdef void _grow(self):
+        cdef size_t cap = self.slots.size() * 2
+        cdef uint64_t slot
+        cdef int32_t e
+        self.slots.assign(cap, -1)
+        self.mask = cap - 1
+        for e in range(<int32_t>self.entries.size()):
+            slot = (self.entries[e].hash * 0x9E3779B97F4A7C15ULL) & self.mask
+            while self.slots[slot] >= 0:
+                slot = (slot + 1) & self.mask
+            self.slots[slot] = e
+
+    cdef inline void _word(self, size_t e, vector[Py_UCS4]& out):
+        out.clear()
+        if self.entries[e].prefixed:
+            out.push_back(0x2581)
+        cdef int64_t j, off = self.entries[e].off
+        for j in range(off, off + self.entries[e].len):
+            out.push_back(self.chars[j])
+
+    def to_dict(self, out=None):
+        """``{word: count}`` in first-seen order, added into ``out`` (a dict) when given."""
+        cdef dict d = {} if out is None else out
+        cdef vector[Py_UCS4] w
+        cdef size_t e
+        cdef object word, prev
+        for e in range(self.entries.size()):
+            self._word(e, w)
+            word = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, w.data(), <Py_ssize_t>w.size())
+            prev = d.get(word)
+            d[word] = self.entries[e].count if prev is None else prev + self.entries[e].count
+        return d
+
+    def holds(self, str chars):
+        """Whether some word holds one of ``chars``."""
+        cdef set wanted = {ord(c) for c in chars}
+        cdef size_t e
+        cdef int64_t j
+        if 0x2581 in wanted and any(self.entries[e].prefixed for e in range(self.entries.size())):
+            return True
+        for j in range(<int64_t>self.chars.size()):
+            if self.chars[j] in wanted:
+                return True
+        return False
+
+    def split_ids(self, str unit, marker):
+        """:func:`split_ids` of the counted words, read from the arena."""
+        cdef _IdSplitter sp = _IdSplitter(unit, marker)
+        cdef vector[Py_UCS4] w
+        cdef size_t e
+        for e in range(self.entries.size()):
+            self._word(e, w)
+            if not sp.add(w, self.entries[e].count):
+                return None
+        return sp.done()
+
+
 def count_words(texts, out=None, int mode=0):
     """``{word: count}`` over the words of ``texts``, in first-seen order, added into ``out`` (a
     dict, updated in place and returned) when given.
@@ -623,121 +794,11 @@ def count_words(texts, out=None, int mode=0):
     Python int in ``out``, so sums over many batches stay exact however large."""
     if mode != 0 and mode != 1:
         raise ValueError(f"mode must be 0 (whitespace) or 1 (SentencePiece pieces), got {mode}")
-    if out is None:
-        out = {}
-    elif type(out) is not dict:
+    if out is not None and type(out) is not dict:
         raise TypeError(f"out must be a dict, got {type(out).__name__}")
-    cdef list keep = []
-    cdef vector[int] kinds
-    cdef vector[void*] datas
-    cdef vector[WordEntry] entries
-    cdef vector[int32_t] slots = vector[int32_t](1 << 16, -1)
-    cdef uint64_t mask = (1 << 16) - 1, h, slot
-    cdef Py_ssize_t n, i, j, start, ti, cap, end
-    cdef int kind
-    cdef void* data
-    cdef uint32_t ch
-    cdef int32_t e, prefixed
-    cdef WordEntry ent
-    cdef bint line_open
-    for t in texts:
-        if type(t) is not str:
-            if not isinstance(t, str):
-                raise TypeError(f"texts must hold str, got {type(t).__name__} {t!r}")
-            t = str(t)
-        keep.append(t)
-        ti = len(keep) - 1
-        kind = PyUnicode_KIND(t)
-        data = PyUnicode_DATA(t)
-        kinds.push_back(kind)
-        datas.push_back(data)
-        n = PyUnicode_GET_LENGTH(t)
-        i = 0
-        line_open = False   # mode 1: inside a non-empty line, a part ends at i
-        while True:
-            # --- find the next word: [start, end), prefixed with U+2581 or not; hash it on the way
-            h = 1469598103934665603ULL
-            if mode == 0:
-                while i < n and _is_space(<uint32_t>PyUnicode_READ(kind, data, i)):
-                    i += 1
-                if i >= n:
-                    break
-                start = i
-                while i < n:
-                    ch = <uint32_t>PyUnicode_READ(kind, data, i)
-                    if _is_space(ch):
-                        break
-                    h = (h ^ ch) * 1099511628211ULL
-                    i += 1
-                end = i
-                prefixed = 0
-            else:
-                if i >= n and not line_open:
-                    break
-                if not line_open:
-                    ch = <uint32_t>PyUnicode_READ(kind, data, i)
-                    if _is_line_break(ch):  # a line break: a piece of its own
-                        start = i
-                        i += 1
-                        end = i
-                        prefixed = 0
-                        h = (h ^ ch) * 1099511628211ULL
-                    else:
-                        line_open = True
-                if line_open:  # one part of a non-empty line: up to a space, U+2581, a line break or the end
-                    start = i
-                    h ^= 1
-                    while i < n:
-                        ch = <uint32_t>PyUnicode_READ(kind, data, i)
-                        if ch == 0x20 or ch == 0x2581 or _is_line_break(ch):
-                            break
-                        h = (h ^ ch) * 1099511628211ULL
-                        i += 1
-                    end = i
-                    prefixed = 1
-                    if i < n and (ch == 0x20 or ch == 0x2581):
-                        i += 1      # the separator; another part follows (maybe empty)
-                    else:
-                        line_open = False   # the line ends here (a break, or the end of the text)
-            # --- count it
-            h ^= h >> 29
-            slot = (h * 0x9E3779B97F4A7C15ULL) & mask
-            while True:
-                e = slots[slot]
-                if e < 0:
-                    ent.hash = h
-                    ent.count = 1
-                    ent.text = <int32_t>ti
-                    ent.start = <int32_t>start
-                    ent.len = <int32_t>(end - start)
-                    ent.prefixed = prefixed
-                    slots[slot] = <int32_t>entries.size()
-                    entries.push_back(ent)
-                    if entries.size() * 2 > slots.size():
-                        cap = slots.size() * 2
-                        slots.assign(cap, -1)
-                        mask = cap - 1
-                        for e in range(<int32_t>entries.size()):
-                            slot = (entries[e].hash * 0x9E3779B97F4A7C15ULL) & mask
-                            while slots[slot] >= 0:
-                                slot = (slot + 1) & mask
-                            slots[slot] = e
-                    break
-                if (entries[e].hash == h and entries[e].len == end - start and entries[e].prefixed == prefixed and
-                        _same_span(kinds[entries[e].text], datas[entries[e].text], entries[e].start,
-                                   kind, data, start, end - start)):
-                    entries[e].count += 1
-                    break
-                slot = (slot + 1) & mask
-    cdef dict d = out
-    cdef object word, prev
-    for e in range(<int32_t>entries.size()):
-        word = PyUnicode_Substring(keep[entries[e].text], entries[e].start, entries[e].start + entries[e].len)
-        if entries[e].prefixed:
-            word = "\u2581" + word
-        prev = d.get(word)
-        d[word] = entries[e].count if prev is None else prev + entries[e].count
-    return d
+    cdef WordCounter wc = WordCounter(mode)
+    wc.update(texts)
+    return wc.to_dict(out)
 
 
 cdef int _S_BASE = 0xAC00, _S_COUNT = 11172, _L_BASE = 0x1100, _V_BASE = 0x1161, _T_BASE = 0x11A7
@@ -989,61 +1050,59 @@ cdef class WordSymbols:
         return out
 
 
-def split_ids(word_counts, str unit, marker):
-    """``split_words`` straight to ids: a :class:`WordSymbols` for the syllable or jamo unit with
-    a marker (``None``, ``"▁"``, ``"</w>"``, ``"##"``), one entry per word (words giving the same
-    symbols are not added up: the merges are the same either way); words giving no symbol are
-    left out.  ``None`` when a count is not an int >= 1 or the sums would not fit in int64 (then
-    the dict path, exact in Python ints, is the one to take)."""
-    cdef bint jamo
-    if unit == "jamo":
-        jamo = True
-    elif unit == "syllable":
-        jamo = False
-    else:
-        raise ValueError(f"unit={unit!r}: the compiled split knows 'syllable' and 'jamo'")
-    cdef int mk
-    if marker is None:
-        mk = 0
-    elif marker == "\u2581":
-        mk = 1
-    elif marker == "</w>":
-        mk = 2
-    elif marker == "##":
-        mk = 3
-    else:
-        raise ValueError(f"marker={marker!r} is not supported; use None, '\u2581', '</w>' or '##'")
-    cdef WordSymbols ws = WordSymbols.__new__(WordSymbols)
-    ws.symbols = []
-    ws.marker = marker
-    ws.starts.push_back(0)
+cdef class _IdSplitter:
+    """Words (code points) -> a :class:`WordSymbols` for the syllable or jamo unit with a marker:
+    Hangul syllables decomposed for jamo, the marker applied, one id per distinct symbol."""
+    cdef WordSymbols ws
     cdef vector[int32_t] table   # (variant, BMP code point) -> symbol id
-    table.assign(3 * 0x10000, -1)
-    cdef dict astral = {}
+    cdef dict astral             # (astral code point, variant) -> symbol id
     cdef vector[Py_UCS4] cps
-    cdef Py_ssize_t n, i, m, k
-    cdef int kind, sidx, variant
-    cdef uint32_t u
-    cdef void* data
-    cdef Py_UCS4 ch
-    cdef int32_t sid
-    cdef int64_t c, pairs = 0, weight = 0, total = 0
-    cdef object got
-    items = word_counts.items() if hasattr(word_counts, "items") else word_counts
-    for w, count in items:
-        if type(w) is not str:
-            raise TypeError(f"word_counts keys must be str words, got {type(w).__name__} {w!r}")
-        if type(count) is not int or count <= 0 or count >= _INT64_MAX:
-            return None
-        c = count
-        kind = PyUnicode_KIND(w)
-        data = PyUnicode_DATA(w)
-        n = PyUnicode_GET_LENGTH(w)
+    cdef bint jamo
+    cdef int mk
+    cdef int64_t weight
+
+    def __cinit__(self, str unit, marker):
+        if unit == "jamo":
+            self.jamo = True
+        elif unit == "syllable":
+            self.jamo = False
+        else:
+            raise ValueError(f"unit={unit!r}: the compiled split knows 'syllable' and 'jamo'")
+        if marker is None:
+            self.mk = 0
+        elif marker == "\u2581":
+            self.mk = 1
+        elif marker == "</w>":
+            self.mk = 2
+        elif marker == "##":
+            self.mk = 3
+        else:
+            raise ValueError(f"marker={marker!r} is not supported; use None, '\u2581', '</w>' or '##'")
+        self.ws = WordSymbols.__new__(WordSymbols)
+        self.ws.symbols = []
+        self.ws.marker = marker
+        self.ws.starts.push_back(0)
+        self.table.assign(3 * 0x10000, -1)
+        self.astral = {}
+
+    cdef bint add(self, const vector[Py_UCS4]& word, int64_t c) except -1:
+        """Add ``word`` (its characters) with count ``c`` >= 1; False when a sum would leave int64."""
+        cdef WordSymbols ws = self.ws
+        cdef vector[Py_UCS4]* cps = &self.cps
+        cdef size_t i
+        cdef Py_ssize_t m, k
+        cdef int sidx, variant, mk = self.mk
+        cdef uint32_t u
+        cdef Py_UCS4 ch
+        cdef int32_t sid
+        cdef object got
         cps.clear()
-        for i in range(n):
-            ch = PyUnicode_READ(kind, data, i)
+        if mk == 1:
+            cps.push_back(0x2581)   # "▁" is one symbol of its own
+        for i in range(word.size()):
+            ch = word[i]
             sidx = <int>ch - _S_BASE
-            if jamo and 0 <= sidx < _S_COUNT:
+            if self.jamo and 0 <= sidx < _S_COUNT:
                 cps.push_back(_L_BASE + sidx // _N_COUNT)
                 cps.push_back(_V_BASE + (sidx % _N_COUNT) // _T_COUNT)
                 if sidx % _T_COUNT:
@@ -1051,31 +1110,27 @@ def split_ids(word_counts, str unit, marker):
             else:
                 cps.push_back(ch)
         m = <Py_ssize_t>cps.size()
-        if m == 0:
-            continue
-        if mk == 1:
-            cps.insert(cps.begin(), 0x2581)   # "▁" is one symbol of its own
-            m += 1
-        # sums of count * symbols (symbol counts) must fit in int64
-        if c > (_INT64_MAX - weight) // m or ws.syms.size() + m >= <size_t>_ID_MAX:
-            return None
-        weight += c * m
-        pairs += c * (m - 1)
-        total += c
+        if m == (1 if mk == 1 else 0):
+            return True   # a word giving no symbol is left out
+        # sums of count * symbols (the symbol counts, the pair counts) must fit in int64
+        if c > (_INT64_MAX - self.weight) // m or ws.syms.size() + m >= <size_t>_ID_MAX:
+            return False
+        self.weight += c * m
+        ws.total += c
         for k in range(m):
             variant = 1 if (mk == 2 and k == m - 1) else (2 if (mk == 3 and k > 0) else 0)
-            u = <uint32_t>cps[k]
+            u = <uint32_t>cps[0][k]
             if u < 0x10000:
-                sid = table[variant * 0x10000 + u]
+                sid = self.table[variant * 0x10000 + u]
                 if sid < 0:
-                    sid = table[variant * 0x10000 + u] = <int32_t>len(ws.symbols)
-                    ws.symbols.append(_make_symbol(cps[k], variant))
+                    sid = self.table[variant * 0x10000 + u] = <int32_t>len(ws.symbols)
+                    ws.symbols.append(_make_symbol(cps[0][k], variant))
             else:
-                got = astral.get(<long>u * 4 + variant)
+                got = self.astral.get(<long>u * 4 + variant)
                 if got is None:
                     sid = <int32_t>len(ws.symbols)
-                    astral[<long>u * 4 + variant] = sid
-                    ws.symbols.append(_make_symbol(cps[k], variant))
+                    self.astral[<long>u * 4 + variant] = sid
+                    ws.symbols.append(_make_symbol(cps[0][k], variant))
                 else:
                     sid = got
             ws.syms.push_back(sid)
@@ -1083,8 +1138,37 @@ def split_ids(word_counts, str unit, marker):
         ws.counts.push_back(c)
         if m > ws.longest:
             ws.longest = m
-    ws.total = total
-    return ws
+        return True
+
+    cdef WordSymbols done(self):
+        return self.ws
+
+
+def split_ids(word_counts, str unit, marker):
+    """``split_words`` straight to ids: a :class:`WordSymbols` for the syllable or jamo unit with
+    a marker (``None``, ``"▁"``, ``"</w>"``, ``"##"``), one entry per word (words giving the same
+    symbols are not added up: the merges are the same either way); words giving no symbol are
+    left out.  ``None`` when a count is not an int >= 1 or the sums would not fit in int64 (then
+    the dict path, exact in Python ints, is the one to take)."""
+    cdef _IdSplitter sp = _IdSplitter(unit, marker)
+    cdef vector[Py_UCS4] word
+    cdef Py_ssize_t i
+    cdef int kind
+    cdef void* data
+    items = word_counts.items() if hasattr(word_counts, "items") else word_counts
+    for w, count in items:
+        if type(w) is not str:
+            raise TypeError(f"word_counts keys must be str words, got {type(w).__name__} {w!r}")
+        if type(count) is not int or count <= 0 or count >= _INT64_MAX:
+            return None
+        kind = PyUnicode_KIND(w)
+        data = PyUnicode_DATA(w)
+        word.clear()
+        for i in range(PyUnicode_GET_LENGTH(w)):
+            word.push_back(PyUnicode_READ(kind, data, i))
+        if not sp.add(word, count):
+            return None
+    return sp.done()
 
 
 def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t min_count, max_merges,

@@ -32,6 +32,7 @@ from typing import Any
 __all__ = [
     "merge_engine", "get_engine", "compiled_available",
     "count_words", "split_words", "symbol_counts", "words_to_ids", "SymbolCounts", "split_ids",
+    "CountedWords", "word_counter",
 ]
 
 logger = logging.getLogger(__name__)
@@ -339,6 +340,58 @@ class SymbolCounts(Mapping[tuple[str, ...], int]):
         return repr(self._mapping())
 
 
+class CountedWords(Mapping[str, int]):
+    """``{word: count}`` held by the compiled counter (``_fast_core.WordCounter``: the distinct
+    words' code points in one array, int64 counts), from which :func:`split_ids` reads the words
+    without a Python string each.  Read as a mapping, it is the dict :func:`count_words` gives
+    (made on first read).
+
+    >>> c = word_counter()
+    >>> c is None or (c.update(["재밌다 진짜 재밌다"]), CountedWords(c) == {"재밌다": 2, "진짜": 1})[1]
+    True
+    """
+
+    __slots__ = ("counter", "_dict")
+
+    def __init__(self, counter: Any) -> None:
+        self.counter = counter
+        self._dict: dict[str, int] | None = None
+
+    def _mapping(self) -> dict[str, int]:
+        if self._dict is None:
+            self._dict = self.counter.to_dict()
+        return self._dict
+
+    def __getitem__(self, word: str) -> int:
+        return self._mapping()[word]
+
+    def __iter__(self) -> Any:
+        return iter(self._mapping())
+
+    def __len__(self) -> int:
+        return len(self.counter)
+
+    def items(self) -> Any:
+        return self._mapping().items()
+
+    def values(self) -> Any:
+        return self._mapping().values()
+
+    def holds(self, chars: str) -> bool:
+        """Whether some word holds one of ``chars`` (read from the counter's array)."""
+        return bool(self.counter.holds(chars))
+
+    def __repr__(self) -> str:
+        return repr(self._mapping())
+
+
+def word_counter(*, sentencepiece: bool = False) -> Any:
+    """A compiled ``WordCounter`` (``update(texts)``, ``to_dict()``, ``split_ids(unit, marker)``)
+    counting :func:`count_words`'s words, or ``None`` without the compiled core."""
+    compiled = _compiled("WordCounter")
+    return None if compiled is None else compiled(1 if sentencepiece else 0)
+
+
 def split_ids(word_counts: Mapping[str, int], *, unit: str, marker: str | None) -> SymbolCounts | None:
     """:func:`split_words` for ``syllable`` and ``jamo`` straight to symbol ids (a
     :class:`SymbolCounts`), or ``None`` when the compiled core is not there, or when a count is
@@ -346,7 +399,10 @@ def split_ids(word_counts: Mapping[str, int], *, unit: str, marker: str | None) 
     compiled = _compiled("split_ids")
     if compiled is None or unit not in ("syllable", "jamo"):
         return None
-    words = compiled(word_counts, unit, marker)
+    if isinstance(word_counts, CountedWords):  # straight from the counter's array
+        words = word_counts.counter.split_ids(unit, marker)
+    else:
+        words = compiled(word_counts, unit, marker)
     return None if words is None else SymbolCounts(words)
 
 
