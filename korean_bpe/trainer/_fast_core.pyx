@@ -758,14 +758,30 @@ cdef class WordCounter:
 
     def holds(self, str chars):
         """Whether some word holds one of ``chars``."""
-        cdef set wanted = {ord(c) for c in chars}
-        cdef size_t e
+        cdef vector[char] bmp = vector[char](0x10000, 0)   # wanted code points below U+10000
+        cdef vector[uint32_t] astral                         # and above
+        cdef size_t e, k
         cdef int64_t j
-        if 0x2581 in wanted and any(self.entries[e].prefixed for e in range(self.entries.size())):
-            return True
+        cdef uint32_t ch
+        for c in chars:
+            ch = ord(c)
+            if ch < 0x10000:
+                bmp[ch] = 1
+            else:
+                astral.push_back(ch)
+        if bmp[0x2581]:
+            for e in range(self.entries.size()):
+                if self.entries[e].prefixed:
+                    return True
         for j in range(<int64_t>self.chars.size()):
-            if self.chars[j] in wanted:
-                return True
+            ch = self.chars[j]
+            if ch < 0x10000:
+                if bmp[ch]:
+                    return True
+            else:
+                for k in range(astral.size()):
+                    if astral[k] == ch:
+                        return True
         return False
 
     def split_ids(self, str unit, marker):
