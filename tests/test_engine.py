@@ -399,6 +399,8 @@ def test_flat_table_trains_as_the_dict(words, unit, marker, extra, min_frequency
     seen: list = []
     flat = train_bpe(table, **options, on_merge=lambda rank, pair, count: seen.append((rank, pair)))
     assert flat == train_bpe(as_dict, **options)
+    derived = type(flat)(flat.special_tokens, flat.alphabet, flat.merges, flat.continuing_subword_prefix)
+    assert flat.id_to_token == derived.id_to_token  # the ids the trainer filled in are the model's own
     assert flat == train_bpe(table, **options)  # no listener: the loop never leaves C++
     assert seen == list(enumerate(flat.merges))
     for tok in specials:  # a run spelling a special token is cut, never merged into it

@@ -161,8 +161,12 @@ def _train(
         finally:
             if bar is not None:
                 bar.close()
-        return BPEModel(special_tokens=specials, alphabet=tuple(alphabet), merges=tuple(merges),
-                        continuing_subword_prefix=prefix)
+        model = BPEModel(special_tokens=specials, alphabet=tuple(alphabet), merges=tuple(merges),
+                         continuing_subword_prefix=prefix)
+        # the ids the model derives are these (specials, alphabet, then each new merge result):
+        # its cached_property is filled with them rather than computed again
+        model.__dict__["id_to_token"] = tuple(id_to_token)
+        return model
     token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
     merges: list[tuple[str, str]] = []
     plen = len(prefix) if prefix else 0
