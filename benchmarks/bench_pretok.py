@@ -24,32 +24,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import sys
 import tempfile
 import time
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def find_nsmc(explicit: str | None) -> Path:
-    candidates = [Path(explicit)] if explicit else []
-    if os.environ.get("KOREAN_BPE_NSMC_DIR"):
-        candidates.append(Path(os.environ["KOREAN_BPE_NSMC_DIR"]))
-    candidates.append(ROOT.parent / "shared" / "corpora" / "nsmc")
-    for c in candidates:
-        if (c / "ratings_train.txt").is_file():
-            return c
-    raise SystemExit(f"NSMC corpus not found in {[str(c) for c in candidates]}; pass --nsmc-dir")
-
-
-def load_reviews(nsmc: Path, split: str, limit: int | None) -> list[str]:
-    import pandas as pd
-
-    df = pd.read_csv(nsmc / f"ratings_{split}.txt", sep="\t", quoting=3, keep_default_na=False, nrows=limit)
-    return df["document"].astype(str).tolist()
 
 
 def timed(fn):
@@ -126,12 +104,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="Okt batch in worker processes, one JVM each (default: threads sharing this process's JVM)")
     args = ap.parse_args(argv)
 
-    nsmc = find_nsmc(args.nsmc_dir)
-    reviews = load_reviews(nsmc, args.split, args.limit)
+    from korean_bpe.corpus import load_nsmc
+
+    reviews, _, path = load_nsmc(args.split, limit=args.limit, directory=args.nsmc_dir)
     chars = sum(map(len, reviews))
     from korean_bpe.pre_tokenizers.executor import default_workers
 
-    print(f"{len(reviews):,} reviews ({chars:,} characters) from {nsmc / f'ratings_{args.split}.txt'}")
+    print(f"{len(reviews):,} reviews ({chars:,} characters) from {path}")
     print(f"python {platform.python_version()}, {default_workers()} cores available, {platform.platform()}")
     ok = True
     for name in [a.strip() for a in args.analyzers.split(",") if a.strip()]:

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
@@ -47,6 +46,7 @@ from typing import Any
 
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import RawPreTokenizer, WhitespacePreTokenizer
+from .progress import NO_PROGRESS, Progress, start_progress
 from .units import Unit, apply_marker, check_marker, get_unit
 
 __all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "holds_any", "FORMAT", "FORMAT_VERSION"]
@@ -70,7 +70,7 @@ def count_words(
     pre_tokenizer: PreTokenizer,
     *,
     into: dict[str, int] | None = None,
-    show_progress: bool | None = None,
+    show_progress: bool | Progress | None = None,
     sample: list[str] | None = None,
     compact: bool = False,
 ) -> Mapping[str, int]:
@@ -98,7 +98,7 @@ def count_words(
         raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
     out: dict[str, int] = {} if into is None else into
     mode = _compiled_mode(pre_tokenizer)
-    bar = _progress(show_progress)
+    progress = start_progress(show_progress, total=None, desc="pre-tokenizing", unit="text")
     counter = word_counter(sentencepiece=mode == "sentencepiece") if compact and into is None and mode else None
 
     def add(chunk: list[str]) -> None:
@@ -107,7 +107,7 @@ def count_words(
         else:
             fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece")
 
-    if mode is not None and bar is None and type(texts) is list:  # in memory already: one compiled pass
+    if mode is not None and progress is NO_PROGRESS and type(texts) is list:  # in memory already: one compiled pass
         try:
             add(texts)
         except TypeError:
@@ -132,11 +132,9 @@ def count_words(
                 get = out.get
                 for w, c in got.items():
                     out[w] = get(w, 0) + c
-            if bar is not None:
-                bar.update(len(chunk))
+            progress.update(len(chunk))
     finally:
-        if bar is not None:
-            bar.close()
+        progress.close()
     return out if counter is None else CountedWords(counter)
 
 
@@ -144,7 +142,7 @@ def holds_any(counts: Mapping[str, int], chars: str) -> bool:
     """Whether some word of ``counts`` holds one of ``chars`` (read from the compiled counter when
     ``counts`` is compact, see :func:`count_words`).
 
-    >>> holds_any({"영화": 1, "a\nb": 2}, " \n"), holds_any({"영화": 1}, " \n")
+    >>> holds_any({"영화": 1, "a\\nb": 2}, " \\n"), holds_any({"영화": 1}, " \\n")
     (True, False)
     """
     from .trainer.fast import CountedWords
@@ -215,18 +213,6 @@ def _chunks(items: Iterable[str], size: int) -> Iterator[tuple[int, list[str]]]:
         start += len(chunk)
 
 
-def _progress(show_progress: bool | None) -> Any:
-    if show_progress is None:
-        show_progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    if not show_progress:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(desc="pre-tokenizing", unit="text", file=sys.stderr)
-
-
 # --- the value -----------------------------------------------------------------------------------
 
 
@@ -273,14 +259,14 @@ class WordCounts:
         texts: Iterable[str],
         *,
         pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = "whitespace",
-        show_progress: bool | None = None,
+        show_progress: bool | Progress | None = None,
     ) -> WordCounts:
         """Pre-tokenize and count ``texts`` (see :func:`count_words`)."""
         out = cls(pre_tokenizer=pre_tokenizer)
         out.update(texts, show_progress=show_progress)
         return out
 
-    def update(self, texts: Iterable[str], *, show_progress: bool | None = None) -> None:
+    def update(self, texts: Iterable[str], *, show_progress: bool | Progress | None = None) -> None:
         """Add the words of ``texts``, cut by this value's pre-tokenizer."""
         count_words(texts, self.pre_tokenizer, into=self._counts, show_progress=show_progress)
 

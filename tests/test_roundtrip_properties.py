@@ -14,7 +14,6 @@ Exactly what comes back:
 
 from __future__ import annotations
 
-import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -25,24 +24,14 @@ from korean_bpe.jamo import compose, decompose
 from korean_bpe.pre_tokenizers import PRE_TOKENIZERS
 from korean_bpe.units import SPACE_MARK
 
+from _strings import any_text, korean_heavy
+from _strings import hard as hard_strings
+
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 # --- strategies ------------------------------------------------------------------------------------
 
-any_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=SPACE_MARK), max_size=60)
-
-syllables = st.integers(0xAC00, 0xD7A3).map(chr)
-common = st.sampled_from(list("영화정말재밌다최고의진짜는이가을를에서도 "))
-compat_jamo = st.sampled_from(["ㅋ", "ㅋㅋ", "ㅋㅋㅋㅋ", "ㅠㅠ", "ㅎㅎ", "ㄹㅇ", "ㅜ", "ㄷㄷ"])
-emoji = st.sampled_from(["😀", "😂", "👍🏻", "❤️", "🇰🇷", "🎬", "👨‍👩‍👧"])
-old_hangul = st.sampled_from(["ᄒᆞᆫ글", "ᄀᆞᄅᆞᆷ", "ᄫ", "ᅀ", "ᆢ", "\u115f\u1160"])
-nfd = syllables.map(lambda s: unicodedata.normalize("NFD", s))  # conjoining jamo input
-spacing = st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "\u3000", "\u00a0", "\u2028"])
-latin = st.sampled_from(["IMAX", "MCU", "vs", "3D", "10점", "!!", "...", "?", "~", "^^", "ㅡㅡ", "a\u0301"])
-korean_heavy = st.lists(
-    st.one_of(syllables, common, common, compat_jamo, emoji, old_hangul, nfd, spacing, latin), max_size=25
-).map("".join)
-texts = st.one_of(any_text, korean_heavy)
+texts = st.one_of(any_text, korean_heavy(25))
 
 
 def expected_raw(tok: Tokenizer, x: str) -> str:
@@ -140,8 +129,7 @@ def test_encode_batch_agrees_with_encode(pipelines, x):
 
 def test_lossless_morpheme_mode_round_trip(real_texts):
     """Lossless morpheme mode (kiwi; okt when present) round-trips real reviews and hard strings."""
-    hard = ["", " ", "ㅋㅋㅋ", "ㅠㅠ", "먹겠습니당!", "😉한국어abc123", "ᄒᆞᆫ글", "감사히 먹겠습니당!", "제임스웹우주천체망원경",
-            "  두 칸  띄고\t탭\n줄바꿈 ", "\u1112\u1161\u11ab\u1100\u1173\u11af NFD"]
+    hard = hard_strings(no_space_mark=True)
     tried = 0
     for config in ({"type": "kiwi", "lossless": True}, {"type": "okt", "drop": [], "lossless": True}):
         if config["type"] not in PRE_TOKENIZERS:

@@ -16,6 +16,8 @@ from korean_bpe.jamo import compose, decompose
 from korean_bpe.pre_tokenizers import PRE_TOKENIZERS, BasePreTokenizer
 from korean_bpe.tokenizer import BYTE_TOKENS, _merge_python
 
+from _strings import korean_heavy
+
 TUTORIAL = BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug")))
 
 
@@ -115,14 +117,7 @@ def test_clear_cache_keeps_ids(ws_syllable, real_texts):
 
 # White space of every kind str.split() knows (the fused compiled path scans it itself), unknown
 # symbols (the slow path inside the fused loop), astral characters, conjoining jamo.
-_WS_TEXT = st.lists(
-    st.one_of(
-        st.sampled_from(list("영화정말재밌다최고진짜ㅋㅠ") + ["영화", "재밌다", "ㅋㅋㅋ", "ㅠㅠ", "😀", "𝔘", "é", "\u1112\u1161\u11ab"]),
-        st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000", "\u200b"]),
-        st.characters(blacklist_categories=("Cs",)),
-    ),
-    max_size=30,
-).map("".join)
+_WS_TEXT = korean_heavy(30, no_space_mark=False)
 
 
 @pytest.mark.parametrize("unit", ["syllable", "jamo"])
