@@ -74,6 +74,8 @@ def test_compact_counts_are_the_dict_and_split_the_same(spec, unit, marker, real
     for chars in (" ", "\n", "\x0c", "\t", "ㅋ", "\u2581", "\U0001F609"):
         assert holds_any(compact, chars) == holds_any(plain, chars) == any(chars in w for w in plain), repr(chars)
     assert count_words(texts, pt, compact=True, into={}) == plain  # into: a dict, as asked
+    compact.clear()  # Tokenizer.train frees the words once split
+    assert len(compact) == 0 and dict(compact) == {} and not holds_any(compact, "ㅋ")
 
 
 def test_count_words_raw_by_hand():

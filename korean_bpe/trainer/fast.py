@@ -377,6 +377,11 @@ class CountedWords(Mapping[str, int]):
     def values(self) -> Any:
         return self._mapping().values()
 
+    def clear(self) -> None:
+        """Forget every word (the counter's memory is freed), as ``dict.clear``."""
+        self.counter = type(self.counter)(self.counter.mode)
+        self._dict = None
+
     def holds(self, chars: str) -> bool:
         """Whether some word holds one of ``chars`` (read from the counter's array)."""
         return bool(self.counter.holds(chars))
