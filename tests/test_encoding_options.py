@@ -17,6 +17,7 @@ import pytest
 
 from korean_bpe import Tokenizer
 from korean_bpe.jamo import compose, decompose, is_syllable
+from korean_bpe.markers import NoMarker
 from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET, _hangul_pieces, _merge_dropout
 from korean_bpe.trainer import BPEModel
 from korean_bpe.units import apply_marker, strip_marker
@@ -117,7 +118,7 @@ def test_dropout_mean_length_grows_with_p(texts, held_out):
 def test_dropout_skips_one_merge_with_probability_p(p):
     """One merge (가 + 나): each occurrence of 가나 stays two tokens with probability p;
     the count is Binomial(n, p), checked within 4.5 standard deviations (fixed seed)."""
-    tok = Tokenizer(BPEModel(("<unk>",), ("가", "나"), (("가", "나"),)), marker=None)
+    tok = Tokenizer(BPEModel(("<unk>",), ("가", "나"), (("가", "나"),)), marker=NoMarker(glue_words=True))  # encode only
     n = 4000
     ids = tok.encode(" ".join(["가나"] * n), dropout=p, seed=12345)
     skipped = len(ids) - n
@@ -278,7 +279,7 @@ OFFSET_CASES = [
     ("whitespace", "syllable", {}), ("whitespace", "syllable", {"byte_fallback": True}),
     ("whitespace", "syllable", {"hangul_fallback": True}), ("whitespace", "jamo", {}),
     ("whitespace", "byte", {}), ("whitespace", "syllable", {"marker": "</w>"}),
-    ("whitespace", "syllable", {"marker": "##", "byte_fallback": True, "vocab_size": 2500}), ("whitespace", "jamo", {"marker": None}),
+    ("whitespace", "syllable", {"marker": "##", "byte_fallback": True, "vocab_size": 2500}), ("whitespace", "jamo", {"marker": "##"}),
     ("raw", "syllable", {"byte_fallback": True}), ("raw", "jamo", {}), ("raw", "byte", {}),
     ("raw", "syllable", {"hangul_fallback": True, "byte_fallback": True}),
     ({"type": "raw", "split_by_whitespace": False}, "syllable", {}),

@@ -374,7 +374,7 @@ def test_symbol_counts_and_words_to_ids_with_unshared_symbols(compiled, monkeypa
 # ---------------------------------------------------------------- flat word table (split_ids -> train_bpe)
 
 flat_words = st.dictionaries(
-    st.text(alphabet="ㅋ가각<unk>s#▁😉\u1100\u1161", min_size=1, max_size=9), st.integers(1, 6), min_size=1, max_size=14
+    st.text(alphabet="ㅋ가각<unk>s#▁😉\u1100\u1161/w", min_size=1, max_size=9), st.integers(1, 6), min_size=1, max_size=14
 )
 
 

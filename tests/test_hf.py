@@ -27,7 +27,6 @@ HARD = hard(no_surrogates=True)  # HF takes no lone surrogate (a Rust String is 
 CASES = [
     ("whitespace", "syllable", "default", False),
     ("whitespace", "syllable", "default", True),
-    ("whitespace", "syllable", None, False),
     ("whitespace", "syllable", "</w>", True),
     ("whitespace", "syllable", "##", False),
     ("whitespace", "jamo", "default", False),
@@ -35,7 +34,6 @@ CASES = [
     ("whitespace", "jamo", "</w>", False),
     ("whitespace", "jamo", "##", True),
     ("whitespace", "byte", "default", False),
-    ("whitespace", "byte", None, False),
     ("whitespace", "byte", "</w>", False),
     ("whitespace", "byte", "##", False),
     ("raw", "syllable", "default", False),
@@ -45,6 +43,7 @@ CASES = [
     ("raw", "jamo", "##", True),
     ("raw", "byte", "default", False),
     ("raw", "byte", "</w>", False),
+    ({"type": "raw", "add_dummy_prefix": False}, "byte", None, False),
     # raw's other cuts: superword (merges cross spaces), no dummy prefix, and the old cut
     ({"type": "raw", "split_by_whitespace": False}, "syllable", "default", True),
     ({"type": "raw", "split_by_whitespace": False}, "byte", "default", False),

@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
+from ..markers import MARKER_TEXTS, Marker, get_marker
 from ..progress import NO_PROGRESS, Progress, check_show_progress, start_progress
-from ..units import MARKERS
 from .model import BPEModel
 from .ties import keep_alphabet, order_symbols, symbol_sort_key
 
-__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "learn_merges", "merge_step", "ENGINES"]
+__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "cut_ambiguous", "learn_merges", "merge_step", "ENGINES"]
 
 ENGINES = ("auto", "reference", "python", "compiled")
 
@@ -61,7 +61,10 @@ def train_bpe(
     - ``marker``: the word marker applied to the symbols (``None``, ``"▁"``, ``"</w>"``, ``"##"``);
       ``"auto"`` reads it from the words.  With ``</w>``/``##`` the alphabet holds the bare symbols
       and the marked ones (``'다'`` and ``'다</w>'``), numbered as in :mod:`.ties`; with ``##``,
-      ``'##하' + '##다'`` gives ``'##하다'``, as in HF.
+      ``'##하' + '##다'`` gives ``'##하다'``, as in HF.  Where a merge would hide a marker, the word is
+      cut (:func:`cut_ambiguous`): with ``##`` no word's first token starts with ``##`` (HF's trainer
+      learns ``'#' + '###'`` from the word ``##``, and its decoder then loses it), with ``</w>`` no
+      token holds the text ``</w>``; other words train exactly as in HF.
     - ``max_token_length``: no merge makes a token of more than that many symbols (the unit's:
       characters, jamo or bytes); see below.
     - ``on_merge(rank, (left, right), count)`` is called after each merge (``rank``: its index in
@@ -129,12 +132,14 @@ def _train(
             flat, special_tokens=specials, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet)
         words, counts = [], []
     else:
-        prepared = prepare_words(
+        prepared = _prepare_words(
             word_counts, special_tokens=specials, limit_alphabet=limit_alphabet,
             initial_alphabet=initial_alphabet, marker=marker,
         )
-        id_to_token, words, counts, alphabet, prefix = prepared
+        id_to_token, words, counts, alphabet, mark = prepared
+        prefix = mark.continuing_prefix
         words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
+        words, counts = cut_ambiguous(words, counts, id_to_token, mark)
     initial_size = len(id_to_token)
     if vocab_size is not None and vocab_size < initial_size:
         if vocab_size <= len(specials):
@@ -186,6 +191,16 @@ def prepare_words(
     >>> prepare_words({("값", "이</w>"): 2, ("이</w>",): 1})
     (['값', '이', '이</w>'], [[0, 2]], [2], ['값', '이', '이</w>'], None)
     """
+    *prepared, mark = _prepare_words(word_counts, special_tokens=special_tokens, limit_alphabet=limit_alphabet,
+                                     initial_alphabet=initial_alphabet, marker=marker)
+    return (*prepared, mark.continuing_prefix)  # type: ignore[return-value]
+
+
+def _prepare_words(
+    word_counts: Mapping[tuple[str, ...], int], *, special_tokens: tuple[str, ...], limit_alphabet: int | None,
+    initial_alphabet: Iterable[str], marker: Any,
+) -> tuple[list[str], list[list[int]], list[int], list[str], Marker]:
+    """:func:`prepare_words` with the resolved marker object last."""
     if not isinstance(word_counts, Mapping):
         raise TypeError(
             f"word_counts must be a mapping from symbol tuples to counts, got {type(word_counts).__name__}; "
@@ -206,11 +221,11 @@ def prepare_words(
             f"word_counts key {word!r} holds {bad[0]!r}; every symbol must be a non-empty str "
             "(split words with a unit: get_unit('syllable').split(word))"
         )
-    marker = _resolve_marker(marker, keys)
+    mark = _resolve_marker(marker, keys)
     id_to_token, alphabet, kept, bases = _alphabet(
-        symbols, marker, special_tokens, limit_alphabet, initial,
+        symbols, mark.base, special_tokens, limit_alphabet, initial,
         frequencies=lambda: _symbol_frequencies(word_counts),
-        big=lambda: sum(values) * max(map(len, keys)) + 1,
+        big=lambda: sum(values) * max(map(len, keys)) + 1,  # more than any count: initial symbols go last
     )
     token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
 
@@ -223,11 +238,11 @@ def prepare_words(
             if len(ids) > 1:
                 words.append(ids)
                 counts.append(count)
-    return id_to_token, words, counts, alphabet, "##" if marker == "##" else None
+    return id_to_token, words, counts, alphabet, mark
 
 
 def _alphabet(
-    symbols: Iterable[str], marker: str | None, special_tokens: tuple[str, ...], limit_alphabet: int | None,
+    symbols: Iterable[str], base: Callable[[str], str], special_tokens: tuple[str, ...], limit_alphabet: int | None,
     initial: list[str], *, frequencies: Callable[[], Mapping[str, int]], big: Callable[[], int],
 ) -> tuple[list[str], list[str], set[str] | None, dict[str, str]]:
     """``(id_to_token, alphabet, kept, bases)``: the bare symbols (plus ``initial``), limited to the
@@ -235,7 +250,6 @@ def _alphabet(
     count, so that initial symbols go last), in code-point order after the special tokens, then
     the marked symbols whose bare one is kept; ``kept``: the bare symbols kept, ``None`` when
     none was left out; ``bases``: each symbol's bare symbol."""
-    base = _base_function(marker)
     bases = {s: base(s) for s in symbols}
     all_bases = set(bases.values()) | set(initial)
     if limit_alphabet is not None and len(all_bases) > limit_alphabet:
@@ -264,9 +278,16 @@ def _flat_words(word_counts: Any, marker: Any, engine: str) -> Any:
         return None
     from .fast import SymbolCounts
 
-    if not isinstance(word_counts, SymbolCounts) or (marker != "auto" and marker != word_counts.words.marker):
-        return None  # another marker: the dict path checks the words against it
-    if marker == "auto" and word_counts.words.marker == "##" and word_counts.words.longest < 2:
+    if not isinstance(word_counts, SymbolCounts):
+        return None
+    if not (isinstance(marker, str) and marker == "auto"):
+        try:
+            same = get_marker(marker) == get_marker(word_counts.words.marker)
+        except ValueError:
+            return None  # the dict path says what is wrong with it
+        if not same:
+            return None  # another marker: the dict path checks the words against it
+    if isinstance(marker, str) and marker == "auto" and word_counts.words.marker == "##" and word_counts.words.longest < 2:
         return None  # "auto" finds no ## in words of one symbol: the dict path says what it finds
     return word_counts
 
@@ -274,31 +295,39 @@ def _flat_words(word_counts: Any, marker: Any, engine: str) -> Any:
 def _prepare_ids(
     flat: Any, *, special_tokens: tuple[str, ...], limit_alphabet: int | None, initial_alphabet: Iterable[str],
 ) -> tuple[list[str], list[str], str | None, list[int], list[tuple[int, list[int]]]]:
-    """:func:`prepare_words` + :func:`cut_special_runs` for a compiled flat word table:
-    ``(id_to_token, alphabet, prefix, new_ids, cuts)``, ``new_ids[i]`` the token id of the table's
-    symbol ``i`` (``-1``: left out of the alphabet), ``cuts`` the special-token cuts by word."""
+    """:func:`prepare_words` + :func:`cut_special_runs` + :func:`cut_ambiguous` for a compiled flat
+    word table: ``(id_to_token, alphabet, prefix, new_ids, cuts)``, ``new_ids[i]`` the token id of
+    the table's symbol ``i`` (``-1``: left out of the alphabet), ``cuts`` the cuts by word."""
     ws = flat.words
     initial = _check_initial_alphabet(initial_alphabet)
     if limit_alphabet is not None and (not isinstance(limit_alphabet, int) or isinstance(limit_alphabet, bool) or limit_alphabet < 0):
         raise ValueError(f"limit_alphabet must be None or an int >= 0, got {limit_alphabet!r}")
-    marker = ws.marker
+    mark = get_marker(ws.marker)
     symbols = ws.symbols
     id_to_token, alphabet, kept, bases = _alphabet(
-        symbols, marker, special_tokens, limit_alphabet, initial,
+        symbols, mark.base, special_tokens, limit_alphabet, initial,
         frequencies=lambda: dict(zip(symbols, ws.frequencies())), big=lambda: ws.total * ws.longest + 1,
     )
     token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
     new_ids = [token_to_id[s] if kept is None or bases[s] in kept else -1 for s in symbols]
-    prefix = "##" if marker == "##" else None
+    prefix = mark.continuing_prefix
     cuts: list[tuple[int, list[int]]] = []
     starts = _special_starts(id_to_token, special_tokens)
-    if starts:
-        flags = [i in starts for i in range(len(id_to_token))]
-        find = _special_cutter(id_to_token, special_tokens, starts, prefix)
-        for k, word in ws.words_holding(new_ids, flags):
-            cut = find(word)
-            if cut:
-                cuts.append((k, cut))
+    may_cut = mark.may_cut
+    triggers = {i for i, tok in enumerate(id_to_token) if may_cut(tok)}
+    if not starts and not triggers:
+        return id_to_token, alphabet, prefix, new_ids, cuts
+    find = _special_cutter(id_to_token, special_tokens, starts, prefix) if starts else None
+    flags = [i in starts or i in triggers for i in range(len(id_to_token))]
+    for k, word in ws.words_holding(new_ids, flags):  # as cut_special_runs, then cut_ambiguous on the pieces
+        cut = find(word) if find is not None and not starts.isdisjoint(word) else []
+        if triggers:
+            bounds = [0, *cut, len(word)]
+            more = [a + c for a, b in zip(bounds, bounds[1:]) if b - a > 1 and not triggers.isdisjoint(word[a:b])
+                    for c in mark.cuts([id_to_token[i] for i in word[a:b]])]
+            cut = sorted(set(cut) | set(more))
+        if cut:
+            cuts.append((k, cut))
     return id_to_token, alphabet, prefix, new_ids, cuts
 
 
@@ -372,6 +401,42 @@ def cut_special_runs(
             out_counts.append(count)
             continue
         bounds = [0, *cut, len(word)]
+        for a, b in zip(bounds, bounds[1:]):
+            if b - a > 1:
+                out_words.append(word[a:b])
+                out_counts.append(count)
+    return out_words, out_counts
+
+
+def cut_ambiguous(
+    words: list[list[int]], counts: list[int], id_to_token: Sequence[str], mark: Marker,
+) -> tuple[list[list[int]], list[int]]:
+    """Cut each word where the marker says a merge would make a token that decode reads as
+    something else (:meth:`korean_bpe.markers.Marker.cuts`): with ``##``, the word ``##a`` is
+    ``'#' '###' '##a'`` and ``'#' + '###'`` would start it with ``##``, the mark of a continuation;
+    with ``</w>``, no token may hold the text ``</w>``.  Pieces of one symbol are left out.
+
+    >>> from korean_bpe.markers import get_marker
+    >>> cut_ambiguous([[0, 1, 2], [0, 2]], [3, 4], ["#", "###", "##a"], get_marker("##"))
+    ([[1, 2], [0, 2]], [3, 4])
+    """
+    may_cut = mark.may_cut
+    triggers = {i for i, tok in enumerate(id_to_token) if may_cut(tok)}
+    if not triggers:
+        return words, counts
+    disjoint = triggers.isdisjoint
+    all_cuts: dict[int, list[int]] = {}
+    for k, word in enumerate(words):
+        if len(word) > 1 and not disjoint(word):
+            cut = mark.cuts([id_to_token[i] for i in word])
+            if cut:
+                all_cuts[k] = cut
+    if not all_cuts:  # the usual case: the words stay as they are
+        return words, counts
+    out_words: list[list[int]] = []
+    out_counts: list[int] = []
+    for k, (word, count) in enumerate(zip(words, counts)):
+        bounds = [0, *all_cuts.get(k, ()), len(word)]
         for a, b in zip(bounds, bounds[1:]):
             if b - a > 1:
                 out_words.append(word[a:b])
@@ -484,37 +549,21 @@ def _check_counts(keys: list[Any], values: list[Any]) -> None:
         raise ValueError(f"word_counts[{k!r}] = {v}; counts must be positive (drop words that never occur)")
 
 
-def _resolve_marker(marker: Any, keys: list[tuple[str, ...]]) -> str | None:
+def _resolve_marker(marker: Any, keys: list[tuple[str, ...]]) -> Marker:
     if marker == "auto":
         multi = [k for k in keys if len(k) > 1]
-        if keys and all(len(k[-1]) > 4 and k[-1].endswith("</w>") for k in keys):
-            return "</w>"
-        if multi and all(len(s) > 2 and s.startswith("##") for k in multi for s in k[1:]) and not any(
-            k[0].startswith("##") for k in keys
-        ):
-            return "##"
-        return None
-    if marker not in MARKERS:
-        raise ValueError(f"marker={marker!r} is not supported; use 'auto' or one of {MARKERS!r}")
-    if marker == "</w>":
-        bad = next((k for k in keys if not k[-1].endswith("</w>")), None)
-        if bad is not None:
-            raise ValueError(f"marker='</w>' but the word {bad!r} does not end with it; build words with "
-                             "korean_bpe.units.apply_marker(symbols, '</w>')")
-    if marker == "##":
-        bad = next((k for k in keys if any(not s.startswith("##") for s in k[1:])), None)
-        if bad is not None:
-            raise ValueError(f"marker='##' but the word {bad!r} has a non-first symbol without it; build "
-                             "words with korean_bpe.units.apply_marker(symbols, '##')")
-    return marker
-
-
-def _base_function(marker: str | None) -> Callable[[str], str]:
-    if marker == "</w>":
-        return lambda s: s[:-4] if len(s) > 4 and s.endswith("</w>") else s
-    if marker == "##":
-        return lambda s: s[2:] if len(s) > 2 and s.startswith("##") else s
-    return lambda s: s
+        end, cont = get_marker("</w>"), get_marker("##")
+        if keys and all(end.is_marked(k[-1]) for k in keys):
+            return end
+        if multi and all(cont.is_marked(s) for k in multi for s in k[1:]) and not any(k[0].startswith("##") for k in keys):
+            return cont
+        return get_marker(None)
+    try:
+        mark = get_marker(marker)
+    except ValueError:
+        raise ValueError(f"marker={marker!r} is not supported; use 'auto' or one of {MARKER_TEXTS!r}") from None
+    mark.check_words(keys)
+    return mark
 
 
 # --- engine and merge loop ------------------------------------------------------------------------
