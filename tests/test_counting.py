@@ -304,3 +304,15 @@ def test_cli_train_counts_with_lone_surrogates_equals_train(unit, tmp_path, real
     back = Tokenizer.load(tmp_path / "cli")
     assert back.model == direct.model
     assert back.decode(back.encode("영화\udc80 a\ud800b")) == "영화\udc80 a\ud800b"
+
+
+def test_cli_count_refuses_a_file_with_a_surrogate_spelled_in_bytes(tmp_path, capsys):
+    """Files are read as strict UTF-8: ED A0 80 (a lone surrogate as surrogatepass spells it) is
+    named by line, nothing written; lone surrogates come into counts from Python text only."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes("영화 좋다\n".encode() + "a\ud800b 영화\n".encode("utf-8", "surrogatepass"))
+    capsys.readouterr()
+    assert main(["count", str(corpus), "-o", str(tmp_path / "c.tsv")]) == 1
+    err = capsys.readouterr().err
+    assert "not UTF-8 text: line 2" in err and err.count("\n") == 1
+    assert not (tmp_path / "c.tsv").exists()
