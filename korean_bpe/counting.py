@@ -29,9 +29,13 @@ The file format (``counts.tsv``), one header line then one word a line, as Sente
 Words are sorted by count (largest first), then by code point; counts are decimal integers
 (any size).  A word holding a tab, a line feed, a carriage return or a backslash is written
 escaped (``\\t``, ``\\n``, ``\\r``, ``\\\\``) and read back unescaped: the ``raw`` pre-tokenizer
-makes words such as ``'▁공백\\t탭'`` and ``'\\n'``, which a plain TSV cannot hold.  (SentencePiece
-does not unescape: a word with a backslash reads differently there.)  A bad line raises
-:class:`CountsFileError` naming the file and the line.
+makes words such as ``'▁공백\\t탭'`` and ``'\\n'``, which a plain TSV cannot hold.  A lone surrogate
+(U+D800..U+DFFF: Python text decoded with ``surrogateescape``, or broken JSON), which UTF-8
+cannot hold, is written ``\\u`` and four lowercase hex digits (``'영화\\udc80'`` is the line
+``영화\\udc80<TAB>1``) and read back as that code point; only surrogates are written so, so each
+word has one spelling.  (A reader older than this escape refuses it: "unknown escape", never a
+misread word.  SentencePiece does not unescape: a word with a backslash reads differently there.)
+A bad line raises :class:`CountsFileError` naming the file and the line.
 """
 
 from __future__ import annotations
@@ -422,14 +426,17 @@ def _check_entry(word: Any, count: Any) -> None:
 
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNESCAPES = {v: k for k, v in _ESCAPES.items()}
-_ESCAPE_RE = re.compile(r"[\\\t\n\r]")
-_UNESCAPE_RE = re.compile(r"\\(.?)", re.DOTALL)
+_ESCAPE_RE = re.compile("[\\\\\t\n\r\ud800-\udfff]")  # and lone surrogates, as \udXXX
+_UNESCAPE_RE = re.compile(r"\\(?:ud[89a-f][0-9a-f]{2}|.?)", re.DOTALL)
 _COUNT_RE = re.compile(r"[1-9][0-9]*")
 
 
 def _escape(word: str) -> str:
-    """``'a\\tb'`` -> ``'a\\\\tb'``: tab, line feed, carriage return and backslash escaped."""
-    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group()], word) if _ESCAPE_RE.search(word) else word
+    """``'a\\tb'`` -> ``'a\\\\tb'``: tab, line feed, carriage return and backslash escaped, a lone
+    surrogate written ``\\udXXX`` (``'\\udc80'`` -> ``'\\\\udc80'``)."""
+    if not _ESCAPE_RE.search(word):
+        return word
+    return _ESCAPE_RE.sub(lambda m: _ESCAPES.get(m.group()) or f"\\u{ord(m.group()):04x}", word)
 
 
 def _unescape(text: str, path: Path, n: int) -> str:
@@ -439,8 +446,11 @@ def _unescape(text: str, path: Path, n: int) -> str:
     def one(m: re.Match[str]) -> str:
         got = _UNESCAPES.get(m.group())
         if got is None:
+            if len(m.group()) == 6:  # \udXXX: a lone surrogate
+                return chr(int(m.group()[2:], 16))
             raise CountsFileError(f"{path}, line {n}: unknown escape {m.group()!r} in the word {text!r}; "
-                                  "only \\\\, \\t, \\n and \\r are escapes (write a backslash as \\\\)")
+                                  "only \\\\, \\t, \\n, \\r and \\ud800..\\udfff (a lone surrogate, lowercase) "
+                                  "are escapes (write a backslash as \\\\)")
         return got
 
     return _UNESCAPE_RE.sub(one, text)
