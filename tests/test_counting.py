@@ -316,9 +316,9 @@ def test_cli_train_counts_with_lone_surrogates_equals_train(unit, tmp_path, real
     file for file, and it loads back."""
     texts = [*SURROGATES, "영화\udc80 정말 재밌다 a\ud800b", *real_texts[:300]] * 2
     WordCounts.from_texts(texts).save(tmp_path / "c.tsv")
-    assert main(["train", "--counts", str(tmp_path / "c.tsv"), "--unit", unit, "--vocab-size", "600",
+    assert main(["train", "--counts", str(tmp_path / "c.tsv"), "--unit", unit, "--vocab-size", "1500",
                  "-o", str(tmp_path / "cli")]) == 0
-    direct = Tokenizer.train(texts, vocab_size=600, unit=unit)
+    direct = Tokenizer.train(texts, vocab_size=1500, unit=unit)
     assert any("\udc80" in t for t in direct.id_to_token) or unit == "byte"
     direct.save(tmp_path / "py")
     for name in ("vocab.json", "merges.txt", "tokenizer_config.json"):
