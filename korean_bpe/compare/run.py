@@ -97,14 +97,13 @@ from typing import TYPE_CHECKING, Any
 from ..pre_tokenizers.base import LINE_BREAKS
 from ..units import SPACE_MARK
 from . import metrics
-from .legacy import compare_strategies
 from .segmenters import BaselineSegmenter, BPESegmenter, Segmenter, align_words
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
-    "compare", "compare_strategies", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES",
+    "compare", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES",
     "BPE_PRE_TOKENIZERS", "BPE_UNITS", "BASELINES", "GOLD_ANALYZERS", "THROUGHPUT_TEXTS",
 ]
 
@@ -873,15 +872,9 @@ _PERCENT = {"continued_word_rate", "unk_rate", "morph_f1", "round_trip_rate", "p
 
 def format_table(df: pd.DataFrame) -> str:
     """The frame as an aligned text table, at most 100 characters wide: the main columns, short
-    headers, rates in percent, ``-`` for NaN, ``*`` after a morpheme F1 graded by its own analyzer.
-
-    A frame of :func:`compare_strategies` (the first comparison) keeps its own layout."""
+    headers, rates in percent, ``-`` for NaN, ``*`` after a morpheme F1 graded by its own analyzer."""
     if df.empty:
         return "(no strategy could be measured)"
-    if "strategy" not in df.columns:
-        from .legacy import format_table as legacy_format
-
-        return legacy_format(df)
     cells: list[list[str]] = []
     for _, row in df.iterrows():
         line = []
