@@ -170,6 +170,22 @@ def test_sweep_rows_equal_separate_trainings(sweep: pd.DataFrame, sweep_texts: l
     assert not sweep.loc[sweep["strategy"].str.startswith(("whitespace", "raw")), "self_graded"].any()
 
 
+def test_worker_processes_give_the_same_rows_and_notes(sweep: pd.DataFrame, sweep_texts: list[str]) -> None:
+    labels = [len(t) % 2 for t in sweep_texts]
+    notes: list[str] = []
+    parallel = compare(sweep_texts, labels=labels, strategies=[*SWEEP_STRATEGIES, "sentencepiece-bpe"],
+                       vocab_sizes=SWEEP, gold="okt", seed=3, show_progress=False, n_jobs=2, notes=notes)
+    stable = [c for c in run.COLUMNS if c not in NEW_TIMING]
+    ours = parallel[parallel["kind"] != "peer"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(ours[stable], sweep[stable])  # same rows, same order
+    assert parallel["strategy"].tolist()[-len(SWEEP):] == ["sentencepiece-bpe"] * len(SWEEP)
+    assert notes == []
+    # the tasks: one per pre-tokenization with the baselines that read it, each peer alone
+    assert run._tasks([*SWEEP_STRATEGIES, "baseline/jamo", "hf-bpe", "whitespace/byte"]) == [
+        ["whitespace/jamo", "baseline/word", "whitespace/byte"], ["raw/byte"], ["okt/syllable", "baseline/morpheme-okt"],
+        ["okt-analysis/jamo"], ["baseline/jamo"], ["hf-bpe"]]
+
+
 def test_rows_are_measured_through_the_public_encode_path(sweep_texts: list[str]) -> None:
     segs: dict = {}
     compare(sweep_texts[:80], strategies=["whitespace/syllable", "okt/jamo"], vocab_sizes=[700], gold=None,
@@ -324,6 +340,8 @@ def test_strategy_selection_errors(strategies: object, error: type, match: str) 
     ({"eval_texts": [" ", ""]}, ValueError, "eval_texts"),
     ({"eval_texts": ["가"], "labels": [0, 1]}, ValueError, "labels and eval_labels together"),
     ({"test_fraction": 1.0}, ValueError, "test_fraction"),
+    ({"n_jobs": 0}, ValueError, "n_jobs must be a positive int"),
+    ({"n_jobs": 2, "segmenters": {}}, ValueError, "pass n_jobs=1"),
 ])
 def test_bad_arguments_name_the_fix(kwargs: dict, error: type, match: str) -> None:
     with pytest.raises(error, match=match):

@@ -29,6 +29,11 @@ Strategies (:data:`DEFAULT_STRATEGIES`; ``strategies=`` names any subset, or a f
   checks the ids).  A peer that crashes (``kiwi-swtokenizer`` on NSMC) is skipped at its remaining
   sizes with one note.
 
+Two cores: ``n_jobs=2`` (or ``-1``, one worker per CPU) runs groups of strategies in spawned worker
+processes (the peers' trainers beside our rows, the analyzers side by side) and gives the same
+metrics as ``n_jobs=1``; as with any ``multiprocessing`` code, a script calling it needs the
+``if __name__ == "__main__":`` guard.
+
 A vocabulary sweep costs one training per BPE strategy: it is trained at the largest size and each
 smaller size is ``model.truncate(n)`` (BPE merges are a usable prefix; a test shows the rows equal
 separate trainings).  Pre-tokenization runs once per pre-tokenizer (training and held-out texts)
@@ -565,6 +570,7 @@ def compare(
     test_fraction: float = 0.1,
     min_frequency: int = 2,
     probe_train_docs: int | None = 20_000,
+    n_jobs: int | None = None,
 ) -> pd.DataFrame:
     """One row per strategy x vocabulary size, measured on held-out text (see the module docstring).
 
@@ -580,7 +586,14 @@ def compare(
     A strategy whose analyzer or peer library is missing, or that cannot be trained, is skipped;
     each skip appends one line ``"skipped X: why"`` to ``notes`` when a list is given.
     ``segmenters``, when a dict, receives each row's :class:`~korean_bpe.compare.segmenters.Segmenter`
-    under ``(strategy, vocab_size)``.
+    under ``(strategy, vocab_size)`` (the rows then run in this process: ``n_jobs`` must be 1).
+
+    ``n_jobs``: worker processes (None: 1, all in this process; -1: one per CPU).  With 2 or more,
+    the strategies are grouped into tasks that share nothing but the on-disk caches (the rows of
+    one pre-tokenization with the baselines that read it, the jamo and syllable baselines, each
+    peer alone), and spawned workers run them, the longest first.  Every metric is the same
+    whatever ``n_jobs`` (each row depends only on its own strategy, the texts and ``seed``; a test
+    checks it); the timing columns measure whichever process ran the row, sharing the machine.
     """
     pd = _require_pandas()
     texts, train, test, train_labels, test_labels = _split(texts, eval_texts, labels, eval_labels, test_fraction, seed)
@@ -600,12 +613,16 @@ def compare(
 
             probe_idx = sorted(random.Random(seed).sample(probe_idx, probe_train_docs))
         train_labels = [train_labels[i] for i in probe_idx]
+    jobs = _jobs(n_jobs)
+    if jobs > 1 and segmenters is not None:
+        raise ValueError(f"segmenters needs the rows in this process: pass n_jobs=1 (got n_jobs={n_jobs!r}), "
+                         "or segmenters=None")
     notes = notes if notes is not None else []
     held = _HeldOut(test, test_labels)
     pretok = _Pretok(train, test)
     if gold is not None:
         try:
-            if gold in {_parse(n).source for n in names}:  # analysed anyway: train + held-out
+            if jobs == 1 and gold in {_parse(n).source for n in names}:  # analysed anyway: train + held-out
                 _, _, gold_words, _, _ = pretok.get(gold)
             else:  # only the held-out texts need the gold analyzer
                 gold_words = _batch_cached(_build_pre_tokenizer(gold), test)
@@ -614,44 +631,136 @@ def compare(
             held.gold_name = gold
         except (ImportError, RuntimeError, OSError, ValueError) as exc:
             notes.append(f"skipped the morpheme-boundary metrics (gold {gold}): {_why(exc)}")
-    peers_module = None
+    peers_ok = True
     if any(_parse(n).kind == "peer" for n in names):
         try:
-            from . import peers as peers_module
+            from . import peers as _  # noqa: F401
         except ImportError as exc:
+            peers_ok = False
             notes.append(f"skipped the peers ({', '.join(n for n in names if _parse(n).kind == 'peer')}): "
                          f"korean_bpe.compare.peers is not available ({_why(exc)})")
+    state = {"train": train, "train_labels": train_labels, "probe_idx": probe_idx, "sizes": sizes, "held": held,
+             "seed": seed, "min_frequency": min_frequency, "peers_ok": peers_ok}
+    tasks = _tasks(names)
     bar = _progress(len(names), show_progress)
-    rows: list[dict[str, Any]] = []
-    context = {"train": train, "train_labels": train_labels, "probe_idx": probe_idx, "sizes": sizes, "held": held,
-               "pretok": pretok, "seed": seed, "min_frequency": min_frequency, "notes": notes, "peers": peers_module}
+    done: dict[int, tuple[list[dict[str, Any]], list[str]]] = {}
     try:
-        for name in names:
-            _describe(bar, name)
-            strategy = _parse(name)
-            spans_fixed: dict[str, Any] | None = {} if strategy.kind == "baseline" else None
-            for seg, size, extra in _segmenters(strategy, context):
-                if segmenters is not None:
-                    segmenters[(name, size)] = seg
-                encoded, train_encoded = extra.pop("encoded"), extra.pop("train_encoded")
-                lossy = strategy.source == "okt-analysis"
-                layout = pretok.layout(strategy.source, held) if isinstance(seg, BPESegmenter) else None
-                char_words = pretok.char_words(strategy.source, list(held.char_counts)) if (
-                    isinstance(seg, BPESegmenter) or strategy.unit == "morpheme") else None
-                row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=train_labels,
-                               lossy=lossy, seed=seed, spans_fixed=spans_fixed, layout=layout, char_words=char_words)
-                rows.append(row | extra | {
-                    "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
-                    "lossless": bool(seg.lossless), "vocab_size": size,
-                    "gold": held.gold_name, "self_graded": bool(held.gold_name) and strategy.analyzer == held.gold_name,
-                    "encode_texts_per_s": _throughput(seg, held.sample),
-                    "train_docs": len(train), "test_docs": len(test),
-                })
-            _advance(bar)
+        if jobs == 1:
+            context = _context(state, pretok)
+            for k, task in enumerate(tasks):
+                context["notes"] = []
+                done[k] = (_run_task(task, context, bar=bar, segmenters=segmenters), context["notes"])
+        else:
+            done = _run_pool(tasks, state, jobs, bar)
     finally:
         if bar is not None:
             bar.close()
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for k in range(len(tasks)):
+        task_rows, task_notes = done[k]
+        notes.extend(task_notes)
+        for row in task_rows:
+            by_name.setdefault(row["strategy"], []).append(row)
+    rows = [row for name in names for row in by_name.get(name, [])]
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype(DTYPES)
+
+
+#: rough seconds of each task on NSMC (165k/55k reviews, 4 sizes, cold) on one core: only the order in
+#: which the worker processes start tasks (longest first), never a result
+_TASK_COST = {"sentencepiece-unigram": 180, "okt-analysis": 250, "kiwi": 160, "baseline": 110, "mecab": 120,
+              "kiwi-bpe": 100, "okt": 90, "raw": 90, "whitespace": 90, "kiwi-swtokenizer": 60}
+
+
+def _tasks(names: list[str]) -> list[list[str]]:
+    """The strategies grouped into tasks that share nothing but the on-disk caches: the rows of one
+    pre-tokenization (its BPE units and the baselines that read it), the jamo and syllable baselines,
+    each peer alone; in the order of their first strategy in ``names``."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        s = _parse(name)
+        key = s.name if s.kind == "peer" else s.source or "baseline"
+        groups.setdefault(key, []).append(name)
+    return list(groups.values())
+
+
+def _task_key(task: list[str]) -> str:
+    s = _parse(task[0])
+    return s.name if s.kind == "peer" else s.source or "baseline"
+
+
+def _context(state: dict[str, Any], pretok: _Pretok | None = None) -> dict[str, Any]:
+    """What :func:`_run_task` reads: ``state`` (plain data) plus this process's pre-tokenizations
+    and the peers module."""
+    peers_module = None
+    if state["peers_ok"]:
+        from . import peers as peers_module
+    if pretok is None:
+        pretok = _Pretok(state["train"], state["held"].texts)
+    return {**state, "pretok": pretok, "peers": peers_module, "notes": []}
+
+
+def _run_task(names: list[str], ctx: dict[str, Any], *, bar: Any = None,
+              segmenters: dict[tuple[str, int], Segmenter] | None = None) -> list[dict[str, Any]]:
+    """The rows of ``names`` (one task), measured in this process; skips go to ``ctx["notes"]``."""
+    held, pretok, train = ctx["held"], ctx["pretok"], ctx["train"]
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        _describe(bar, name)
+        strategy = _parse(name)
+        spans_fixed: dict[str, Any] | None = {} if strategy.kind == "baseline" else None
+        for seg, size, extra in _segmenters(strategy, ctx):
+            if segmenters is not None:
+                segmenters[(name, size)] = seg
+            encoded, train_encoded = extra.pop("encoded"), extra.pop("train_encoded")
+            lossy = strategy.source == "okt-analysis"
+            layout = pretok.layout(strategy.source, held) if isinstance(seg, BPESegmenter) else None
+            char_words = pretok.char_words(strategy.source, list(held.char_counts)) if (
+                isinstance(seg, BPESegmenter) or strategy.unit == "morpheme") else None
+            row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=ctx["train_labels"],
+                           lossy=lossy, seed=ctx["seed"], spans_fixed=spans_fixed, layout=layout,
+                           char_words=char_words)
+            rows.append(row | extra | {
+                "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
+                "lossless": bool(seg.lossless), "vocab_size": size,
+                "gold": held.gold_name, "self_graded": bool(held.gold_name) and strategy.analyzer == held.gold_name,
+                "encode_texts_per_s": _throughput(seg, held.sample),
+                "train_docs": len(train), "test_docs": len(held.texts),
+            })
+        _advance(bar)
+    return rows
+
+
+_WORKER: dict[str, Any] = {}  # a worker process's context (set by _worker_init)
+
+
+def _worker_init(state: dict[str, Any]) -> None:
+    _WORKER.clear()
+    _WORKER.update(_context(state))
+
+
+def _worker_run(names: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    _WORKER["notes"] = []
+    return _run_task(names, _WORKER), _WORKER["notes"]
+
+
+def _run_pool(tasks: list[list[str]], state: dict[str, Any], jobs: int, bar: Any) -> dict[int, Any]:
+    """Run ``tasks`` in ``jobs`` spawned worker processes, the longest (by :data:`_TASK_COST`) first;
+    task index -> (rows, notes).  Each worker receives ``state`` once and keeps its own analyzers
+    and pre-tokenizations; the analyses meet in the on-disk caches (SQLite, concurrent-safe)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    order = sorted(range(len(tasks)), key=lambda k: (-_TASK_COST.get(_task_key(tasks[k]), 30), k))
+    done: dict[int, Any] = {}
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_worker_init, initargs=(state,)) as pool:
+        futures = {pool.submit(_worker_run, tasks[k]): k for k in order}
+        for future in as_completed(futures):
+            k = futures[future]
+            done[k] = future.result()
+            if bar is not None:
+                bar.update(len(tasks[k]))
+    return done
 
 
 def _split(texts: Sequence[str], eval_texts: Sequence[str] | None, labels: Sequence[int] | None,
@@ -694,6 +803,18 @@ def _split(texts: Sequence[str], eval_texts: Sequence[str] | None, labels: Seque
     if (train_labels is None) != (test_labels is None):
         raise ValueError("probe_accuracy needs labels for both splits: give labels and eval_labels together")
     return texts, train, test, train_labels, test_labels
+
+
+def _jobs(n_jobs: int | None) -> int:
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive int, -1 (one per CPU) or None (1), got {n_jobs!r}")
+    if n_jobs == -1:
+        import os
+
+        return os.cpu_count() or 1
+    return int(n_jobs)
 
 
 def _sizes(vocab_sizes: Sequence[int]) -> list[int]:
