@@ -105,6 +105,25 @@ def test_baseline_rows_by_hand() -> None:
     assert (small["pre_tokenizer"], word["pre_tokenizer"]) == ("", "whitespace")
 
 
+def test_baseline_training_counts_each_distinct_word_once() -> None:
+    """Training from the words compare() already has counts a word's tokens once per distinct word;
+    the vocabulary is the one counted text by text (_split_words: a ▁ token per leading mark)."""
+    from korean_bpe.compare.segmenters import BaselineSegmenter
+
+    from korean_bpe.pre_tokenizers import get_pre_tokenizer
+
+    texts = ["영화 ▁▁정말 재밌다", "영화  재밌다 ▁", "정말 최고 ▁▁"]
+    raw = get_pre_tokenizer("raw")  # lossless pieces: ▁영화 ▁ ▁ ▁정말 ▁재밌다 | ▁영화 ▁ ▁재밌다 ▁ ▁ | ▁정말 ▁최고 ▁ ▁ ▁
+    table = dict(zip(texts, raw.batch(texts)))
+    fast = BaselineSegmenter.train(texts, unit="morpheme", vocab_size=6, pre_tokenizer=raw, words=table)
+    slow = BaselineSegmenter.train(texts, unit="morpheme", vocab_size=6, pre_tokenizer=raw)
+    # ▁ 5 + 5 + 5; 영화 2, 재밌다 2, 정말 2, 최고 1 -> <unk> ▁, then 영화 재밌다 정말 (ties by code point), 최고
+    assert fast.vocab_tokens == slow.vocab_tokens == ("<unk>", "▁", "영화", "재밌다", "정말", "최고")
+    words = BaselineSegmenter.train(texts, unit="word", vocab_size=4, words={t: t.split() for t in texts})
+    assert words.vocab_tokens == BaselineSegmenter.train(texts, unit="word", vocab_size=4).vocab_tokens == (
+        "<unk>", "▁", "영화", "재밌다")
+
+
 def test_morpheme_boundaries_by_hand_against_real_kiwi() -> None:
     """Kiwi cuts "아이언맨은 올해 봤다!!" into 아이언맨|은 올해 봤|다|!! (the kiwi pre-tokenizer's doctest):
     gold boundaries 4 (아이언맨|은), 10 and 11 (봤|다|!!).  The syllable baseline ends a token after every
