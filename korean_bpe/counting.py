@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
@@ -47,6 +46,7 @@ from typing import Any
 
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import RawPreTokenizer, WhitespacePreTokenizer
+from .progress import NO_PROGRESS, Progress, start_progress
 from .units import Unit, apply_marker, check_marker, get_unit
 
 __all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "FORMAT", "FORMAT_VERSION"]
@@ -70,7 +70,7 @@ def count_words(
     pre_tokenizer: PreTokenizer,
     *,
     into: dict[str, int] | None = None,
-    show_progress: bool | None = None,
+    show_progress: bool | Progress | None = None,
     sample: list[str] | None = None,
 ) -> dict[str, int]:
     """``{word: count}`` over the pieces ``pre_tokenizer`` cuts ``texts`` into, in first-seen
@@ -93,8 +93,8 @@ def count_words(
         raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
     out: dict[str, int] = {} if into is None else into
     mode = _compiled_mode(pre_tokenizer)
-    bar = _progress(show_progress)
-    if mode is not None and bar is None and type(texts) is list:  # in memory already: one compiled pass
+    progress = start_progress(show_progress, total=None, desc="pre-tokenizing", unit="text")
+    if mode is not None and progress is NO_PROGRESS and type(texts) is list:  # in memory already: one compiled pass
         try:
             fast_count(texts, into=out, sentencepiece=mode == "sentencepiece")
         except TypeError:
@@ -119,11 +119,9 @@ def count_words(
                 get = out.get
                 for w, c in got.items():
                     out[w] = get(w, 0) + c
-            if bar is not None:
-                bar.update(len(chunk))
+            progress.update(len(chunk))
     finally:
-        if bar is not None:
-            bar.close()
+        progress.close()
     return out
 
 
@@ -182,18 +180,6 @@ def _chunks(items: Iterable[str], size: int) -> Iterator[tuple[int, list[str]]]:
         start += len(chunk)
 
 
-def _progress(show_progress: bool | None) -> Any:
-    if show_progress is None:
-        show_progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    if not show_progress:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(desc="pre-tokenizing", unit="text", file=sys.stderr)
-
-
 # --- the value -----------------------------------------------------------------------------------
 
 
@@ -240,14 +226,14 @@ class WordCounts:
         texts: Iterable[str],
         *,
         pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = "whitespace",
-        show_progress: bool | None = None,
+        show_progress: bool | Progress | None = None,
     ) -> WordCounts:
         """Pre-tokenize and count ``texts`` (see :func:`count_words`)."""
         out = cls(pre_tokenizer=pre_tokenizer)
         out.update(texts, show_progress=show_progress)
         return out
 
-    def update(self, texts: Iterable[str], *, show_progress: bool | None = None) -> None:
+    def update(self, texts: Iterable[str], *, show_progress: bool | Progress | None = None) -> None:
         """Add the words of ``texts``, cut by this value's pre-tokenizer."""
         count_words(texts, self.pre_tokenizer, into=self._counts, show_progress=show_progress)
 

@@ -78,6 +78,8 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .io.format import BYTE_TOKENS, check_writable_token
+from .io.format import UNWRITABLE as _UNWRITABLE
 from .jamo import L_BASE, L_COUNT, S_BASE, S_COUNT, T_BASE, T_COUNT, V_BASE, V_COUNT, compose, decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import WhitespacePreTokenizer
@@ -86,6 +88,8 @@ from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, ge
 
 if TYPE_CHECKING:  # pragma: no cover
     from .counting import WordCounts
+    from .progress import Progress
+    from .trainer.api import OnMerge
 
 try:  # the compiled merge loop (korean_bpe/_encode.pyx), built at install time when possible
     from ._encode import MergeTable as _CompiledMergeTable
@@ -94,10 +98,6 @@ except ImportError:  # pragma: no cover - depends on the build
 
 __all__ = ["Tokenizer", "SpecialTokenTextError", "BYTE_TOKENS", "JAMO_ALPHABET", "default_marker", "check_writable_token",
            "DEFAULT_CACHE_SIZE"]
-
-#: The 256 byte-fallback tokens, ``<0x00>`` .. ``<0xFF>`` (HF / SentencePiece spelling).  With
-#: ``byte_fallback=True``, ``Tokenizer.train`` puts them right after the special tokens.
-BYTE_TOKENS: tuple[str, ...] = tuple(f"<0x{b:02X}>" for b in range(256))
 
 #: The conjoining jamo alphabet of modern Hangul: 19 초성 (U+1100..), 21 중성 (U+1161..), 27 종성
 #: (U+11A8..).  ``Tokenizer.train(..., hangul_fallback=True)`` puts them in the vocabulary.
@@ -123,28 +123,6 @@ def default_marker(pre_tokenizer: PreTokenizer) -> str | None:
     ('▁', None)
     """
     return None if getattr(pre_tokenizer, "lossless", False) else SPACE_MARK
-
-
-def check_writable_token(token: str, *, where: str) -> None:
-    """Refuse a token that ``merges.txt`` (one ``left right`` merge a line) cannot hold.
-
-    >>> check_writable_token("재밌", where="the alphabet")
-    >>> check_writable_token("재 밌", where="the alphabet")
-    Traceback (most recent call last):
-    ...
-    ValueError: the alphabet holds the token '재 밌' with a space (U+0020) inside; merges.txt writes one 'left right' merge a line, so tokens cannot contain spaces or line breaks (use a pre-tokenizer that splits on them, e.g. 'whitespace' or 'raw')
-    """
-    bad = next((c for c in token if c == " " or c in LINE_BREAKS), None)
-    if bad is None and token:
-        return
-    what = "nothing (an empty token)" if not token else (
-        "a space (U+0020)" if bad == " " else f"a line break (U+{ord(bad):04X})"  # type: ignore[arg-type]
-    )
-    raise ValueError(
-        f"{where} holds the token {token!r} with {what} inside; merges.txt writes one 'left right' merge a "
-        "line, so tokens cannot contain spaces or line breaks (use a pre-tokenizer that splits on them, "
-        "e.g. 'whitespace' or 'raw')"
-    )
 
 
 class _WordCache(dict):  # type: ignore[type-arg]
@@ -260,7 +238,8 @@ class Tokenizer:
         max_token_length: int | None = None,
         unk_token: str | None = "<unk>",
         hangul_fallback: bool = False,
-        show_progress: bool | None = None,
+        show_progress: bool | Progress | None = None,
+        on_merge: OnMerge | None = None,
         initial: Tokenizer | None = None,
     ) -> Tokenizer:
         """Train on ``texts`` (any iterable of strings: a list, or a generator over a huge file).
@@ -291,6 +270,20 @@ class Tokenizer:
         '웃기다 ㅋㅋ'
 
         ``pre_tokenizer`` defaults to ``"whitespace"``, ``unit`` to ``"syllable"``.
+
+        ``show_progress``: progress bars on stderr (None: when it is a terminal), or any
+        :class:`korean_bpe.progress.Progress`.  ``on_merge(rank, (left, right), count)`` is called
+        after each merge: ``rank`` is its index in ``tok.merges``, ``(left, right)`` the two tokens
+        merged, ``count`` how often the pair occurred when it was merged; the new token is
+        ``left + right`` (``tok.model.merged_token(left, right)``: without the ``##`` of ``right``).
+        Nothing is called per merge when it is None.
+
+        >>> heard = []
+        >>> tok = Tokenizer.train(["재밌다 재밌어요"] * 3, vocab_size=12, on_merge=lambda *a: heard.append(a))
+        >>> heard[:2]
+        [(0, ('▁', '재'), 6), (1, ('▁재', '밌'), 6)]
+        >>> [pair for _, pair, _ in heard] == list(tok.merges)
+        True
 
         ``initial=tok`` continues training ``tok`` (see :mod:`korean_bpe.trainer.continued`): the
         new texts are segmented with ``tok``'s merges, then new merges are learned until
@@ -339,22 +332,12 @@ class Tokenizer:
         counts = count_words(texts, pt, show_progress=show_progress, sample=sample)
         if not counts:
             raise ValueError(_no_words_message(pt, sample))
-        with _gc_paused():  # after counting: an analyzer's garbage may hold cycles, the word tuples do not
-            unit_, marker_, word_counts = _split_for_training(counts, pt, unit_, marker)
-            del counts  # the words as strings are no longer needed: free them before training
-            if initial is not None:
-                from .trainer.continued import continue_bpe
-
-                model = continue_bpe(initial.model, word_counts, vocab_size=vocab_size, min_frequency=min_frequency,
-                                     show_progress=show_progress).model
-                return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
-                           unk_token=unk_token, hangul_fallback=hangul_fallback)
-            return cls._fit(
-                word_counts, pt, unit_, marker_, vocab_size=vocab_size, min_frequency=min_frequency,
-                special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,
-                max_token_length=max_token_length, unk_token=unk_token, show_progress=show_progress,
-                hangul_fallback=hangul_fallback,
-            )
+        return cls._fit(
+            counts, pt, unit_, marker, owned=True, initial=initial, vocab_size=vocab_size,
+            min_frequency=min_frequency, special_tokens=special_tokens, byte_fallback=byte_fallback,
+            limit_alphabet=limit_alphabet, max_token_length=max_token_length, unk_token=unk_token,
+            hangul_fallback=hangul_fallback, show_progress=show_progress, on_merge=on_merge,
+        )
 
     @classmethod
     def train_from_counts(
@@ -372,7 +355,8 @@ class Tokenizer:
         max_token_length: int | None = None,
         unk_token: str | None = "<unk>",
         hangul_fallback: bool = False,
-        show_progress: bool | None = None,
+        show_progress: bool | Progress | None = None,
+        on_merge: OnMerge | None = None,
     ) -> Tokenizer:
         """Train on word counts (:class:`korean_bpe.counting.WordCounts`, e.g. read from a file
         written by ``korean-bpe count``): the same model as :meth:`train` on the texts counted.
@@ -413,40 +397,50 @@ class Tokenizer:
         _check_hangul_option(hangul_fallback, get_unit(unit), marker, pt, limit_alphabet)
         if not len(counts):
             raise ValueError("no words to train on: the word counts are empty")
-        with _gc_paused():
-            unit_, marker_, word_counts = _split_for_training(counts._counts, pt, unit, marker)
-            return cls._fit(
-                word_counts, pt, unit_, marker_, vocab_size=vocab_size, min_frequency=min_frequency,
-                special_tokens=special_tokens, byte_fallback=byte_fallback, limit_alphabet=limit_alphabet,
-                max_token_length=max_token_length, unk_token=unk_token, show_progress=show_progress,
-                hangul_fallback=hangul_fallback,
-            )
+        return cls._fit(
+            counts._counts, pt, unit, marker, owned=False, initial=None, vocab_size=vocab_size,
+            min_frequency=min_frequency, special_tokens=special_tokens, byte_fallback=byte_fallback,
+            limit_alphabet=limit_alphabet, max_token_length=max_token_length, unk_token=unk_token,
+            hangul_fallback=hangul_fallback, show_progress=show_progress, on_merge=on_merge,
+        )
 
     @classmethod
     def _fit(
-        cls, word_counts: dict[tuple[str, ...], int], pt: PreTokenizer, unit: Unit, marker: str | None, *,
-        vocab_size: int, min_frequency: int, special_tokens: Sequence[str], byte_fallback: bool,
-        limit_alphabet: int | None, max_token_length: int | None, unk_token: str | None,
-        show_progress: bool | None, hangul_fallback: bool = False,
+        cls, counts: dict[str, int], pt: PreTokenizer, unit: Any, marker: Any, *, owned: bool,
+        initial: Tokenizer | None, vocab_size: int, min_frequency: int, special_tokens: Sequence[str],
+        byte_fallback: bool, limit_alphabet: int | None, max_token_length: int | None, unk_token: str | None,
+        hangul_fallback: bool, show_progress: bool | Progress | None, on_merge: OnMerge | None,
     ) -> Tokenizer:
-        """The training shared by :meth:`train` and :meth:`train_from_counts`: marked unit symbols
-        -> :func:`korean_bpe.trainer.train_bpe` -> a tokenizer."""
+        """The training shared by :meth:`train` and :meth:`train_from_counts`: word counts -> marked
+        unit symbols -> :func:`korean_bpe.trainer.train_bpe` (or, from ``initial``,
+        :func:`korean_bpe.trainer.continued.continue_bpe`) -> a tokenizer.  ``owned``: ``counts``
+        is ours to empty once split (its words as strings are no longer needed: freed before
+        training)."""
         from .trainer import train_bpe
+        from .trainer.continued import continue_bpe
 
-        specials = _special_tokens(special_tokens, unk_token, byte_fallback)
-        model = train_bpe(
-            word_counts,
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=specials,
-            limit_alphabet=limit_alphabet,
-            max_token_length=max_token_length,
-            initial_alphabet=_initial_alphabet(unit, marker) + (JAMO_ALPHABET if hangul_fallback else ()),
-            marker=marker,
-            show_progress=show_progress,
-        )
-        return cls(model, pre_tokenizer=pt, unit=unit, marker=marker, byte_fallback=byte_fallback,
-                   unk_token=unk_token, hangul_fallback=hangul_fallback)
+        with _gc_paused():  # after counting: an analyzer's garbage may hold cycles, the word tuples do not
+            unit_, marker_, word_counts = _split_for_training(counts, pt, unit, marker)
+            if owned:
+                counts.clear()
+            if initial is not None:
+                model = continue_bpe(initial.model, word_counts, vocab_size=vocab_size, min_frequency=min_frequency,
+                                     show_progress=show_progress, on_merge=on_merge).model
+            else:
+                model = train_bpe(
+                    word_counts,
+                    vocab_size=vocab_size,
+                    min_frequency=min_frequency,
+                    special_tokens=_special_tokens(special_tokens, unk_token, byte_fallback),
+                    limit_alphabet=limit_alphabet,
+                    max_token_length=max_token_length,
+                    initial_alphabet=_initial_alphabet(unit_, marker_) + (JAMO_ALPHABET if hangul_fallback else ()),
+                    marker=marker_,
+                    show_progress=show_progress,
+                    on_merge=on_merge,
+                )
+            return cls(model, pre_tokenizer=pt, unit=unit_, marker=marker_, byte_fallback=byte_fallback,
+                       unk_token=unk_token, hangul_fallback=hangul_fallback)
 
     # --- properties ----------------------------------------------------------------------------
 
@@ -956,7 +950,7 @@ class Tokenizer:
         :class:`korean_bpe.io.ModelFileError` naming the file and the line."""
         from .io.serialization import load_tokenizer
 
-        return load_tokenizer(directory)
+        return load_tokenizer(directory, cls)
 
     def to_huggingface(self, path: str | Path, *, dropout: float | None = None) -> Path:
         """Write a Hugging Face ``tokenizer.json`` (see :mod:`korean_bpe.io.hf`).  Returns the path.
@@ -1253,9 +1247,6 @@ def _check_train_options(byte_fallback: Any, unit: Any, marker: Any, pt: PreToke
         raise TypeError(f"byte_fallback must be True or False, got {byte_fallback!r}")
     get_unit(unit)
     _resolve_marker(marker, pt, None)
-
-
-_UNWRITABLE = re.compile(f"[ {re.escape(LINE_BREAKS)}]")
 
 
 def _check_symbols(

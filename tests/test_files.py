@@ -100,6 +100,30 @@ def test_atomic_write_refuses_a_path_under_a_file(tmp_path):
         atomic_write_text(tmp_path / "f" / "out.json", "{}")
 
 
+def test_atomic_write_by_another_writer_keeps_the_suffix_and_the_old_file_on_error(tmp_path, umask):
+    """The one atomic-write helper, for files another library writes (report figures): the writer
+    gets a temporary path with the target's suffix; its error leaves the old file and no debris."""
+    from korean_bpe.io.files import atomic_write
+
+    umask(0o027)
+    target = tmp_path / "plot.png"
+    seen: list[Path] = []
+    atomic_write(target, lambda p: (seen.append(p), p.write_bytes(b"new"))[1])
+    assert target.read_bytes() == b"new" and mode(target) == 0o640
+    assert seen[0].parent == tmp_path and seen[0].name.endswith(".png") and seen[0] != target
+    os.chmod(target, 0o600)
+
+    def fails(p: Path) -> None:
+        p.write_bytes(b"half")
+        raise ValueError("no data to plot")
+
+    with pytest.raises(ValueError, match="no data to plot"):
+        atomic_write(target, fails)
+    assert target.read_bytes() == b"new" and sorted(os.listdir(tmp_path)) == ["plot.png"]
+    atomic_write(target, lambda p: p.write_bytes(b"newer"))
+    assert target.read_bytes() == b"newer" and mode(target) == 0o600  # a replaced file keeps its mode
+
+
 # -- 6. modes follow the umask -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("mask,dmode,fmode", [(0o022, 0o755, 0o644), (0o027, 0o750, 0o640), (0o077, 0o700, 0o600)])

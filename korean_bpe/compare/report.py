@@ -253,15 +253,14 @@ def _draw_plots(df: pd.DataFrame, out: Path, *, sentences: Sequence[str],
     if examples and sentences:
         jobs.append(("segmentation.png", lambda p: plot.plot_segmentation(sentences, examples, p)))
     written: list[str] = []
+    from ..io.files import atomic_write
+
     for name, draw in jobs:
-        tmp = out / f".{name}.tmp.png"
         try:
-            draw(tmp)
+            atomic_write(out / name, draw)
         except ValueError as exc:  # a metric NaN in every row: say so in the report
-            tmp.unlink(missing_ok=True)
             skipped.append(f"{name}: {exc}")
             continue
-        os.replace(tmp, out / name)
         written.append(name)
     return written, skipped
 

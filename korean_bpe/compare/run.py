@@ -1194,25 +1194,15 @@ def _require_pandas() -> Any:
     return require("pandas")
 
 
-def _progress(total: int, show: bool | None) -> Any:
-    import sys
+def _progress(total: int, show: Any) -> Any:
+    from ..progress import start_progress
 
-    if show is None:
-        show = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    if not show:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(total=total, desc="strategies", unit="strategy", file=sys.stderr)
+    return start_progress(show, total=total, desc="strategies", unit="strategy")
 
 
 def _advance(bar: Any) -> None:
-    if bar is not None:
-        bar.update(1)
+    bar.update(1)
 
 
 def _describe(bar: Any, text: str) -> None:
-    if bar is not None:
-        bar.set_postfix_str(text)
+    bar.note(text)

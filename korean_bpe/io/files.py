@@ -2,7 +2,8 @@
 never over a special file, with the permissions the umask gives.
 
 * :func:`atomic_write_text` writes a file by a temporary file beside it, flushed to disk and
-  renamed into place, so that a crash leaves the old file or the new one, never half of one.  A
+  renamed into place (:func:`atomic_write` does the same for a file another library writes, e.g.
+  a matplotlib figure), so that a crash leaves the old file or the new one, never half of one.  A
   symbolic link is written through: its target gets the new text and the link stays.  A FIFO, a
   device, a socket or a directory at the path is refused (writing to ``/dev/null`` or a pipe
   through a rename would replace it with a regular file).  A new file gets the mode the umask
@@ -26,10 +27,11 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
-    "atomic_write_text", "check_output_file", "check_output_dir_place", "current_umask", "new_dir_mode",
+    "atomic_write", "atomic_write_text", "write_text_synced", "check_output_file", "check_output_dir_place", "current_umask", "new_dir_mode",
     "new_file_mode", "fsync_dir", "resolve_output_file", "describe_file_type",
 ]
 
@@ -155,6 +157,22 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     Symbolic links are written through (the link stays); special files are refused; the parent
     directories are created; a new file gets ``0o666 & ~umask``, a replaced one keeps its mode.
     """
+    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
+
+
+def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) -> Path:
+    """Have ``write(tmp)`` write a temporary file beside ``path`` (same suffix, so that writers that
+    read the format from it, as matplotlib's ``savefig``, still do), then flush it to disk and
+    rename it onto ``path``, as :func:`atomic_write_text`; returns ``path``.  When ``write``
+    raises, the temporary file is removed, ``path`` is left as it was and the error goes on.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> atomic_write(f"{d}/영화.txt", lambda tmp: tmp.write_bytes("재밌다".encode())).name
+    '영화.txt'
+    >>> os.listdir(d)
+    ['영화.txt']
+    """
     given = Path(path)
     target = resolve_output_file(given)
     try:
@@ -162,22 +180,32 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     except FileNotFoundError:
         mode = new_file_mode()
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp" + target.suffix, dir=target.parent)
+    os.close(fd)
+    tmp = Path(name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fchmod(f.fileno(), mode)
-            os.fsync(f.fileno())
+        write(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        tmp.unlink(missing_ok=True)
         raise
     fsync_dir(target.parent)
     return given
+
+
+def write_text_synced(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (UTF-8, ``\\n`` line ends, mode ``0o666 & ~umask`` when new) and
+    flush it to disk before returning."""
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def fsync_dir(path: Path) -> None:

@@ -89,6 +89,7 @@ from typing import Any
 
 from ..pre_tokenizers.base import LINE_BREAKS
 from ..units import SPACE_MARK
+from .format import BYTE_TOKENS
 
 __all__ = ["export_tokenizer_json", "tokenizer_json", "hf_token_names", "PY_WHITESPACE"]
 
@@ -168,7 +169,7 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     if unk not in vocab:
         unk = None
     if byte_fallback:
-        missing = [f"<0x{b:02X}>" for b in range(256) if f"<0x{b:02X}>" not in vocab]
+        missing = [t for t in BYTE_TOKENS if t not in vocab]
         if missing:
             raise ValueError(f"byte_fallback needs the 256 byte tokens in the vocabulary; {missing[0]!r} is missing")
 
@@ -248,7 +249,7 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
 
     # The byte tokens are ordinary vocabulary, as SentencePiece exports them: as added special
     # tokens, HF's default decode (skip_special_tokens) would delete every byte-fallback character.
-    byte_tokens = {f"<0x{b:02X}>" for b in range(256)} if byte_fallback else set()
+    byte_tokens = set(BYTE_TOKENS) if byte_fallback else set()
     added = [
         {"id": vocab[rename[t]], "content": rename[t], "single_word": False, "lstrip": False, "rstrip": False,
          "normalized": False, "special": True}

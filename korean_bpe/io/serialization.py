@@ -8,6 +8,7 @@ A model directory holds
 ``merges.txt``
     ``#version: 0.2``, then one merge a line, ``left right`` (so no token may hold a space or a
     line break; training refuses such tokens).  The merge of rank ``r`` is on line ``r + 2``.
+    These rules, and the byte-fallback tokens, live in :mod:`korean_bpe.io.format`.
 ``tokenizer_config.json``
     ``format_version``, the unit and pre-tokenizer configs, the marker, the special tokens (the
     model's, in id order, byte-fallback tokens included), ``byte_fallback``, ``hangul_fallback`` (absent in older files: false), ``unk_token``, the
@@ -62,16 +63,17 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from ..trainer.model import BPEModel
 from ..units import MARKERS, SPACE_MARK, bytes_to_unicode
 from .files import _check_parent, check_output_dir_place, fsync_dir, new_dir_mode
+from .files import write_text_synced as _write_file
+from .format import BYTE_TOKENS, MERGES_HEADER, ModelFileError, parse_merges, render_merges_txt
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..tokenizer import Tokenizer
+T = TypeVar("T")
 
 __all__ = [
     "ModelFileError", "save_tokenizer", "load_tokenizer", "FORMAT_VERSION", "MERGES_HEADER",
@@ -87,21 +89,8 @@ OLD_DEFAULTS: dict[int, dict[str, dict[str, Any]]] = {
     1: {"raw": {"split_by_whitespace": False, "add_dummy_prefix": False}},
 }
 FORMAT_NAME = "korean_bpe.Tokenizer"
-MERGES_HEADER = "#version: 0.2"
 VOCAB_FILE, MERGES_FILE, CONFIG_FILE = "vocab.json", "merges.txt", "tokenizer_config.json"
 FILES = (VOCAB_FILE, MERGES_FILE, CONFIG_FILE)
-
-
-class ModelFileError(ValueError):
-    """A model file is missing, corrupted or inconsistent.  ``path`` and ``line`` (1-based, or
-    ``None``) say where; the message starts with ``path:line:``."""
-
-    def __init__(self, message: str, *, path: str | os.PathLike[str], line: int | None = None) -> None:
-        self.path = Path(path)
-        self.line = line
-        self.reason = message
-        where = f"{self.path}:{line}" if line is not None else f"{self.path}"
-        super().__init__(f"{where}: {message}")
 
 
 # --- writing -------------------------------------------------------------------------------------
@@ -123,23 +112,7 @@ def render_vocab_json(id_to_token: Sequence[str]) -> str:
     return "{\n" + body + "\n}\n" if body else "{}\n"
 
 
-def render_merges_txt(merges: Sequence[tuple[str, str]]) -> str:
-    """``merges.txt`` text: the header, then ``left right`` one a line.
-
-    >>> print(render_merges_txt([("영", "화"), ("▁", "영화")]), end="")
-    #version: 0.2
-    영 화
-    ▁ 영화
-    """
-    from ..tokenizer import check_writable_token
-
-    for rank, (a, b) in enumerate(merges):
-        check_writable_token(a, where=f"merge {rank}")
-        check_writable_token(b, where=f"merge {rank}")
-    return "".join([MERGES_HEADER, "\n", *(f"{a} {b}\n" for a, b in merges)])
-
-
-def _config(tok: Tokenizer) -> dict[str, Any]:
+def _config(tok: Any) -> dict[str, Any]:
     from .. import __version__
     from ..pre_tokenizers.base import PRE_TOKENIZERS
     from ..units import UNITS
@@ -212,9 +185,11 @@ def check_model_dir(directory: str | os.PathLike[str], *, probe: bool = True) ->
     return target
 
 
-def save_tokenizer(tok: Tokenizer, directory: str | os.PathLike[str]) -> Path:
-    """Write the three files into ``directory`` atomically (see the module docstring); returns
-    ``directory`` as an absolute path."""
+def save_tokenizer(tok: Any, directory: str | os.PathLike[str]) -> Path:
+    """Write the three files of ``tok`` (a :class:`korean_bpe.Tokenizer`, or any object with its
+    ``model``, ``id_to_token``, ``unit``, ``pre_tokenizer``, ``marker``, ``byte_fallback``,
+    ``hangul_fallback`` and ``unk_token``) into ``directory`` atomically (see the module
+    docstring); returns ``directory`` as an absolute path."""
     given = Path(os.path.abspath(os.fspath(directory)))
     config = _config(tok)
     texts = {
@@ -249,13 +224,6 @@ def save_tokenizer(tok: Tokenizer, directory: str | os.PathLike[str]) -> Path:
     fsync_dir(parent)
     _remove_leftovers(target)
     return given
-
-
-def _write_file(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as f:  # mode 0o666 & ~umask, as any saved file
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def _is_working_directory(target: Path) -> bool:
@@ -377,8 +345,11 @@ def find_backup(directory: str | os.PathLike[str]) -> Path | None:
 # --- reading -------------------------------------------------------------------------------------
 
 
-def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
-    """Rebuild the tokenizer saved in ``directory``, checking every file (see the module docstring)."""
+def load_tokenizer(directory: str | os.PathLike[str], build: Callable[..., T]) -> T:
+    """Rebuild the tokenizer saved in ``directory``, checking every file (see the module docstring):
+    ``build(model, pre_tokenizer=, unit=, marker=, byte_fallback=, unk_token=, hangul_fallback=)``
+    makes it (:meth:`korean_bpe.Tokenizer.load` passes its class); a ``ValueError`` it raises
+    becomes a :class:`ModelFileError` on ``tokenizer_config.json``."""
     root = Path(directory)
     if not root.is_dir():
         backup = find_backup(root)
@@ -387,7 +358,7 @@ def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
         what = "is not a directory" if root.exists() else "does not exist"
         raise ModelFileError(f"model directory {what}{hint}", path=root)
     try:
-        return _load_tokenizer(root)
+        return _load_tokenizer(root, build)
     except ModelFileError as exc:
         backup = find_backup(root)
         if backup is None:
@@ -396,9 +367,8 @@ def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
                              path=exc.path, line=exc.line) from None
 
 
-def _load_tokenizer(root: Path) -> Tokenizer:
+def _load_tokenizer(root: Path, build: Callable[..., T]) -> T:
     from ..pre_tokenizers.base import get_pre_tokenizer
-    from ..tokenizer import BYTE_TOKENS, Tokenizer
     from ..units import get_unit
 
     texts = {name: _read_text(root / name) for name in FILES}
@@ -493,7 +463,7 @@ def _load_tokenizer(root: Path) -> Tokenizer:
     # merges.txt
     mpath = root / MERGES_FILE
     model_probe = BPEModel((), (), (), continuing_subword_prefix=prefix)
-    merges = _parse_merges(texts[MERGES_FILE], mpath, known=set(specials) | set(alphabet), merged=model_probe.merged_token)
+    merges = parse_merges(texts[MERGES_FILE], mpath, known=set(specials) | set(alphabet), merged=model_probe.merged_token)
     if len(merges) != num_merges:
         raise ModelFileError(
             f"holds {len(merges)} merges but tokenizer_config.json says {num_merges}: the file was cut or edited",
@@ -535,8 +505,8 @@ def _load_tokenizer(root: Path) -> Tokenizer:
             raise ModelFileError(f"byte_fallback is true but the byte token {missing[0]!r} is not in vocab.json",
                                  path=cpath, line=key_line.get("byte_fallback"))
     try:
-        return Tokenizer(model, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
-                         byte_fallback=byte_fallback, unk_token=unk_token, hangul_fallback=hangul_fallback)
+        return build(model, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
+                     byte_fallback=byte_fallback, unk_token=unk_token, hangul_fallback=hangul_fallback)
     except ValueError as exc:
         raise ModelFileError(f"inconsistent settings: {exc}", path=cpath) from None
 
@@ -668,36 +638,3 @@ def _key_lines(text: str) -> dict[str, int]:
             continue
         out.setdefault(key, line)
     return out
-
-
-def _parse_merges(text: str, path: Path, *, known: set[str], merged: Any) -> list[tuple[str, str]]:
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    if not lines or not lines[0].startswith("#version"):
-        first = lines[0] if lines else ""
-        raise ModelFileError(f"expected the header {MERGES_HEADER!r}, got {first[:40]!r}", path=path, line=1)
-    if lines[0].rstrip("\r") != MERGES_HEADER:
-        raise ModelFileError(f"unsupported merges.txt version {lines[0]!r}; this korean_bpe reads {MERGES_HEADER!r}",
-                             path=path, line=1)
-    merges: list[tuple[str, str]] = []
-    seen: set[tuple[str, str]] = set()
-    for lineno, line in enumerate(lines[1:], start=2):
-        if line.endswith("\r"):
-            line = line[:-1]
-        parts = line.split(" ")
-        if len(parts) != 2 or not parts[0] or not parts[1]:
-            raise ModelFileError(
-                f"expected two tokens separated by one space ('left right'), got {line!r}", path=path, line=lineno)
-        a, b = parts
-        for tok in (a, b):
-            if tok not in known:
-                raise ModelFileError(
-                    f"unknown token {tok!r}: it is neither in the alphabet (vocab.json + tokenizer_config.json) nor "
-                    "made by an earlier merge", path=path, line=lineno)
-        if (a, b) in seen:
-            raise ModelFileError(f"the merge {line!r} appears twice", path=path, line=lineno)
-        seen.add((a, b))
-        merges.append((a, b))
-        known.add(merged(a, b))
-    return merges

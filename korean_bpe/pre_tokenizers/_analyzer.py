@@ -40,13 +40,13 @@ import functools
 import importlib
 import math
 import os
-import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..progress import Progress, start_progress
 from .executor import (
     Executor, SerialExecutor, ThreadExecutor, default_workers, shared_process_executor, shared_thread_executor,
 )
@@ -245,7 +245,7 @@ class BatchAnalyzer:
             size = max(1, min(size, math.ceil(len(texts) / (4 * workers))))
         return [texts[i : i + size] for i in range(0, len(texts), size)]
 
-    def analyze_batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[Any]:
+    def analyze_batch(self, texts: Iterable[str], *, show_progress: bool | Progress | None = None) -> list[Any]:
         """``[analysis of t for t in texts]``, identical to :meth:`analyze`, from the cache when
         possible and in parallel otherwise."""
         texts = list(texts)
@@ -274,9 +274,8 @@ class BatchAnalyzer:
             if chunks:
                 if isinstance(executor, ThreadExecutor):
                     self.spec.load()  # in the calling thread: a JVM starts here, its errors surface here
-                if show_progress is None:
-                    show_progress = len(missing) >= PROGRESS_MIN and _stderr_is_tty()
-                bar = _progress(len(missing), f"{self.spec.name} analysis", enabled=bool(show_progress))
+                bar = start_progress(show_progress, total=len(missing), desc=f"{self.spec.name} analysis", unit="text",
+                                     min_total=PROGRESS_MIN)
                 try:
                     task = functools.partial(_analyze_chunk, self.spec)
                     for chunk, analyses in zip(chunks, executor.map(task, chunks)):
@@ -299,28 +298,3 @@ class BatchAnalyzer:
             if cache is not None:
                 cache.close()
         return [results[t] for t in texts]
-
-
-def _stderr_is_tty() -> bool:
-    try:
-        return sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-class _NoBar:
-    def update(self, n: int) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _progress(total: int, desc: str, *, enabled: bool) -> Any:
-    if not enabled:
-        return _NoBar()
-    try:
-        from tqdm import tqdm
-    except ImportError:  # tqdm is a dependency, but a progress bar is never worth a crash
-        return _NoBar()
-    return tqdm(total=total, desc=desc, unit="text", smoothing=0.1)

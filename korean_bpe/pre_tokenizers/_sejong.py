@@ -55,11 +55,11 @@ text without ``▁`` (U+2581) in it, as for ``raw``.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..jamo import compose, decompose_syllable
+from ..progress import Progress, start_progress
 from .base import LINE_BREAKS, BasePreTokenizer, pieces_from_spans, raw_pieces, restore_marked
 
 __all__ = [
@@ -195,17 +195,6 @@ def _prepare(text: str) -> tuple[str, list[int] | None]:
     return composed, offsets
 
 
-def _progress(items: Iterable[Any], *, total: int, show: bool | None, desc: str) -> Iterable[Any]:
-    if show is None:
-        show = total >= PROGRESS_MIN and sys.stderr is not None and sys.stderr.isatty()
-    if not show:
-        return items
-    from .._optional import require
-
-    tqdm = require("tqdm").tqdm
-    return tqdm(items, total=total, desc=desc, unit="text")
-
-
 class SejongPreTokenizer(BasePreTokenizer):
     """Base of the ``kiwi`` and ``mecab`` pre-tokenizers (see the module docstring)."""
 
@@ -285,9 +274,10 @@ class SejongPreTokenizer(BasePreTokenizer):
         composed, offsets = _prepare(text)
         return self._words(text, offsets, self._morphemes(composed))
 
-    def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
+    def batch(self, texts: Iterable[str], *, show_progress: bool | Progress | None = None) -> list[list[str]]:
         """``[self(t) for t in texts]`` in one analyzer pass; ``show_progress``: a tqdm bar on
-        stderr (None: only for batches of 2,000 texts or more when stderr is a terminal)."""
+        stderr (None: only for batches of 2,000 texts or more when stderr is a terminal), or a
+        :class:`korean_bpe.progress.Progress`."""
         texts = list(texts)
         for t in texts:
             if not isinstance(t, str):
@@ -296,8 +286,13 @@ class SejongPreTokenizer(BasePreTokenizer):
         todo = [i for i, t in enumerate(texts) if t]
         out: list[list[str]] = [[] for _ in texts]
         results = self._morphemes_many([prepared[i][0] for i in todo])
-        for i, morphemes in zip(todo, _progress(results, total=len(todo), show=show_progress, desc=self.name)):
-            out[i] = self._words(texts[i], prepared[i][1], morphemes)
+        progress = start_progress(show_progress, total=len(todo), desc=self.name, unit="text", min_total=PROGRESS_MIN)
+        try:
+            for i, morphemes in zip(todo, results):
+                out[i] = self._words(texts[i], prepared[i][1], morphemes)
+                progress.update(1)
+        finally:
+            progress.close()
         return out
 
     def restore(self, words: Sequence[str]) -> str:

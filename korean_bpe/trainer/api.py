@@ -19,11 +19,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
+from ..progress import NO_PROGRESS, Progress, check_show_progress, start_progress
 from ..units import MARKERS
 from .model import BPEModel
 from .ties import keep_alphabet, order_symbols, symbol_sort_key
 
-__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "ENGINES"]
+__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "learn_merges", "merge_step", "ENGINES"]
 
 ENGINES = ("auto", "reference", "python", "compiled")
 
@@ -43,7 +44,7 @@ def train_bpe(
     marker: str | None = "auto",
     max_token_length: int | None = None,
     on_merge: OnMerge | None = None,
-    show_progress: bool | None = None,
+    show_progress: bool | Progress | None = None,
     engine: str = "auto",
 ) -> BPEModel:
     """Learn BPE merges from ``word_counts`` (symbol tuple -> count), as HF ``BpeTrainer`` does.
@@ -63,8 +64,10 @@ def train_bpe(
       ``'##하' + '##다'`` gives ``'##하다'``, as in HF.
     - ``max_token_length``: no merge makes a token of more than that many symbols (the unit's:
       characters, jamo or bytes); see below.
-    - ``on_merge(rank, (left, right), count)`` is called after each merge; ``show_progress``
-      shows a tqdm bar (default: only when stderr is a terminal).
+    - ``on_merge(rank, (left, right), count)`` is called after each merge (``rank``: its index in
+      ``model.merges``; ``count``: the pair's occurrences when it was merged); ``show_progress``
+      shows a tqdm bar (default: only when stderr is a terminal), or reports to a
+      :class:`korean_bpe.progress.Progress`.
     - ``engine``: ``"auto"`` (compiled when built, else pure Python), or one of ``"compiled"``,
       ``"python"``, ``"reference"`` (the slow textbook loop) to force it.
 
@@ -126,7 +129,6 @@ def _train(
     )
     id_to_token, words, counts, alphabet, prefix = prepared
     words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
-    special_set = frozenset(specials)
     initial_size = len(id_to_token)
     if vocab_size is not None and vocab_size < initial_size:
         if vocab_size <= len(specials):
@@ -141,38 +143,11 @@ def _train(
             f"alphabet symbols ({initial_size}); use vocab_size >= {initial_size}, or limit_alphabet="
             f"{vocab_size - len(specials)} to shrink the alphabet"
         )
-    max_merges = num_merges if num_merges is not None else sys.maxsize
-    target = min(n for n in (num_merges, None if vocab_size is None else vocab_size - initial_size) if n is not None)
-    token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
-    merges: list[tuple[str, str]] = []
-    plen = len(prefix) if prefix else 0
-    bar = _progress_bar(target, show_progress)
-
-    def step(left: int, right: int, count: int) -> int:
-        if count < min_frequency or len(merges) >= max_merges:
-            return -1
-        if vocab_size is not None and len(id_to_token) >= vocab_size:
-            return -1
-        a, b = id_to_token[left], id_to_token[right]
-        token = a + b[plen:] if plen and b.startswith(prefix) else a + b  # type: ignore[arg-type]
-        assert token not in special_set, f"merge {a!r} + {b!r} made the special token {token!r}"  # cut_special_runs
-        new_id = token_to_id.get(token)
-        if new_id is None:
-            new_id = token_to_id[token] = len(id_to_token)
-            id_to_token.append(token)
-        merges.append((a, b))
-        if on_merge is not None:
-            on_merge(len(merges) - 1, (a, b), count)
-        if bar is not None:
-            bar.update(1)
-        return new_id
-
-    try:
-        if target > 0 and words:
-            _get_engine(engine)(words, counts, next_id=initial_size, on_merge=step, max_token_length=max_token_length)
-    finally:
-        if bar is not None:
-            bar.close()
+    merges = learn_merges(
+        engine, words, counts, id_to_token, special_tokens=specials, prefix=prefix, vocab_size=vocab_size,
+        num_merges=num_merges, min_frequency=min_frequency, max_token_length=max_token_length, on_merge=on_merge,
+        show_progress=show_progress,
+    )
     return BPEModel(
         special_tokens=specials, alphabet=tuple(alphabet), merges=tuple(merges),
         continuing_subword_prefix=prefix,
@@ -326,8 +301,7 @@ def _check_options(
         raise TypeError(f"limit_alphabet must be None or an int, got {type(limit_alphabet).__name__} {limit_alphabet!r}")
     if on_merge is not None and not callable(on_merge):
         raise TypeError(f"on_merge must be a callable on_merge(rank, pair, count) or None, got {on_merge!r}")
-    if show_progress is not None and not isinstance(show_progress, bool):
-        raise TypeError(f"show_progress must be True, False or None (auto), got {show_progress!r}")
+    check_show_progress(show_progress)
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r} is not known; use one of {ENGINES!r}")
 
@@ -445,7 +419,7 @@ def _base_function(marker: str | None) -> Callable[[str], str]:
     return lambda s: s
 
 
-# --- engine and progress ------------------------------------------------------------------------
+# --- engine and merge loop ------------------------------------------------------------------------
 
 
 def _get_engine(name: str) -> Engine:
@@ -473,13 +447,88 @@ def _get_engine(name: str) -> Engine:
     return fast.get_engine()
 
 
-def _progress_bar(total: int, show_progress: bool | None) -> Any:
-    if show_progress is None:
-        show_progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    if not show_progress:
-        return None
+def learn_merges(
+    engine: str, words: list[list[int]], counts: list[int], id_to_token: list[str], *,
+    special_tokens: Sequence[str], prefix: str | None, vocab_size: int | None, num_merges: int | None,
+    min_frequency: int, max_token_length: int | None = None, on_merge: OnMerge | None = None,
+    show_progress: bool | Progress | None = None, first_rank: int = 0,
+) -> list[tuple[str, str]]:
+    """Run ``engine`` (a name of :data:`ENGINES`) on ``words`` (id lists, ``counts`` each) and return
+    the merges it makes; new tokens are appended to ``id_to_token``, numbered from its length.
+    Shared by :func:`train_bpe` and :func:`korean_bpe.trainer.continued.continue_bpe`.
+
+    Training stops at ``num_merges`` new merges, at ``vocab_size`` tokens (``id_to_token``
+    included), or when the best pair occurs fewer than ``min_frequency`` times
+    (:func:`merge_step`).  ``on_merge(rank, (left, right), count)`` hears each merge, ``rank``
+    counting from ``first_rank`` (the number of merges of a model being extended);
+    ``show_progress`` as everywhere (:mod:`korean_bpe.progress`).
+    """
+    initial_size = len(id_to_token)
+    target = min(n for n in (num_merges, None if vocab_size is None else vocab_size - initial_size) if n is not None)
+    merges: list[tuple[str, str]] = []
+    progress = start_progress(show_progress, total=target, desc="BPE merges", unit="merge")
     try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc="BPE merges", unit="merge", file=sys.stderr)
+        if target > 0 and words:
+            step = merge_step(
+                id_to_token, merges, special_tokens=special_tokens, prefix=prefix, vocab_size=vocab_size,
+                max_merges=num_merges, min_frequency=min_frequency, first_rank=first_rank, on_merge=on_merge,
+                progress=progress,
+            )
+            _get_engine(engine)(words, counts, next_id=initial_size, on_merge=step, max_token_length=max_token_length)
+    finally:
+        progress.close()
+    return merges
+
+
+def merge_step(
+    id_to_token: list[str], merges: list[tuple[str, str]], *, special_tokens: Sequence[str], prefix: str | None,
+    vocab_size: int | None, max_merges: int | None, min_frequency: int, first_rank: int = 0,
+    on_merge: OnMerge | None = None, progress: Progress = NO_PROGRESS,
+) -> Callable[[int, int, int], int]:
+    """The ``on_merge(left_id, right_id, count) -> new_id`` that an engine calls for its best pair:
+    ``-1`` (stop) when ``count < min_frequency``, ``max_merges`` merges are made or ``id_to_token``
+    holds ``vocab_size`` tokens; else the merge is appended to ``merges``, its token (``left +
+    right``, without ``right``'s continuing ``prefix``) to ``id_to_token`` if new, and its id returned.
+
+    ``on_merge(first_rank + k, (left, right), count)`` and ``progress.update(1)`` hear merge ``k``;
+    without them (None, :data:`~korean_bpe.progress.NO_PROGRESS`) the step calls nothing more.
+
+    >>> tokens, merges = ["재", "밌", "다"], []
+    >>> step = merge_step(tokens, merges, special_tokens=(), prefix=None, vocab_size=None, max_merges=1,
+    ...                   min_frequency=2)
+    >>> step(0, 1, 5), step(3, 2, 3), tokens, merges          # the second merge is one too many
+    (3, -1, ['재', '밌', '다', '재밌'], [('재', '밌')])
+    """
+    token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
+    special_set = frozenset(special_tokens)
+    most = max_merges if max_merges is not None else sys.maxsize
+    plen = len(prefix) if prefix else 0
+
+    def step(left: int, right: int, count: int) -> int:
+        if count < min_frequency or len(merges) >= most:
+            return -1
+        if vocab_size is not None and len(id_to_token) >= vocab_size:
+            return -1
+        a, b = id_to_token[left], id_to_token[right]
+        token = a + b[plen:] if plen and b.startswith(prefix) else a + b  # type: ignore[arg-type]
+        assert token not in special_set, f"merge {a!r} + {b!r} made the special token {token!r}"  # cut_special_runs
+        new_id = token_to_id.get(token)
+        if new_id is None:
+            new_id = token_to_id[token] = len(id_to_token)
+            id_to_token.append(token)
+        merges.append((a, b))
+        return new_id
+
+    if on_merge is None and progress is NO_PROGRESS:
+        return step
+    update = progress.update
+
+    def step_and_tell(left: int, right: int, count: int) -> int:
+        new_id = step(left, right, count)
+        if new_id >= 0:
+            if on_merge is not None:
+                on_merge(first_rank + len(merges) - 1, merges[-1], count)
+            update(1)
+        return new_id
+
+    return step_and_tell

@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
-from .api import _check_options, _get_engine, _progress_bar, cut_special_runs, train_bpe
+from ..progress import Progress
+from .api import OnMerge, _check_options, cut_special_runs, learn_merges, train_bpe
 from .model import BPEModel
 
 __all__ = ["continue_bpe", "ContinuedTraining", "segment_words"]
@@ -119,7 +120,8 @@ def continue_bpe(
     vocab_size: int | None = None,
     num_merges: int | None = None,
     min_frequency: int = 2,
-    show_progress: bool | None = None,
+    on_merge: OnMerge | None = None,
+    show_progress: bool | Progress | None = None,
     engine: str = "auto",
 ) -> ContinuedTraining:
     """Add merges learned from ``word_counts`` (marked symbol tuples, as for
@@ -129,13 +131,15 @@ def continue_bpe(
     ``model.vocab_size``); ``num_merges`` counts the new merges only.  The tie rule is
     :mod:`.ties`' (count, then smaller id pair), with old tokens keeping their ids.
     ``max_token_length`` is not offered: the engines count the length of the tokens they start
-    from as one symbol, which an old merged token is not.
+    from as one symbol, which an old merged token is not.  ``on_merge(rank, (left, right), count)``
+    hears each new merge, ``rank`` being its index in the extended model's ``merges`` (after the
+    old ones).
     """
     if not isinstance(model, BPEModel):
         raise TypeError(f"model must be a korean_bpe.BPEModel (tok.model), got {type(model).__name__}")
     if not isinstance(word_counts, Mapping):
         raise TypeError(f"word_counts must be a mapping from symbol tuples to counts, got {type(word_counts).__name__}")
-    _check_options(vocab_size, num_merges, min_frequency, None, None, show_progress, engine)
+    _check_options(vocab_size, num_merges, min_frequency, None, on_merge, show_progress, engine)
     old_size = model.vocab_size
     if vocab_size is not None and vocab_size < old_size:
         raise ValueError(f"vocab_size={vocab_size} is smaller than the initial model's {old_size} tokens; continued "
@@ -145,37 +149,11 @@ def continue_bpe(
     specials = model.special_tokens
     prefix = model.continuing_subword_prefix
     words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
-    token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
-    special_set = frozenset(specials)
-    new_merges: list[tuple[str, str]] = []
-    max_merges = num_merges if num_merges is not None else sys.maxsize
-    target = min(n for n in (num_merges, None if vocab_size is None else vocab_size - old_size) if n is not None)
-
-    bar = _progress_bar(target, show_progress)
-
-    def step(left: int, right: int, count: int) -> int:
-        if count < min_frequency or len(new_merges) >= max_merges:
-            return -1
-        if vocab_size is not None and len(id_to_token) >= vocab_size:
-            return -1
-        a, b = id_to_token[left], id_to_token[right]
-        token = model.merged_token(a, b)
-        assert token not in special_set, f"merge {a!r} + {b!r} made the special token {token!r}"  # cut_special_runs
-        new_id = token_to_id.get(token)
-        if new_id is None:
-            new_id = token_to_id[token] = len(id_to_token)
-            id_to_token.append(token)
-        new_merges.append((a, b))
-        if bar is not None:
-            bar.update(1)
-        return new_id
-
-    try:
-        if target > 0 and words:
-            _get_engine(engine)(words, counts, next_id=old_size, on_merge=step)
-    finally:
-        if bar is not None:
-            bar.close()
+    new_merges = learn_merges(
+        engine, words, counts, id_to_token, special_tokens=specials, prefix=prefix, vocab_size=vocab_size,
+        num_merges=num_merges, min_frequency=min_frequency, on_merge=on_merge, show_progress=show_progress,
+        first_rank=len(model.merges),
+    )
     extended = BPEModel(
         special_tokens=specials, alphabet=model.alphabet, merges=model.merges + tuple(new_merges),
         continuing_subword_prefix=prefix,
