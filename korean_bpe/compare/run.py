@@ -778,8 +778,7 @@ def compare(
         else:
             done = _run_pool(tasks, state, jobs, bar)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     by_name: dict[str, list[dict[str, Any]]] = {}
     for k in range(len(tasks)):
         task_rows, task_notes, wall, cpu = done[k]
@@ -926,8 +925,7 @@ def _run_pool(tasks: list[list[str]], state: dict[str, Any], jobs: int, bar: Any
         for future in as_completed(futures):
             k = futures[future]
             done[k] = future.result()
-            if bar is not None:
-                bar.update(len(tasks[k]))
+            bar.update(len(tasks[k]))
     return done
 
 
@@ -1201,8 +1199,10 @@ def _progress(total: int, show: Any) -> Any:
 
 
 def _advance(bar: Any) -> None:
-    bar.update(1)
+    if bar is not None:  # None: a worker process (the parent shows the progress)
+        bar.update(1)
 
 
 def _describe(bar: Any, text: str) -> None:
-    bar.note(text)
+    if bar is not None:
+        bar.note(text)
