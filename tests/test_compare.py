@@ -199,10 +199,10 @@ def test_worker_processes_give_the_same_rows_and_notes(sweep: pd.DataFrame, swee
     pd.testing.assert_frame_equal(ours[stable], sweep[stable])  # same rows, same order
     assert parallel["strategy"].tolist()[-len(SWEEP):] == ["sentencepiece-bpe"] * len(SWEEP)
     assert notes == []
-    # the tasks: one per pre-tokenization with the baselines that read it, each peer alone
+    # the tasks: one per analyzer or pre-tokenizer with the baselines that read it, each peer alone
     assert run._tasks([*SWEEP_STRATEGIES, "baseline/jamo", "hf-bpe", "whitespace/byte"]) == [
-        ["whitespace/jamo", "baseline/word", "whitespace/byte"], ["raw/byte"], ["okt/syllable", "baseline/morpheme-okt"],
-        ["okt-analysis/jamo"], ["baseline/jamo"], ["hf-bpe"]]
+        ["whitespace/jamo", "baseline/word", "whitespace/byte"], ["raw/byte"],
+        ["okt/syllable", "okt-analysis/jamo", "baseline/morpheme-okt"], ["baseline/jamo"], ["hf-bpe"]]
 
 
 def test_rows_are_measured_through_the_public_encode_path(sweep_texts: list[str]) -> None:

@@ -710,8 +710,8 @@ def compare(
 
     ``n_jobs``: worker processes (None: 1, all in this process; -1: one per CPU).  With 2 or more,
     the strategies are grouped into tasks that share nothing but the on-disk caches (the rows of
-    one pre-tokenization with the baselines that read it, the jamo and syllable baselines, each
-    peer alone), and spawned workers run them, the longest first.  Every metric is the same
+    one analyzer or pre-tokenizer with the baselines that read it, the jamo and syllable baselines,
+    each peer alone), and spawned workers run them, the longest first.  Every metric is the same
     whatever ``n_jobs`` (each row depends only on its own strategy, the texts and ``seed``; a test
     checks it); the timing columns measure whichever process ran the row, sharing the machine.
     ``timings``, when a dict, receives each task's ``{"wall_s", "cpu_s", "rows"}`` (CPU: of the
@@ -793,25 +793,26 @@ def compare(
 
 #: rough seconds of each task on NSMC (165k/55k reviews, 4 sizes, cold) on one core: only the order in
 #: which the worker processes start tasks (longest first), never a result
-_TASK_COST = {"sentencepiece-unigram": 180, "okt-analysis": 250, "kiwi": 160, "baseline": 110, "mecab": 120,
-              "kiwi-bpe": 100, "okt": 90, "raw": 90, "whitespace": 90, "kiwi-swtokenizer": 60}
+_TASK_COST = {"okt": 340, "sentencepiece-unigram": 180, "kiwi": 160, "baseline": 110, "mecab": 120,
+              "kiwi-bpe": 100, "raw": 90, "whitespace": 90, "kiwi-swtokenizer": 60}
 
 
 def _tasks(names: list[str]) -> list[list[str]]:
     """The strategies grouped into tasks that share nothing but the on-disk caches: the rows of one
-    pre-tokenization (its BPE units and the baselines that read it), the jamo and syllable baselines,
-    each peer alone; in the order of their first strategy in ``names``."""
+    analyzer or pre-tokenizer (its BPE units and the baselines that read it; ``okt`` and
+    ``okt-analysis`` together, as they read the same cached Okt analysis), the jamo and syllable
+    baselines, each peer alone; in the order of their first strategy in ``names``."""
     groups: dict[str, list[str]] = {}
     for name in names:
-        s = _parse(name)
-        key = s.name if s.kind == "peer" else s.source or "baseline"
-        groups.setdefault(key, []).append(name)
+        groups.setdefault(_task_key([name]), []).append(name)
     return list(groups.values())
 
 
 def _task_key(task: list[str]) -> str:
     s = _parse(task[0])
-    return s.name if s.kind == "peer" else s.source or "baseline"
+    if s.kind == "peer":
+        return s.name
+    return "okt" if s.source == "okt-analysis" else s.source or "baseline"
 
 
 def _context(state: dict[str, Any], pretok: _Pretok | None = None) -> dict[str, Any]:
