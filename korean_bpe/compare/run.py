@@ -99,7 +99,6 @@ import numbers
 import time
 from collections import Counter
 from collections.abc import Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -830,36 +829,14 @@ def _run_task(names: list[str], ctx: dict[str, Any], *, bar: Any = None,
               segmenters: dict[tuple[str, int], Segmenter] | None = None) -> list[dict[str, Any]]:
     """The rows of ``names`` (one task), measured in this process; skips go to ``ctx["notes"]``."""
     rows: list[dict[str, Any]] = []
-    with _frozen_heap():
-        for name in names:
-            rows += _run_strategy(name, ctx, bar=bar, segmenters=segmenters)
+    for name in names:
+        rows += _run_strategy(name, ctx, bar=bar, segmenters=segmenters)
     return rows
-
-
-@contextmanager
-def _frozen_heap() -> Any:
-    """Run the body, in which each strategy starts with ``gc.collect(); gc.freeze()``: the texts, the
-    pre-tokenizations and the layouts (millions of long-lived objects) then stay out of the cyclic
-    garbage collector's passes, which otherwise cost as much as the metrics (on 55k held-out
-    reviews, counting one row's continued 어절 took 0.97 s of CPU with the collector scanning them and
-    0.44 s without); ``gc.unfreeze()`` at the end unless the caller had frozen objects already."""
-    import gc
-
-    mine = gc.get_freeze_count() == 0
-    try:
-        yield
-    finally:
-        if mine:
-            gc.unfreeze()
 
 
 def _run_strategy(name: str, ctx: dict[str, Any], *, bar: Any = None,
                   segmenters: dict[tuple[str, int], Segmenter] | None = None) -> list[dict[str, Any]]:
     """The rows of one strategy (one per size), measured in this process."""
-    import gc
-
-    gc.collect()  # the last strategy's cyclic garbage (a Tokenizer and its word cache) goes now,
-    gc.freeze()  # what lives on (texts, pre-tokenizations, layouts) leaves the collector's passes
     held, pretok, train = ctx["held"], ctx["pretok"], ctx["train"]
     rows: list[dict[str, Any]] = []
     _describe(bar, name)
