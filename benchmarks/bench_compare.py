@@ -28,21 +28,6 @@ import time
 from pathlib import Path
 
 
-def read_nsmc(path: Path, limit: int | None) -> tuple[list[str], list[int]]:
-    texts, labels = [], []
-    with open(path, encoding="utf-8") as f:
-        next(f)  # id	document	label
-        for line in f:
-            _, doc, label = line.rstrip("\n").split("\t")
-            if not doc.strip():
-                continue
-            texts.append(doc)
-            labels.append(int(label))
-            if limit is not None and len(texts) >= limit:
-                break
-    return texts, labels
-
-
 def markdown(df: object) -> str:
     """The frame as a markdown table (4 significant decimals), without the tabulate package."""
     def cell(v: object) -> str:
@@ -62,10 +47,10 @@ FAMILIES = ("whitespace", "raw", "okt-analysis", "okt", "kiwi", "mecab", "baseli
 
 def run_once(args: argparse.Namespace) -> None:
     from korean_bpe.compare import compare, format_table
-    from korean_bpe.corpus import nsmc_path
+    from korean_bpe.corpus import load_nsmc
 
-    train, train_labels = read_nsmc(nsmc_path("train"), args.limit)
-    test, test_labels = read_nsmc(nsmc_path("test"), args.test_limit)
+    train, train_labels, _ = load_nsmc("train", limit=args.limit)
+    test, test_labels, _ = load_nsmc("test", limit=args.test_limit)
     strategies = args.strategies.split(",") if args.strategies else None
     notes: list[str] = []
     profiler = None

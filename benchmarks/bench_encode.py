@@ -45,24 +45,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def find_nsmc(explicit: str | None) -> Path:
-    candidates = [Path(explicit)] if explicit else []
-    if os.environ.get("KOREAN_BPE_NSMC_DIR"):
-        candidates.append(Path(os.environ["KOREAN_BPE_NSMC_DIR"]))
-    candidates.append(ROOT.parent / "shared" / "corpora" / "nsmc")
-    for c in candidates:
-        if (c / "ratings_test.txt").is_file():
-            return c
-    raise SystemExit(f"NSMC corpus not found in {[str(c) for c in candidates]}; pass --nsmc-dir")
-
-
-def load_reviews(nsmc: Path, split: str, limit: int | None) -> list[str]:
-    import pandas as pd
-
-    df = pd.read_csv(nsmc / f"ratings_{split}.txt", sep="\t", quoting=3, keep_default_na=False, nrows=limit)
-    return df["document"].astype(str).tolist()
-
-
 def best_of(fn, repeat: int, before=None) -> tuple[object, float]:
     """Run ``fn`` ``repeat`` times (``before()`` untimed before each); the last result, best time."""
     best = float("inf")
@@ -129,12 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     from korean_bpe import Tokenizer
     from korean_bpe.jamo import decompose
 
-    nsmc = find_nsmc(args.nsmc_dir)
-    test = load_reviews(nsmc, "test", args.limit)
+    from korean_bpe.corpus import load_nsmc
+
+    test, _, test_path = load_nsmc("test", limit=args.limit, directory=args.nsmc_dir)
     n_chars = sum(map(len, test))
     cores = os.cpu_count() or 1
     print(f"machine: {machine_info()}")
-    print(f"input: {len(test):,} reviews of {nsmc / 'ratings_test.txt'} ({n_chars:,} characters)")
+    print(f"input: {len(test):,} reviews of {test_path} ({n_chars:,} characters)")
 
     train: list[str] | None = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             ours = Tokenizer.load(args.model)
             how = f"loaded from {args.model}"
         else:
-            train = load_reviews(nsmc, "train", args.train_limit)
+            train = load_nsmc("train", limit=args.train_limit, directory=args.nsmc_dir).texts
             ours = Tokenizer.train(train, vocab_size=args.vocab, pre_tokenizer="whitespace", unit=args.unit,
                                    min_frequency=args.min_frequency, show_progress=False)
             how = f"trained on {len(train):,} train reviews in {time.perf_counter() - t0:.1f} s"
@@ -156,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         spm_input = test
         if not args.no_spm:
             if train is None:
-                train = load_reviews(nsmc, "train", args.train_limit)
+                train = load_nsmc("train", limit=args.train_limit, directory=args.nsmc_dir).texts
             spm_train = [decompose(t) for t in train] if unit == "jamo" else train
             spm_input = [decompose(t) for t in test] if unit == "jamo" else test
             t0 = time.perf_counter()

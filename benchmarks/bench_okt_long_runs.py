@@ -14,21 +14,14 @@ from __future__ import annotations
 import re
 import time
 
-import pandas as pd
-
-from korean_bpe.corpus import nsmc_path
+from korean_bpe.corpus import load_nsmc
 from korean_bpe.pre_tokenizers.okt import MAX_RUN, okt_analyzer
-
-
-def read(split: str, nrows: int | None = None) -> list[str]:
-    df = pd.read_csv(nsmc_path(split), sep="\t", quoting=3, keep_default_na=False, nrows=nrows)
-    return df["document"].astype(str).tolist()
 
 
 def main() -> None:
     whole = okt_analyzer(max_run=10**9)
     cut = okt_analyzer()
-    hangul = "".join(re.findall("[가-힣]", "".join(read("test", 5000))))
+    hangul = "".join(re.findall("[가-힣]", "".join(load_nsmc("test", limit=5000).texts)))
     cut([hangul[:300]] * 3)
     whole([hangul[:300]])  # warm up the JIT
     print(f"Okt, one run of Hangul syllables (limit MAX_RUN={MAX_RUN})")
@@ -42,7 +35,7 @@ def main() -> None:
         t_before = time.perf_counter() - t
         print(f"  {n:>5} syllables: whole {t_before:6.1f} s, cut {t_after:5.1f} s "
               f"({len(before[0])} -> {len(after[0])} tokens)")
-    docs = read("train") + read("test")
+    docs = load_nsmc("train").texts + load_nsmc("test").texts
     print(f"effect on the analysis of the {len(docs):,} NSMC reviews")
     for limit in (100, 50, 30, 20):
         long_run = re.compile("[가-힣]{%d,}" % (limit + 1))

@@ -18,7 +18,7 @@ import sys
 import time
 
 from korean_bpe.compare.peers import PEERS, train_peer
-from korean_bpe.corpus import CorpusError, iter_texts, nsmc_path
+from korean_bpe.corpus import CorpusError, load_nsmc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,11 +28,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="first N reviews only")
     args = ap.parse_args(argv)
     try:
-        path = nsmc_path("train")
+        texts, _, path = load_nsmc("train", limit=args.limit)
     except CorpusError as exc:
         print(exc, file=sys.stderr)
         return 2
-    texts = list(iter_texts(path, limit=args.limit))
     print(f"command: python benchmarks/bench_peers.py {' '.join(argv or sys.argv[1:])}")
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print(f"texts: {len(texts)} reviews from {path.name}\n")

@@ -9,6 +9,10 @@ On the same reviews (default: the NSMC train split, 165,320 reviews), in one run
   naive loop; ``--processes`` uses worker processes instead, whose JVMs start and warm up inside
   the cold timing.  The words of the naive loop (same ``drop`` filter, white space never inside
   a word) must equal the batch output: the script checks it and exits non-zero otherwise.
+  Each row also gives the process's CPU time (all threads, the JVM's too) and the load average:
+  the machine may be shared, and the ratio within one run is what compares.  Then, on the first
+  ``--okt-split`` reviews, where the time goes: the JVM's analysis vs converting its answer to
+  Python through JPype, for the naive loop and for the batch path (thread CPU time).
 * Kiwi and MeCab: the per-review loop ``[pt(r) for r in reviews]`` vs ``pt.batch(reviews)``
   twice (their batch has no on-disk cache yet; the second call shows the warm analyzer), same
   identity check.  Skipped with a note when their pre-tokenizer or library is missing.
@@ -19,6 +23,7 @@ Usage::
     python benchmarks/bench_pretok.py --limit 5000         # a subset while developing
     python benchmarks/bench_pretok.py --analyzers okt --workers 2 --nsmc-dir ../shared/corpora/nsmc
     python benchmarks/bench_pretok.py --limit 40000 --analyzers okt --processes
+    python benchmarks/bench_pretok.py --limit 20000 --analyzers okt --okt-split 5000
 """
 
 from __future__ import annotations
@@ -29,27 +34,6 @@ import platform
 import sys
 import tempfile
 import time
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def find_nsmc(explicit: str | None) -> Path:
-    candidates = [Path(explicit)] if explicit else []
-    if os.environ.get("KOREAN_BPE_NSMC_DIR"):
-        candidates.append(Path(os.environ["KOREAN_BPE_NSMC_DIR"]))
-    candidates.append(ROOT.parent / "shared" / "corpora" / "nsmc")
-    for c in candidates:
-        if (c / "ratings_train.txt").is_file():
-            return c
-    raise SystemExit(f"NSMC corpus not found in {[str(c) for c in candidates]}; pass --nsmc-dir")
-
-
-def load_reviews(nsmc: Path, split: str, limit: int | None) -> list[str]:
-    import pandas as pd
-
-    df = pd.read_csv(nsmc / f"ratings_{split}.txt", sep="\t", quoting=3, keep_default_na=False, nrows=limit)
-    return df["document"].astype(str).tolist()
 
 
 def timed(fn):
@@ -67,27 +51,86 @@ def mismatches(a: list[list[str]], b: list[list[str]]) -> int:
     return sum(x != y for x, y in zip(a, b)) + abs(len(a) - len(b))
 
 
-def bench_okt(reviews: list[str], chars: int, workers: int | None, threads: bool) -> bool:
-    from korean_bpe.pre_tokenizers.okt import DEFAULT_DROP, OktPreTokenizer, _start_okt
+def timed_cpu(fn):
+    """``(fn(), wall seconds, CPU seconds of this process: every thread, the JVM's included)``."""
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0, time.process_time() - c0
 
-    print(f"\nOkt (drop={DEFAULT_DROP}, workers={workers or 'one per core'}, {'threads' if threads else 'processes'})")
+
+def load() -> str:
+    return "load %.2f %.2f %.2f" % os.getloadavg()
+
+
+def okt_split(okt, reviews: list[str]) -> None:
+    """Where Okt's time goes, in CPU seconds of the calling thread (a JVM call runs on it):
+    the JVM's analysis (konlpy's ``tokenize``, which also builds its Java list of strings) vs
+    bringing the result into Python through JPype, for the naive loop (``.toArray()`` and one
+    Python string per token, as ``okt.pos`` does) and for the batch path (the distinct pieces
+    joined by spaces, 1,000 per call, one ``String.join`` string per call, as ``okt_analyzer``)."""
+    import jpype
+
+    from korean_bpe.pre_tokenizers._sejong import _prepare
+    from korean_bpe.pre_tokenizers.okt import space_pieces
+
+    false = jpype.java.lang.Boolean(False)
+    jstring = jpype.JClass("java.lang.String")
+    jki = okt.jki
+    ana = conv = 0.0
+    for r in reviews:
+        t0 = time.thread_time()
+        answer = jki.tokenize(r, false, false)
+        t1 = time.thread_time()
+        [tuple(t.rsplit("/", 1)) for t in answer.toArray()]
+        ana, conv = ana + t1 - t0, conv + time.thread_time() - t1
+    print(f"    naive loop: JVM analysis {ana:.2f} s, JPype conversion {conv:.2f} s ({conv / (ana + conv):.1%})")
+    units = [space_pieces(_prepare(r)[0]) or [] for r in reviews]
+    keys = list(dict.fromkeys(u for us in units for u in us))
+    ana = conv = 0.0
+    for i in range(0, len(keys), 1000):
+        t0 = time.thread_time()
+        answer = jki.tokenize(" ".join(keys[i : i + 1000]), false, false)
+        t1 = time.thread_time()
+        str(jstring.join("\x00", answer)).split("\x00")
+        ana, conv = ana + t1 - t0, conv + time.thread_time() - t1
+    print(f"    batch path ({len(keys):,} distinct pieces): JVM analysis {ana:.2f} s, "
+          f"JPype conversion {conv:.3f} s ({conv / (ana + conv):.1%})")
+
+
+def bench_okt(reviews: list[str], chars: int, workers: int | None, threads: bool, split_sample: int) -> bool:
+    from korean_bpe.pre_tokenizers.okt import DEFAULT_DROP, MAX_RUN, OktPreTokenizer, _start_okt, cut_long_runs
+
+    print(f"\nOkt (drop={DEFAULT_DROP}, workers={workers or 'one per core'}, {'threads' if threads else 'processes'}); {load()}")
     okt = _start_okt()  # konlpy's Okt; the JVM start is not part of any timing
     okt.pos("워밍업 문장")
     drop = set(DEFAULT_DROP)
-    naive_pos, t_naive = timed(lambda: [okt.pos(r) for r in reviews])
+    naive_pos, t_naive, c_naive = timed_cpu(lambda: [okt.pos(r) for r in reviews])
     naive = [[w for s, t in p if t not in drop for w in s.split()] for p in naive_pos]  # words never hold white space
     row("naive konlpy loop okt.pos(review)", t_naive, len(reviews), chars, None)
+    print(f"    CPU {c_naive:.1f} s; {load()}")
     with tempfile.TemporaryDirectory(prefix="korean_bpe_bench_") as tmp:
         cold_pt = OktPreTokenizer(cache_dir=tmp, workers=workers, threads=threads)
-        cold, t_cold = timed(lambda: cold_pt.batch(reviews, show_progress=False))
+        cold, t_cold, c_cold = timed_cpu(lambda: cold_pt.batch(reviews, show_progress=False))
         row("batch, cold cache (empty dir)", t_cold, len(reviews), chars, t_naive)
+        print(f"    CPU {c_cold:.1f} s ({c_naive / c_cold:.1f}x less than the naive loop); {load()}")
         print(f"    {cold_pt._batcher.last_stats}")
         warm_pt = OktPreTokenizer(cache_dir=tmp, workers=workers, threads=threads)
-        warm, t_warm = timed(lambda: warm_pt.batch(reviews, show_progress=False))
+        warm, t_warm, c_warm = timed_cpu(lambda: warm_pt.batch(reviews, show_progress=False))
         row("batch, warm cache (second run)", t_warm, len(reviews), chars, t_naive)
+        print(f"    CPU {c_warm:.1f} s; {load()}")
         print(f"    {warm_pt._batcher.last_stats}")
-    bad_cold, bad_warm = mismatches(naive, cold), mismatches(naive, warm)
-    print(f"  identical to the naive loop: cold {bad_cold == 0} ({bad_cold} differ), warm {bad_warm == 0} ({bad_warm} differ)")
+    # a review with a run of more than MAX_RUN Hangul syllables is cut before Okt sees it (by
+    # design, see cut_long_runs): the naive loop is not, so those reviews may differ
+    cut = {i for i, r in enumerate(reviews) if len(cut_long_runs(r)) > 1}
+    bad_cold, bad_warm = (sum(x != y for i, (x, y) in enumerate(zip(naive, out)) if i not in cut) for out in (cold, warm))
+    bad_cold += abs(len(naive) - len(cold))
+    bad_warm += abs(len(naive) - len(warm))
+    print(f"  identical to the naive loop: cold {bad_cold == 0} ({bad_cold} differ), warm {bad_warm == 0} ({bad_warm} differ), "
+          f"not counting the {len(cut)} reviews with a Hangul run longer than MAX_RUN = {MAX_RUN} "
+          f"({sum(naive[i] != cold[i] for i in cut)} of them differ)")
+    if split_sample:
+        print(f"  where the time goes (thread CPU, first {min(split_sample, len(reviews)):,} reviews; {load()}):")
+        okt_split(okt, reviews[:split_sample])
     return bad_cold == 0 and bad_warm == 0
 
 
@@ -124,19 +167,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=None, help="Okt workers (default: one per core)")
     ap.add_argument("--processes", action="store_true",
                     help="Okt batch in worker processes, one JVM each (default: threads sharing this process's JVM)")
+    ap.add_argument("--okt-split", type=int, default=20000, metavar="N",
+                    help="after the Okt timings, split the JVM analysis from the JPype conversion on the first N reviews (0: skip)")
     args = ap.parse_args(argv)
 
-    nsmc = find_nsmc(args.nsmc_dir)
-    reviews = load_reviews(nsmc, args.split, args.limit)
+    from korean_bpe.corpus import load_nsmc
+
+    reviews, _, path = load_nsmc(args.split, limit=args.limit, directory=args.nsmc_dir)
     chars = sum(map(len, reviews))
     from korean_bpe.pre_tokenizers.executor import default_workers
 
-    print(f"{len(reviews):,} reviews ({chars:,} characters) from {nsmc / f'ratings_{args.split}.txt'}")
+    print(f"{len(reviews):,} reviews ({chars:,} characters) from {path}")
     print(f"python {platform.python_version()}, {default_workers()} cores available, {platform.platform()}")
     ok = True
     for name in [a.strip() for a in args.analyzers.split(",") if a.strip()]:
         if name == "okt":
-            ok &= bench_okt(reviews, chars, args.workers, not args.processes)
+            ok &= bench_okt(reviews, chars, args.workers, not args.processes, args.okt_split)
         else:
             ok &= bench_other(name, reviews, chars)
     return 0 if ok else 1

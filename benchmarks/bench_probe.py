@@ -8,30 +8,18 @@ and from the same split capped to the 32k most frequent 어절 (the rest one <un
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 from korean_bpe.compare.metrics import probe_accuracy
-
-
-def load(path: Path) -> tuple[list[str], list[int]]:
-    docs, labels = [], []
-    with open(path, encoding="utf-8") as f:
-        next(f)
-        for line in f:
-            _, doc, label = line.rstrip("\n").split("\t")
-            docs.append(doc)
-            labels.append(int(label))
-    return docs, labels
+from korean_bpe.corpus import load_nsmc
 
 
 def main() -> None:
-    nsmc = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("KOREAN_BPE_NSMC_DIR", "../shared/corpora/nsmc"))
-    train, y_train = load(nsmc / "ratings_train.txt")
-    test, y_test = load(nsmc / "ratings_test.txt")
+    nsmc = sys.argv[1] if len(sys.argv) > 1 else None  # else $KOREAN_BPE_NSMC_DIR or ../shared/corpora/nsmc
+    train, y_train, _ = load_nsmc("train", directory=nsmc)
+    test, y_test, _ = load_nsmc("test", directory=nsmc)
     vocab: dict[str, int] = {}
     ids_train = [[vocab.setdefault(w, len(vocab)) for w in d.split()] for d in train]
     ids_test = [[vocab.setdefault(w, len(vocab)) for w in d.split()] for d in test]

@@ -53,7 +53,6 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
 PEERS = ("api", "cli", "engine", "hf", "spm", "snmt")
 DEFAULT_PEERS = ("api", "cli", "engine", "hf", "spm")
 MIN_FREQUENCY = 2
@@ -189,22 +188,13 @@ def worker(args: argparse.Namespace) -> None:
 # --- driver side --------------------------------------------------------------------------------
 
 
-def load_texts(nsmc_dir: Path, limit: int | None) -> list[str]:
+def load_texts(nsmc_dir: str | None, limit: int | None) -> list[str]:
     """The reviews, one a line for the workers and the command: line breaks inside a review made
-    spaces, blank reviews left out (the command's reader skips them too)."""
-    import pandas as pd
+    spaces (blank reviews are left out by the loader; the command's reader skips them too)."""
+    from korean_bpe.corpus import load_nsmc
 
-    df = pd.read_csv(nsmc_dir / "ratings_train.txt", sep="\t", quoting=3, keep_default_na=False)
-    texts = [" ".join(t.splitlines()) for t in df["document"].astype(str).tolist()[:limit]]
+    texts = [" ".join(t.splitlines()) for t in load_nsmc("train", limit=limit, directory=nsmc_dir).texts]
     return [t for t in texts if t and not t.isspace()]
-
-
-def find_nsmc(arg: str | None) -> Path:
-    for cand in (arg, os.environ.get("KOREAN_BPE_NSMC_DIR"), ROOT.parent / "shared" / "corpora" / "nsmc",
-                 ROOT.parent.parent / "shared" / "corpora" / "nsmc"):
-        if cand and (Path(cand) / "ratings_train.txt").is_file():
-            return Path(cand)
-    sys.exit("NSMC not found: pass --nsmc-dir DIR (holding ratings_train.txt) or set KOREAN_BPE_NSMC_DIR")
 
 
 def _run(cmd: list[str]) -> tuple[float, float, float]:
@@ -300,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         worker(args)
         return 0
 
-    texts = load_texts(find_nsmc(args.nsmc_dir), args.limit)
+    texts = load_texts(args.nsmc_dir, args.limit)
     n_texts = len(texts)
     command = "python benchmarks/bench_train.py" + "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv))
     rows: list[dict] = []

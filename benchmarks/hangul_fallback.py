@@ -15,7 +15,7 @@ import argparse
 import itertools
 
 from korean_bpe import Tokenizer
-from korean_bpe.corpus import iter_texts, nsmc_path
+from korean_bpe.corpus import load_nsmc
 from korean_bpe.jamo import is_syllable
 
 
@@ -46,8 +46,8 @@ def main() -> None:
     ap.add_argument("--vocab-size", type=int, default=8000, help="vocabulary without fallback tokens (default: 8000)")
     ap.add_argument("--limit-alphabet", type=int, default=None, help="keep only the N most frequent syllables")
     args = ap.parse_args()
-    train = list(iter_texts(nsmc_path("train"), limit=args.train))
-    test = list(iter_texts(nsmc_path("test")))
+    train = load_nsmc("train", limit=args.train).texts
+    test = load_nsmc("test").texts
     rows = []
     for byte, hangul in itertools.product((False, True), repeat=2):
         size = args.vocab_size + 256 * byte + 67 * hangul

@@ -14,18 +14,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import sys
 import time
-from pathlib import Path
-
-
-def nsmc_train() -> Path:
-    env = os.environ.get("KOREAN_BPE_NSMC_DIR")
-    for d in ([Path(env)] if env else []) + [Path(__file__).resolve().parents[2] / "shared" / "corpora" / "nsmc"]:
-        if (d / "ratings_train.txt").is_file():
-            return d / "ratings_train.txt"
-    raise SystemExit("NSMC not found: set KOREAN_BPE_NSMC_DIR or put it in ../shared/corpora/nsmc")
 
 
 def run(texts: list[str], unit: str, vocab: int, fast) -> dict[str, float]:
@@ -76,13 +66,11 @@ def main() -> None:
     args = ap.parse_args()
     if args.python:
         sys.modules["korean_bpe.trainer._fast_core"] = None  # type: ignore[assignment]
-    import pandas as pd
-
+    from korean_bpe.corpus import load_nsmc
     from korean_bpe.trainer import fast
 
     fast.PYTHON = args.python  # type: ignore[attr-defined]
-    df = pd.read_csv(nsmc_train(), sep="\t", quoting=3, keep_default_na=False, nrows=args.limit)
-    texts = df["document"].astype(str).tolist()
+    texts = load_nsmc("train", limit=args.limit).texts
     print(f"{len(texts)} reviews; compiled: {fast.compiled_available()}")
     print(f"{'unit':9} {'vocab':>6} {'merges':>6} {'count':>6} {'split':>6} {'alpha':>6} {'ids':>6} {'engine':>7} {'total':>6}")
     for unit in args.units:

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "Tokenizer", "train_bpe", "BPEModel", "get_pre_tokenizer", "get_unit"]
+__all__ = ["__version__", "Tokenizer", "train_bpe", "BPEModel", "get_pre_tokenizer", "get_unit", "get_marker"]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .markers import get_marker
     from .pre_tokenizers import get_pre_tokenizer
     from .tokenizer import Tokenizer
     from .trainer import BPEModel, train_bpe
@@ -25,6 +26,7 @@ _LAZY = {
     "BPEModel": ("trainer", "BPEModel"),
     "get_pre_tokenizer": ("pre_tokenizers", "get_pre_tokenizer"),
     "get_unit": ("units", "get_unit"),
+    "get_marker": ("markers", "get_marker"),
 }
 
 

@@ -24,6 +24,8 @@ INSTALL_HINTS: dict[str, tuple[str, str]] = {
     "transformers": ("loading exports in transformers", 'pip install "korean_bpe[hf]"   (or: pip install transformers)'),
     "sentencepiece": ("SentencePiece comparisons", 'pip install "korean_bpe[eval]"   (or: pip install sentencepiece)'),
     "tqdm": ("progress bars", "pip install tqdm"),
+    "distributed": ("counting on a Dask cluster", 'pip install "korean_bpe[distributed]"   (or: pip install "dask[distributed]")'),
+    "dask": ("counting on a Dask cluster", 'pip install "korean_bpe[distributed]"   (or: pip install "dask[distributed]")'),
     "sklearn": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "scipy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "threadpoolctl": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),

@@ -4,6 +4,7 @@
 
     korean-bpe train [CORPUS] --vocab-size 8000 --pre-tokenizer okt --unit jamo -o model/
     korean-bpe count [CORPUS] --pre-tokenizer okt -o counts.tsv           (word counts, once)
+    korean-bpe count FILE... --pre-tokenizer okt --scheduler tcp://host:8786 -o counts.tsv   (on Dask; or 'local')
     korean-bpe train --counts counts.tsv --vocab-size 8000 --unit jamo -o model/   (same model)
     korean-bpe encode -m model/ "스파이더맨 파프롬홈은 MCU 최고의 영화이다"      (or < file, one text a line)
     korean-bpe encode -m model/ --ids < reviews.txt
@@ -154,12 +155,21 @@ def _pre_tokenizer_args(p: argparse.ArgumentParser, *, initial: bool = False) ->
 
 def _add_count(sub: Any) -> None:
     p = sub.add_parser("count", help="pre-tokenize a corpus and write its word counts",
-                       description="Pre-tokenize CORPUS and write each distinct word with its count (a versioned "
+                       description="Pre-tokenize the FILEs and write each distinct word with its count (a versioned "
                                    "TSV: a '#' header line naming the pre-tokenizer, then word<TAB>count lines, "
                                    "most frequent first). 'korean-bpe train --counts FILE' trains from it.")
-    _corpus_arg(p)
+    p.add_argument("corpus", nargs="*", metavar="FILE",
+                   help="text files (one document a line) or NSMC-format TSVs, or '-' for stdin "
+                        "(default: the corpus embedded in konlpy)")
+    p.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="read at most N documents")
     _pre_tokenizer_args(p)
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write the counts to")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="count on Dask: a scheduler address (tcp://host:8786), or 'local' for one worker process per "
+                        "core on this machine; the files are cut into shards counted in parallel, same counts "
+                        "(needs: pip install \"korean_bpe[distributed]\")")
+    p.add_argument("--shard-mb", type=_positive_int, default=64, metavar="N",
+                   help="with --scheduler: MiB of a file per task (default: 64)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_count)
 
@@ -303,15 +313,29 @@ def _pre_tokenizer(args: argparse.Namespace) -> Any:
 
 
 def cmd_count(args: argparse.Namespace) -> int:
+    from itertools import chain, islice
+
     from .corpus import iter_texts
     from .counting import WordCounts
     from .io.files import check_output_file
 
     check_output_file(args.output)  # before hours of counting, not after
     pt = _pre_tokenizer(args)
+    show = False if args.no_progress else None
     start = time.perf_counter()
-    counts = WordCounts.from_texts(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt,
-                                   show_progress=False if args.no_progress else None)
+    if args.scheduler is not None:
+        from .corpus import default_corpus_paths
+        from .distributed import count_files
+
+        if "-" in args.corpus or args.limit is not None:
+            raise UserError("--scheduler counts whole files: give file paths, without '-' (stdin) or --limit")
+        counts = count_files(args.corpus or default_corpus_paths(), pre_tokenizer=pt, scheduler=args.scheduler,
+                             shard_bytes=args.shard_mb * 2**20, show_progress=show)
+    else:
+        sources = [iter_texts(c) for c in args.corpus] if args.corpus else [iter_texts(None)]
+        texts = chain.from_iterable(sources)  # one file after the other, line by line: never all in memory
+        counts = WordCounts.from_texts(texts if args.limit is None else islice(texts, args.limit), pre_tokenizer=pt,
+                                       show_progress=show)
     if not len(counts):
         raise UserError(f"no words to count: the pre-tokenizer {pt!r} gave no word for any document")
     counts.save(args.output)
@@ -587,6 +611,7 @@ CLI_OPTIONS: dict[str, dict[str, str]] = {
         "column": "; name the text column 'document' in the header line",
         "pre_tokenizer": "; keep them with --lossless",  # an analysis that dropped every morpheme
     },
+    "count": {"scheduler": "--scheduler", "limit": "--limit"},
     "compare": {
         "vocab_size": "--vocab-sizes", "vocab_sizes": "--vocab-sizes", "test_fraction": "--test-fraction",
         "strategies": "--strategies", "seed": "--seed", "limit": "--limit", "gold": "--gold",

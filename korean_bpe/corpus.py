@@ -37,10 +37,11 @@ import sys
 from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 __all__ = [
     "CorpusError", "iter_texts", "iter_labelled", "default_corpus_paths", "nsmc_dir", "nsmc_path", "NSMC_FILES",
+    "NsmcSplit", "load_nsmc",
 ]
 
 #: NSMC split -> file name in :func:`nsmc_dir`
@@ -89,12 +90,13 @@ def nsmc_dir() -> Path | None:
     return None
 
 
-def nsmc_path(split: str = "train") -> Path:
+def nsmc_path(split: str = "train", *, directory: str | os.PathLike[str] | None = None) -> Path:
     """``ratings_train.txt`` (``"train"``), ``ratings_test.txt`` (``"test"``) or ``reviews.tsv``
-    (``"all"``) in :func:`nsmc_dir`; :class:`CorpusError` when the corpus is not there."""
+    (``"all"``) in ``directory``, else in :func:`nsmc_dir`; :class:`CorpusError` when the corpus
+    is not there."""
     if split not in NSMC_FILES:
         raise ValueError(f"split={split!r}: use one of {', '.join(map(repr, NSMC_FILES))}")
-    d = nsmc_dir()
+    d = Path(directory).expanduser() if directory is not None else nsmc_dir()
     if d is None:
         raise CorpusError(
             "the NSMC corpus was not found: set KOREAN_BPE_NSMC_DIR to the directory holding "
@@ -104,6 +106,36 @@ def nsmc_path(split: str = "train") -> Path:
     if not path.is_file():
         raise CorpusError(f"{path} not found in the NSMC directory {d}")
     return path
+
+
+class NsmcSplit(NamedTuple):
+    """One NSMC split in memory: the reviews, their labels (0 negative, 1 positive; None for
+    ``reviews.tsv``, which has ratings instead) and the file they came from."""
+
+    texts: list[str]
+    labels: list[int] | None
+    path: Path
+
+
+def load_nsmc(
+    split: str = "train", *, limit: int | None = None, directory: str | os.PathLike[str] | None = None
+) -> NsmcSplit:
+    """The reviews of an NSMC split, in file order (the first ``limit``), read by
+    :func:`iter_labelled` (blank reviews skipped, nothing normalized), from ``directory`` or else
+    :func:`nsmc_dir`: the one loader of the benchmarks.  :class:`CorpusError` when absent.
+
+    >>> nsmc = load_nsmc("test", limit=2)  # doctest: +SKIP
+    >>> nsmc.texts[1], nsmc.labels, nsmc.path.name  # doctest: +SKIP
+    ('안봐야 할 영화는 너무 많다.', [0, 0], 'ratings_test.txt')
+    """
+    path = nsmc_path(split, directory=directory)
+    texts: list[str] = []
+    raw: list[str | None] = []
+    for doc, label in iter_labelled(path, limit=limit):
+        texts.append(doc)
+        raw.append(label)
+    labels = None if any(x is None for x in raw) else [int(x) for x in raw]  # type: ignore[arg-type]
+    return NsmcSplit(texts, labels, path)
 
 
 def iter_texts(

@@ -46,8 +46,9 @@ from typing import Any
 
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import RawPreTokenizer, WhitespacePreTokenizer
+from .markers import Marker, get_marker
 from .progress import NO_PROGRESS, Progress, start_progress
-from .units import Unit, apply_marker, check_marker, get_unit
+from .units import Unit, get_unit
 
 __all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "FORMAT", "FORMAT_VERSION"]
 
@@ -126,10 +127,10 @@ def count_words(
 
 
 def split_words(
-    word_counts: Mapping[str, int], unit: Unit, *, marker: str | None
+    word_counts: Mapping[str, int], unit: Unit, *, marker: str | Marker | None
 ) -> dict[tuple[str, ...], int]:
     """``{symbols: count}``: each word cut by ``unit`` and marked with ``marker``
-    (:func:`korean_bpe.units.apply_marker`); words that give the same symbols add up (NFD and NFC
+    (:meth:`korean_bpe.markers.Marker.apply`); words that give the same symbols add up (NFD and NFC
     spellings under ``jamo``); a word that gives no symbol is left out.  Compiled for the built-in
     ``syllable`` and ``jamo`` units.
 
@@ -138,18 +139,17 @@ def split_words(
     """
     from .trainer.fast import split_words as fast_split
 
-    check_marker(marker)
-    if type(unit).__module__ == "korean_bpe.units" and getattr(unit, "name", None) in ("syllable", "jamo"):
-        out = fast_split(word_counts, unit=unit.name, marker=marker)
+    mark = get_marker(marker)
+    if (type(unit).__module__ == "korean_bpe.units" and getattr(unit, "name", None) in ("syllable", "jamo")
+            and type(mark).__module__ == "korean_bpe.markers"):
+        out = fast_split(word_counts, unit=unit.name, marker=mark.text)
         out.pop((), None)
         return out
-    split = unit.split
+    split, apply = unit.split, mark.apply
     out = {}
     get = out.get
     for word, count in word_counts.items():
-        key = split(word)
-        if marker is not None:
-            key = apply_marker(key, marker)
+        key = apply(split(word))
         if key:
             out[key] = get(key, 0) + count
     return out

@@ -84,7 +84,8 @@ from .jamo import L_BASE, L_COUNT, S_BASE, S_COUNT, T_BASE, T_COUNT, V_BASE, V_C
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import WhitespacePreTokenizer
 from .trainer.model import BPEModel
-from .units import SPACE_MARK, Unit, apply_marker, check_marker, decode_utf8, get_unit, strip_marker, words_from_tokens
+from .markers import SPACE_MARK, Marker, get_marker
+from .units import Unit, decode_utf8, get_unit
 
 if TYPE_CHECKING:  # pragma: no cover
     from .counting import WordCounts
@@ -147,20 +148,23 @@ class Tokenizer:
     """Encode and decode Korean text with a trained :class:`~korean_bpe.trainer.BPEModel`.
 
     ``pre_tokenizer`` and ``unit`` take a name (``"okt"``, ``"jamo"``), a config dict
-    (``{"type": "okt", "drop": []}``) or an object.  ``marker`` defaults to :func:`default_marker`.
+    (``{"type": "okt", "drop": []}``) or an object.  ``marker`` (``"▁"``, ``"</w>"``, ``"##"``,
+    ``None`` or a :mod:`korean_bpe.markers` object) defaults to :func:`default_marker`; ``None``
+    needs a lossless pre-tokenizer (``raw``), else decode would glue the words together.
     ``byte_fallback=True`` needs the 256 :data:`BYTE_TOKENS` in the vocabulary; ``unk_token`` (or
     ``None``: unknown symbols raise ``ValueError``) must be in it.  ``hangul_fallback=True``
     spells an unknown Hangul syllable with jamo tokens (see :meth:`encode`).  ``cache_size``
     bounds the per-word cache.
 
-    The tutorial case (vocabulary ``b g h n p s u ug un hug``, merges ``u g``, ``u n``, ``h ug``):
+    The tutorial case (vocabulary ``b g h n p s u ug un hug``, merges ``u g``, ``u n``, ``h ug``),
+    with the ``▁`` that opens each word:
 
-    >>> model = BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug")))
-    >>> tok = Tokenizer(model, marker=None)
+    >>> model = BPEModel(("<unk>",), tuple("▁bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug")))
+    >>> tok = Tokenizer(model)
     >>> tok.tokenize("pug bug mug")
-    ['p', 'ug', 'b', 'ug', '<unk>', 'ug']
-    >>> tok.encode("hug")
-    [10]
+    ['▁', 'p', 'ug', '▁', 'b', 'ug', '▁', '<unk>', 'ug']
+    >>> tok.encode("hug"), tok.decode(tok.encode("hug bug"))
+    ([1, 11], 'hug bug')
     """
 
     def __init__(
@@ -169,7 +173,7 @@ class Tokenizer:
         *,
         pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = "whitespace",
         unit: str | Mapping[str, Any] | Unit = "syllable",
-        marker: str | None = _UNSET,
+        marker: str | Marker | None = _UNSET,
         byte_fallback: bool = False,
         unk_token: str | None = "<unk>",
         hangul_fallback: bool = False,
@@ -185,12 +189,13 @@ class Tokenizer:
         self._model = model
         self._pre_tokenizer = get_pre_tokenizer(pre_tokenizer)
         self._unit = get_unit(unit)
-        self._marker = _resolve_marker(marker, self._pre_tokenizer, model)
+        self._mark = _resolve_marker(marker, self._pre_tokenizer, model)
+        self._marker = self._mark.text
         self._byte_fallback = byte_fallback
         if not isinstance(hangul_fallback, bool):
             raise TypeError(f"hangul_fallback must be True or False, got {hangul_fallback!r}")
         if hangul_fallback:
-            _check_hangul_fallback(self._unit, self._marker)
+            _check_hangul_fallback(self._unit, self._mark)
         self._hangul_fallback = hangul_fallback
         vocab = model.vocab
         if unk_token is not None and unk_token not in vocab:
@@ -317,13 +322,14 @@ class Tokenizer:
         if initial is not None:
             from .trainer.continued import check_initial_options
 
-            marker = initial.marker if marker is _UNSET else marker
+            marker = initial._mark if marker is _UNSET else marker
             byte_fallback = byte_fallback or initial.byte_fallback
             if hangul_fallback is True and not initial.hangul_fallback:
                 raise ValueError("hangul_fallback=True differs from the initial tokenizer's False; continued training "
                                  "cannot add the jamo alphabet without moving ids: leave hangul_fallback out")
             hangul_fallback = initial.hangul_fallback
-            check_initial_options(initial, pre_tokenizer=pt, unit=unit_, marker=marker, special_tokens=special_tokens,
+            check_initial_options(initial, pre_tokenizer=pt, unit=unit_, marker=getattr(marker, "text", marker),
+                                  special_tokens=special_tokens,
                                   byte_fallback=byte_fallback, unk_token=unk_token, limit_alphabet=limit_alphabet,
                                   max_token_length=max_token_length)
         _check_train_options(byte_fallback, unit_, marker, pt)
@@ -477,6 +483,7 @@ class Tokenizer:
 
     @property
     def marker(self) -> str | None:
+        """The word marker as the API and the files spell it: ``"▁"``, ``"</w>"``, ``"##"`` or ``None``."""
         return self._marker
 
     @property
@@ -638,7 +645,7 @@ class Tokenizer:
         rng = random.Random(seed) if p else None
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
-        marked = self._marker == SPACE_MARK
+        marked = self._mark.word_start is not None
         for k, (word, places, start) in enumerate(_align_words(text, self._pre_tokenizer(text), self._pre_tokenizer)):
             spans = [(q, q + 1) for q in places]
             if marked:  # the ▁ marker stands for the white-space character right before the word
@@ -720,8 +727,8 @@ class Tokenizer:
                 ids = _merge_dropout(ids, self._pairs, p, rng)  # type: ignore[arg-type]
             else:
                 ids = self._compiled.merge_ids(ids) if self._compiled is not None else _merge_python(ids, self._pairs)
-        marker, id_to_token = self._marker, self._id_to_token
-        size = len if marker in (None, SPACE_MARK) else (lambda t: len(strip_marker(t, marker)))
+        mark, id_to_token = self._mark, self._id_to_token
+        size = (lambda t: len(mark.strip(t))) if mark.glued else len
         out: list[tuple[list[int], int, int]] = []
         k = 0
         for i in ids:
@@ -741,7 +748,7 @@ class Tokenizer:
         """For each marked symbol of ``word``, the index of the character it comes from (with the
         ``▁`` marker, index 0 is the marker and the characters count from 1)."""
         split = self._unit.split
-        shift = 1 if self._marker == SPACE_MARK and word else 0
+        shift = 1 if self._mark.word_start is not None and word else 0
         out: list[int] = [0] * shift
         for c, ch in enumerate(word, shift):
             out += [c] * len(split(ch))
@@ -775,7 +782,7 @@ class Tokenizer:
             self._compiled.clear_words()
 
     def _build_encoder(self) -> None:
-        model, vocab, unit, marker = self._model, self._vocab, self._unit, self._marker
+        model, vocab, unit, mark = self._model, self._vocab, self._unit, self._mark
         triples = []
         specials = set(model.special_tokens)
         for a, b in model.merges:
@@ -790,13 +797,15 @@ class Tokenizer:
             pairs.setdefault((a, b), (rank, new))
         self._pairs = pairs
         # Compiled fast path: one symbol per character (syllable; jamo: Hangul syllables split by
-        # the Unicode arithmetic), marker None or ▁; other cases go through _encode_word.
+        # the Unicode arithmetic), a built-in marker that glues nothing (None, or ▁ in the
+        # vocabulary); other cases go through _encode_word.
         unit_name = getattr(unit, "name", None)
+        start = mark.word_start
         self._char_path = (
             type(unit).__module__ == "korean_bpe.units" and unit_name in ("syllable", "jamo")
-            and (marker is None or (marker == SPACE_MARK and SPACE_MARK in vocab))
+            and type(mark).__module__ == "korean_bpe.markers" and not mark.glued and (start is None or start in vocab)
         )
-        self._prefix_id = vocab[SPACE_MARK] if marker == SPACE_MARK and SPACE_MARK in vocab else -1
+        self._prefix_id = vocab[start] if start is not None and start in vocab else -1
         if self._compiled is not None:
             self._compiled.set_char_mode(self._prefix_id, unit_name == "jamo")
             self._compiled.set_vocab_size(len(vocab))
@@ -806,7 +815,7 @@ class Tokenizer:
                        and type(self._pre_tokenizer) is WhitespacePreTokenizer)
 
     def _symbols(self, word: str) -> tuple[str, ...]:
-        return apply_marker(self._unit.split(word), self._marker)
+        return self._mark.apply(self._unit.split(word))
 
     def _encode_word(self, word: str) -> tuple[int, ...]:
         """Segment one word (a cache miss): symbols, their ids (``-1``: unknown), the merges."""
@@ -876,7 +885,7 @@ class Tokenizer:
         else:
             tokens = self._tokens_with_literals(ids, skip_special_tokens)
         join = self._unit.join
-        words = [join(symbols) for symbols in words_from_tokens(tokens, self._marker)]
+        words = [join(symbols) for symbols in self._mark.words(tokens)]
         if self._hangul_fallback and self._unit.name == "syllable":  # '가' 'ᆹ' -> '값'
             words = [compose(w) for w in words]
         return self._pre_tokenizer.restore(words)
@@ -916,24 +925,7 @@ class Tokenizer:
 
     def _fallback_pieces(self, text: str) -> list[str]:
         """Cut the text of a byte-fallback run into the marked symbols it came from."""
-        marker = self._marker
-        if marker == "</w>":
-            parts = text.split("</w>")
-            pieces = [p + "</w>" for p in parts[:-1]]
-            if parts[-1]:
-                pieces.append(parts[-1])
-            return pieces
-        if marker == "##":
-            pieces, i = [], 0
-            while i < len(text):
-                if text.startswith("##", i) and i + 2 < len(text):
-                    pieces.append(text[i:i + 3])
-                    i += 3
-                else:
-                    pieces.append(text[i])
-                    i += 1
-            return pieces
-        return [text]
+        return self._mark.fallback_pieces(text)
 
     # --- files ---------------------------------------------------------------------------------
 
@@ -1019,24 +1011,14 @@ def _check_no_special(regex: re.Pattern[str], text: str, where: str) -> None:
 
 
 
-def _resolve_marker(marker: Any, pre_tokenizer: PreTokenizer, model: BPEModel | None) -> str | None:
-    if marker is _UNSET:
-        marker = default_marker(pre_tokenizer)
-    check_marker(marker)
-    if marker == SPACE_MARK and getattr(pre_tokenizer, "lossless", False):
-        raise ValueError(
-            f"marker='▁' cannot be used with the lossless pre-tokenizer {pre_tokenizer!r}: its pieces already "
-            "write spaces as '▁', so decode could not tell them apart; use marker=None (its default), "
-            "'</w>' or '##'"
-        )
+def _resolve_marker(marker: Any, pre_tokenizer: PreTokenizer, model: BPEModel | None) -> Marker:
+    """The marker object for ``marker`` (default: :func:`default_marker`), checked against the
+    pre-tokenizer (decode must be able to restore the text) and the model's prefix."""
+    mark = get_marker(default_marker(pre_tokenizer) if marker is _UNSET else marker)
+    mark.check_pre_tokenizer(pre_tokenizer)
     if model is not None:
-        prefix = model.continuing_subword_prefix
-        if marker == "##" and prefix != "##":
-            raise ValueError("marker='##' needs a model trained with it: BPEModel(..., continuing_subword_prefix='##')")
-        if prefix is not None and marker != prefix:
-            raise ValueError(f"the model was trained with marker={prefix!r} (continuing_subword_prefix); "
-                             f"pass marker={prefix!r}, not {marker!r}")
-    return marker
+        mark.check_model(model)
+    return mark
 
 
 def _check_dropout(dropout: Any, seed: Any) -> float:
@@ -1105,13 +1087,13 @@ def _check_hangul_option(hangul_fallback: Any, unit: Unit, marker: Any, pt: PreT
                          f"{len(JAMO_ALPHABET)} (the rest goes to the most frequent symbols)")
 
 
-def _check_hangul_fallback(unit: Unit, marker: str | None) -> None:
+def _check_hangul_fallback(unit: Unit, mark: Marker) -> None:
     name = getattr(unit, "name", None)
     if name not in ("syllable", "jamo"):
         raise ValueError(f"hangul_fallback=True needs the 'syllable' or 'jamo' unit, not {name!r}: the byte unit "
                          "never has an unknown symbol")
-    if marker not in (None, SPACE_MARK):
-        raise ValueError(f"hangul_fallback=True works with marker '▁' or None, not {marker!r} (a jamo glued to "
+    if mark.glued:
+        raise ValueError(f"hangul_fallback=True works with marker '▁' or None, not {mark.text!r} (a jamo glued to "
                          "'##' or '</w>' is a different token)")
 
 
@@ -1203,15 +1185,10 @@ def _special_tokens(special_tokens: Sequence[str], unk_token: str | None, byte_f
     return tuple(specials)
 
 
-def _initial_alphabet(unit: Unit, marker: str | None) -> tuple[str, ...]:
+def _initial_alphabet(unit: Unit, mark: Marker) -> tuple[str, ...]:
     """The unit's own initial alphabet (the byte unit: all 256 bytes), with the marked forms too
     when the marker glues onto symbols (``'##ì'``, ``'ì</w>'``), so that every text stays encodable."""
-    base = tuple(getattr(unit, "initial_alphabet", ()))
-    if marker == "</w>":
-        return base + tuple(s + "</w>" for s in base)
-    if marker == "##":
-        return base + tuple("##" + s for s in base)
-    return base
+    return mark.marked_alphabet(getattr(unit, "initial_alphabet", ()))
 
 
 @contextmanager
@@ -1230,7 +1207,7 @@ def _gc_paused() -> Iterator[None]:
 
 def _split_for_training(
     counts: Mapping[str, int], pt: PreTokenizer, unit: Any, marker: Any
-) -> tuple[Unit, str | None, dict[tuple[str, ...], int]]:
+) -> tuple[Unit, Marker, dict[tuple[str, ...], int]]:
     """The unit, the resolved marker and ``{marked symbols: count}`` of the words, checked."""
     from .counting import split_words
 
@@ -1251,7 +1228,7 @@ def _check_train_options(byte_fallback: Any, unit: Any, marker: Any, pt: PreToke
 
 def _check_symbols(
     word_counts: Mapping[tuple[str, ...], int], counts: Mapping[str, int], pt: PreTokenizer, unit: Unit,
-    marker: str | None,
+    mark: Marker,
 ) -> None:
     """Only symbols that can enter a merge must fit a merges.txt line: a word of one symbol (a
     raw line-break piece such as ``"\x0c"``) is never merged, and vocab.json holds any string.
@@ -1263,9 +1240,9 @@ def _check_symbols(
         try:
             check_writable_token(sym, where="symbol")
         except ValueError:
-            word = next(w for w in counts if sym in apply_marker(unit.split(w), marker))
+            word = next(w for w in counts if sym in mark.apply(unit.split(w)))
             source = (f"the pre-tokenizer {pt!r} gave the word {word!r}, whose symbol" if sym in word else
-                      f"the {unit.name} unit with marker={marker!r} made, from the word {word!r}, the symbol")
+                      f"the {unit.name} unit with marker={mark.text!r} made, from the word {word!r}, the symbol")
             check_writable_token(sym, where=source)
 
 

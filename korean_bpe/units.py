@@ -11,7 +11,8 @@ byte     ``('ê', '°', 'Ĵ', 'ì', 'Ŀ', '´')``          UTF-8 bytes as printa
 Word markers tell BPE (and decode) where words start or end, as the peers do:
 ``"▁"`` a separate word-start symbol (SentencePiece, HF Metaspace), ``"</w>"`` glued to the last
 symbol (subword-nmt, HF ``end_of_word_suffix``), ``"##"`` glued to every non-first symbol (WordPiece,
-HF ``continuing_subword_prefix``), or ``None``.
+HF ``continuing_subword_prefix``), or ``None``.  Each is an object of :mod:`korean_bpe.markers`;
+the functions here take the marker string and call it.
 
 >>> get_unit("jamo").join(get_unit("jamo").split("값이")) == "값이"
 True
@@ -31,6 +32,7 @@ from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 from .jamo import compose, decompose
+from .markers import MARKER_TEXTS, SPACE_MARK, get_marker
 from .registry import Registry
 
 __all__ = [
@@ -39,8 +41,8 @@ __all__ = [
     "bytes_to_unicode", "decode_utf8",
 ]
 
-SPACE_MARK = "\u2581"  # ▁
-MARKERS: tuple[str | None, ...] = (None, SPACE_MARK, "</w>", "##")
+#: The marker strings (:data:`korean_bpe.markers.MARKER_TEXTS`).
+MARKERS: tuple[str | None, ...] = MARKER_TEXTS
 
 
 @runtime_checkable
@@ -206,66 +208,24 @@ def get_unit(spec: str | Mapping[str, Any] | Unit) -> Unit:
 
 
 def check_marker(marker: str | None) -> str | None:
-    """Validate a marker, naming the allowed ones."""
-    if marker not in MARKERS:
-        raise ValueError(f"marker={marker!r} is not supported; use one of {MARKERS!r}")
-    return marker
+    """Validate a marker string, naming the allowed ones."""
+    return get_marker(marker).text
 
 
 def apply_marker(symbols: Sequence[str], marker: str | None) -> tuple[str, ...]:
-    """Attach a word-boundary marker to a word's symbols (see the module docstring)."""
-    if not symbols or marker is None:
-        return tuple(symbols)
-    if marker == SPACE_MARK:
-        return (SPACE_MARK, *symbols)
-    if marker == "</w>":
-        return (*symbols[:-1], symbols[-1] + "</w>")
-    if marker == "##":
-        return (symbols[0], *("##" + s for s in symbols[1:]))
-    raise ValueError(f"marker={marker!r} is not supported; use one of {MARKERS!r}")
+    """Attach a word-boundary marker to a word's symbols (:meth:`korean_bpe.markers.Marker.apply`)."""
+    return get_marker(marker).apply(symbols)
 
 
 def strip_marker(token: str, marker: str | None) -> str:
     """A token without its marker: ``strip_marker("##다", "##") == "다"``."""
-    if marker == SPACE_MARK and token.startswith(SPACE_MARK):
-        return token[1:]
-    if marker == "</w>" and token.endswith("</w>"):
-        return token[:-4]
-    if marker == "##" and token.startswith("##"):
-        return token[2:]
-    return token
+    return get_marker(marker).strip(token)
 
 
 def words_from_tokens(tokens: Sequence[str], marker: str | None) -> list[list[str]]:
-    """Group a token sequence into words by its markers, markers stripped.
+    """Group a token sequence into words by its markers, markers stripped
+    (:meth:`korean_bpe.markers.Marker.words`).
 
     With ``marker=None`` there are no boundaries: everything is one group.
     """
-    words: list[list[str]] = []
-    current: list[str] | None = None
-    for tok in tokens:
-        if marker == SPACE_MARK:
-            if tok.startswith(SPACE_MARK) or current is None:
-                current = []
-                words.append(current)
-            rest = strip_marker(tok, marker)
-            if rest:
-                current.append(rest)
-        elif marker == "##":
-            if not tok.startswith("##") or current is None:
-                current = []
-                words.append(current)
-            current.append(strip_marker(tok, marker))
-        elif marker == "</w>":
-            if current is None:
-                current = []
-                words.append(current)
-            current.append(strip_marker(tok, marker))
-            if tok.endswith("</w>"):
-                current = None
-        else:
-            if current is None:
-                current = []
-                words.append(current)
-            current.append(tok)
-    return words
+    return get_marker(marker).words(tokens)

@@ -2,48 +2,30 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+
+from korean_bpe.corpus import load_nsmc, nsmc_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 
 
-def nsmc_dir() -> Path | None:
-    """``$KOREAN_BPE_NSMC_DIR`` or ``../shared/corpora/nsmc`` beside the repository, if present."""
-    env = os.environ.get("KOREAN_BPE_NSMC_DIR")
-    candidates = [Path(env)] if env else []
-    candidates.append(ROOT.parent / "shared" / "corpora" / "nsmc")
-    for c in candidates:
-        if (c / "ratings_train.txt").is_file():
-            return c
-    return None
-
-
 @pytest.fixture(scope="session")
 def nsmc() -> Path:
     d = nsmc_dir()
-    if d is None:
+    if d is None or not (d / "ratings_train.txt").is_file():
         pytest.skip("NSMC corpus not found (set KOREAN_BPE_NSMC_DIR or put it in ../shared/corpora/nsmc)")
     return d
-
-
-def _read_reviews(path: Path, n: int) -> list[str]:
-    import pandas as pd
-
-    df = pd.read_csv(path, sep="\t", quoting=3, keep_default_na=False, nrows=n)
-    return [t for t in df["document"].astype(str).tolist() if t.strip()]
 
 
 @pytest.fixture(scope="session")
 def real_texts() -> list[str]:
     """About 2,000 real Korean texts: NSMC test-split reviews when present, else the embedded
     konlpy corpus (constitution + bills), one line each."""
-    d = nsmc_dir()
-    if d is not None:
-        return _read_reviews(d / "ratings_test.txt", 2000)
+    if nsmc_dir() is not None:
+        return load_nsmc("test", limit=2000).texts
     import konlpy
 
     base = Path(konlpy.__file__).parent / "data" / "corpus"

@@ -10,19 +10,13 @@ from pathlib import Path
 import pytest
 
 from korean_bpe import corpus
-from korean_bpe.corpus import CorpusError, default_corpus_paths, iter_texts, nsmc_dir, nsmc_path
+from korean_bpe.corpus import CorpusError, NsmcSplit, default_corpus_paths, iter_texts, load_nsmc, nsmc_dir, nsmc_path
+
+from _strings import HUGE_LINE, hard
 
 NFD = unicodedata.normalize("NFD", "한국어 영화")
-HARD_LINES = [
-    "스파이더맨 파프롬홈은 MCU 최고의 영화이다",
-    NFD,
-    "😉한국어abc123 ㅋㅋㅋ ㅠㅠ",
-    "...!!! ?? ~~",
-    "ᄒᆞᆫ글",
-    "  앞뒤 공백 ",
-    "가" * 200_000,  # a huge line
-    '"따옴표" 그대로 NA null',
-]
+# every hard string a file line can hold (one line, not blank, UTF-8), and the 200,000-character line
+HARD_LINES = [*hard(no_surrogates=True, no_line_breaks=True, no_blank=True), HUGE_LINE]
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:
@@ -131,12 +125,35 @@ def test_nsmc_dir_from_env(tmp_path, monkeypatch):
         nsmc_path("dev")
 
 
+def test_load_nsmc(tmp_path, monkeypatch):
+    (tmp_path / "ratings_test.txt").write_text("id\tdocument\tlabel\n1\t좋아요 ㅋㅋ\t1\n2\t \t0\n3\tNA\t0\n4\t별로\t0\n",
+                                             encoding="utf-8")
+    (tmp_path / "reviews.tsv").write_text("id\tmovie_id\trating\tdocument\n1\t7\t10\t최고\n", encoding="utf-8")
+    got = load_nsmc("test", directory=tmp_path)
+    assert got == NsmcSplit(["좋아요 ㅋㅋ", "NA", "별로"], [1, 0, 0], tmp_path / "ratings_test.txt")  # blank row 2 skipped
+    assert load_nsmc("test", limit=2, directory=str(tmp_path)).texts == ["좋아요 ㅋㅋ", "NA"]
+    assert load_nsmc("all", directory=tmp_path) == NsmcSplit(["최고"], None, tmp_path / "reviews.tsv")  # ratings, no labels
+    monkeypatch.setenv("KOREAN_BPE_NSMC_DIR", str(tmp_path))
+    assert load_nsmc("test").labels == [1, 0, 0]
+    with pytest.raises(CorpusError, match="ratings_train.txt not found"):
+        load_nsmc("train")
+    with pytest.raises(CorpusError, match="ratings_test.txt not found"):
+        load_nsmc("test", directory=tmp_path / "elsewhere")
+
+
+def test_real_nsmc_loads_whole(nsmc):
+    train = load_nsmc("train", directory=nsmc)
+    assert len(train.texts) == len(train.labels) == 165_320 and set(train.labels) == {0, 1}
+
+
 def test_nsmc_missing(tmp_path, monkeypatch):
     monkeypatch.setenv("KOREAN_BPE_NSMC_DIR", str(tmp_path / "nowhere"))
     monkeypatch.setattr(corpus, "__file__", str(tmp_path / "korean_bpe" / "corpus.py"))
     assert nsmc_dir() is None
     with pytest.raises(CorpusError, match="KOREAN_BPE_NSMC_DIR"):
         nsmc_path("train")
+    with pytest.raises(CorpusError, match="the NSMC corpus was not found: set KOREAN_BPE_NSMC_DIR"):
+        load_nsmc("test")
 
 
 # -- stdin -----------------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_engine import HARD_TEXTS  # the hard strings of the counting helpers
 
 from korean_bpe import Tokenizer
 from korean_bpe.cli import main
@@ -18,6 +17,9 @@ from korean_bpe.pre_tokenizers import get_pre_tokenizer
 from korean_bpe.trainer import train_bpe
 from korean_bpe.units import get_unit
 
+from _strings import HUGE_LINE
+from _strings import hard as hard_strings
+
 try:
     from korean_bpe.trainer import _fast_core
 except ImportError:  # pragma: no cover - depends on the build
@@ -25,11 +27,7 @@ except ImportError:  # pragma: no cover - depends on the build
 
 needs_compiled = pytest.mark.skipif(_fast_core is None, reason="compiled core not built")
 
-# plus what only the raw pre-tokenizer and the TSV escapes care about
-HARD = HARD_TEXTS + [
-    " ", "x\n\ny\r\nz", "a\x1cb\u3000c\xa0d\u2028e\x85f", "영화관 ▁ 표시▁ ▁앞", "백\\슬래시 \\t 그대로",
-    "탭\t안에", "끝에 공백 ", "\r", "ㅋ" * 50,
-]
+HARD = [*hard_strings(no_surrogates=True), HUGE_LINE]  # counts are written as UTF-8 TSV
 PRE_TOKENIZERS = [
     "whitespace", "raw", {"type": "raw", "split_by_whitespace": False},
     {"type": "raw", "add_dummy_prefix": False}, {"type": "raw", "split_by_whitespace": False, "add_dummy_prefix": False},

@@ -17,17 +17,16 @@ import pytest
 
 from korean_bpe import Tokenizer
 from korean_bpe.jamo import compose, decompose, is_syllable
+from korean_bpe.markers import NoMarker
 from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET, _hangul_pieces, _merge_dropout
 from korean_bpe.trainer import BPEModel
 from korean_bpe.units import apply_marker, strip_marker
 
-HARD = [
-    "", " ", "ㅋㅋㅋ", "ㅠㅠ", "먹겠습니당!", "😉한국어abc123", "ᄒᆞᆫ글", "감사히 먹겠습니당!",
-    "  앞뒤  공백\t탭\n줄바꿈  ", "a\x1cb\u3000c\xa0d\u2028e", "x\n\ny\r\nz",
-    "스파이더맨, 슈퍼맨, 배트맨, 아이언맨은 올해 최고의 영화가 아닐까 생각함", "제임스웹우주천체망원경",
-    "MCU 최고 IMAX 3D!!! 10/10 ^^ ㄹㅇ 돈날림ㅠㅠ", "Café 日本語 けいおん", "lone \ud800 surrogate 한국",
-    "똠방각하 쀓뷁 햏햏 읎다", "\n 첫 줄\n\n  둘째 줄 ",
-]
+from _strings import hard
+
+# U+2581 in the text decodes as a space under the ▁ marker; the 8,000-character lines are left
+# out because encode(dropout=p) on one long raw piece takes time quadratic in its length
+HARD = hard(no_space_mark=True, no_long=True)
 
 TRAIN = 1500  # texts the shared tokenizers are trained on; the rest are held out
 
@@ -119,7 +118,7 @@ def test_dropout_mean_length_grows_with_p(texts, held_out):
 def test_dropout_skips_one_merge_with_probability_p(p):
     """One merge (가 + 나): each occurrence of 가나 stays two tokens with probability p;
     the count is Binomial(n, p), checked within 4.5 standard deviations (fixed seed)."""
-    tok = Tokenizer(BPEModel(("<unk>",), ("가", "나"), (("가", "나"),)), marker=None)
+    tok = Tokenizer(BPEModel(("<unk>",), ("가", "나"), (("가", "나"),)), marker=NoMarker(glue_words=True))  # encode only
     n = 4000
     ids = tok.encode(" ".join(["가나"] * n), dropout=p, seed=12345)
     skipped = len(ids) - n
@@ -280,7 +279,7 @@ OFFSET_CASES = [
     ("whitespace", "syllable", {}), ("whitespace", "syllable", {"byte_fallback": True}),
     ("whitespace", "syllable", {"hangul_fallback": True}), ("whitespace", "jamo", {}),
     ("whitespace", "byte", {}), ("whitespace", "syllable", {"marker": "</w>"}),
-    ("whitespace", "syllable", {"marker": "##", "byte_fallback": True, "vocab_size": 2500}), ("whitespace", "jamo", {"marker": None}),
+    ("whitespace", "syllable", {"marker": "##", "byte_fallback": True, "vocab_size": 2500}), ("whitespace", "jamo", {"marker": "##"}),
     ("raw", "syllable", {"byte_fallback": True}), ("raw", "jamo", {}), ("raw", "byte", {}),
     ("raw", "syllable", {"hangul_fallback": True, "byte_fallback": True}),
     ({"type": "raw", "split_by_whitespace": False}, "syllable", {}),
@@ -345,17 +344,18 @@ def test_offsets_match_transformers_return_offsets_mapping(texts, held_out, tmp_
     tok = trained(texts, pt, unit)
     path = tok.to_huggingface(tmp_path / "tokenizer.json")
     fast = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path))
-    sample = [t for t in HARD if "\ud800" not in t] + held_out[:300]
-    same_ids = 0
+    sample = hard(no_surrogates=True, no_space_mark=True) + held_out[:300]  # HF takes no lone surrogate
+    differ = []
     for t in sample:
         ids, offsets = tok.encode_with_offsets(t)
         enc = fast(t, return_offsets_mapping=True, add_special_tokens=False)
-        if enc["input_ids"] != ids:  # jamo: HF's NFD also decomposes non-Hangul (see korean_bpe.io.hf)
-            assert unit == "jamo" and unicodedata.normalize("NFD", t) != t, t
+        if enc["input_ids"] != ids:
+            differ.append(t)
             continue
-        same_ids += 1
         assert [tuple(o) for o in enc["offset_mapping"]] == offsets, t
-    assert same_ids >= len(sample) - 3
+    # the ids differ only under jamo, exactly where HF's NFD decomposes more than Hangul (see
+    # korean_bpe.io.hf; both sides pinned in test_hf.test_divergence_jamo_nfd_decomposes_more_than_hangul)
+    assert differ == [t for t in sample if unit == "jamo" and unicodedata.normalize("NFD", t) != decompose(t)]
 
 
 # --- morpheme pre-tokenizers -------------------------------------------------------------------

@@ -20,6 +20,8 @@ from korean_bpe.jamo import decompose
 from korean_bpe.trainer import fast
 from korean_bpe.trainer.fast import get_engine, merge_engine, words_to_ids
 
+from _strings import HARD, tie_words
+
 try:
     from korean_bpe.trainer import _fast_core
 except ImportError:  # pragma: no cover - depends on the build
@@ -203,7 +205,7 @@ def test_engines_equal_brute_force_on_random_tables(table):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.text("ㅋㅎab", min_size=1, max_size=8), st.integers(1, 50), min_size=1, max_size=10))
+@given(tie_words())
 def test_engines_equal_brute_force_with_reused_ids(table):
     expected = run_strings(brute_force, table)
     assert run_strings(merge_engine, table) == expected
@@ -300,10 +302,7 @@ def test_words_to_ids(compiled, monkeypatch):
 
 # ---------------------------------------------------------------- text -> engine input helpers
 
-HARD_TEXTS = [
-    "재밌다 진짜 재밌다", "  앞뒤 공백\t탭\n줄바꿈  ", "ㅋㅋㅋㅋ ㅋㅋㅋㅋ ㅎㅎ", "emoji 😉😉 and ascii", "",
-    "nbsp\u00a0split 전각\u3000공백", "\u1100\u1161 가 NFD-와-NFC", "값이 값이 값",
-]
+HARD_TEXTS = list(HARD)  # the hard strings of the counting helpers
 
 
 def _without_compiled(monkeypatch):

@@ -13,12 +13,46 @@ import pytest
 from korean_bpe.pre_tokenizers.executor import LocalProcessExecutor, SerialExecutor, ThreadExecutor
 
 
-@pytest.mark.parametrize("make", [SerialExecutor, lambda: ThreadExecutor(2), lambda: LocalProcessExecutor(2)])
-def test_map_keeps_order_and_laziness(make):
+EXECUTORS = [
+    pytest.param(SerialExecutor, 1, id="serial"),
+    pytest.param(lambda: ThreadExecutor(2, prefetch=3), 6, id="threads"),
+    pytest.param(lambda: LocalProcessExecutor(2, prefetch=3), 6, id="processes"),
+]
+
+
+@pytest.mark.parametrize("make, window", EXECUTORS)
+def test_map_keeps_order(make, window):
     ex = make()
     try:
         words = ["아이언맨", "ㅠㅠ", "", "스파이더맨"] * 20
         assert list(ex.map(len, iter(words))) == [len(w) for w in words]
+    finally:
+        getattr(ex, "shutdown", lambda: None)()
+
+
+@pytest.mark.parametrize("make, window", EXECUTORS)
+def test_map_reads_its_input_lazily(make, window):
+    """A generator that counts how far it was pulled: ``map`` reads nothing before the first
+    result is asked for, then exactly ``workers * prefetch`` items ahead (one for the serial
+    executor), and nothing more once the caller stops."""
+    pulled = 0
+
+    def reviews(n):
+        nonlocal pulled
+        for i in range(n):
+            pulled += 1
+            yield "영화 정말 재밌다 ㅋㅋ"[: i % 12]
+
+    ex = make()
+    try:
+        results = ex.map(len, reviews(100_000))
+        assert pulled == 0
+        assert next(results) == 0
+        assert pulled == window
+        assert [next(results) for _ in range(5)] == [1, 2, 3, 4, 5]
+        assert pulled == window + 5
+        results.close()  # the caller stops early: the rest of the input is never read
+        assert pulled == window + 5
     finally:
         getattr(ex, "shutdown", lambda: None)()
 

@@ -16,19 +16,15 @@ from korean_bpe.pre_tokenizers import mecab as mecab_module
 from korean_bpe.pre_tokenizers._sejong import compose_with_offsets, merge_spans, split_white_space
 from korean_bpe.pre_tokenizers.base import LINE_BREAKS
 
+from _strings import LONG_LINE as LONG, SEED, hangulish
+from _strings import hard as hard_strings
+
 pytest.importorskip("kiwipiepy")
 pytest.importorskip("mecab")
 
 NAMES = ["kiwi", "mecab"]
-SEED = "스파이더맨, 슈퍼맨, 배트맨, 아이언맨은 올해 최고의 영화가 아닐까 생각함"
 SEED_WORDS = ["스파이더맨", "슈퍼맨", "배트맨", "아이언맨", "올해", "최고", "영화", "아닐까", "생각", "함"]
-LONG = "어제 IMAX 스파이더맨봤는데 쩔어!! ㅋㅋ " * 300  # ~8,000 characters on one line
-EDGE = [
-    "", " ", "ㅋㅋㅋ", "ㅠㅠ", "먹겠습니당!", "😉한국어abc123", "ᄒᆞᆫ글", "감사히 먹겠습니당!",
-    unicodedata.normalize("NFD", "한국어 영화를 봤다"), "NFD 섞임: " + unicodedata.normalize("NFD", "돈날림") + " 끝",
-    "...!!! ?? ~~ ^^ ;; ★☆ (\"\")", "\t\n\r\n", "영화\n\n좋다\r\n", "  앞뒤 공백  ", "a\x00b 한국",
-    "제임스웹우주천체망원경", "https://naver.com 에서 #해시태그 @멘션 봄", "漢字 ひらがな Привет ①②", "lone \ud800 surrogate 한국", LONG,
-]
+EDGE = hard_strings(no_space_mark=True)  # ▁ is the lossless pieces' space mark
 
 
 @pytest.fixture(scope="module", params=NAMES)
@@ -309,16 +305,7 @@ def test_lossless_on_real_texts(lossless, real_texts):
     assert all(all(p) and " " not in "".join(p) for p in pieces)
 
 
-HANGULISH = st.text(
-    alphabet=st.one_of(
-        st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3),
-        st.characters(min_codepoint=0x1100, max_codepoint=0x11FF),
-        st.characters(min_codepoint=0x3131, max_codepoint=0x318E),
-        st.sampled_from(list(" \n\t\r.!?,~^ㅋabc123😉漢\x00\u2028\u200b\ufeff")),
-        st.characters(),
-    ),
-    max_size=60,
-)
+HANGULISH = hangulish(60)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))

@@ -14,6 +14,7 @@ from korean_bpe import Tokenizer
 from korean_bpe.trainer import train_bpe, train_reference
 from korean_bpe.units import apply_marker, get_unit
 
+from _strings import tie_words
 from test_trainer_golden import ENGINES
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -122,8 +123,7 @@ def test_markers_count_as_hf_counts(marker):
             assert len(longer.merges) > len(model.merges)
 
 
-random_words = st.dictionaries(st.text(alphabet="ㅋㅎab", min_size=1, max_size=12), st.integers(1, 7),
-                               min_size=1, max_size=12)
+random_words = tie_words()
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

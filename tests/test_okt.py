@@ -22,20 +22,15 @@ from korean_bpe.pre_tokenizers import _analyzer
 from korean_bpe.pre_tokenizers.base import LINE_BREAKS
 from korean_bpe.pre_tokenizers.okt import DEFAULT_DROP, OKT_TAGS, JavaNotFoundError, OktPreTokenizer, okt_version
 
+from _strings import LONG_LINE as LONG, SEED, hangulish
+from _strings import hard as hard_strings
+
 pytest.importorskip("konlpy")
 pytest.importorskip("jpype")
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-SEED = "스파이더맨, 슈퍼맨, 배트맨, 아이언맨은 올해 최고의 영화가 아닐까 생각함"
 SEED_WORDS = ["스파이더맨", "슈퍼맨", "배트맨", "아이언맨", "올해", "최고", "영화", "아닐까", "생각", "함"]
-LONG = "어제 IMAX 스파이더맨봤는데 쩔어!! ㅋㅋ " * 300  # ~8,000 characters on one line
-EDGE = [
-    "", " ", "ㅋㅋㅋ", "ㅠㅠ", "먹겠습니당!", "😉한국어abc123", "ᄒᆞᆫ글", "감사히 먹겠습니당!",
-    unicodedata.normalize("NFD", "한국어 영화를 봤다"), "NFD 섞임: " + unicodedata.normalize("NFD", "돈날림") + " 끝",
-    "...!!! ?? ~~ ^^ ;; ★☆ (\"\")", "\t\n\r\n", "영화\t좋다\n\n굿\r\n", "  앞뒤 공백  ", "a\x00b 한국",
-    "\ue000 구분자 \ue000", "😉\xa0😉 좋다", "😉\u2028😉", "x\u3000y 한국", "lone \ud800 surrogate 한국",
-    "https://naver.com 에서 #해시태그 @멘션 봄", "漢字 ひらがな Привет ①②", "\t앞 탭", "뒤 탭\t", "끝 줄바꿈\n", LONG,
-]
+EDGE = hard_strings(no_space_mark=True)  # ▁ is the lossless pieces' space mark
 
 
 @pytest.fixture(scope="module")
@@ -283,16 +278,7 @@ def test_default_words_on_real_texts(per_text, batch_texts, keep_all):
     assert 0.5 * every < kept < 0.9 * every, (kept, every)
 
 
-HANGULISH = st.text(
-    alphabet=st.one_of(
-        st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3),
-        st.characters(min_codepoint=0x1100, max_codepoint=0x11FF),
-        st.characters(min_codepoint=0x3131, max_codepoint=0x318E),
-        st.sampled_from(list(" \n\t\r.!?,~^ㅋabc123😉漢\x00\u2028\u200b\ufeff\xa0\ue000")),
-        st.characters(),
-    ),
-    max_size=60,
-)
+HANGULISH = hangulish(60)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))

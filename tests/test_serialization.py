@@ -75,9 +75,9 @@ def test_round_trip_morpheme_pre_tokenizers(tmp_path, real_texts, name, config):
 
 
 def test_tutorial_model_round_trip(tmp_path):
-    tok = Tokenizer(BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug"))), marker=None)
+    tok = Tokenizer(BPEModel(("<unk>",), tuple("▁bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug"))))
     again = Tokenizer.load(tok.save(tmp_path / "tutorial"))
-    assert again.tokenize("pug bug mug") == ["p", "ug", "b", "ug", "<unk>", "ug"]
+    assert again.tokenize("pug bug mug") == ["▁", "p", "ug", "▁", "b", "ug", "▁", "<unk>", "ug"]
 
 
 # --- models saved by older versions ---------------------------------------------------------------------

@@ -13,16 +13,22 @@ from hypothesis import strategies as st
 import korean_bpe.tokenizer as tokenizer_module
 from korean_bpe import BPEModel, Tokenizer
 from korean_bpe.jamo import compose, decompose
+from korean_bpe.markers import NoMarker
 from korean_bpe.pre_tokenizers import PRE_TOKENIZERS, BasePreTokenizer
 from korean_bpe.tokenizer import BYTE_TOKENS, _merge_python
 
+from _strings import korean_heavy
+
 TUTORIAL = BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug")))
+#: The tutorial has no word marker: whitespace with marker=None, which Tokenizer refuses (decode would
+#: glue the words) unless asked for explicitly, as models saved before that check are loaded.
+GLUED = NoMarker(glue_words=True)
 
 
 def pure_python(monkeypatch: pytest.MonkeyPatch, tok: Tokenizer) -> Tokenizer:
     """The same tokenizer without the compiled merge loop."""
     monkeypatch.setattr(tokenizer_module, "_CompiledMergeTable", None)
-    return Tokenizer(tok.model, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok.marker,
+    return Tokenizer(tok.model, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark,
                      byte_fallback=tok.byte_fallback, unk_token=tok.unk_token)
 
 
@@ -30,7 +36,7 @@ def pure_python(monkeypatch: pytest.MonkeyPatch, tok: Tokenizer) -> Tokenizer:
 
 
 def test_tutorial_case_exactly():
-    tok = Tokenizer(TUTORIAL, marker=None)
+    tok = Tokenizer(TUTORIAL, marker=GLUED)
     assert list(tok.vocab) == ["<unk>", "b", "g", "h", "n", "p", "s", "u", "ug", "un", "hug"]
     assert tok.tokenize("pug bug mug") == ["p", "ug", "b", "ug", "<unk>", "ug"]
     assert tok.encode("pug bug mug") == [5, 8, 1, 8, 0, 8]
@@ -38,13 +44,13 @@ def test_tutorial_case_exactly():
 
 
 def test_tutorial_case_pure_python(monkeypatch):
-    tok = pure_python(monkeypatch, Tokenizer(TUTORIAL, marker=None))
+    tok = pure_python(monkeypatch, Tokenizer(TUTORIAL, marker=GLUED))
     assert tok._compiled is None
     assert tok.tokenize("pug bug mug") == ["p", "ug", "b", "ug", "<unk>", "ug"]
 
 
 def test_properties():
-    tok = Tokenizer(TUTORIAL, marker=None)
+    tok = Tokenizer(TUTORIAL, marker=GLUED)
     assert tok.vocab_size == 11 and tok.id_to_token[8] == "ug" and tok.token_to_id("hug") == 10
     assert tok.special_tokens == ("<unk>",) and tok.unk_token == "<unk>" and tok.marker is None
     assert tok.pre_tokenizer.to_config() == {"type": "whitespace"} and tok.unit.to_config() == {"type": "syllable"}
@@ -115,14 +121,7 @@ def test_clear_cache_keeps_ids(ws_syllable, real_texts):
 
 # White space of every kind str.split() knows (the fused compiled path scans it itself), unknown
 # symbols (the slow path inside the fused loop), astral characters, conjoining jamo.
-_WS_TEXT = st.lists(
-    st.one_of(
-        st.sampled_from(list("영화정말재밌다최고진짜ㅋㅠ") + ["영화", "재밌다", "ㅋㅋㅋ", "ㅠㅠ", "😀", "𝔘", "é", "\u1112\u1161\u11ab"]),
-        st.sampled_from([" ", "  ", "\t", "\n", "\r\n", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000", "\u200b"]),
-        st.characters(blacklist_categories=("Cs",)),
-    ),
-    max_size=30,
-).map("".join)
+_WS_TEXT = korean_heavy(30, no_space_mark=False)
 
 
 @pytest.mark.parametrize("unit", ["syllable", "jamo"])
@@ -151,7 +150,8 @@ _FUSED: dict = {}
 
 @pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
 @pytest.mark.parametrize("pre_tokenizer,marker", [("whitespace", "▁"), ("whitespace", "</w>"), ("whitespace", "##"),
-                                                  ("whitespace", None), ("raw", None), ("raw", "</w>")])
+                                                  ({"type": "raw", "add_dummy_prefix": False}, None), ("raw", None),
+                                                  ("raw", "</w>")])
 def test_compiled_equals_pure_python(monkeypatch, real_texts, unit, pre_tokenizer, marker):
     if tokenizer_module._CompiledMergeTable is None:
         pytest.skip("korean_bpe._encode is not compiled here")
@@ -168,14 +168,15 @@ def test_matches_hf_bpe_model(real_texts):
     hf = pytest.importorskip("tokenizers")
     words = sorted({w for t in real_texts[:800] for w in t.split()})
     for unit, marker in [("syllable", "▁"), ("jamo", None), ("syllable", "</w>"), ("jamo", "##")]:
-        tok = Tokenizer.train(real_texts[:800], vocab_size=2000, unit=unit, marker=marker)
+        pre = "raw" if marker is None else "whitespace"  # marker=None needs a lossless pre-tokenizer
+        tok = Tokenizer.train(real_texts[:800], vocab_size=2000, unit=unit, marker=marker, pre_tokenizer=pre)
         vocab = tok.vocab
         kwargs = {"end_of_word_suffix": "</w>"} if marker == "</w>" else {}
         if marker == "##":
             kwargs = {"continuing_subword_prefix": "##"}
         model = hf.models.BPE(vocab, list(tok.merges), unk_token="<unk>", **kwargs)
         h = hf.Tokenizer(model)
-        inputs = [("▁" if marker == "▁" else "") + (decompose(w) if unit == "jamo" else w) for w in words]
+        inputs = [("▁" if marker in ("▁", None) else "") + (decompose(w) if unit == "jamo" else w) for w in words]
         expected = [e.ids for e in h.encode_batch(inputs, add_special_tokens=False)]
         assert tok.encode_batch(words) == expected, (unit, marker)
 
@@ -243,7 +244,7 @@ def test_merge_loops_agree_with_hf_heap(table):
 
 def test_overlapping_repeats_merge_leftmost_first():
     # ㅋ ㅋ ㅋ with the merge ㅋ+ㅋ: the leftmost pair merges first ("ㅋㅋ", "ㅋ"), as HF does.
-    tok = Tokenizer(BPEModel(("<unk>",), ("ㅋ",), (("ㅋ", "ㅋ"),)), marker=None)
+    tok = Tokenizer(BPEModel(("<unk>",), ("ㅋ",), (("ㅋ", "ㅋ"),)), marker=GLUED)
     assert tok.tokenize("ㅋㅋㅋ") == ["ㅋㅋ", "ㅋ"]
     assert tok.tokenize("ㅋㅋㅋㅋㅋ") == ["ㅋㅋ", "ㅋㅋ", "ㅋ"]
 
@@ -261,7 +262,7 @@ def test_unk_without_byte_fallback(ws_syllable):
 
 
 def test_unk_token_none_raises_naming_the_symbol():
-    tok = Tokenizer(TUTORIAL, marker=None, unk_token=None)
+    tok = Tokenizer(TUTORIAL, marker=GLUED, unk_token=None)
     assert tok.tokenize("hug") == ["hug"]
     with pytest.raises(ValueError, match="'m'.*'mug'"):
         tok.encode("mug")
@@ -287,7 +288,7 @@ def test_byte_fallback_requires_byte_tokens():
 
 
 def test_decode_rejects_bad_ids():
-    tok = Tokenizer(TUTORIAL, marker=None)
+    tok = Tokenizer(TUTORIAL, marker=GLUED)
     with pytest.raises(ValueError, match="id 11 "):
         tok.decode([1, 11])
     with pytest.raises(ValueError, match="-1"):
@@ -404,7 +405,7 @@ def test_option_errors():
         Tokenizer.train("영화 최고", vocab_size=10)
     with pytest.raises(TypeError, match="text 1 is int"):
         Tokenizer.train(["영화", 3], vocab_size=10)
-    tok = Tokenizer(TUTORIAL, marker=None)
+    tok = Tokenizer(TUTORIAL, marker=GLUED)
     with pytest.raises(TypeError, match="encode_batch"):
         tok.encode(["hug"])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="single string"):
@@ -423,10 +424,11 @@ def test_unk_token_added_to_special_tokens(real_texts):
 
 def test_byte_unit_never_unknown_with_any_marker(real_texts):
     for marker in ("▁", "</w>", "##", None):
-        tok = Tokenizer.train(real_texts[:200], vocab_size=700, unit="byte", marker=marker)
+        pre = "raw" if marker is None else "whitespace"  # marker=None needs a lossless pre-tokenizer
+        tok = Tokenizer.train(real_texts[:200], vocab_size=700, unit="byte", marker=marker, pre_tokenizer=pre)
         text = "😀 ᄒᆞᆫ글 \x00\x7f ﷺ"
         assert "<unk>" not in tok.tokenize(text), marker
-        expected = " ".join(text.split()) if marker is not None else "".join(text.split())
+        expected = " ".join(text.split()) if marker is not None else text
         assert tok.decode(tok.encode(text)) == expected
 
 
@@ -503,7 +505,7 @@ def test_merges_of_an_older_model_that_make_a_special_token_are_not_applied():
     """A model trained before the trainer cut special runs may hold a merge whose result is a
     special token; encoding never applies it (the text stays ordinary symbols)."""
     model = BPEModel(("<unk>", "<s>"), tuple("<>s"), (("<", "s"), ("<s", ">")))
-    tok = Tokenizer(model, marker=None)
+    tok = Tokenizer(model, marker=GLUED)
     ids = tok.encode("<s>", disallowed_special=())
     assert tok.tokenize("a") == ["<unk>"] and [tok.id_to_token[i] for i in ids] == ["<s", ">"]
     assert tok.decode(ids, skip_special_tokens=True) == "<s>"

@@ -17,6 +17,7 @@ from korean_bpe.trainer import BPEModel, fast, train_bpe, train_reference
 from korean_bpe.trainer.api import prepare_words
 from korean_bpe.units import apply_marker, get_unit
 
+from _strings import tie_words
 from test_trainer_golden import ENGINES, hf_train
 
 FAST_ENGINES = [e for e in ENGINES if e != "reference"]
@@ -226,9 +227,7 @@ def test_same_merges_as_hf_on_nsmc_subset(nsmc):
 
 # --- random tables ------------------------------------------------------------------------------
 
-random_words = st.dictionaries(
-    st.text(alphabet="ㅋㅎab", min_size=1, max_size=10), st.integers(1, 7), min_size=1, max_size=12
-)
+random_words = tie_words()
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,29 +11,21 @@ from korean_bpe.units import (
     check_marker, get_unit, strip_marker, words_from_tokens,
 )
 
-EDGE = [
-    "", " ", "ㅋㅋㅋ", "ㅠㅠ", "먹겠습니당!", "😉한국어abc123", "ᄒᆞᆫ글", "값이", "닭", "힣",
-    "\u0000\t\n", "감사히 먹겠습니당!", "제임스웹우주천체망원경", "é", "🇰🇷", "\ufeff", "\u3164",  # Hangul filler
-]
-NFD_EDGE = [unicodedata.normalize("NFD", "한국어"), "가\u11a8", "\u1100\u1161", "한\u1161"]
-# Hangul-heavy alphabet: syllables, modern and old conjoining jamo, compatibility jamo, ASCII, emoji
-HANGUL_CHARS = st.one_of(
-    st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3),
-    st.characters(min_codepoint=0x1100, max_codepoint=0x11FF),
-    st.characters(min_codepoint=0x3131, max_codepoint=0x318E),
-    st.sampled_from(list("ab 1!.\n😉")),
-)
-HANGULISH = st.text(alphabet=HANGUL_CHARS, max_size=30)
+from _strings import HARD, HUGE_LINE, NFD, SURROGATES, hangulish
+
+EDGE = [*HARD, HUGE_LINE]
+HANGULISH = hangulish(30, hangul_only=True)
 UNIT_NAMES = ["syllable", "jamo", "byte"]
 
 
 @pytest.mark.parametrize("name", UNIT_NAMES)
-@pytest.mark.parametrize("text", EDGE, ids=repr)
+@pytest.mark.parametrize("text", EDGE, ids=lambda t: repr(t[:20]))
 def test_edge_round_trip(name, text):
     unit = get_unit(name)
     symbols = unit.split(text)
     assert isinstance(symbols, tuple) and all(isinstance(s, str) and s for s in symbols)
-    assert unit.join(symbols) == text
+    # NFD input comes back as its NFC under jamo (the jamo of 한 are the same either way)
+    assert unit.join(symbols) == (unicodedata.normalize("NFC", text) if name == "jamo" and text in NFD else text)
 
 
 def test_pinned_splits():
@@ -73,7 +65,7 @@ def test_jamo_round_trip_gives_nfc_of_hangul_otherwise(text):
     assert unit.split(text) == tuple(decompose(text))
 
 
-@pytest.mark.parametrize("text", NFD_EDGE, ids=repr)
+@pytest.mark.parametrize("text", NFD, ids=repr)
 def test_jamo_on_nfd_input_comes_back_composed(text):
     unit = get_unit("jamo")
     assert unit.join(unit.split(text)) == unicodedata.normalize("NFC", text)
@@ -109,7 +101,6 @@ def test_byte_join_of_broken_utf8_and_bad_symbols():
         unit.join(["한"])
 
 
-SURROGATES = ["\ud800", "a\udfffb", "영화\udc80", "\ud83d\ude00", "\ud83d😀"]  # lone, and a pair written apart
 
 
 @pytest.mark.parametrize("name", UNIT_NAMES)

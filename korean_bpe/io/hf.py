@@ -87,8 +87,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..markers import SPACE_MARK, get_marker
 from ..pre_tokenizers.base import LINE_BREAKS
-from ..units import SPACE_MARK
 from .format import BYTE_TOKENS
 
 __all__ = ["export_tokenizer_json", "tokenizer_json", "hf_token_names", "PY_WHITESPACE"]
@@ -121,24 +121,25 @@ def hf_token_names(model: Any, *, marker: str | None) -> tuple[str, ...]:
     that concatenated (``가##나``) is renamed here (same ids).
     """
     ours = tuple(model.id_to_token)
-    if marker != "##" or getattr(model, "continuing_subword_prefix", None) == "##":  # already HF's names
+    prefix = get_marker(marker).continuing_prefix
+    if prefix is None or getattr(model, "continuing_subword_prefix", None) == prefix:  # already HF's names
         return ours
     names: dict[str, str] = {}
     for tok in (*model.special_tokens, *model.alphabet):
         names.setdefault(tok, tok)
     for left, right in model.merges:
-        if not right.startswith("##"):
+        if not right.startswith(prefix):
             raise ValueError(
-                f"merge ({left!r}, {right!r}) has a right part without the '##' prefix, which HF's "
-                "continuing_subword_prefix cannot load; train with marker='##' so that every "
+                f"merge ({left!r}, {right!r}) has a right part without the {prefix!r} prefix, which HF's "
+                f"continuing_subword_prefix cannot load; train with marker={prefix!r} so that every "
                 "non-first symbol carries it"
             )
-        names.setdefault(left + right, names.get(left, left) + names.get(right, right)[2:])
+        names.setdefault(left + right, names.get(left, left) + names.get(right, right)[len(prefix):])
     out = tuple(names.get(t, t) for t in ours)
     if len(set(out)) != len(out):
         seen: set[str] = set()
         dup = next(t for t in out if t in seen or seen.add(t))  # type: ignore[func-returns-value]
-        raise ValueError(f"token {dup!r} would appear twice in the HF vocabulary (marker='##' renaming)")
+        raise ValueError(f"token {dup!r} would appear twice in the HF vocabulary (marker={prefix!r} renaming)")
     return out
 
 
@@ -157,6 +158,7 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     unit = _name(tokenizer.unit)
     pre = _name(tokenizer.pre_tokenizer)
     marker = tokenizer.marker
+    mark = get_marker(marker)
     byte_fallback = bool(getattr(tokenizer, "byte_fallback", False))
     unk = getattr(tokenizer, "unk_token", "<unk>")
     if unit not in ("syllable", "jamo", "byte"):
@@ -180,8 +182,9 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
 
     raw_cfg = tokenizer.pre_tokenizer.to_config() if pre == "raw" else {}
     dummy_prefix = bool(raw_cfg.get("add_dummy_prefix", False))
-    if pre == "raw":
-        if marker == SPACE_MARK:
+    raw, byte = pre == "raw", unit == "byte"
+    if raw:
+        if mark.word_start == SPACE_MARK:
             raise ValueError("the raw pre-tokenizer writes spaces as '▁' itself: marker '▁' cannot be exported")
         line_break = _char_class(LINE_BREAKS)
         normalizers.append(_replace(" ", SPACE_MARK))
@@ -205,47 +208,23 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
         pre_tokenizers.append({"type": "WhitespaceSplit"})
     if unit == "jamo":  # first: HF's NFD panics on text that a zero-width Replace changed before it
         normalizers.insert(0, {"type": "NFD"})
-    if marker == SPACE_MARK:
-        if unit == "byte":
-            pre_tokenizers.append(byte_level)
-            pre_tokenizers.append({"type": "Metaspace", "replacement": SPACE_MARK, "prepend_scheme": "always", "split": False})
-        elif pre != "raw":
-            normalizers += [
-                {"type": "Strip", "strip_left": True, "strip_right": True},
-                {"type": "Prepend", "prepend": SPACE_MARK},
-                _replace(" ", " " + SPACE_MARK),
-            ]
-    elif unit == "byte":
+    normalizers += mark.hf_normalizers(raw=raw, byte=byte)
+    if byte:
         pre_tokenizers.append(byte_level)
+    pre_tokenizers += mark.hf_pre_tokenizers(raw=raw, byte=byte)
 
     # Decoders work token by token until a Fuse or ByteLevel joins them, so the markers are
     # resolved first.  (HF's Metaspace decoder drops every "▁" of its first token and its Strip
     # decoder panics on an empty token with stop > 0: neither is used where it would bite.)
-    end_of_text_space = _replace({"Regex": " \\z"}, "")
-    if unit != "byte" and byte_fallback:
+    if not byte and byte_fallback:
         decoders.append({"type": "ByteFallback"})  # <0xEA><0xB0><0x80> -> "가" (with its marker)
-        if marker == "##":  # one run of byte tokens may spell several "##" symbols: keep the first
-            decoders.append(_replace({"Regex": "(?<=[\\s\\S])##"}, ""))
-    if marker == "</w>":
-        if pre == "raw":
-            decoders.append(_replace("</w>", ""))
-        else:
-            decoders.append(_replace("</w>", "\u0120" if unit == "byte" else " "))
-    elif marker == "##":
-        decoders.append(_replace({"Regex": "^##"}, "") if pre == "raw" else {"type": "WordPiece", "prefix": "##", "cleanup": False})
-        if unit == "byte" and pre != "raw":
-            decoders.append(_replace(" ", "\u0120"))  # the byte-level spelling of a space
-    elif marker == SPACE_MARK and unit == "byte":
-        decoders.append(_replace(SPACE_MARK, "\u0120"))
-    decoders.append(byte_level if unit == "byte" else {"type": "Fuse"})
+    decoders += mark.hf_token_decoders(raw=raw, byte=byte, byte_fallback=byte_fallback)
+    decoders.append(byte_level if byte else {"type": "Fuse"})
     if dummy_prefix:  # one string now: drop the "▁" opening it and each line
         decoders.append(_replace({"Regex": f"\\A{SPACE_MARK}|(?<={_char_class(LINE_BREAKS)}){SPACE_MARK}"}, ""))
-    if pre == "raw" or (marker == SPACE_MARK and unit != "byte"):
+    if raw:
         decoders.append(_replace(SPACE_MARK, " "))
-    if marker == SPACE_MARK and pre != "raw":
-        decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
-    if marker == "</w>" and pre != "raw":
-        decoders.append(end_of_text_space)
+    decoders += mark.hf_text_decoders(raw=raw, byte=byte)
 
     # The byte tokens are ordinary vocabulary, as SentencePiece exports them: as added special
     # tokens, HF's default decode (skip_special_tokens) would delete every byte-fallback character.
@@ -269,8 +248,7 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
             "type": "BPE",
             "dropout": None if dropout is None else float(dropout),
             "unk_token": unk,
-            "continuing_subword_prefix": "##" if marker == "##" else None,
-            "end_of_word_suffix": "</w>" if marker == "</w>" else None,
+            **mark.hf_model(),
             "fuse_unk": False,
             "byte_fallback": byte_fallback,
             "ignore_merges": False,

@@ -68,7 +68,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..trainer.model import BPEModel
-from ..units import MARKERS, SPACE_MARK, bytes_to_unicode
+from ..markers import MARKER_TEXTS, NoMarker, get_marker, guess_marker
+from ..units import bytes_to_unicode
 from .files import _check_parent, check_output_dir_place, fsync_dir, new_dir_mode
 from .files import write_text_synced as _write_file
 from .format import BYTE_TOKENS, MERGES_HEADER, ModelFileError, parse_merges, render_merges_txt
@@ -399,9 +400,9 @@ def _load_tokenizer(root: Path, build: Callable[..., T]) -> T:
                              path=cpath, line=key_line.get("format_version"))
     unit_cfg = cfg("unit", (dict,), 'a unit config such as {"type": "jamo"}')
     pt_cfg = cfg("pre_tokenizer", (dict,), 'a pre-tokenizer config such as {"type": "whitespace"}')
-    marker = cfg("marker", (str, type(None)), f"one of {MARKERS!r}")
-    if marker not in MARKERS:
-        raise ModelFileError(f"marker {marker!r} is not one of {MARKERS!r}", path=cpath, line=key_line.get("marker"))
+    marker = cfg("marker", (str, type(None)), f"one of {MARKER_TEXTS!r}")
+    if marker not in MARKER_TEXTS:
+        raise ModelFileError(f"marker {marker!r} is not one of {MARKER_TEXTS!r}", path=cpath, line=key_line.get("marker"))
     byte_fallback = cfg("byte_fallback", (bool,), "true or false")
     hangul_fallback = cfg("hangul_fallback", (bool,), "true or false") if "hangul_fallback" in config else False
     unk_token = cfg("unk_token", (str, type(None)), "a token or null")
@@ -489,7 +490,7 @@ def _load_tokenizer(root: Path, build: Callable[..., T]) -> T:
         why = alphabet_mismatch(unit_name, marker, alphabet)
         if why is not None:
             if marker_mismatch(marker, alphabet) is not None:
-                guess = _guess_marker(alphabet)
+                guess = guess_marker(alphabet)
                 fits = [guess] if alphabet_mismatch(unit_name, guess, alphabet) is None else []
                 key, fix = "marker", " or ".join(f'"marker": {json.dumps(m, ensure_ascii=False)}' for m in fits)
             else:
@@ -504,8 +505,20 @@ def _load_tokenizer(root: Path, build: Callable[..., T]) -> T:
         if missing:
             raise ModelFileError(f"byte_fallback is true but the byte token {missing[0]!r} is not in vocab.json",
                                  path=cpath, line=key_line.get("byte_fallback"))
+    mark = get_marker(marker)
+    if marker is None and not getattr(pre_tokenizer, "lossless", False):
+        # Saved before Tokenizer refused marker=None with a pre-tokenizer that drops the spaces:
+        # it loads and encodes as it did (decode glues the words), with a warning.
+        import warnings
+
+        warnings.warn(
+            f"{cpath}: this model was saved with marker null and the pre-tokenizer {pre_tokenizer!r}, which drops the "
+            "spaces, so decode glues the words together ('영화 정말 재밌다' -> '영화정말재밌다'); it loads as saved. "
+            "Train it again with marker='▁' (default) or a lossless pre-tokenizer such as raw",
+            UserWarning, stacklevel=3)
+        mark = NoMarker(glue_words=True)
     try:
-        return build(model, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
+        return build(model, pre_tokenizer=pre_tokenizer, unit=unit, marker=mark,
                      byte_fallback=byte_fallback, unk_token=unk_token, hangul_fallback=hangul_fallback)
     except ValueError as exc:
         raise ModelFileError(f"inconsistent settings: {exc}", path=cpath) from None
@@ -515,37 +528,13 @@ _BUILTIN_UNITS = ("syllable", "jamo", "byte")
 
 
 def marker_mismatch(marker: str | None, alphabet: Sequence[str]) -> str | None:
-    """Why an alphabet (non-empty) cannot come from words marked with ``marker`` (None: it can).
+    """Why an alphabet (non-empty) cannot come from words marked with ``marker`` (None: it can);
+    see :meth:`korean_bpe.markers.Marker.alphabet_problem`.
 
     >>> marker_mismatch("</w>", ["가", "▁"])
     "no alphabet token ends with '</w>', which marker '</w>' glues to the last symbol of every word"
     """
-    if not alphabet:
-        return None
-    for tok in alphabet:
-        base = tok
-        if marker == "</w>" and len(tok) > 4 and tok.endswith("</w>"):
-            base = tok[:-4]
-        elif marker == "##" and len(tok) > 2 and tok.startswith("##"):
-            base = tok[2:]
-        if len(base) != 1:
-            return f"the alphabet token {tok!r} is not one symbol"
-    if marker == SPACE_MARK and SPACE_MARK not in alphabet:
-        return "the alphabet has no '▁', which marker '▁' puts before every word"
-    if marker == "</w>" and not any(len(t) > 4 and t.endswith("</w>") for t in alphabet):
-        return "no alphabet token ends with '</w>', which marker '</w>' glues to the last symbol of every word"
-    if marker == "##" and not any(len(t) > 2 and t.startswith("##") for t in alphabet):
-        return "no alphabet token starts with '##', which marker '##' glues to every symbol but the first"
-    return None
-
-
-def _guess_marker(alphabet: Sequence[str]) -> str | None:
-    """The marker an alphabet shows: marked symbols ``x</w>`` or ``##x``, else a ``▁`` symbol."""
-    if any(len(t) > 4 and t.endswith("</w>") for t in alphabet):
-        return "</w>"
-    if any(len(t) > 2 and t.startswith("##") for t in alphabet):
-        return "##"
-    return SPACE_MARK if SPACE_MARK in alphabet else None
+    return get_marker(marker).alphabet_problem(alphabet)
 
 
 def alphabet_mismatch(unit: str, marker: str | None, alphabet: Sequence[str]) -> str | None:
@@ -566,14 +555,8 @@ def alphabet_mismatch(unit: str, marker: str | None, alphabet: Sequence[str]) ->
         return why.replace("is not one symbol", f"is not one {unit} symbol")
     if not alphabet:
         return None
-    bases = []
-    for tok in alphabet:
-        if marker == "</w>" and len(tok) > 4 and tok.endswith("</w>"):
-            tok = tok[:-4]
-        elif marker == "##" and len(tok) > 2 and tok.startswith("##"):
-            tok = tok[2:]
-        if not (marker == SPACE_MARK and tok == SPACE_MARK):
-            bases.append(tok)
+    mark = get_marker(marker)
+    bases = [mark.base(tok) for tok in alphabet if tok != mark.word_start]
     byte_symbols = set(bytes_to_unicode().values())
     if unit == "jamo":
         bad = next((b for b in bases if "\uac00" <= b <= "\ud7a3"), None)

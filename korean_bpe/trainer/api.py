@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
+from ..markers import MARKER_TEXTS, Marker, get_marker
 from ..progress import NO_PROGRESS, Progress, check_show_progress, start_progress
-from ..units import MARKERS
 from .model import BPEModel
 from .ties import keep_alphabet, order_symbols, symbol_sort_key
 
-__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "learn_merges", "merge_step", "ENGINES"]
+__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "cut_ambiguous", "learn_merges", "merge_step", "ENGINES"]
 
 ENGINES = ("auto", "reference", "python", "compiled")
 
@@ -61,7 +61,10 @@ def train_bpe(
     - ``marker``: the word marker applied to the symbols (``None``, ``"▁"``, ``"</w>"``, ``"##"``);
       ``"auto"`` reads it from the words.  With ``</w>``/``##`` the alphabet holds the bare symbols
       and the marked ones (``'다'`` and ``'다</w>'``), numbered as in :mod:`.ties`; with ``##``,
-      ``'##하' + '##다'`` gives ``'##하다'``, as in HF.
+      ``'##하' + '##다'`` gives ``'##하다'``, as in HF.  Where a merge would hide a marker, the word is
+      cut (:func:`cut_ambiguous`): with ``##`` no word's first token starts with ``##`` (HF's trainer
+      learns ``'#' + '###'`` from the word ``##``, and its decoder then loses it), with ``</w>`` no
+      token holds the text ``</w>``; other words train exactly as in HF.
     - ``max_token_length``: no merge makes a token of more than that many symbols (the unit's:
       characters, jamo or bytes); see below.
     - ``on_merge(rank, (left, right), count)`` is called after each merge (``rank``: its index in
@@ -123,12 +126,14 @@ def _train(
     marker: str | None, max_token_length: int | None, on_merge: OnMerge | None, show_progress: bool | None,
     engine: str,
 ) -> BPEModel:
-    prepared = prepare_words(
+    prepared = _prepare_words(
         word_counts, special_tokens=specials, limit_alphabet=limit_alphabet,
         initial_alphabet=initial_alphabet, marker=marker,
     )
-    id_to_token, words, counts, alphabet, prefix = prepared
+    id_to_token, words, counts, alphabet, mark = prepared
+    prefix = mark.continuing_prefix
     words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
+    words, counts = cut_ambiguous(words, counts, id_to_token, mark)
     initial_size = len(id_to_token)
     if vocab_size is not None and vocab_size < initial_size:
         if vocab_size <= len(specials):
@@ -168,6 +173,16 @@ def prepare_words(
     >>> prepare_words({("값", "이</w>"): 2, ("이</w>",): 1})
     (['값', '이', '이</w>'], [[0, 2]], [2], ['값', '이', '이</w>'], None)
     """
+    *prepared, mark = _prepare_words(word_counts, special_tokens=special_tokens, limit_alphabet=limit_alphabet,
+                                     initial_alphabet=initial_alphabet, marker=marker)
+    return (*prepared, mark.continuing_prefix)  # type: ignore[return-value]
+
+
+def _prepare_words(
+    word_counts: Mapping[tuple[str, ...], int], *, special_tokens: tuple[str, ...], limit_alphabet: int | None,
+    initial_alphabet: Iterable[str], marker: Any,
+) -> tuple[list[str], list[list[int]], list[int], list[str], Marker]:
+    """:func:`prepare_words` with the resolved marker object last."""
     if not isinstance(word_counts, Mapping):
         raise TypeError(
             f"word_counts must be a mapping from symbol tuples to counts, got {type(word_counts).__name__}; "
@@ -188,8 +203,8 @@ def prepare_words(
             f"word_counts key {word!r} holds {bad[0]!r}; every symbol must be a non-empty str "
             "(split words with a unit: get_unit('syllable').split(word))"
         )
-    marker = _resolve_marker(marker, keys)
-    base = _base_function(marker)
+    mark = _resolve_marker(marker, keys)
+    base = mark.base
     bases = {s: base(s) for s in symbols}
     all_bases = set(bases.values()) | set(initial)
 
@@ -220,7 +235,7 @@ def prepare_words(
             if len(ids) > 1:
                 words.append(ids)
                 counts.append(count)
-    return id_to_token, words, counts, alphabet, "##" if marker == "##" else None
+    return id_to_token, words, counts, alphabet, mark
 
 
 def cut_special_runs(
@@ -274,6 +289,42 @@ def cut_special_runs(
             out_counts.append(count)
             continue
         bounds = [0, *cut, len(word)]
+        for a, b in zip(bounds, bounds[1:]):
+            if b - a > 1:
+                out_words.append(word[a:b])
+                out_counts.append(count)
+    return out_words, out_counts
+
+
+def cut_ambiguous(
+    words: list[list[int]], counts: list[int], id_to_token: Sequence[str], mark: Marker,
+) -> tuple[list[list[int]], list[int]]:
+    """Cut each word where the marker says a merge would make a token that decode reads as
+    something else (:meth:`korean_bpe.markers.Marker.cuts`): with ``##``, the word ``##a`` is
+    ``'#' '###' '##a'`` and ``'#' + '###'`` would start it with ``##``, the mark of a continuation;
+    with ``</w>``, no token may hold the text ``</w>``.  Pieces of one symbol are left out.
+
+    >>> from korean_bpe.markers import get_marker
+    >>> cut_ambiguous([[0, 1, 2], [0, 2]], [3, 4], ["#", "###", "##a"], get_marker("##"))
+    ([[1, 2], [0, 2]], [3, 4])
+    """
+    may_cut = mark.may_cut
+    triggers = {i for i, tok in enumerate(id_to_token) if may_cut(tok)}
+    if not triggers:
+        return words, counts
+    disjoint = triggers.isdisjoint
+    all_cuts: dict[int, list[int]] = {}
+    for k, word in enumerate(words):
+        if len(word) > 1 and not disjoint(word):
+            cut = mark.cuts([id_to_token[i] for i in word])
+            if cut:
+                all_cuts[k] = cut
+    if not all_cuts:  # the usual case: the words stay as they are
+        return words, counts
+    out_words: list[list[int]] = []
+    out_counts: list[int] = []
+    for k, (word, count) in enumerate(zip(words, counts)):
+        bounds = [0, *all_cuts.get(k, ()), len(word)]
         for a, b in zip(bounds, bounds[1:]):
             if b - a > 1:
                 out_words.append(word[a:b])
@@ -386,37 +437,21 @@ def _check_counts(keys: list[Any], values: list[Any]) -> None:
         raise ValueError(f"word_counts[{k!r}] = {v}; counts must be positive (drop words that never occur)")
 
 
-def _resolve_marker(marker: Any, keys: list[tuple[str, ...]]) -> str | None:
+def _resolve_marker(marker: Any, keys: list[tuple[str, ...]]) -> Marker:
     if marker == "auto":
         multi = [k for k in keys if len(k) > 1]
-        if keys and all(len(k[-1]) > 4 and k[-1].endswith("</w>") for k in keys):
-            return "</w>"
-        if multi and all(len(s) > 2 and s.startswith("##") for k in multi for s in k[1:]) and not any(
-            k[0].startswith("##") for k in keys
-        ):
-            return "##"
-        return None
-    if marker not in MARKERS:
-        raise ValueError(f"marker={marker!r} is not supported; use 'auto' or one of {MARKERS!r}")
-    if marker == "</w>":
-        bad = next((k for k in keys if not k[-1].endswith("</w>")), None)
-        if bad is not None:
-            raise ValueError(f"marker='</w>' but the word {bad!r} does not end with it; build words with "
-                             "korean_bpe.units.apply_marker(symbols, '</w>')")
-    if marker == "##":
-        bad = next((k for k in keys if any(not s.startswith("##") for s in k[1:])), None)
-        if bad is not None:
-            raise ValueError(f"marker='##' but the word {bad!r} has a non-first symbol without it; build "
-                             "words with korean_bpe.units.apply_marker(symbols, '##')")
-    return marker
-
-
-def _base_function(marker: str | None) -> Callable[[str], str]:
-    if marker == "</w>":
-        return lambda s: s[:-4] if len(s) > 4 and s.endswith("</w>") else s
-    if marker == "##":
-        return lambda s: s[2:] if len(s) > 2 and s.startswith("##") else s
-    return lambda s: s
+        end, cont = get_marker("</w>"), get_marker("##")
+        if keys and all(end.is_marked(k[-1]) for k in keys):
+            return end
+        if multi and all(cont.is_marked(s) for k in multi for s in k[1:]) and not any(k[0].startswith("##") for k in keys):
+            return cont
+        return get_marker(None)
+    try:
+        mark = get_marker(marker)
+    except ValueError:
+        raise ValueError(f"marker={marker!r} is not supported; use 'auto' or one of {MARKER_TEXTS!r}") from None
+    mark.check_words(keys)
+    return mark
 
 
 # --- engine and merge loop ------------------------------------------------------------------------

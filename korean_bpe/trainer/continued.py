@@ -41,8 +41,9 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
+from ..markers import get_marker
 from ..progress import Progress
-from .api import OnMerge, _check_options, cut_special_runs, learn_merges, train_bpe
+from .api import OnMerge, _check_options, cut_ambiguous, cut_special_runs, learn_merges, train_bpe
 from .model import BPEModel
 
 __all__ = ["continue_bpe", "ContinuedTraining", "segment_words"]
@@ -149,6 +150,7 @@ def continue_bpe(
     specials = model.special_tokens
     prefix = model.continuing_subword_prefix
     words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
+    words, counts = cut_ambiguous(words, counts, id_to_token, _marker_of(model))
     new_merges = learn_merges(
         engine, words, counts, id_to_token, special_tokens=specials, prefix=prefix, vocab_size=vocab_size,
         num_merges=num_merges, min_frequency=min_frequency, on_merge=on_merge, show_progress=show_progress,
@@ -172,6 +174,14 @@ def continue_bpe(
             UserWarning, stacklevel=2,
         )
     return ContinuedTraining(extended, unknown)
+
+
+def _marker_of(model: BPEModel) -> Any:
+    """The marker ``model`` was trained with, as far as the cuts of :func:`cut_ambiguous` go:
+    ``##`` from its prefix, ``</w>`` from its alphabet, else one that cuts nothing."""
+    if model.continuing_subword_prefix is not None:
+        return get_marker(model.continuing_subword_prefix)
+    return get_marker("</w>" if get_marker("</w>").shows_in(model.alphabet) else None)
 
 
 def check_initial_options(

@@ -281,10 +281,10 @@ def split_words(
     >>> split_words({"값이": 2}, marker="▁")
     {('▁', '값', '이'): 2}
     """
-    from ..units import MARKERS, apply_marker, get_unit
+    from ..markers import get_marker
+    from ..units import get_unit
 
-    if marker not in MARKERS:
-        raise ValueError(f"marker={marker!r} is not supported; use one of {MARKERS!r}")
+    apply = get_marker(marker).apply
     compiled = _compiled("split_words")
     if compiled is not None and unit in ("syllable", "jamo"):
         return compiled(word_counts, unit, marker)
@@ -293,7 +293,7 @@ def split_words(
     for word, count in word_counts.items():
         if not isinstance(word, str):
             raise TypeError(f"word_counts keys must be str words, got {type(word).__name__} {word!r}")
-        key = apply_marker(u.split(word), marker)
+        key = apply(u.split(word))
         out[key] = out.get(key, 0) + count
     return out
 
