@@ -747,11 +747,12 @@ def compare(
     pieces_texts = list(dict.fromkeys(pieces_texts))
     if not all(isinstance(t, str) for t in pieces_texts):
         raise TypeError("pieces_texts must hold strings (the texts to record the pieces of)")
-    tasks = _tasks(names)
-    jobs = min(_jobs(n_jobs), len(tasks))  # a worker per task at most; one task runs in this process
+    jobs = _jobs(n_jobs)
     if jobs > 1 and segmenters is not None:
         raise ValueError(f"segmenters needs the rows in this process: pass n_jobs=1 (got n_jobs={n_jobs!r}), "
                          "or segmenters=None")
+    tasks = _tasks(names)
+    jobs = min(jobs, len(tasks))  # a worker per task at most; one task runs in this process
     notes = notes if notes is not None else []
     held = _HeldOut(test, test_labels)
     pretok = _Pretok(train, test)
