@@ -263,7 +263,8 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                    help="worker processes, each running groups of strategies (an analyzer's rows, a peer); "
                         "same table and report whatever N (default: the number of CPUs, at most one per "
-                        "group; 1: all in this process)")
+                        "group; 1, all in this process, on the small embedded corpus, where starting the "
+                        "analyzers in each worker costs more than its rows)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_compare)
 
@@ -528,7 +529,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels, strategies=strategies,
         vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold, seed=args.seed,
         test_fraction=args.test_fraction, show_progress=False if args.no_progress else None,
-        notes=notes, n_jobs=-1 if args.jobs is None else args.jobs, pieces=pieces,
+        notes=notes, n_jobs=args.jobs or (1 if args.corpus is None else -1), pieces=pieces,
         pieces_texts=sentences + held_out[:1000],
     )
     seconds = time.perf_counter() - start
