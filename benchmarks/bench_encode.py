@@ -18,7 +18,7 @@ In one run, with identical input (the NSMC test split, 50,000 reviews, in memory
    * ours ``encode_batch`` cold (``clear_cache()`` before each run: every distinct word segmented)
      and warm (the cache filled by the previous run);
    * the same model without the compiled core (the pure-Python fallback used when
-     ``korean_bpe/_encode.pyx`` could not be built), cold and warm, same ids checked;
+     ``korean_bpe/encoding/_encode.pyx`` could not be built), cold and warm, same ids checked;
    * HF ``Tokenizer.encode_batch(texts, add_special_tokens=False)`` (Rust, all cores through rayon);
    * HF ``encode_batch_fast`` (no offsets) when this ``tokenizers`` has it;
    * SentencePiece ``encode(texts, num_threads=cores)``.
@@ -26,9 +26,24 @@ In one run, with identical input (the NSMC test split, 50,000 reviews, in memory
 It prints reviews/s, the ratio of each to HF ``encode_batch``, and the machine.  Training is not
 timed here (see ``bench_train.py``).
 
+``--pieces raw mecab ...`` times instead the encoding of pieces that are already pre-tokenized
+(issue #12), for each pre-tokenizer given (``raw``, or ``okt``/``kiwi``/``mecab`` in lossless mode)
+and both units: the train split is counted once per pre-tokenizer (``WordCounts``), one tokenizer a
+unit is trained from the counts, the test split is pre-tokenized once, outside the timer, and
+
+* ours: the step of ``Tokenizer.encode_batch`` after ``pre_tokenizer.batch`` (the compiled core
+  cuts, merges and caches each distinct piece), cold and warm, and the pure-Python fallback;
+  ``raw`` also the whole ``encode_batch(texts)``, pre-tokenization included;
+* HF: ``encode_batch(pieces, is_pretokenized=True)`` (and ``encode_batch_fast``) with our exported
+  model, its normalizer and pre-tokenizer taken out (jamo: ``NFD`` kept), so that it takes the
+  pieces as they are; the ids are checked equal (jamo: the documented NFD divergence apart).
+
+Wall time and CPU time (``time.process_time``: HF runs on every core) are both printed.
+
     python benchmarks/bench_encode.py                        # full test split, syllable, 32k
     python benchmarks/bench_encode.py --unit jamo
     python benchmarks/bench_encode.py --limit 5000 --train-limit 20000 --vocab 8000   # quick
+    python benchmarks/bench_encode.py --pieces raw mecab     # pre-tokenized pieces, syllable and jamo
 """
 
 from __future__ import annotations
@@ -102,7 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each; the best is reported (default 3)")
     ap.add_argument("--no-spm", action="store_true", help="skip SentencePiece")
     ap.add_argument("--no-pure", action="store_true", help="skip the pure-Python fallback")
+    ap.add_argument("--pieces", nargs="+", metavar="PT", choices=("raw", "okt", "kiwi", "mecab"),
+                    help="time pre-tokenized pieces of these pre-tokenizers (morpheme ones in lossless mode) instead")
     args = ap.parse_args(argv)
+    if args.pieces:
+        return bench_pieces(args)
 
     sys.path.insert(0, str(ROOT))
     import sentencepiece as spm
@@ -203,6 +222,109 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"{os.cpu_count()} cores shared with whatever else runs)")
     return 0
+
+
+def best_of_cpu(fn, repeat: int, before=None) -> tuple[object, float, float]:
+    """:func:`best_of`, with the CPU time (``time.process_time``) of the best run."""
+    best, cpu, out = float("inf"), 0.0, None
+    for _ in range(repeat):
+        if before is not None:
+            before()
+        c0, t0 = time.process_time(), time.perf_counter()
+        out = fn()
+        t, c = time.perf_counter() - t0, time.process_time() - c0
+        if t < best:
+            best, cpu = t, c
+    return out, best, cpu
+
+
+def hf_for_pieces(ours, path: Path):
+    """HF ``tokenizers`` running our model on pieces given as they are: the exported
+    tokenizer.json without its pre-tokenizer and normalizer (jamo keeps ``NFD``, its unit)."""
+    import json
+
+    from tokenizers import Tokenizer as HFTokenizer
+
+    config = json.loads(ours.to_huggingface(path).read_text(encoding="utf-8"))
+    config["pre_tokenizer"] = None
+    config["normalizer"] = {"type": "NFD"} if ours.unit.name == "jamo" else None
+    return HFTokenizer.from_str(json.dumps(config))
+
+
+def bench_pieces(args: argparse.Namespace) -> int:
+    """The ``--pieces`` section (see the module docstring)."""
+    sys.path.insert(0, str(ROOT))
+    from korean_bpe import Tokenizer
+    from korean_bpe.counting import WordCounts
+    from korean_bpe.corpus import load_nsmc
+    from korean_bpe.jamo import decompose
+
+    test, _, test_path = load_nsmc("test", limit=args.limit, directory=args.nsmc_dir)
+    train = load_nsmc("train", limit=args.train_limit, directory=args.nsmc_dir).texts
+    print(f"machine: {machine_info()}")
+    print(f"input: {len(test):,} reviews of {test_path}; train {len(train):,} reviews")
+    status = 0
+    for name in args.pieces:
+        spec = {"type": name} if name == "raw" else {"type": name, "drop": [], "lossless": True}
+        t0 = time.perf_counter()
+        counts = WordCounts.from_texts(train, pre_tokenizer=spec, show_progress=False)
+        t_count = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        pieces = counts.pre_tokenizer.batch(test)
+        t_pre = time.perf_counter() - t0
+        n_pieces = sum(map(len, pieces))
+        print(f"\n{counts.pre_tokenizer!r}: train counted in {t_count:.1f} s ({len(counts):,} distinct pieces); "
+              f"test pre-tokenized once in {t_pre:.1f} s, {n_pieces:,} pieces (not timed below)")
+        for unit in ("syllable", "jamo"):
+            ours = Tokenizer.train_from_counts(counts, vocab_size=args.vocab, unit=unit,
+                                               min_frequency=args.min_frequency, show_progress=False)
+            with tempfile.TemporaryDirectory() as tmp:
+                hf = hf_for_pieces(ours, Path(tmp) / "tokenizer.json")
+            ours.clear_cache()
+            ids_ours = ours._encode_words(pieces)
+            ids_hf = [e.ids for e in hf.encode_batch(pieces, is_pretokenized=True, add_special_tokens=False)]
+            bad = [k for k, (a, b) in enumerate(zip(ids_ours, ids_hf)) if a != b]
+            known = [k for k in bad if unit == "jamo" and unicodedata.normalize("NFD", test[k]) != decompose(test[k])]
+            real = sorted(set(bad) - set(known))
+            print(f"{ours!r}\nids ours == HF: {len(test) - len(bad):,} / {len(test):,} reviews"
+                  + (f" ({len(known)} differ where HF's NFD is not our jamo unit, documented)" if known else ""))
+            if real:
+                k = real[0]
+                print(f"ERROR: {len(real)} reviews differ, first #{k} {pieces[k]!r}:\n  ours {ids_ours[k]}\n"
+                      f"  HF   {ids_hf[k]}")
+                status = 1
+                continue
+            rows: list[tuple[str, float, float]] = []
+            encode = ours._encode_words
+            rows.append(("ours, cold cache", *best_of_cpu(lambda: encode(pieces), args.repeat, ours.clear_cache)[1:]))
+            rows.append(("ours, warm cache", *best_of_cpu(lambda: encode(pieces), args.repeat)[1:]))
+            if not args.no_pure:
+                pure = pure_python(ours)
+                if pure._encode_words(pieces) != ids_ours:
+                    print("ERROR: the pure-Python fallback gives other ids than the compiled core")
+                    return 1
+                rows.append(("ours, pure-Python fallback, cold cache",
+                             *best_of_cpu(lambda: pure._encode_words(pieces), args.repeat, pure.clear_cache)[1:]))
+                rows.append(("ours, pure-Python fallback, warm cache",
+                             *best_of_cpu(lambda: pure._encode_words(pieces), args.repeat)[1:]))
+            rows.append(("HF encode_batch(is_pretokenized)", *best_of_cpu(
+                lambda: hf.encode_batch(pieces, is_pretokenized=True, add_special_tokens=False), args.repeat)[1:]))
+            if hasattr(hf, "encode_batch_fast"):
+                rows.append(("HF encode_batch_fast(is_pretokenized)", *best_of_cpu(
+                    lambda: hf.encode_batch_fast(pieces, is_pretokenized=True, add_special_tokens=False),
+                    args.repeat)[1:]))
+            if name == "raw":
+                rows.append(("ours encode_batch(texts), cold, pre-tok. incl.",
+                             *best_of_cpu(lambda: ours.encode_batch(test), args.repeat, ours.clear_cache)[1:]))
+            hf_time = rows[next(k for k, r in enumerate(rows) if r[0].startswith("HF encode_batch("))][1]
+            print(f"encode the pieces of {len(test):,} reviews, {name}, {unit}, vocab {ours.vocab_size:,}, "
+                  f"best of {args.repeat}:")
+            print(f"  {'':<48} {'wall s':>7} {'CPU s':>7} {'reviews/s':>10} {'vs HF encode_batch':>19}")
+            for label, t, c in rows:
+                print(f"  {label:<48} {t:7.3f} {c:7.3f} {len(test) / t:10,.0f} {hf_time / t:18.2f}x")
+            print(f"(load average: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+                  f"{os.cpu_count()} cores shared with whatever else runs)")
+    return status
 
 
 if __name__ == "__main__":

@@ -31,9 +31,10 @@ The pipeline, left to right:
    prefix, or ``None``);
 3. the merges are applied to each word by rank, lowest first (leftmost first among equal ranks),
    exactly as HF ``tokenizers`` applies them; each distinct word is segmented once and cached
-   (with the ``whitespace`` pre-tokenizer and the ``syllable`` or ``jamo`` unit the compiled core
-   splits the text, looks the words up and merges in one C++ loop: same ids, several times faster;
-   other pre-tokenizers split in Python, then the compiled core looks up and merges);
+   (:mod:`korean_bpe.encoding`: the compiled core cuts each new word into the unit's symbols,
+   merges it and caches it, for every unit and the markers ``▁`` and None; with ``whitespace`` it
+   cuts the text too, in the same C++ loop; the other pre-tokenizers cut the text in Python;
+   same ids on every path, and without the compiled core);
 4. symbols outside the vocabulary become ``<unk>``, or with ``byte_fallback=True`` the tokens
    ``<0x00>``..``<0xFF>`` of their UTF-8 bytes (as HF / SentencePiece ``byte_fallback``).
 
@@ -71,18 +72,17 @@ from __future__ import annotations
 import gc
 import random
 import re
-import sys
 from contextlib import contextmanager
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .encoding import MergeTable as _CompiledMergeTable
+from .encoding import WordCache, merge_dropout, merge_ids, plan
 from .io.format import BYTE_TOKENS, check_writable_token
 from .io.format import UNWRITABLE as _UNWRITABLE
 from .jamo import L_BASE, L_COUNT, S_BASE, S_COUNT, T_BASE, T_COUNT, V_BASE, V_COUNT, compose, decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
-from .pre_tokenizers.simple import WhitespacePreTokenizer
 from .trainer.model import BPEModel
 from .markers import SPACE_MARK, Marker, get_marker
 from .units import Unit, decode_utf8, get_unit
@@ -91,11 +91,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .counting import WordCounts
     from .progress import Progress
     from .trainer.api import OnMerge
-
-try:  # the compiled merge loop (korean_bpe/_encode.pyx), built at install time when possible
-    from ._encode import MergeTable as _CompiledMergeTable
-except ImportError:  # pragma: no cover - depends on the build
-    _CompiledMergeTable = None
 
 __all__ = ["Tokenizer", "SpecialTokenTextError", "BYTE_TOKENS", "JAMO_ALPHABET", "default_marker", "check_writable_token",
            "DEFAULT_CACHE_SIZE"]
@@ -111,7 +106,6 @@ JAMO_ALPHABET: tuple[str, ...] = (
 DEFAULT_CACHE_SIZE = 1 << 19
 
 _UNSET: Any = object()
-_NO_MERGE = (sys.maxsize, -1)
 
 
 def default_marker(pre_tokenizer: PreTokenizer) -> str | None:
@@ -124,24 +118,6 @@ def default_marker(pre_tokenizer: PreTokenizer) -> str | None:
     ('▁', None)
     """
     return None if getattr(pre_tokenizer, "lossless", False) else SPACE_MARK
-
-
-class _WordCache(dict):  # type: ignore[type-arg]
-    """word -> tuple of ids; a miss segments the word.  Emptied when it reaches ``maxsize``."""
-
-    __slots__ = ("encode_word", "maxsize")
-
-    def __init__(self, encode_word: Any, maxsize: int) -> None:
-        super().__init__()
-        self.encode_word = encode_word
-        self.maxsize = maxsize
-
-    def __missing__(self, word: str) -> tuple[int, ...]:
-        ids = self.encode_word(word)
-        if len(self) >= self.maxsize:
-            self.clear()
-        self[word] = ids
-        return ids
 
 
 class Tokenizer:
@@ -223,7 +199,7 @@ class Tokenizer:
         self._literal_ids = self._special_ids | frozenset(self._byte_ids)
         self._special_regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
         self._build_encoder()
-        self._cache = _WordCache(self._encode_word, cache_size)
+        self._cache = WordCache(self._encode_word, cache_size)
 
     # --- training ------------------------------------------------------------------------------
 
@@ -543,8 +519,8 @@ class Tokenizer:
 
         ``dropout=p`` (BPE-dropout, Provilkov et al. 2020, as HF ``tokenizers`` applies it): while
         merging a word, each candidate merge is skipped with probability ``p`` (see
-        :func:`_merge_dropout`), so the same text gets other, finer segmentations: a
-        regularizer for training a model.  The draws come from ``random.Random(seed)``, made
+        :func:`korean_bpe.encoding.merge_dropout`), so the same text gets other, finer
+        segmentations: a regularizer for training a model.  The draws come from ``random.Random(seed)``, made
         afresh for each call: the same ``seed`` gives the same ids, ``seed=None`` fresh ones.
         The word cache and the compiled core are bypassed (each word is merged again in
         Python); ``dropout=0`` is exactly the ordinary encoding, ``dropout=1`` the unit symbols.
@@ -695,7 +671,9 @@ class Tokenizer:
         """Ids of pre-tokenized texts, each distinct word segmented once (then cached)."""
         cache = self._cache
         if self._compiled is not None:
-            return self._compiled.encode_batch(cache, batch, self._encode_word, cache.maxsize, self._char_path)
+            if self._plan.symbols is not None:  # cut, merged and cached in the core
+                return self._compiled.encode_pieces(batch, self._encode_word, cache.maxsize)
+            return self._compiled.encode_batch(cache, batch, self._encode_word, cache.maxsize)
         getitem = cache.__getitem__
         out = []
         for words in batch:
@@ -724,9 +702,9 @@ class Tokenizer:
         ids = [get(s, -1) for s in symbols]
         if len(ids) > 1:
             if p:
-                ids = _merge_dropout(ids, self._pairs, p, rng)  # type: ignore[arg-type]
+                ids = merge_dropout(ids, self._pairs, p, rng)  # type: ignore[arg-type]
             else:
-                ids = self._compiled.merge_ids(ids) if self._compiled is not None else _merge_python(ids, self._pairs)
+                ids = self._compiled.merge_ids(ids) if self._compiled is not None else merge_ids(ids, self._pairs)
         mark, id_to_token = self._mark, self._id_to_token
         size = (lambda t: len(mark.strip(t))) if mark.glued else len
         out: list[tuple[list[int], int, int]] = []
@@ -790,29 +768,24 @@ class Tokenizer:
             if new in specials:  # only from a trainer older than cut_special_runs: never applied
                 continue
             triples.append((vocab[a], vocab[b], vocab[new]))
-        chars = {t: i for t, i in vocab.items() if len(t) == 1}
-        self._compiled = _CompiledMergeTable(triples, chars) if _CompiledMergeTable is not None else None
         pairs: dict[tuple[int, int], tuple[int, int]] = {}
         for rank, (a, b, new) in enumerate(triples):
             pairs.setdefault((a, b), (rank, new))
         self._pairs = pairs
-        # Compiled fast path: one symbol per character (syllable; jamo: Hangul syllables split by
-        # the Unicode arithmetic), a built-in marker that glues nothing (None, or ▁ in the
-        # vocabulary); other cases go through _encode_word.
-        unit_name = getattr(unit, "name", None)
-        start = mark.word_start
-        self._char_path = (
-            type(unit).__module__ == "korean_bpe.units" and unit_name in ("syllable", "jamo")
-            and type(mark).__module__ == "korean_bpe.markers" and not mark.glued and (start is None or start in vocab)
-        )
-        self._prefix_id = vocab[start] if start is not None and start in vocab else -1
-        if self._compiled is not None:
-            self._compiled.set_char_mode(self._prefix_id, unit_name == "jamo")
+        # The path follows what the stages declare (korean_bpe.encoding.plan): the compiled core
+        # cuts words into symbols itself when the unit says how and the marker glues nothing (its
+        # word-start symbol, if any, in the vocabulary), and cuts the text too when the
+        # pre-tokenizer's pieces are str.split(); otherwise Python cuts each new word
+        # (_encode_word) and the core merges.  The same ids on every path.
+        self._plan = plan(self._pre_tokenizer, unit, mark, vocab, compiled=_CompiledMergeTable is not None)
+        self._fused = self._plan.fused
+        self._compiled = None
+        if _CompiledMergeTable is not None:
+            self._compiled = _CompiledMergeTable(triples, {t: i for t, i in vocab.items() if len(t) == 1})
             self._compiled.set_vocab_size(len(vocab))
-        # Fused compiled path: the whitespace pre-tokenizer (str.split) + char mode, the word
-        # cache kept in C (code points -> ids); the same ids as the general path.
-        self._fused = (self._compiled is not None and self._char_path
-                       and type(self._pre_tokenizer) is WhitespacePreTokenizer)
+            if self._plan.symbols is not None:
+                byte_ids = [vocab.get(s, -1) for s in unit.initial_alphabet] if self._plan.symbols == "bytes" else None
+                self._compiled.set_symbols(self._plan.prefix_id, self._plan.symbols, byte_ids)
 
     def _symbols(self, word: str) -> tuple[str, ...]:
         return self._mark.apply(self._unit.split(word))
@@ -822,7 +795,7 @@ class Tokenizer:
         get = self._vocab.get
         ids = [get(s, -1) for s in self._symbols(word)]
         if len(ids) > 1:
-            ids = self._compiled.merge_ids(ids) if self._compiled is not None else _merge_python(ids, self._pairs)
+            ids = self._compiled.merge_ids(ids) if self._compiled is not None else merge_ids(ids, self._pairs)
         if -1 in ids:
             ids = self._resolve_unknown(ids, word)
         return tuple(ids)
@@ -959,31 +932,6 @@ class Tokenizer:
 # --- pure helpers --------------------------------------------------------------------------------
 
 
-def _merge_python(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int]]) -> list[int]:
-    """Apply merges to symbol ids: lowest rank first, leftmost first among equal ranks (HF's
-    ``merge_all``); ``-1`` never merges.  The compiled ``_encode.MergeTable`` does the same.
-
-    >>> _merge_python([0, 1, 0, 1], {(0, 1): (0, 5), (5, 5): (1, 6)})
-    [6]
-    """
-    get = pairs.get
-    ranks = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))
-    while ranks:
-        best = min(ranks)  # (rank, new_id): equal ranks are the same pair, so index() is leftmost
-        if best[1] < 0:
-            break
-        i = ranks.index(best)
-        new = best[1]
-        ids[i] = new
-        del ids[i + 1]
-        del ranks[i]
-        if i:
-            ranks[i - 1] = get((ids[i - 1], new), _NO_MERGE)
-        if i < len(ranks):
-            ranks[i] = get((new, ids[i + 1]), _NO_MERGE)
-    return ids
-
-
 class SpecialTokenTextError(ValueError):
     """``encode`` was given a text that spells a disallowed special token; ``token`` and
     ``offset`` (in the text) say which and where."""
@@ -1114,31 +1062,6 @@ def _hangul_pieces(sym: str) -> tuple[tuple[str, ...], ...]:
     if s % T_COUNT:
         return (chr(S_BASE + s - s % T_COUNT), jamo[2]), jamo
     return (jamo,)
-
-
-def _merge_dropout(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int]], p: float,
-                   rng: random.Random) -> list[int]:
-    """BPE-dropout (Provilkov et al. 2020) as HF ``tokenizers`` applies it: at each step the
-    candidate merges are taken lowest rank first (leftmost first among equal ranks), each skipped
-    with probability ``p`` (one ``rng.random() < p`` draw per candidate tried); the first one not
-    skipped is applied; when every candidate is skipped the word is done.  ``p=1``: no merge.
-
-    >>> _merge_dropout([0, 1, 0, 1], {(0, 1): (0, 5), (5, 5): (1, 6)}, 0.0, random.Random(0))
-    [6]
-    >>> _merge_dropout([0, 1, 0, 1], {(0, 1): (0, 5), (5, 5): (1, 6)}, 1.0, random.Random(0))
-    [0, 1, 0, 1]
-    """
-    get = pairs.get
-    draw = rng.random
-    while True:
-        cands = sorted((r, i, new) for i, pair in enumerate(zip(ids, ids[1:])) if (m := get(pair)) is not None
-                       for r, new in (m,))
-        for _, i, new in cands:
-            if draw() >= p:
-                ids[i:i + 2] = [new]
-                break
-        else:
-            return ids
 
 
 def _check_model(model: BPEModel) -> None:

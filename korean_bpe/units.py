@@ -47,7 +47,12 @@ MARKERS: tuple[str | None, ...] = MARKER_TEXTS
 
 @runtime_checkable
 class Unit(Protocol):
-    """A way to cut a word into symbols. ``join(split(w)) == w`` for every word the unit accepts."""
+    """A way to cut a word into symbols. ``join(split(w)) == w`` for every word the unit accepts.
+
+    A unit may also declare ``compiled_symbols`` (``"chars"``, ``"jamo"``, ``"bytes"``): that its
+    ``split`` is one the compiled encoder can do itself (see :mod:`korean_bpe.encoding`).  A
+    subclass whose ``split`` differs must set it to ``None``.
+    """
 
     name: str
 
@@ -79,6 +84,8 @@ class SyllableUnit:
 
     name = "syllable"
     initial_alphabet: tuple[str, ...] = ()
+    #: the compiled encoder may cut words itself, one symbol a character (see korean_bpe.encoding)
+    compiled_symbols = "chars"
 
     def split(self, word: str) -> tuple[str, ...]:
         return tuple(map(_shared, word))
@@ -104,6 +111,8 @@ class JamoUnit:
 
     name = "jamo"
     initial_alphabet: tuple[str, ...] = ()
+    #: the compiled encoder may cut words itself, Hangul syllables by the Unicode arithmetic
+    compiled_symbols = "jamo"
 
     def split(self, word: str) -> tuple[str, ...]:
         return tuple(map(_shared, decompose(word)))
@@ -172,6 +181,8 @@ class ByteUnit:
     """
 
     name = "byte"
+    #: the compiled encoder may cut words itself: UTF-8 bytes, byte b written initial_alphabet[b]
+    compiled_symbols = "bytes"
 
     def __init__(self) -> None:
         self._to_char = bytes_to_unicode()

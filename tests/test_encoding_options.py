@@ -16,9 +16,10 @@ from itertools import groupby
 import pytest
 
 from korean_bpe import Tokenizer
+from korean_bpe.encoding import merge_dropout
 from korean_bpe.jamo import compose, decompose, is_syllable
 from korean_bpe.markers import NoMarker
-from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET, _hangul_pieces, _merge_dropout
+from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET, _hangul_pieces
 from korean_bpe.trainer import BPEModel
 from korean_bpe.units import apply_marker, strip_marker
 
@@ -57,9 +58,9 @@ def trained(texts, pre_tokenizer="whitespace", unit="syllable", vocab_size=1200,
 
 def test_merge_dropout_hand_cases():
     pairs = {(0, 1): (0, 5), (5, 5): (1, 6)}
-    assert _merge_dropout([0, 1, 0, 1], dict(pairs), 0.0, random.Random(0)) == [6]
-    assert _merge_dropout([0, 1, 0, 1], dict(pairs), 1.0, random.Random(0)) == [0, 1, 0, 1]
-    assert _merge_dropout([0, -1, 1], dict(pairs), 0.0, random.Random(0)) == [0, -1, 1]  # unknown never merges
+    assert merge_dropout([0, 1, 0, 1], dict(pairs), 0.0, random.Random(0)) == [6]
+    assert merge_dropout([0, 1, 0, 1], dict(pairs), 1.0, random.Random(0)) == [0, 1, 0, 1]
+    assert merge_dropout([0, -1, 1], dict(pairs), 0.0, random.Random(0)) == [0, -1, 1]  # unknown never merges
 
 
 DROPOUT_CASES = [("whitespace", "syllable"), ("whitespace", "jamo"), ("raw", "syllable"), ("raw", "byte"),

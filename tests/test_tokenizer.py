@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 
 import korean_bpe.tokenizer as tokenizer_module
 from korean_bpe import BPEModel, Tokenizer
+from korean_bpe.encoding import merge_ids
 from korean_bpe.jamo import compose, decompose
 from korean_bpe.markers import NoMarker
 from korean_bpe.pre_tokenizers import PRE_TOKENIZERS, BasePreTokenizer
-from korean_bpe.tokenizer import BYTE_TOKENS, _merge_python
+from korean_bpe.tokenizer import BYTE_TOKENS
 
 from _strings import korean_heavy
 
@@ -135,7 +136,7 @@ def test_fused_whitespace_path_equals_general_path(real_texts, unit, texts, cach
         base = _FUSED.setdefault(unit, Tokenizer.train(real_texts[:300], vocab_size=1500, unit=unit, show_progress=False))
         fused = Tokenizer(base.model, unit=unit, cache_size=cache_size)
         general = Tokenizer(base.model, unit=unit, cache_size=cache_size)
-        general._fused = False  # the compiled merge loop through pre_tokenizer.batch + the dict cache
+        general._fused = False  # pre_tokenizer.batch, then the compiled piece path
         _FUSED[key] = fused, general
     fused, general = _FUSED[key]
     assert fused._fused
@@ -236,7 +237,7 @@ def _hf_heap_reference(ids, pairs):
 def test_merge_loops_agree_with_hf_heap(table):
     pairs, word = table
     expected = _hf_heap_reference(word, pairs)
-    assert _merge_python(list(word), pairs) == expected
+    assert merge_ids(list(word), pairs) == expected
     if tokenizer_module._CompiledMergeTable is not None:
         triples = sorted(((a, b, new) for (a, b), (rank, new) in pairs.items()), key=lambda t: pairs[t[:2]][0])
         assert tokenizer_module._CompiledMergeTable(triples, {}).merge_ids(word) == expected

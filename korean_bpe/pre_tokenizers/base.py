@@ -5,7 +5,11 @@ A pre-tokenizer turns a text into a list of *words* (strings) that BPE segments 
 * ``pt(text) -> list[str]`` and ``pt.batch(texts) -> list[list[str]]`` (exactly the per-text result);
 * ``pt.restore(words) -> str``: the text again.  ``pt.lossless`` says whether
   ``pt.restore(pt(text)) == text`` for every text (see each class for the exact fine print);
-* ``pt.to_config() -> {"type": name, ...}``; ``get_pre_tokenizer(config)`` rebuilds it.
+* ``pt.to_config() -> {"type": name, ...}``; ``get_pre_tokenizer(config)`` rebuilds it;
+* ``pt.piece_kind``, what its pieces are, for the encoder (:mod:`korean_bpe.encoding`):
+  ``"whitespace"`` (exactly ``text.split()``: the compiled encoder may cut the text itself),
+  ``"marked"`` (every space kept as ``▁`` inside the pieces: ``raw``, lossless morpheme mode) or
+  ``"words"`` (anything else); missing means ``"words"``.
 
 Lossless morpheme mode marks the white space that preceded a morpheme with ``▁`` glued to its
 front, so ``"아이언맨은 올해"`` becomes ``['아이언맨', '은', '▁올해']`` and restores by replacing
@@ -57,6 +61,11 @@ class BasePreTokenizer:
 
     def __call__(self, text: str) -> list[str]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    @property
+    def piece_kind(self) -> str:
+        """``"marked"`` when lossless (spaces kept as ``▁``), else ``"words"`` (see the module docstring)."""
+        return "marked" if self.lossless else "words"
 
     def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
         return [self(t) for t in texts]

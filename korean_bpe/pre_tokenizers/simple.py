@@ -146,6 +146,7 @@ class WhitespacePreTokenizer(BasePreTokenizer):
 
     name = "whitespace"
     lossless = False
+    piece_kind = "whitespace"  # pieces are text.split(): the compiled encoder may cut the text itself
 
     def __call__(self, text: str) -> list[str]:
         return text.split()

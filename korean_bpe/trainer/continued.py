@@ -96,7 +96,7 @@ def segment_words(
 
 
 def _apply_merges(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int]]) -> list[int]:
-    """Lowest rank first, leftmost among equal ranks (``Tokenizer``'s ``_merge_python``)."""
+    """Lowest rank first, leftmost among equal ranks (``korean_bpe.encoding.merge_ids``)."""
     get = pairs.get
     ranks = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))
     while ranks:

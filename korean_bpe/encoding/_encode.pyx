@@ -2,10 +2,16 @@
 # distutils: language = c++
 """Compiled BPE application for :class:`korean_bpe.tokenizer.Tokenizer` (optional).
 
-Same algorithm and results as the pure-Python ``_merge_python`` in ``korean_bpe/tokenizer.py``
-(HF tokenizers' ``Word::merge_all``): a min-heap of ``(rank, position)``; pop the lowest rank,
-leftmost first; skip entries whose pair changed; after a merge push the two new neighbour pairs.
-Unknown symbols are id ``-1`` and never merge.
+Same algorithm and results as :func:`korean_bpe.encoding.pure.merge_ids` and
+:mod:`korean_bpe.encoding.reference` (HF tokenizers' ``Word::merge_all``): a min-heap of
+``(rank, position)``; pop the lowest rank, leftmost first; skip entries whose pair changed; after
+a merge push the two new neighbour pairs (short words: a rescan, no heap).  Unknown symbols are
+id ``-1`` and never merge.
+
+Words become symbols here when the unit says how (:meth:`MergeTable.set_symbols`: one a
+character, Hangul syllables as jamo, or UTF-8 bytes), and each distinct word is merged once and
+kept in a cache of code points -> ids: :meth:`MergeTable.encode_pieces` for pre-tokenized pieces,
+:meth:`MergeTable.encode_whitespace` when the text is cut as ``str.split()`` cuts it.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
@@ -33,6 +39,9 @@ cdef extern from "<functional>":
     pass
 
 cdef int32_t DEAD = -2
+cdef int MODE_CHARS = 0
+cdef int MODE_JAMO = 1
+cdef int MODE_BYTES = 2
 cdef uint64_t LOW32 = 0xFFFFFFFF
 cdef uint64_t EMPTY_KEY = 0xFFFFFFFFFFFFFFFF
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15
@@ -74,7 +83,8 @@ cdef class MergeTable:
     cdef vector[int32_t] prv
     cdef MinHeap heap
     cdef int32_t prefix
-    cdef bint jamo
+    cdef int mode                 # MODE_CHARS, MODE_JAMO or MODE_BYTES
+    cdef int32_t byte_ids[256]
 
     def __cinit__(self, merges, chars):
         """``merges``: ``(left_id, right_id, new_id)`` in rank order; ``chars``: 1-char token -> id."""
@@ -104,7 +114,9 @@ cdef class MergeTable:
         self.id_objs = ()
         self._reset_words(1024)
         self.prefix = -1
-        self.jamo = False
+        self.mode = MODE_CHARS
+        for i in range(256):
+            self.byte_ids[i] = -1
         self.bmp.assign(0x10000, -1)
         for ch, i in chars.items():
             cp = ord(ch)
@@ -223,17 +235,6 @@ cdef class MergeTable:
             out.append(self.syms[i])
         return out
 
-    cdef tuple _as_tuple(self):
-        cdef Py_ssize_t n = self.syms.size()
-        cdef tuple out = PyTuple_New(n)
-        cdef Py_ssize_t i
-        cdef object v
-        for i in range(n):
-            v = self.syms[i]
-            Py_INCREF(v)
-            PyTuple_SET_ITEM(out, i, v)
-        return out
-
     def merge_ids_heap(self, ids):
         """:meth:`merge_ids` always through the heap (for tests: both paths agree)."""
         self.syms.clear()
@@ -250,43 +251,28 @@ cdef class MergeTable:
         self._run()
         return self._as_list()
 
-    def encode_chars(self, str text, int prefix):
-        """One symbol per character (ids from the char table, ``-1`` if unknown), after ``prefix``
-        when it is ``>= 0``; then the merges."""
-        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text)
-        cdef int kind = PyUnicode_KIND(text)
-        cdef void* data = PyUnicode_DATA(text)
-        cdef Py_ssize_t i
-        cdef uint32_t cp
-        cdef unordered_map[uint32_t, int32_t].iterator it
-        self.syms.clear()
-        if prefix >= 0:
-            self.syms.push_back(prefix)
-        for i in range(n):
-            cp = PyUnicode_READ(kind, data, i)
-            if cp < 0x10000:
-                self.syms.push_back(self.bmp[cp])
-            else:
-                it = self.astral.find(cp)
-                if it != self.astral.end():
-                    self.syms.push_back(deref(it).second)
-                else:
-                    self.syms.push_back(-1)
-        self._run()
-        return self._as_list()
-
-    def set_char_mode(self, int prefix, bint jamo):
-        """For :meth:`encode_batch`: the word-start symbol id (``-1``: none) and whether Hangul
-        syllables are split into conjoining jamo (the jamo unit) instead of kept whole."""
+    def set_symbols(self, int prefix, str mode, byte_ids=None):
+        """How :meth:`encode_pieces` and :meth:`encode_whitespace` cut a word into symbols:
+        ``prefix`` the id of a word-start symbol put first (``-1``: none); ``mode`` ``"chars"`` (one
+        symbol a character, ids from the char table), ``"jamo"`` (Hangul syllables split into
+        conjoining jamo, other characters whole) or ``"bytes"`` (the UTF-8 bytes, surrogates as
+        ``surrogatepass`` writes them; ``byte_ids[b]`` the id of byte ``b``, ``-1``: unknown).
+        Empties the word cache."""
+        if mode not in ("chars", "jamo", "bytes"):
+            raise ValueError(f"mode must be 'chars', 'jamo' or 'bytes', got {mode!r}")
         self.prefix = prefix
-        self.jamo = jamo
-
-    cdef bint _load_word(self, str word):
-        """Symbols of ``word`` into ``syms`` (char mode); False when a symbol is unknown."""
-        return self._load_span(PyUnicode_KIND(word), PyUnicode_DATA(word), 0, PyUnicode_GET_LENGTH(word))
+        self.mode = MODE_JAMO if mode == "jamo" else MODE_BYTES if mode == "bytes" else MODE_CHARS
+        if mode == "bytes":
+            byte_ids = list(byte_ids)
+            if len(byte_ids) != 256:
+                raise ValueError("byte_ids must hold 256 ids")
+            for i in range(256):
+                self.byte_ids[i] = byte_ids[i]
+        self._reset_words(1024)
 
     cdef bint _load_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t n):
-        """:meth:`_load_word` for the characters ``start..n`` of a string's data."""
+        """Symbols of the characters ``start..n`` of a string's data into ``syms`` (see
+        :meth:`set_symbols`); False when a symbol is unknown."""
         cdef Py_ssize_t i
         cdef uint32_t cp, s, t
         cdef int32_t v
@@ -294,9 +280,11 @@ cdef class MergeTable:
         self.syms.clear()
         if self.prefix >= 0:
             self.syms.push_back(self.prefix)
+        if self.mode == MODE_BYTES:
+            return self._load_bytes(kind, data, start, n)
         for i in range(start, n):
             cp = PyUnicode_READ(kind, data, i)
-            if self.jamo and 0xAC00 <= cp <= 0xD7A3:
+            if self.mode == MODE_JAMO and 0xAC00 <= cp <= 0xD7A3:
                 s = cp - 0xAC00
                 t = s % 28
                 v = self.bmp[0x1100 + s // 588]
@@ -323,11 +311,44 @@ cdef class MergeTable:
             self.syms.push_back(v)
         return True
 
-    def encode_batch(self, cache, batch, slow, Py_ssize_t maxsize, bint char_mode):
+    cdef bint _load_bytes(self, int kind, void* data, Py_ssize_t start, Py_ssize_t n):
+        """:meth:`_load_span` in bytes mode: each character's UTF-8 bytes."""
+        cdef Py_ssize_t i
+        cdef uint32_t cp
+        cdef int k, m
+        cdef uint32_t b[4]
+        cdef int32_t v
+        for i in range(start, n):
+            cp = PyUnicode_READ(kind, data, i)
+            if cp < 0x80:
+                b[0] = cp
+                m = 1
+            elif cp < 0x800:
+                b[0] = 0xC0 | (cp >> 6)
+                b[1] = 0x80 | (cp & 0x3F)
+                m = 2
+            elif cp < 0x10000:  # surrogates too, as surrogatepass writes them
+                b[0] = 0xE0 | (cp >> 12)
+                b[1] = 0x80 | ((cp >> 6) & 0x3F)
+                b[2] = 0x80 | (cp & 0x3F)
+                m = 3
+            else:
+                b[0] = 0xF0 | (cp >> 18)
+                b[1] = 0x80 | ((cp >> 12) & 0x3F)
+                b[2] = 0x80 | ((cp >> 6) & 0x3F)
+                b[3] = 0x80 | (cp & 0x3F)
+                m = 4
+            for k in range(m):
+                v = self.byte_ids[b[k]]
+                if v < 0:
+                    return False
+                self.syms.push_back(v)
+        return True
+
+    def encode_batch(self, cache, batch, slow, Py_ssize_t maxsize):
         """Ids of each text of ``batch`` (a list of word lists) through the word ``cache``
-        (word -> tuple of ids).  A word not in the cache is segmented here (``char_mode``: one
-        symbol a character, see :meth:`set_char_mode`), or by ``slow(word)`` when char mode is off
-        or a symbol is unknown; the cache is emptied when it holds ``maxsize`` words."""
+        (word -> tuple of ids), a word not in it segmented by ``slow(word)``: for units whose
+        symbols are cut in Python.  The cache is emptied when it holds ``maxsize`` words."""
         cdef list out = []
         cdef list ids
         cdef object w, value, words
@@ -341,11 +362,7 @@ cdef class MergeTable:
                 if hit is not NULL:
                     value = <object> hit
                 else:
-                    if char_mode and type(w) is str and self._load_word(<str> w):
-                        self._run()
-                        value = self._as_tuple()
-                    else:
-                        value = slow(w)
+                    value = slow(w)
                     if PyDict_Size(cache) >= maxsize:
                         cache.clear()
                     PyDict_SetItem(cache, w, value)
@@ -353,7 +370,7 @@ cdef class MergeTable:
             PyList_Append(out, ids)
         return out
 
-    # --- the fused whitespace path: str.split(), the word cache and the merges in one loop ------
+    # --- the word cache (code points -> ids) and the loops that use it -------------------------
 
     def set_vocab_size(self, Py_ssize_t n):
         """Keep the ``int`` objects of the ids ``0..n-1`` for building the result lists."""
@@ -408,23 +425,117 @@ cdef class MergeTable:
                     return e
             h = (h + 1) & self.wmask
 
+    cdef inline uint64_t _hash_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end):
+        cdef uint64_t hash = 0xCBF29CE484222325
+        cdef Py_ssize_t i
+        for i in range(start, end):
+            hash = mix_cp(hash, PyUnicode_READ(kind, data, i))
+        hash ^= hash >> 31
+        hash *= GOLDEN
+        hash ^= hash >> 29
+        return hash
+
+    cdef int _word_ids(self, object text, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
+                       slow, Py_ssize_t maxsize, vector[int32_t]* buf) except -1:
+        """Append the ids of the word ``text[start:end]`` to ``buf``: from the cache, else its
+        symbols merged here (or ``slow(word)`` when a symbol is unknown), then cached."""
+        cdef uint64_t slot
+        cdef Py_ssize_t k
+        cdef WordEntry ent
+        cdef int e = self._find_word(kind, data, start, end, hash, &slot)
+        cdef object value, v
+        if e >= 0:
+            ent = self.wentries[e]
+            for k in range(<Py_ssize_t> ent.ids_len):
+                buf.push_back(self.wids[ent.ids_off + k])
+            return 0
+        if self._load_span(kind, data, start, end):
+            self._run()
+        else:
+            value = slow(text if start == 0 and end == PyUnicode_GET_LENGTH(text)
+                         else PyUnicode_Substring(text, start, end))
+            self.syms.clear()
+            for v in value:
+                self.syms.push_back(<int32_t> v)
+        for k in range(<Py_ssize_t> self.syms.size()):
+            buf.push_back(self.syms[k])
+        # probe again: slow() ran Python code, maybe this method in another thread
+        if <Py_ssize_t> self.wentries.size() >= maxsize:
+            self._reset_words(1024)
+        elif (self.wentries.size() + 1) * 2 > self.wmask + 1:
+            self._grow_words()
+        if self._find_word(kind, data, start, end, hash, &slot) >= 0:
+            return 0
+        ent.hash = hash
+        ent.key_off = self.wkeys.size()
+        ent.key_len = <uint32_t> (end - start)
+        ent.ids_off = self.wids.size()
+        ent.ids_len = <uint32_t> self.syms.size()
+        for k in range(start, end):
+            self.wkeys.push_back(PyUnicode_READ(kind, data, k))
+        for k in range(<Py_ssize_t> self.syms.size()):
+            self.wids.push_back(self.syms[k])
+        self.wslots[slot] = <int32_t> self.wentries.size()
+        self.wentries.push_back(ent)
+        return 0
+
+    cdef list _id_list(self, vector[int32_t]* buf):
+        """``buf`` as a list of ``int`` (the shared objects of :meth:`set_vocab_size`)."""
+        cdef Py_ssize_t k, m = buf.size(), n_objs = len(self.id_objs)
+        cdef list ids = PyList_New(m)
+        cdef object v
+        cdef int32_t x
+        for k in range(m):
+            x = deref(buf)[k]
+            if 0 <= x < n_objs:
+                v = self.id_objs[x]
+            else:
+                v = PyLong_FromLong(x)
+            Py_INCREF(v)
+            PyList_SET_ITEM(ids, k, v)
+        return ids
+
+    def encode_pieces(self, batch, slow, Py_ssize_t maxsize):
+        """Ids of each text of ``batch``, a list of lists of pieces (what a pre-tokenizer gave):
+        each piece cut into symbols as :meth:`set_symbols` says and merged, or ``slow(piece)`` (a
+        tuple of ids) when a symbol is unknown.  Each distinct piece is segmented once and cached
+        here (code points -> ids); the cache is emptied when it holds ``maxsize`` words."""
+        if type(batch) is not list:
+            batch = list(batch)
+        cdef list out = PyList_New(len(batch))
+        cdef list ids
+        cdef object words, w
+        cdef Py_ssize_t t, n
+        cdef int kind
+        cdef void* data
+        cdef vector[int32_t] buf
+        for t in range(len(batch)):
+            words = batch[t]
+            buf.clear()
+            for w in words:
+                if type(w) is not str:
+                    raise TypeError(f"pieces must be strings; got {type(w).__name__} {w!r} in batch[{t}]")
+                n = PyUnicode_GET_LENGTH(w)
+                kind = PyUnicode_KIND(w)
+                data = PyUnicode_DATA(w)
+                self._word_ids(w, kind, data, 0, n, self._hash_span(kind, data, 0, n), slow, maxsize, &buf)
+            ids = self._id_list(&buf)
+            Py_INCREF(ids)
+            PyList_SET_ITEM(out, t, ids)
+        return out
+
     def encode_whitespace(self, list texts, slow, Py_ssize_t maxsize):
-        """Ids of each text of ``texts`` split as ``str.split()`` does, each word in char mode (see
-        :meth:`set_char_mode`), or by ``slow(word)`` (a tuple of ids) when a symbol is unknown.
-        Each distinct word is segmented once and cached here (code points -> ids); the cache is
-        emptied when it holds ``maxsize`` words."""
+        """:meth:`encode_pieces` of each text of ``texts`` split as ``str.split()`` does, the split
+        done here, in the same loop."""
         cdef list out = PyList_New(len(texts))
         cdef list ids
-        cdef object text, value, v
-        cdef Py_ssize_t t, n, i, start, k, m, n_objs = len(self.id_objs)
+        cdef object text
+        cdef Py_ssize_t t, n, i, start
         cdef int kind
         cdef void* data
         cdef uint32_t cp
-        cdef uint64_t hash, slot
-        cdef int e
-        cdef WordEntry ent
+        cdef uint64_t hash
         cdef vector[int32_t] buf
-        cdef int32_t x
         for t in range(len(texts)):
             text = texts[t]
             if type(text) is not str:
@@ -450,52 +561,8 @@ cdef class MergeTable:
                 hash ^= hash >> 31
                 hash *= GOLDEN
                 hash ^= hash >> 29
-                e = self._find_word(kind, data, start, i, hash, &slot)
-                if e < 0:
-                    if self._load_span(kind, data, start, i):
-                        self._run()
-                    else:
-                        value = slow(PyUnicode_Substring(text, start, i))
-                        self.syms.clear()
-                        for v in value:
-                            self.syms.push_back(<int32_t> v)
-                    # probe again: slow() ran Python code, maybe this method in another thread
-                    if <Py_ssize_t> self.wentries.size() >= maxsize:
-                        self._reset_words(1024)
-                    elif (self.wentries.size() + 1) * 2 > self.wmask + 1:
-                        self._grow_words()
-                    if self._find_word(kind, data, start, i, hash, &slot) >= 0:
-                        for k in range(<Py_ssize_t> self.syms.size()):
-                            buf.push_back(self.syms[k])
-                        continue
-                    ent.hash = hash
-                    ent.key_off = self.wkeys.size()
-                    ent.key_len = <uint32_t> (i - start)
-                    ent.ids_off = self.wids.size()
-                    ent.ids_len = <uint32_t> self.syms.size()
-                    for k in range(start, i):
-                        self.wkeys.push_back(PyUnicode_READ(kind, data, k))
-                    for k in range(<Py_ssize_t> self.syms.size()):
-                        self.wids.push_back(self.syms[k])
-                    e = <int> self.wentries.size()
-                    self.wentries.push_back(ent)
-                    self.wslots[slot] = e
-                    for k in range(<Py_ssize_t> self.syms.size()):
-                        buf.push_back(self.syms[k])
-                else:
-                    ent = self.wentries[e]
-                    for k in range(<Py_ssize_t> ent.ids_len):
-                        buf.push_back(self.wids[ent.ids_off + k])
-            m = buf.size()
-            ids = PyList_New(m)
-            for k in range(m):
-                x = buf[k]
-                if 0 <= x < n_objs:
-                    v = self.id_objs[x]
-                else:
-                    v = PyLong_FromLong(x)
-                Py_INCREF(v)
-                PyList_SET_ITEM(ids, k, v)
+                self._word_ids(text, kind, data, start, i, hash, slow, maxsize, &buf)
+            ids = self._id_list(&buf)
             Py_INCREF(ids)
             PyList_SET_ITEM(out, t, ids)
         return out
