@@ -23,6 +23,7 @@ Usage::
     python benchmarks/bench_pretok.py --limit 5000         # a subset while developing
     python benchmarks/bench_pretok.py --analyzers okt --workers 2 --nsmc-dir ../shared/corpora/nsmc
     python benchmarks/bench_pretok.py --limit 40000 --analyzers okt --processes
+    python benchmarks/bench_pretok.py --limit 20000 --analyzers okt --okt-modes threads,processes --okt-split 0
     python benchmarks/bench_pretok.py --limit 20000 --analyzers okt --okt-split 5000
 """
 

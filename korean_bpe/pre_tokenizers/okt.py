@@ -434,10 +434,10 @@ class OktPreTokenizer(BasePreTokenizer):
       NSMC train reviews (69,769 distinct pieces), 2 cores shared with other jobs (load 8-12),
       each cold batch in a fresh interpreter: threads 59.3 s wall, 20.6 s CPU (0.35 cores);
       two worker processes 64.0 s wall, 33.6 s CPU, workers included (0.53 cores): every JVM
-      spends about 10 s CPU starting and warming up, the analysis itself about 11 s.  So
-      processes get more of the machine but pay a JVM each: they win only when the analysis
-      outweighs the extra JVM, on large batches (the full train split, and the naive loop for
-      comparison: benchmarks/README.md, "Okt throughput").  The output is identical either way.
+      spends about 10 s CPU starting and warming up, the analysis itself about 11 s; on
+      the full train split (387,654 pieces), load 3.5-5: threads 55.4 s wall, 75.5 s CPU (1.36
+      cores); processes 101.5 s, 102.8 s CPU (1.01 cores).  Processes lost at both sizes
+      (benchmarks/README.md, "Okt throughput").  The output is identical either way.
     """
 
     name = "okt"
