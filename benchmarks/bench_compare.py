@@ -1,6 +1,7 @@
 """The default comparison grid on NSMC, timed cold (empty analysis cache) and warm.
 
-    python benchmarks/bench_compare.py                       # cold run, then warm run, 4k..32k
+    python benchmarks/bench_compare.py                       # cold run, then warm run, 4k..32k, 2 workers
+    python benchmarks/bench_compare.py --jobs 1              # everything in one process
     python benchmarks/bench_compare.py --sizes 8000 --limit 20000 --test-limit 5000
     python benchmarks/bench_compare.py --once --cache-dir DIR --profile out.prof
     python benchmarks/bench_compare.py --once --by-family --cache-dir DIR   # rows as each family ends
@@ -8,8 +9,11 @@
 Each run is a fresh process (``--once``): the analyzers start and load as a user's would.  Cold
 points ``KOREAN_BPE_CACHE_DIR`` at a new temporary directory; warm reuses it.  Trains on
 ``ratings_train.txt``, measures on ``ratings_test.txt``, with the sentiment labels for the probe.
-Prints the notes, the 100-column table, the seconds of each run, the load average, and writes the
-full frame as CSV (``--csv``) and as a markdown table (``--markdown``).
+Prints the notes, the 100-column table, each task's wall and CPU seconds (``compare(timings=)``:
+a pre-tokenizer's rows with the baselines that read it, the jamo/syllable baselines, each peer),
+the seconds of each run, the load average, and writes the full frame as CSV (``--csv``) and as a
+markdown table (``--markdown``).  The driver (no ``--once``) ends with a summary: cold and warm
+wall seconds and CPU seconds (user + system of the run and its worker processes).
 """
 
 from __future__ import annotations
@@ -72,8 +76,12 @@ def run_once(args: argparse.Namespace) -> None:
                     pd.concat(parts, ignore_index=True).to_csv(args.csv, index=False)
         df = pd.concat(parts, ignore_index=True)
     else:
+        timings: dict = {}
         df = compare(train, labels=train_labels, eval_texts=test, eval_labels=test_labels, strategies=strategies,
-                     vocab_sizes=args.sizes, notes=notes, show_progress=False)
+                     vocab_sizes=args.sizes, notes=notes, show_progress=False, n_jobs=args.jobs, timings=timings)
+        print("task              rows   wall s    CPU s")
+        for name, t in sorted(timings.items(), key=lambda kv: -kv[1]["wall_s"]):
+            print(f"{name:16s} {t['rows']:5d} {t['wall_s']:8.1f} {t['cpu_s']:8.1f}")
     seconds = time.perf_counter() - start
     if profiler is not None:
         profiler.disable()
@@ -81,8 +89,12 @@ def run_once(args: argparse.Namespace) -> None:
     for note in notes:
         print(f"note: {note}")
     print(format_table(df))
-    print(json.dumps({"seconds": round(seconds, 1), "rows": len(df), "train_docs": len(train),
-                      "test_docs": len(test), "loadavg": os.getloadavg()}))
+    import resource
+
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    print(json.dumps({"seconds": round(seconds, 1), "cpu_s": round(cpu, 1), "rows": len(df), "jobs": args.jobs,
+                      "train_docs": len(train), "test_docs": len(test), "loadavg": os.getloadavg()}))
     if args.csv:
         df.to_csv(args.csv, index=False)
     if args.markdown:
@@ -100,6 +112,7 @@ def main() -> None:
     p.add_argument("--by-family", action="store_true",
                    help="with --once: one compare() per family (pre-tokenizer, baselines, peers), printed as each ends")
     p.add_argument("--profile", default=None, metavar="PATH", help="with --once: cProfile stats to PATH")
+    p.add_argument("--jobs", type=int, default=2, help="compare(n_jobs=) worker processes (default: 2)")
     p.add_argument("--csv", default=None)
     p.add_argument("--markdown", default=None)
     args = p.parse_args()
@@ -111,19 +124,33 @@ def main() -> None:
     cache = args.cache_dir or tempfile.mkdtemp(prefix="korean_bpe_bench_cache_")
     base = [sys.executable, __file__, "--once", "--cache-dir", cache,
             "--sizes", ",".join(map(str, args.sizes))]
-    for flag in ("limit", "test_limit", "strategies"):
+    for flag in ("limit", "test_limit", "strategies", "jobs"):
         value = getattr(args, flag)
         if value is not None:
             base += [f"--{flag.replace('_', '-')}", str(value)]
+    import resource
+
+    summary = []
     for label in ("cold", "warm"):
         extra = []
         if label == "warm":
             extra += ["--csv", args.csv] if args.csv else []
             extra += ["--markdown", args.markdown] if args.markdown else []
-        print(f"== {label} run (KOREAN_BPE_CACHE_DIR={cache}), load average before: {os.getloadavg()}", flush=True)
+        load = os.getloadavg()
+        print(f"== {label} run (KOREAN_BPE_CACHE_DIR={cache}), load average before: {load}", flush=True)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(base + extra, check=True)
-        print(f"== {label}: {time.perf_counter() - start:.1f} s wall (process start included)", flush=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        summary.append((label, wall, cpu, load, os.getloadavg()))
+        print(f"== {label}: {wall:.1f} s wall, {cpu:.1f} s CPU (process start included)", flush=True)
+    print(f"== summary ({args.jobs} worker process{'es' if args.jobs != 1 else ''}; the warm run reuses only the "
+          "analysis cache: every model is trained again)")
+    for label, wall, cpu, load, after in summary:
+        print(f"   {label}: {wall / 60:5.1f} min wall ({wall:.0f} s), {cpu:.0f} s CPU; load average before "
+              f"{load[0]:.2f}, after {after[0]:.2f}")
 
 
 if __name__ == "__main__":

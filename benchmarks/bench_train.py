@@ -9,27 +9,32 @@ pre-tokenizations:
 * ``whitespace``: 어절 (``str.split()``), each word opening with the ``▁`` marker (our default);
 * ``raw``: SentencePiece style, ``▁`` + each space-delimited word, no merge across a space.
 
-Rows, each the best (least CPU time) of ``--repeat`` runs (default 3), each in a fresh process:
+Rows, each the median of ``--repeat`` runs (default 5; CPU time, wall time and peak memory each
+their own median), each run in a fresh process:
 
 * ``Tokenizer.train``: the public Python call, texts in memory -> a ``Tokenizer`` (counting,
   splitting, training, building the encoder);
 * ``korean-bpe train``: the command on the texts file, whole process (interpreter start, imports,
   reading the file, training, saving the model directory);
-* engine alone: :func:`korean_bpe.counting.count_words` + :func:`~korean_bpe.counting.split_words`
-  + :func:`korean_bpe.trainer.train_bpe`, the same symbols and marker as ``Tokenizer.train``;
+* engine alone: :func:`korean_bpe.counting.count_words` (``compact=True``, as ``Tokenizer.train``)
+  + :func:`~korean_bpe.counting.split_words` + :func:`korean_bpe.trainer.train_bpe`, the same symbols
+  and marker as ``Tokenizer.train``, without building the ``Tokenizer``;
 * HF tokenizers ``BpeTrainer`` via ``train_from_iterator`` with the same pre-tokenization
   (``raw``: ``Metaspace(prepend_scheme="always", split=True)``; ``whitespace``: ``WhitespaceSplit``
   then ``Metaspace(prepend_scheme="always", split=False)``), the same vocab size, ``min_frequency``
   and special token; jamo: HF gets the texts already decomposed (outside its timer; in ours);
 * SentencePiece ``model_type="bpe"``, ``normalization_rule_name="identity"``,
-  ``character_coverage=1.0``, ``num_threads`` = CPU count (its own whitespace splitting, so one
-  run per unit serves both pre-tokenizations); its vocabulary counts other things, so only its
-  time and memory compare.
+  ``character_coverage=1.0``, ``input_sentence_size=0`` (every text), ``num_threads`` = CPU count,
+  the texts in memory handed over as an iterator (``sentence_iterator``), the model written to
+  memory (its own whitespace splitting, so one run per unit serves both pre-tokenizations); its
+  vocabulary counts other things, so only its time and memory compare.
 
 Time is **CPU time** (user + system, every thread of the process: ``time.process_time()`` around
 the training inside the worker; for the command, ``os.wait4``'s rusage of the whole process),
-because the machine is shared: wall time is printed beside it.  Peak memory is the process's
-peak RSS (``VmHWM``; the command: ``ru_maxrss``), texts and libraries included.
+because the machine is shared: wall time is printed beside it, and the 1-minute load average
+when each run began (median).  The tools take turns run by run (API, command, engine, HF,
+SentencePiece, then again), so that a change of load hits them alike.  Peak memory is the process's peak RSS (``VmHWM``; the command:
+``ru_maxrss``), texts and libraries included; every tool holds the same texts in memory.
 
 Our merges are checked against HF's (same list, same order) and the command's model against
 ``Tokenizer.train``'s.  Stdout gets a Markdown table (CPU and wall seconds, ratios, peak MB), the
@@ -47,6 +52,7 @@ import json
 import os
 import platform
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -120,7 +126,7 @@ def run_engine(texts: list[str], pt: str, unit: str, vocab: int, min_frequency: 
     pre = get_pre_tokenizer(pt)
     with _Timer() as t:
         c0 = time.process_time()
-        counts = count_words(texts, pre)  # pre-tokenization + counting
+        counts = count_words(texts, pre, compact=True)  # pre-tokenization + counting
         c1 = time.process_time()
         word_counts = split_words(counts, get_unit(unit), marker=default_marker(pre))  # words -> marked symbols
         c2 = time.process_time()
@@ -274,8 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--units", nargs="+", default=["syllable", "jamo"], choices=["syllable", "jamo"])
     p.add_argument("--pre-tokenizers", nargs="+", default=["whitespace", "raw"], choices=["whitespace", "raw"])
     p.add_argument("--peers", nargs="+", default=list(DEFAULT_PEERS), choices=PEERS[:5])
-    p.add_argument("--repeat", type=int, default=3,
-                   help="run each measurement N times and keep the least CPU time (default 3: the machine is shared)")
+    p.add_argument("--repeat", type=int, default=5,
+                   help="run each measurement N times and report the medians (default 5: the machine is shared)")
     p.add_argument("--json", help="also write the results to this file")
     # worker mode (internal)
     p.add_argument("--worker", choices=PEERS, help=argparse.SUPPRESS)
@@ -303,19 +309,25 @@ def main(argv: list[str] | None = None) -> int:
             for vocab in args.vocab:
                 for pt in args.pre_tokenizers:
                     got: dict[str, dict] = {}
-                    for peer in ("api", "cli", "engine", "hf", "spm"):
-                        if peer not in args.peers:
-                            continue
-                        if peer == "spm" and (unit, vocab) in spm_done:
-                            got[peer] = spm_done[unit, vocab]  # its own splitting: one run per unit
-                            continue
-                        _progress(f"{pt} {unit} {vocab}: {_NAMES[peer]} on {n_texts:,} reviews ...")
-                        runs = [spawn(peer, texts_file, pt, unit, vocab, tmp, MIN_FREQUENCY) for _ in range(args.repeat)]
-                        got[peer] = min(runs, key=lambda r: r["time"])
-                        _progress(f"  cpu {got[peer]['time']:.2f} s, wall {got[peer]['wall']:.2f} s, "
-                                  f"peak {got[peer]['peak_mb']:.0f} MB")
+                    todo = [peer for peer in ("api", "cli", "engine", "hf", "spm") if peer in args.peers]
+                    if "spm" in todo and (unit, vocab) in spm_done:
+                        todo.remove("spm")
+                        got["spm"] = spm_done[unit, vocab]  # its own splitting: one run per unit
+                    # the tools take turns, run by run, so that each sees the same changes of load
+                    runs: dict[str, list[dict]] = {peer: [] for peer in todo}
+                    loads: dict[str, list[float]] = {peer: [] for peer in todo}
+                    for rep in range(args.repeat):
+                        for peer in todo:
+                            _progress(f"{pt} {unit} {vocab}: {_NAMES[peer]} on {n_texts:,} reviews, run {rep + 1} ...")
+                            loads[peer].append(os.getloadavg()[0])
+                            runs[peer].append(spawn(peer, texts_file, pt, unit, vocab, tmp, MIN_FREQUENCY))
+                            r = runs[peer][-1]
+                            _progress(f"  cpu {r['time']:.2f} s, wall {r['wall']:.2f} s, peak {r['peak_mb']:.0f} MB")
+                    for peer in todo:
+                        got[peer] = _median_run(runs[peer], statistics.median(loads[peer]))
                         if peer == "spm":
                             spm_done[unit, vocab] = got[peer]
+                    got = {peer: got[peer] for peer in ("api", "cli", "engine", "hf", "spm") if peer in got}
                     rows += _rows(pt, unit, vocab, n_texts, got)
     if args.json:
         Path(args.json).write_text(json.dumps([{k: v for k, v in r.items() if k != "res"} | {
@@ -325,14 +337,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Machine: {machine()}  ")
     print(f"Versions: {versions()}  ")
     print(f"Texts: NSMC ratings_train.txt, {n_texts:,} non-blank reviews" + (f" (--limit {args.limit})" if args.limit else "")
-          + f"; min_frequency {MIN_FREQUENCY}; each row the least CPU time of {args.repeat} runs, each in a fresh "
+          + f"; min_frequency {MIN_FREQUENCY}; each row the medians of {args.repeat} runs, each in a fresh "
           "process; load average at the end "
           + " / ".join(f"{x:.1f}" for x in os.getloadavg()))
     print()
     print(_table(rows))
     print()
     print("cpu s: CPU seconds (user + system, all threads) of the training, the measure of this table (the machine "
-          "is shared); wall s beside it. × API: the tool's CPU time / Tokenizer.train's on the same row group. "
+          "is shared); wall s beside it; load: the 1-minute load average when its runs began (median); the tools took turns run by run. × API: the tool's CPU time / Tokenizer.train's on the same row group. "
           "The command's time and memory are its whole process (start, imports, reading the file, saving). peak MB: "
           "the process's peak RSS, texts and libraries included. merges: = HF (same list, same order) for ours; the "
           "command's = Tokenizer.train's. SentencePiece splits on its own: one run per unit, shown in both groups.")
@@ -372,13 +384,25 @@ def _rows(pt: str, unit: str, vocab: int, n_texts: int, got: dict[str, dict]) ->
     return out
 
 
+def _median_run(runs: list[dict], load: float) -> dict:
+    """One result for ``runs``: the run of median CPU time (its merges and phases), with the medians
+    of CPU time, wall time and peak memory, every run's CPU time, and the load average."""
+    by_time = sorted(runs, key=lambda r: r["time"])
+    out = dict(by_time[(len(runs) - 1) // 2])
+    for key in ("time", "wall", "peak_mb"):
+        out[key] = statistics.median(r[key] for r in runs)
+    out["times"] = [r["time"] for r in runs]
+    out["load"] = load
+    return out
+
+
 def _progress(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
 def _table(rows: list[dict]) -> str:
     """A Markdown table, columns padded so that it also reads as plain text."""
-    head = ["pre-tok", "unit", "vocab", "tool", "merges", "cpu s", "wall s", "× API", "peak MB", "= HF", "note"]
+    head = ["pre-tok", "unit", "vocab", "tool", "merges", "cpu s", "wall s", "load", "× API", "peak MB", "= HF", "note"]
     body = []
     for r in rows:
         res = r["res"]
@@ -388,8 +412,8 @@ def _table(rows: list[dict]) -> str:
         ratio = "" if r["ratio"] is None else f"{r['ratio']:.2f}"
         body.append([r["pt"], r["unit"], f"{r['vocab']:,}", r["tool"],
                      "" if r.get("merges") is None else f"{r['merges']:,}", f"{res['time']:.2f}", f"{res['wall']:.2f}",
-                     ratio, f"{res['peak_mb']:.0f}", same, r.get("note", "")])
-    right = {2, 4, 5, 6, 7, 8}
+                     f"{res.get('load', float('nan')):.1f}", ratio, f"{res['peak_mb']:.0f}", same, r.get("note", "")])
+    right = {2, 4, 5, 6, 7, 8, 9}
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
 
     def line(cells: list[str]) -> str:

@@ -29,9 +29,13 @@ The file format (``counts.tsv``), one header line then one word a line, as Sente
 Words are sorted by count (largest first), then by code point; counts are decimal integers
 (any size).  A word holding a tab, a line feed, a carriage return or a backslash is written
 escaped (``\\t``, ``\\n``, ``\\r``, ``\\\\``) and read back unescaped: the ``raw`` pre-tokenizer
-makes words such as ``'▁공백\\t탭'`` and ``'\\n'``, which a plain TSV cannot hold.  (SentencePiece
-does not unescape: a word with a backslash reads differently there.)  A bad line raises
-:class:`CountsFileError` naming the file and the line.
+makes words such as ``'▁공백\\t탭'`` and ``'\\n'``, which a plain TSV cannot hold.  A lone surrogate
+(U+D800..U+DFFF: Python text decoded with ``surrogateescape``, or broken JSON), which UTF-8
+cannot hold, is written ``\\u`` and four lowercase hex digits (``'영화\\udc80'`` is the line
+``영화\\udc80<TAB>1``) and read back as that code point; only surrogates are written so, so each
+word has one spelling.  (A reader older than this escape refuses it: "unknown escape", never a
+misread word.  SentencePiece does not unescape: a word with a backslash reads differently there.)
+A bad line raises :class:`CountsFileError` naming the file and the line.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from .markers import Marker, get_marker
 from .progress import NO_PROGRESS, Progress, start_progress
 from .units import Unit, get_unit
 
-__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "holds_any", "FORMAT", "FORMAT_VERSION"]
 
 FORMAT = "korean_bpe word counts"
 FORMAT_VERSION = 1
@@ -73,7 +77,8 @@ def count_words(
     into: dict[str, int] | None = None,
     show_progress: bool | Progress | None = None,
     sample: list[str] | None = None,
-) -> dict[str, int]:
+    compact: bool = False,
+) -> Mapping[str, int]:
     """``{word: count}`` over the pieces ``pre_tokenizer`` cuts ``texts`` into, in first-seen
     order, added into ``into`` when given (updated and returned).
 
@@ -82,10 +87,14 @@ def count_words(
     (``split_by_whitespace`` and ``add_dummy_prefix``) are counted by the compiled core when it
     was built; every other pre-tokenizer goes through its ``batch``.  Same counts either way.
     ``sample`` (a list) receives the first 20 texts that are not blank, for error messages.
+    ``compact=True`` (without ``into``): when the counting is compiled, the counts stay in the
+    compiled counter (a read-only :class:`korean_bpe.trainer.fast.CountedWords`, the same items),
+    which :func:`split_words` cuts into symbol ids without a Python string per word.
 
     >>> count_words(["ㅋㅋ 진짜 웃기다", "ㅋㅋ"], get_pre_tokenizer("raw"))
     {'▁ㅋㅋ': 2, '▁진짜': 1, '▁웃기다': 1}
     """
+    from .trainer.fast import CountedWords, word_counter
     from .trainer.fast import count_words as fast_count
 
     if isinstance(texts, (str, bytes)):
@@ -95,9 +104,17 @@ def count_words(
     out: dict[str, int] = {} if into is None else into
     mode = _compiled_mode(pre_tokenizer)
     progress = start_progress(show_progress, total=None, desc="pre-tokenizing", unit="text")
+    counter = word_counter(sentencepiece=mode == "sentencepiece") if compact and into is None and mode else None
+
+    def add(chunk: list[str]) -> None:
+        if counter is not None:
+            counter.update(chunk)
+        else:
+            fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece")
+
     if mode is not None and progress is NO_PROGRESS and type(texts) is list:  # in memory already: one compiled pass
         try:
-            fast_count(texts, into=out, sentencepiece=mode == "sentencepiece")
+            add(texts)
         except TypeError:
             pos, bad = next(((k, t) for k, t in enumerate(texts) if not isinstance(t, str)), (None, None))
             if pos is None:
@@ -105,7 +122,7 @@ def count_words(
             raise TypeError(f"texts must hold strings; text {pos} is {type(bad).__name__} {bad!r}") from None
         if sample is not None and len(sample) < _SAMPLE:
             sample += islice((t for t in texts if t and not t.isspace()), _SAMPLE - len(sample))
-        return out
+        return out if counter is None else CountedWords(counter)
     try:
         for start, chunk in _chunks(texts, _CHUNK):
             if not all(type(t) is str for t in chunk):
@@ -114,7 +131,7 @@ def count_words(
             if sample is not None and len(sample) < _SAMPLE:
                 sample += islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))
             if mode is not None:
-                fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece")
+                add(chunk)
             else:
                 got = Counter(chain.from_iterable(pre_tokenizer.batch(chunk, show_progress=False)))
                 get = out.get
@@ -123,25 +140,45 @@ def count_words(
             progress.update(len(chunk))
     finally:
         progress.close()
-    return out
+    return out if counter is None else CountedWords(counter)
+
+
+def holds_any(counts: Mapping[str, int], chars: str) -> bool:
+    """Whether some word of ``counts`` holds one of ``chars`` (read from the compiled counter when
+    ``counts`` is compact, see :func:`count_words`).
+
+    >>> holds_any({"영화": 1, "a\\nb": 2}, " \\n"), holds_any({"영화": 1}, " \\n")
+    (True, False)
+    """
+    from .trainer.fast import CountedWords
+
+    if isinstance(counts, CountedWords):
+        return counts.holds(chars)
+    return re.search(f"[{re.escape(chars)}]", "\x00".join(counts)) is not None
 
 
 def split_words(
     word_counts: Mapping[str, int], unit: Unit, *, marker: str | Marker | None
-) -> dict[tuple[str, ...], int]:
+) -> Mapping[tuple[str, ...], int]:
     """``{symbols: count}``: each word cut by ``unit`` and marked with ``marker``
     (:meth:`korean_bpe.markers.Marker.apply`); words that give the same symbols add up (NFD and NFC
     spellings under ``jamo``); a word that gives no symbol is left out.  Compiled for the built-in
-    ``syllable`` and ``jamo`` units.
+    ``syllable`` and ``jamo`` units: then a :class:`korean_bpe.trainer.fast.SymbolCounts`, symbol
+    ids in flat arrays that :func:`korean_bpe.trainer.train_bpe` takes as they are (read as a
+    mapping, the same dict).
 
     >>> split_words({"값이": 2, "값": 1}, get_unit("syllable"), marker="</w>")
     {('값', '이</w>'): 2, ('값</w>',): 1}
     """
+    from .trainer.fast import split_ids
     from .trainer.fast import split_words as fast_split
 
     mark = get_marker(marker)
     if (type(unit).__module__ == "korean_bpe.units" and getattr(unit, "name", None) in ("syllable", "jamo")
             and type(mark).__module__ == "korean_bpe.markers"):
+        ids = split_ids(word_counts, unit=unit.name, marker=mark.text)  # flat ids: train_bpe's fast path
+        if ids is not None:
+            return ids
         out = fast_split(word_counts, unit=unit.name, marker=mark.text)
         out.pop((), None)
         return out
@@ -389,14 +426,17 @@ def _check_entry(word: Any, count: Any) -> None:
 
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNESCAPES = {v: k for k, v in _ESCAPES.items()}
-_ESCAPE_RE = re.compile(r"[\\\t\n\r]")
-_UNESCAPE_RE = re.compile(r"\\(.?)", re.DOTALL)
+_ESCAPE_RE = re.compile("[\\\\\t\n\r\ud800-\udfff]")  # and lone surrogates, as \udXXX
+_UNESCAPE_RE = re.compile(r"\\(?:ud[89a-f][0-9a-f]{2}|.?)", re.DOTALL)
 _COUNT_RE = re.compile(r"[1-9][0-9]*")
 
 
 def _escape(word: str) -> str:
-    """``'a\\tb'`` -> ``'a\\\\tb'``: tab, line feed, carriage return and backslash escaped."""
-    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group()], word) if _ESCAPE_RE.search(word) else word
+    """``'a\\tb'`` -> ``'a\\\\tb'``: tab, line feed, carriage return and backslash escaped, a lone
+    surrogate written ``\\udXXX`` (``'\\udc80'`` -> ``'\\\\udc80'``)."""
+    if not _ESCAPE_RE.search(word):
+        return word
+    return _ESCAPE_RE.sub(lambda m: _ESCAPES.get(m.group()) or f"\\u{ord(m.group()):04x}", word)
 
 
 def _unescape(text: str, path: Path, n: int) -> str:
@@ -406,8 +446,11 @@ def _unescape(text: str, path: Path, n: int) -> str:
     def one(m: re.Match[str]) -> str:
         got = _UNESCAPES.get(m.group())
         if got is None:
+            if len(m.group()) == 6:  # \udXXX: a lone surrogate
+                return chr(int(m.group()[2:], 16))
             raise CountsFileError(f"{path}, line {n}: unknown escape {m.group()!r} in the word {text!r}; "
-                                  "only \\\\, \\t, \\n and \\r are escapes (write a backslash as \\\\)")
+                                  "only \\\\, \\t, \\n, \\r and \\ud800..\\udfff (a lone surrogate, lowercase) "
+                                  "are escapes (write a backslash as \\\\)")
         return got
 
     return _UNESCAPE_RE.sub(one, text)

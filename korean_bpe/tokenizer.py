@@ -311,7 +311,7 @@ class Tokenizer:
         _check_train_options(byte_fallback, unit_, marker, pt)
         _check_hangul_option(hangul_fallback, unit_, marker, pt, limit_alphabet)
         sample: list[str] = []
-        counts = count_words(texts, pt, show_progress=show_progress, sample=sample)
+        counts = count_words(texts, pt, show_progress=show_progress, sample=sample, compact=True)
         if not counts:
             raise ValueError(_no_words_message(pt, sample))
         return cls._fit(
@@ -1157,7 +1157,9 @@ def _check_symbols(
     raw line-break piece such as ``"\x0c"``) is never merged, and vocab.json holds any string.
     A symbol holds a space or a line break only if its word does (markers hold neither), so the
     words are searched first, all at once."""
-    if not _UNWRITABLE.search("\x00".join(counts)):
+    from .counting import holds_any
+
+    if not holds_any(counts, " " + LINE_BREAKS):
         return
     for sym in {s for key in word_counts if len(key) > 1 for s in key}:
         try:

@@ -12,12 +12,12 @@ import pytest
 
 from korean_bpe import Tokenizer
 from korean_bpe.cli import main
-from korean_bpe.counting import CountsFileError, WordCounts, count_words, split_words
+from korean_bpe.counting import CountsFileError, WordCounts, count_words, holds_any, split_words
 from korean_bpe.pre_tokenizers import get_pre_tokenizer
 from korean_bpe.trainer import train_bpe
 from korean_bpe.units import get_unit
 
-from _strings import HUGE_LINE
+from _strings import HUGE_LINE, SURROGATES
 from _strings import hard as hard_strings
 
 try:
@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover - depends on the build
 
 needs_compiled = pytest.mark.skipif(_fast_core is None, reason="compiled core not built")
 
-HARD = [*hard_strings(no_surrogates=True), HUGE_LINE]  # counts are written as UTF-8 TSV
+HARD = [*hard_strings(), *SURROGATES, HUGE_LINE]  # lone surrogates too: the TSV escapes them (\udXXX)
 PRE_TOKENIZERS = [
     "whitespace", "raw", {"type": "raw", "split_by_whitespace": False},
     {"type": "raw", "add_dummy_prefix": False}, {"type": "raw", "split_by_whitespace": False, "add_dummy_prefix": False},
@@ -54,6 +54,28 @@ def test_count_words_equals_the_pre_tokenizer_counted(spec, compiled, monkeypatc
     got = count_words(iter(texts), pt)
     assert got == expected
     assert list(got) == list(expected)  # first-seen order either way
+
+
+@needs_compiled
+@pytest.mark.parametrize("spec", ["whitespace", "raw"])
+@pytest.mark.parametrize("unit, marker", [("syllable", "▁"), ("jamo", "▁"), ("jamo", "</w>"), ("syllable", None)])
+def test_compact_counts_are_the_dict_and_split_the_same(spec, unit, marker, real_texts):
+    """count_words(compact=True) keeps the counts in the compiled counter (no str per word):
+    the same items, and split_words reads the same symbols from it."""
+    from korean_bpe.trainer.fast import CountedWords
+
+    pt = get_pre_tokenizer(spec)
+    texts = HARD + list(real_texts[:2000])
+    plain = count_words(texts, pt)
+    compact = count_words(iter(texts), pt, compact=True)
+    assert isinstance(compact, CountedWords) and len(compact) == len(plain)
+    assert compact == plain and list(compact) == list(plain)
+    assert dict(split_words(compact, get_unit(unit), marker=marker)) == dict(split_words(plain, get_unit(unit), marker=marker))
+    for chars in (" ", "\n", "\x0c", "\t", "ㅋ", "\u2581", "\U0001F609"):
+        assert holds_any(compact, chars) == holds_any(plain, chars) == any(chars in w for w in plain), repr(chars)
+    assert count_words(texts, pt, compact=True, into={}) == plain  # into: a dict, as asked
+    compact.clear()  # Tokenizer.train frees the words once split
+    assert len(compact) == 0 and dict(compact) == {} and not holds_any(compact, "ㅋ")
 
 
 def test_count_words_raw_by_hand():
@@ -144,6 +166,18 @@ def test_tsv_escapes_by_hand(tmp_path):
     assert WordCounts.load(tmp_path / "c.tsv") == counts
 
 
+def test_tsv_escapes_lone_surrogates_by_hand(tmp_path):
+    """A lone surrogate (UTF-8 cannot hold one) is written \\udXXX and read back; a surrogate pair
+    written as two code points stays two; a backslash before 'u' stays a backslash."""
+    counts = WordCounts({"영화\udc80": 3, "\ud83d\ude00": 2, "a\\ud800": 1, "\ud800\t": 1}, pre_tokenizer="raw")
+    path = counts.save(tmp_path / "c.tsv")
+    text = path.read_bytes().decode("utf-8")  # strict UTF-8
+    assert text.split("\n", 1)[1] == "영화\\udc80\t3\n\\ud83d\\ude00\t2\na\\\\ud800\t1\n\\ud800\\t\t1\n"
+    assert text.startswith('#{"format": "korean_bpe word counts", "version": 1,')  # old files still read
+    back = WordCounts.load(path)
+    assert back == counts and back.items() == counts.items()
+
+
 HEADER = '#{"format": "korean_bpe word counts", "version": 1, "pre_tokenizer": {"type": "whitespace"}}\n'
 
 
@@ -160,6 +194,9 @@ HEADER = '#{"format": "korean_bpe word counts", "version": 1, "pre_tokenizer": {
     (HEADER + "\t3\n", "line 2: empty word"),
     (HEADER + "영화\t3\n영화\t4\n", "line 3: the word '영화' is already on line 2"),
     (HEADER + "영\\x화\t3\n", "line 2: unknown escape"),
+    (HEADER + "영\\u0041\t3\n", "line 2: unknown escape '\\\\\\\\u'"),  # only surrogates, one spelling a word
+    (HEADER + "영\\uD800\t3\n", "line 2: unknown escape"),  # lowercase only
+    (HEADER + "영\\ud80\t3\n", "line 2: unknown escape"),
     (HEADER + "영화\t3\n재밌다\t2", "line 3: the file ends in the middle of a line"),
     (HEADER[:-2] + ', "words": 3}\n영화\t3\n', "announces 3 words but the file holds 1"),
 ])
@@ -270,3 +307,34 @@ def test_cli_count_then_train_counts_equals_train(tmp_path, real_texts, capsys):
     err = capsys.readouterr().err
     assert "bad.tsv, line 3: expected 'word<TAB>count'" in err and err.count("\n") == 1
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+def test_cli_train_counts_with_lone_surrogates_equals_train(unit, tmp_path, real_texts):
+    """Words with lone surrogates (Python text, e.g. decoded with surrogateescape): the counts file
+    holds them (\\udXXX), 'korean-bpe train --counts' gives the model training on the texts gives,
+    file for file, and it loads back."""
+    texts = [*SURROGATES, "영화\udc80 정말 재밌다 a\ud800b", *real_texts[:300]] * 2
+    WordCounts.from_texts(texts).save(tmp_path / "c.tsv")
+    assert main(["train", "--counts", str(tmp_path / "c.tsv"), "--unit", unit, "--vocab-size", "1500",
+                 "-o", str(tmp_path / "cli")]) == 0
+    direct = Tokenizer.train(texts, vocab_size=1500, unit=unit)
+    assert any("\udc80" in t for t in direct.id_to_token) or unit == "byte"
+    direct.save(tmp_path / "py")
+    for name in ("vocab.json", "merges.txt", "tokenizer_config.json"):
+        assert (tmp_path / "cli" / name).read_bytes() == (tmp_path / "py" / name).read_bytes()
+    back = Tokenizer.load(tmp_path / "cli")
+    assert back.model == direct.model
+    assert back.decode(back.encode("영화\udc80 a\ud800b")) == "영화\udc80 a\ud800b"
+
+
+def test_cli_count_refuses_a_file_with_a_surrogate_spelled_in_bytes(tmp_path, capsys):
+    """Files are read as strict UTF-8: ED A0 80 (a lone surrogate as surrogatepass spells it) is
+    named by line, nothing written; lone surrogates come into counts from Python text only."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes("영화 좋다\n".encode() + "a\ud800b 영화\n".encode("utf-8", "surrogatepass"))
+    capsys.readouterr()
+    assert main(["count", str(corpus), "-o", str(tmp_path / "c.tsv")]) == 1
+    err = capsys.readouterr().err
+    assert "not UTF-8 text: line 2" in err and err.count("\n") == 1
+    assert not (tmp_path / "c.tsv").exists()

@@ -228,10 +228,13 @@ def test_the_cli_starts_a_local_cluster_and_refuses_stdin(capsys, tmp_path):
     assert "--scheduler counts whole files" in capsys.readouterr().err
 
 
-def test_a_shard_that_is_not_utf8_fails_the_run_with_the_local_error(client, tmp_path):
+@pytest.mark.parametrize("bad", ["인코딩이 깨진 리뷰".encode("cp949"),
+                                 "lone \ud800 surrogate".encode("utf-8", "surrogatepass")], ids=["cp949", "surrogate"])
+def test_a_shard_that_is_not_utf8_fails_the_run_with_the_local_error(client, tmp_path, bad):
+    """A file is strict UTF-8 on both paths: a lone surrogate spelled ED A0 80 is refused too."""
     path = tmp_path / "reviews.txt"
     lines = [f"{k}번째 리뷰 정말 재밌다".encode() for k in range(400)]
-    lines[300] = "인코딩이 깨진 리뷰".encode("cp949")
+    lines[300] = bad
     path.write_bytes(b"\n".join(lines) + b"\n")
     with pytest.raises(CorpusError) as local:
         list(iter_texts(path))

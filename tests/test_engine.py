@@ -369,3 +369,64 @@ def test_symbol_counts_and_words_to_ids_with_unshared_symbols(compiled, monkeypa
     ids = {s: n for n, s in enumerate(sorted(expected))}
     words, counts = fast.words_to_ids(iter(list(table.items())), ids)
     assert words == [[ids[s] for s in k] for k in table] and counts == list(table.values())
+
+
+# ---------------------------------------------------------------- flat word table (split_ids -> train_bpe)
+
+flat_words = st.dictionaries(
+    st.text(alphabet="ㅋ가각<unk>s#▁😉\u1100\u1161/w", min_size=1, max_size=9), st.integers(1, 6), min_size=1, max_size=14
+)
+
+
+@needs_compiled
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(words=flat_words, unit=st.sampled_from(["syllable", "jamo"]),
+       marker=st.sampled_from([None, "\u2581", "</w>", "##"]), extra=st.integers(0, 30),
+       min_frequency=st.integers(0, 3), limit=st.sampled_from([None, 2, 4]), max_len=st.sampled_from([None, 2, 3]),
+       specials=st.sampled_from([("<unk>",), ("<unk>", "ㅋㅋ", "<s>"), ("##가", "ᄀ</w>")]))
+def test_flat_table_trains_as_the_dict(words, unit, marker, extra, min_frequency, limit, max_len, specials):
+    """The compiled table (symbol ids in flat arrays, merges named in C++) gives the model of the
+    dict path (tuples, the Python step), under every option that changes the ids or the stop."""
+    from korean_bpe.trainer import train_bpe
+
+    table = fast.split_ids(words, unit=unit, marker=marker)
+    assert isinstance(table, fast.SymbolCounts)
+    as_dict = fast.split_words(words, unit=unit, marker=marker)
+    assert table == as_dict and list(table) == list(as_dict) and table.words.marker == marker
+    options = dict(vocab_size=len(specials) + 2 * len({s for k in as_dict for s in k}) + extra,
+                   min_frequency=min_frequency, special_tokens=specials, limit_alphabet=limit, max_token_length=max_len)
+    seen: list = []
+    flat = train_bpe(table, **options, on_merge=lambda rank, pair, count: seen.append((rank, pair)))
+    assert flat == train_bpe(as_dict, **options)
+    derived = type(flat)(flat.special_tokens, flat.alphabet, flat.merges, flat.continuing_subword_prefix)
+    assert flat.id_to_token == derived.id_to_token  # the ids the trainer filled in are the model's own
+    assert flat == train_bpe(table, **options)  # no listener: the loop never leaves C++
+    assert seen == list(enumerate(flat.merges))
+    for tok in specials:  # a run spelling a special token is cut, never merged into it
+        assert all(flat.merged_token(*m) != tok for m in flat.merges)
+
+
+@needs_compiled
+def test_flat_table_by_hand():
+    from korean_bpe.trainer import train_bpe
+
+    table = fast.split_ids({"ㅋㅋㅋ": 4, "<unk>ㅋ": 2, "가": 9}, unit="syllable", marker="\u2581")
+    words = table.words
+    assert words.symbols == ["▁", "ㅋ", "<", "u", "n", "k", ">", "가"] and len(words) == 3
+    assert words.frequencies() == [15, 14, 2, 2, 2, 2, 2, 9]
+    model = train_bpe(table, num_merges=10, special_tokens=("<unk>",))
+    # (▁, 가) 9; ▁ ㅋ ㅋ ㅋ x4: (ㅋ, ㅋ) 8; then (▁, ㅋㅋ) and (ㅋㅋ, ㅋ) tie at 4, ids ▁=6 ㅋㅋ=10 ㅋ=7
+    # (after <unk> and < > k n u): the smaller pair first.  "<unk>" is cut before its ">"
+    assert model.merges[:4] == (("▁", "가"), ("ㅋ", "ㅋ"), ("▁", "ㅋㅋ"), ("▁ㅋㅋ", "ㅋ"))
+    assert "<unk>" not in [model.merged_token(*m) for m in model.merges]
+    assert train_bpe(table, num_merges=10, special_tokens=("<unk>",)) == train_bpe(dict(table), num_merges=10,
+                                                                                   special_tokens=("<unk>",))
+
+
+@needs_compiled
+def test_split_ids_leaves_huge_counts_to_the_dict_path():
+    assert fast.split_ids({"가나": 2**63}, unit="syllable", marker=None) is None
+    assert fast.split_ids({"가나": 2**61, "나가": 2**61, "가가": 2**61, "나나": 2**61}, unit="syllable",
+                          marker=None) is None  # the symbol counts would pass 2**63
+    assert fast.split_ids({"가나": 0}, unit="syllable", marker=None) is None  # the dict path says why
+    assert fast.split_ids({"가나": 2}, unit="byte", marker=None) is None

@@ -452,3 +452,22 @@ def test_probe_accuracy_without_sklearn_says_how_to_install_second_case(monkeypa
     monkeypatch.setitem(sys.modules, "sklearn.linear_model", None)  # an import of it now fails
     with pytest.raises(ImportError, match=r"korean_bpe\[eval\]"):
         m.probe_accuracy([[1], [2]], [0, 1], [[1]], [0])
+
+
+# -- the small helpers -------------------------------------------------------------------------------
+
+
+def test_helpers_nan_cases_split_and_throughput() -> None:
+    assert math.isnan(metrics.fertility(n_tokens=3, n_words=0))
+    assert math.isnan(metrics.unk_rate([], unk_ids={0}))
+    assert math.isnan(metrics.whole_word_rate([]))
+    assert metrics.round_trip_rate(["가", "나"], ["가", "다"]) == 0.5
+    with pytest.raises(ValueError, match="same length"):
+        metrics.round_trip_rate(["가"], [])
+    assert metrics.throughput(3, 0.0) == math.inf and math.isnan(metrics.throughput(0, 1.0))
+    train, test = metrics.split_indices(100, test_fraction=0.1, seed=3)
+    assert len(test) == 10 and sorted(train + test) == list(range(100))
+    assert metrics.split_indices(100, test_fraction=0.1, seed=3) == (train, test)
+    assert metrics.split_indices(100, test_fraction=0.1, seed=4) != (train, test)
+    with pytest.raises(ValueError, match="test_fraction"):
+        metrics.split_indices(10, test_fraction=1.0, seed=0)

@@ -145,6 +145,24 @@ def test_bad_frames_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
 
 
+def test_lone_surrogates_shown_in_the_report_refused_in_the_table(tmp_path: Path) -> None:
+    """UTF-8 cannot hold a lone surrogate: report.md/html show it as \\udXXX; table.csv (data)
+    refuses it before any file is written."""
+    sentences, cuts = sample_segmentations()
+    name = next(iter(cuts))
+    paths = report.write_report(sample_frame(), tmp_path / "a", sentences=[*sentences[:-1], "영화\ud800좋다"],
+                                examples={name: [*cuts[name][:-1], ["▁영화", "\ud800", "좋다"]]},
+                                notes=["a note \udc80"])
+    for page in ("report.md", "report.html"):
+        text = paths[page].read_bytes().decode("utf-8")  # strict
+        assert "\\ud800" in text and "a note \\udc80" in text
+    df = sample_frame()
+    df.loc[1, "strategy"] = "raw/jamo\udfff"
+    with pytest.raises(ValueError, match=r"row 1, column 'strategy': 'raw/jamo\\udfff' holds a lone surrogate"):
+        report.write_report(df, tmp_path / "b")
+    assert not (tmp_path / "b").exists()
+
+
 def test_output_dir_accepted_when_missing_or_a_directory(tmp_path: Path) -> None:
     assert report.check_output_dir(tmp_path) == tmp_path.resolve()
     missing = tmp_path / "new" / "deeper"

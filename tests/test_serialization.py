@@ -154,6 +154,64 @@ def test_file_formats(small, saved):
     assert sorted(p.name for p in saved.iterdir()) == ["merges.txt", "tokenizer_config.json", "vocab.json"]
 
 
+def _spelled(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+@pytest.mark.parametrize("byte_fallback", [False, True])
+def test_lone_surrogate_tokens_save_and_load(tmp_path, unit, byte_fallback):
+    """Tokens holding a lone surrogate (training on Python text that has one): every file spells it
+    as surrogatepass UTF-8 (ED A0 80, as the byte unit does); the model loads back the same, a
+    special token with one and a surrogate pair written as two code points (not one emoji) too."""
+    texts = ["영화 a\ud800b 좋다 \udc80\udc80", "a\ud800b 영화 \ud83d\ude00"] * 3
+    tok = Tokenizer.train(texts, vocab_size=300 if byte_fallback else 40, unit=unit, byte_fallback=byte_fallback,
+                          special_tokens=["<unk>", "<s\udfff>"])
+    assert "▁a\ud800b" in tok.vocab and any("\ud800" in a + b for a, b in tok.merges)
+    assert "▁\ud83d\ude00" in tok.vocab
+    path = tok.save(tmp_path / "m")
+    assert _spelled('  "▁a\ud800b": ') in (path / "vocab.json").read_bytes()
+    assert _spelled('  "<s\udfff>": 1,') in (path / "vocab.json").read_bytes()
+    assert _spelled('"<s\udfff>"') in (path / "tokenizer_config.json").read_bytes()
+    assert _spelled("a\ud800") in (path / "merges.txt").read_bytes()
+    back = Tokenizer.load(path)
+    assert_same(tok, back, texts)
+    assert back.decode(back.encode(texts[0])) == texts[0]
+
+
+def test_lone_surrogate_in_merges_loads_but_other_bad_bytes_are_named(tmp_path):
+    path = Tokenizer.train(["a\ud800b a\ud800b"] * 3, vocab_size=12).save(tmp_path / "m")
+    merges = (path / "merges.txt").read_bytes()
+    (path / "merges.txt").write_bytes(merges.replace(b"\xed\xa0\x80", b"\xed\xa0"))  # a cut surrogate
+    with pytest.raises(ModelFileError, match="merges.txt:2: not valid UTF-8"):
+        Tokenizer.load(path)
+
+
+@pytest.mark.parametrize("char", ["\t", "\x00", "\u2028", "\u2581", "\r", "\n", "\\", '"'])
+def test_odd_characters_in_tokens_round_trip(tmp_path, char):
+    """A tab, NUL, U+2028 (a line break to str.splitlines), U+2581, CR, LF, backslash or quote in a
+    special token (all files) or, where merges.txt can hold it, in a merged token."""
+    pt = {"type": "raw", "split_by_whitespace": False}  # keeps tabs, NUL and U+2581 inside a piece
+    texts = [f"영화{char}좋다", f"영화{char}좋다 a{char}b"] * 3
+    tok = Tokenizer.train(texts, vocab_size=40, pre_tokenizer=pt, special_tokens=["<unk>", f"<s{char}>"])
+    back = Tokenizer.load(tok.save(tmp_path / "m"))
+    assert_same(tok, back, texts)
+    assert back.special_tokens == ("<unk>", f"<s{char}>")
+    if char in "\t\x00\u2581\\\"":
+        assert any(char in a + b for a, b in back.merges)
+
+
+def test_hf_export_refuses_a_lone_surrogate_naming_the_token(tmp_path):
+    from korean_bpe.io.hf import render_tokenizer_json
+
+    tok = Tokenizer.train(["영화 a\ud800b"] * 3, vocab_size=20)
+    with pytest.raises(ValueError, match=r"the token '.*\\ud800.*' holds a lone surrogate \(U\+D800\).*errors='replace'"):
+        tok.to_huggingface(tmp_path / "tokenizer.json")
+    with pytest.raises(ValueError, match="lone surrogate"):
+        render_tokenizer_json(tok)
+    assert not list(tmp_path.iterdir())
+
+
 def test_byte_fallback_config_lists_byte_tokens(tmp_path, real_texts):
     tok = Tokenizer.train(real_texts[:200], vocab_size=1500, byte_fallback=True)
     config = json.loads((tok.save(tmp_path / "m") / "tokenizer_config.json").read_text(encoding="utf-8"))
@@ -369,12 +427,12 @@ CHILD = textwrap.dedent(
     tok = Tokenizer.load(source)
     if mode == "mid-file":
         real_write = ser._write_file
-        def slow_write(path, text):
+        def slow_write(path, text, **kw):
             if path.name == "merges.txt":  # half the file, then wait to be killed
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(text[: len(text) // 2]); f.flush()
                 Path(flag).write_text("go"); time.sleep(60)
-            real_write(path, text)
+            real_write(path, text, **kw)
         ser._write_file = slow_write
     elif mode == "between-renames":
         real_rename = os.rename

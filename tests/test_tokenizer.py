@@ -336,13 +336,29 @@ def test_train_chunks_large_input(monkeypatch, real_texts):
 
     monkeypatch.setattr(counting_module, "_CHUNK", 7)
     calls = []
-    original = fast.count_words
+    original, original_counter = fast.count_words, fast.word_counter
 
     def spy(texts, **kw):  # the compiled whitespace counting, batch by batch
         calls.append(len(texts))
         return original(texts, **kw)
 
+    class SpyCounter:  # Tokenizer.train keeps its counts in the compiled counter, fed batch by batch
+        def __init__(self, counter):
+            self.counter = counter
+
+        def update(self, texts):
+            calls.append(len(texts))
+            self.counter.update(texts)
+
+        def __getattr__(self, name):
+            return getattr(self.counter, name)
+
+        def __len__(self):
+            return len(self.counter)
+
     monkeypatch.setattr(fast, "count_words", spy)
+    if original_counter() is not None:
+        monkeypatch.setattr(fast, "word_counter", lambda **kw: SpyCounter(original_counter(**kw)))
     tok = Tokenizer.train(iter(real_texts[:50]), vocab_size=600)
     assert calls and max(calls) == 7 and sum(calls) == 50
     monkeypatch.undo()

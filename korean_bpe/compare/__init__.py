@@ -13,7 +13,7 @@ pandas nor matplotlib.
 
 from __future__ import annotations
 
-__all__ = ["compare", "compare_strategies", "format_table", "DEFAULT_STRATEGIES", "COLUMNS"]
+__all__ = ["compare", "format_table", "DEFAULT_STRATEGIES", "COLUMNS"]
 
 
 def __getattr__(name: str) -> object:

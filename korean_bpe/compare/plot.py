@@ -13,8 +13,7 @@ Every function draws from data it is given (nothing is recomputed), returns the 
 * :func:`plot_token_lengths`: one histogram per strategy of its tokens' lengths in characters;
 * :func:`plot_probe`: probe accuracy per strategy (a dot per vocabulary size);
 * :func:`plot_segmentation`: sentences cut by each strategy, each token drawn in its own box,
-  jamo tokens composed back to syllables for reading;
-* :func:`plot_comparison`: the older bar panels of ``compare_strategies``' frame.
+  jamo tokens composed back to syllables for reading.
 
 Korean text
 -----------
@@ -55,8 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "plot_tokens_per_word", "plot_renyi", "plot_tradeoff", "plot_token_lengths", "plot_probe",
-    "plot_segmentation", "plot_comparison", "korean_font", "use_korean_font", "readable_token",
-    "has_probe", "PANELS",
+    "plot_segmentation", "korean_font", "use_korean_font", "readable_token", "has_probe",
 ]
 
 #: the font shipped in the koreanize-matplotlib wheel, and the fallback for what it lacks
@@ -520,51 +518,3 @@ def plot_segmentation(sentences: Sequence[str], segmentations: Mapping[str, Sequ
                        "jamo composed back to syllables for reading",
                  transform=IdentityTransform(), fontsize=8, color="#555555")
         return _finish(fig, path, plt)
-
-
-# --- the frame of compare_strategies (older columns) ------------------------------------------------
-
-#: (column, panel title) drawn by :func:`plot_comparison`
-PANELS: tuple[tuple[str, str], ...] = (
-    ("tokens_per_word", "tokens per word (fertility, lower = shorter)"),
-    ("chars_per_token", "characters per token (higher = more compression)"),
-    ("whole_word_rate", "test words kept whole (share)"),
-    ("round_trip_rate", "exact round trips (share of texts)"),
-    ("unk_rate", "<unk> tokens (share)"),
-    ("encode_texts_per_s", "encode_batch throughput (texts/s)"),
-)
-
-
-def plot_comparison(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *, title: str | None = None) -> Any:
-    """Draw ``df`` (the frame of ``compare_strategies``); save it to ``path`` when given (the format
-    follows the suffix, e.g. ``.png``, ``.svg``).  Returns the matplotlib ``Figure``."""
-    missing = [c for c, _ in PANELS if c not in df.columns] + [c for c in ("pre_tokenizer", "unit", "vocab_size") if c not in df.columns]
-    if missing:
-        raise ValueError(f"df lacks the column {missing[0]!r}: pass the frame returned by compare_strategies")
-    if df.empty:
-        raise ValueError("df is empty: there is nothing to plot (every strategy was skipped?)")
-    with _figure_context(path) as plt:
-        strategies = list(dict.fromkeys(f"{p}/{u}" for p, u in zip(df["pre_tokenizer"], df["unit"])))
-        sizes = sorted(df["vocab_size"].unique())
-        fig, axes = plt.subplots(len(PANELS) // 2, 2, figsize=(13, 3.2 * (len(PANELS) // 2)), squeeze=False)
-        width = 0.8 / len(sizes)
-        label = df["pre_tokenizer"].astype(str) + "/" + df["unit"].astype(str)
-        for ax, (column, panel_title) in zip(axes.flat, PANELS):
-            for k, size in enumerate(sizes):
-                sub = df[df["vocab_size"] == size]
-                values = dict(zip(label[sub.index], sub[column]))
-                xs = [i + (k - (len(sizes) - 1) / 2) * width for i in range(len(strategies))]
-                ax.bar(xs, [values.get(s, float("nan")) for s in strategies], width, label=f"vocab {size}")
-            ax.set_title(panel_title, fontsize=10)
-            ax.set_xticks(range(len(strategies)))
-            ax.set_xticklabels(strategies, rotation=45, ha="right", fontsize=8)
-            ax.grid(axis="y", alpha=0.3)
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="upper right", ncol=len(sizes), fontsize=8, frameon=False)
-        fig.suptitle(title or "korean_bpe: pre-tokenizer x unit on held-out text")
-        fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the title and the legend above the panels
-        if path is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
-        return fig

@@ -11,6 +11,10 @@
   network, no external CSS or JavaScript (a few inline lines make the table sortable: click a header).
   Someone who receives only this file sees everything.
 
+A lone surrogate (U+D800..U+DFFF, which UTF-8 cannot hold) in a sentence, a token or a note is
+shown as ``\\ud800`` in ``report.md`` and ``report.html``; ``table.csv`` is data, so a frame
+holding one is refused (ValueError naming the cell) before any file is written.
+
 Each file is written to a temporary name and renamed (:func:`korean_bpe.io.files.atomic_write_text`:
 flushed to disk, the umask's permissions), so a failure leaves no half-written report.
 :func:`check_output_dir` refuses a bad directory before any work starts (the CLI calls it first).
@@ -356,6 +360,7 @@ def write_report(
         raise ValueError("df is empty: there is nothing to report (every strategy was skipped? see the notes)")
     if examples and len(sentences) == 0:
         raise ValueError("examples were given without sentences: pass sentences=[...] (the texts they cut)")
+    _check_no_surrogate(df)
     out = check_output_dir(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if isinstance(command, str):
@@ -382,11 +387,24 @@ def write_report(
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "sentences": list(sentences), "examples": dict(examples or {}),
     }
-    atomic_write_text(out / "report.md", _render_markdown(context))
+    atomic_write_text(out / "report.md", _render_markdown(context), errors="backslashreplace")
     written["report.md"] = out / "report.md"
-    atomic_write_text(out / "report.html", _render_html(context, out))
+    atomic_write_text(out / "report.html", _render_html(context, out), errors="backslashreplace")
     written["report.html"] = out / "report.html"
     return written
+
+
+def _check_no_surrogate(df: pd.DataFrame) -> None:
+    """Refuse a frame whose column names or text cells hold a lone surrogate: ``table.csv`` is UTF-8."""
+    from ..io.format import SURROGATE
+
+    for k, col in enumerate(df.columns):
+        for row, value in enumerate([col, *df.iloc[:, k]]):
+            if isinstance(value, str) and SURROGATE.search(value):
+                where = f"the column name {value!r}" if row == 0 else f"row {row - 1}, column {col!r}: {value!r}"
+                raise ValueError(f"cannot write table.csv: {where} holds a lone surrogate, which UTF-8 cannot hold; "
+                                 "name strategies and columns with text that has none (text.encode('utf-8', "
+                                 "'replace').decode() cleans it)")
 
 
 def _readable_cut(tokens: Sequence[str]) -> str:

@@ -29,6 +29,11 @@ Strategies (:data:`DEFAULT_STRATEGIES`; ``strategies=`` names any subset, or a f
   checks the ids).  A peer that crashes (``kiwi-swtokenizer`` on NSMC) is skipped at its remaining
   sizes with one note.
 
+Two cores: ``n_jobs=2`` (or ``-1``, one worker per CPU) runs groups of strategies in spawned worker
+processes (the peers' trainers beside our rows, the analyzers side by side) and gives the same
+metrics as ``n_jobs=1``; as with any ``multiprocessing`` code, a script calling it needs the
+``if __name__ == "__main__":`` guard.
+
 A vocabulary sweep costs one training per BPE strategy: it is trained at the largest size and each
 smaller size is ``model.truncate(n)`` (BPE merges are a usable prefix; a test shows the rows equal
 separate trainings).  Pre-tokenization runs once per pre-tokenizer (training and held-out texts)
@@ -70,8 +75,11 @@ words of the original text), ``T`` = tokens of ``encode_batch``:
   counting for a baseline, the peer's own trainer at each size, or once for a truncated peer), ``pretok_s`` (seconds to
   pre-tokenize training + held-out texts, once per pre-tokenizer; NaN for peers and the
   jamo/syllable baselines), ``encode_texts_per_s`` (the public ``encode_batch`` a user calls, on up
-  to :data:`THROUGHPUT_TEXTS` held-out texts, cold word cache, best of up to three runs; the
-  analyzers' time included: their on-disk caches make a second run faster);
+  to :data:`THROUGHPUT_TEXTS` held-out texts, cold word cache, best of up to three runs; for a row
+  built on an analyzer, whose ``encode_batch`` is ``pre_tokenizer.batch`` then the encoding of its
+  words, ``n / (t_analyzer + t_encode)``: ``t_analyzer`` timed once per pre-tokenizer on the same
+  texts, best of up to three runs (Okt's on-disk cache makes its second run faster), ``t_encode``
+  per row);
 * ``train_docs``, ``test_docs``.
 
 The lossy ``okt-analysis`` rows measure what such a model sees: the dropped 조사, punctuation and
@@ -97,14 +105,13 @@ from typing import TYPE_CHECKING, Any
 from ..pre_tokenizers.base import LINE_BREAKS
 from ..units import SPACE_MARK
 from . import metrics
-from .legacy import compare_strategies
 from .segmenters import BaselineSegmenter, BPESegmenter, Segmenter, align_words
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
-    "compare", "compare_strategies", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES",
+    "compare", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES",
     "BPE_PRE_TOKENIZERS", "BPE_UNITS", "BASELINES", "GOLD_ANALYZERS", "THROUGHPUT_TEXTS",
 ]
 
@@ -375,32 +382,121 @@ class _Layout:
                 counts[(tuple((w, base - s, z) for w, base, z in assigned[j]), e - s, g)] += 1
         self.counts = counts
         self.words = list(distinct)
+        self.singletons = [[w] for w in self.words]  # each word a text of its own, for encode_pretokenized
+        self._arrays: dict[str, Any] | None = None
+        self._symbols: dict[str, dict[str, Any]] = {}
+
+    def arrays(self) -> dict[str, Any]:
+        """The keys as numpy arrays, built once: per placed word ``key``, ``word`` (index in
+        :attr:`words`), ``base``, ``z``; per key ``count`` and ``n``; ``gold``: the sorted codes
+        ``key * big + boundary`` (None without a gold analyzer)."""
+        if self._arrays is None:
+            import numpy as np
+
+            index = {w: i for i, w in enumerate(self.words)}
+            placed = [(k, index[w], base, z) for k, (ws, _, _) in enumerate(self.counts) for w, base, z in ws]
+            cols = np.array(placed, dtype=np.int64).reshape(-1, 4).T
+            n = np.fromiter((n for _, n, _ in self.counts), dtype=np.int64, count=len(self.counts))
+            big = int(n.max(initial=0)) + 1
+            gold = None
+            if any(g is not None for _, _, g in self.counts):
+                gold = np.unique(np.fromiter((k * big + b for k, (_, _, g) in enumerate(self.counts) for b in g or ()),
+                                             dtype=np.int64))
+            self._arrays = {"key": cols[0], "word": cols[1], "base": cols[2], "z": cols[3], "n": n, "big": big,
+                            "count": np.fromiter(self.counts.values(), dtype=np.int64, count=len(self.counts)),
+                            "gold": gold}
+        return self._arrays
+
+    def symbols(self, unit: str) -> dict[str, Any]:
+        """For ``unit``'s symbols of each distinct word (the marker aside): ``char_of`` (all words
+        end to end: the character each symbol comes from), ``off`` (each word's first symbol there),
+        ``n_sym`` and ``wlen`` (characters); built once per unit."""
+        got = self._symbols.get(unit)
+        if got is None:
+            import itertools
+
+            import numpy as np
+
+            from .segmenters import _char_len
+
+            char_len = _char_len(unit)
+            per_word = [[k for k, ch in enumerate(w) for _ in range(char_len(ch))] for w in self.words]
+            n_sym = np.fromiter(map(len, per_word), dtype=np.int64, count=len(per_word))
+            off = np.zeros(len(per_word), dtype=np.int64)
+            np.cumsum(n_sym[:-1], out=off[1:])
+            char_of = np.fromiter(itertools.chain.from_iterable(per_word), dtype=np.int64, count=int(n_sym.sum()))
+            got = self._symbols[unit] = {
+                "char_of": np.append(char_of, 0), "off": off, "n_sym": n_sym,
+                "wlen": np.fromiter(map(len, self.words), dtype=np.int64, count=len(self.words)),
+            }
+        return got
 
 
 def _span_counts(seg: BPESegmenter, layout: _Layout) -> tuple[int, int, int]:
     """:func:`_span_counts_per_text` per distinct 어절 of ``layout``, weighted by its occurrences: a
-    token span of word ``w`` at ``base`` is ``(base + max(a, z), base + max(b, z))`` as in
-    :meth:`BPESegmenter.pieces`; it counts for the 어절 ``(0, n)`` when non-empty and overlapping it,
-    its end is a boundary when ``0 < end < n``."""
-    ranges = seg._ranges_of(layout.words)
-    continued = n_pred = tp = 0
-    for (placed, n, gold), c in layout.counts.items():
-        k = 0
-        ends: set[int] = set()
-        for w, base, z in placed:
-            for _, a, b in ranges[w]:
-                a = base + (a if a > z else z)
-                b = base + (b if b > z else z)
-                if a < b and a < n and b > 0:
-                    k += 1
-                    if b < n:
-                        ends.add(b)
-        if k >= 2:
-            continued += c
-        if gold is not None:
-            n_pred += c * len(ends)
-            tp += c * len(ends & gold)
+    token span ``(a, b)`` of word ``w`` placed at ``base`` (``z`` of ``align_words``) is
+    ``(base + max(a, z), base + max(b, z))`` as in :meth:`BPESegmenter.pieces`; it counts for the 어절
+    ``(0, n)`` when non-empty and overlapping it, its end is a boundary when ``0 < end < n``.
+
+    Vectorized (numpy) over every token of every placed word; the token spans are those of
+    :meth:`BPESegmenter._ranges_of` (symbol ``j`` of a word, the marker aside, belongs to character
+    ``char_of[j]``), and a test checks the counts against the per-text ``pieces()`` ones."""
+    import itertools
+
+    import numpy as np
+
+    arr = layout.arrays()
+    sym = layout.symbols(seg.unit)
+    n_words = len(layout.words)
+    ids_lists = seg.encode_pretokenized(layout.singletons)
+    ntok = np.fromiter(map(len, ids_lists), dtype=np.int64, count=n_words)
+    tok_off = np.zeros(n_words + 1, dtype=np.int64)
+    np.cumsum(ntok, out=tok_off[1:])
+    flat = np.fromiter(itertools.chain.from_iterable(ids_lists), dtype=np.int64, count=int(tok_off[-1]))
+    lengths = _symbol_lengths(seg, np)[flat]
+    end = np.cumsum(lengths)
+    end -= np.repeat(np.concatenate(([0], end))[tok_off[:-1]], ntok)  # symbol end of each token in its word
+    marker = 1 if seg._marker == SPACE_MARK else 0
+    a = np.maximum(end - lengths - marker, 0)
+    b = end - marker
+    wid = np.repeat(np.arange(n_words, dtype=np.int64), ntok)
+    n_sym, off, wlen, char_of = sym["n_sym"][wid], sym["off"][wid], sym["wlen"][wid], sym["char_of"]
+    last = len(char_of) - 1
+    inside = (b > 0) & (a < n_sym)
+    ca = np.where(inside, char_of[np.clip(off + a, 0, last)], np.where(b <= 0, 0, wlen))
+    cb = np.where(inside, char_of[np.clip(off + np.minimum(b, n_sym) - 1, 0, last)] + 1, np.where(b <= 0, 0, wlen))
+    # every token of every placed word
+    p_word = arr["word"]
+    rep = ntok[p_word]
+    t = np.repeat(tok_off[p_word] - np.concatenate(([0], np.cumsum(rep)[:-1])), rep) + np.arange(int(rep.sum()))
+    key, base, z = np.repeat(arr["key"], rep), np.repeat(arr["base"], rep), np.repeat(arr["z"], rep)
+    start = base + np.maximum(ca[t], z)
+    stop = base + np.maximum(cb[t], z)
+    n = arr["n"][key]
+    valid = (start < stop) & (start < n) & (stop > 0)
+    counts = arr["count"]
+    per_key = np.bincount(key[valid], minlength=len(counts))
+    continued = int(counts[per_key >= 2].sum())
+    n_pred = tp = 0
+    if arr["gold"] is not None:
+        big = arr["big"]
+        sel = valid & (stop < n)
+        ends = np.unique(key[sel] * big + stop[sel])  # each boundary of each distinct 어절 once
+        keys = ends // big
+        n_pred = int(counts[keys].sum())
+        tp = int(counts[keys[np.isin(ends, arr["gold"], assume_unique=True)]].sum())
     return continued, n_pred, tp
+
+
+def _symbol_lengths(seg: BPESegmenter, np: Any) -> Any:
+    """Symbols each id spells (a special token: one), as :meth:`BPESegmenter._ranges_of` counts them."""
+    got = getattr(seg, "_symbol_lengths", None)
+    if got is None:
+        specials = seg._specials
+        got = seg._symbol_lengths = np.fromiter(
+            (1 if i in specials else len(t) for i, t in enumerate(seg.tokenizer.id_to_token)),
+            dtype=np.int64, count=len(seg.tokenizer.id_to_token))
+    return got
 
 
 def _tokens_per_word(pieces: list[tuple[int, int]], words: list[tuple[int, int]]) -> list[int]:
@@ -422,21 +518,35 @@ def _tokens_per_word(pieces: list[tuple[int, int]], words: list[tuple[int, int]]
     return out
 
 
-def _throughput(seg: Segmenter, sample: list[str]) -> float:
-    """``encode_batch`` texts per second on ``sample``: cold word cache, best of up to three runs
-    (stopping once a second has been spent)."""
+def _throughput(seg: Segmenter, sample: list[str], *, analyzer_s: float | None = None,
+                words: list[list[str]] | None = None) -> float:
+    """Texts of ``sample`` per second through ``seg.encode_batch``: cold word cache, best of up to
+    three runs (stopping once a second has been spent).  With ``analyzer_s`` (the seconds of
+    ``pre_tokenizer.batch(sample)``, timed once per pre-tokenizer) and ``words`` (its output), the
+    encoding of ``words`` is timed alone and the rate is ``len(sample) / (analyzer_s + encode_s)``:
+    ``encode_batch`` of an analyzer-backed tokenizer is exactly those two steps, and the analyzer
+    then runs once per pre-tokenizer instead of once per row."""
+    if analyzer_s is not None and words is not None:
+        encode_s = _best_seconds(lambda: seg.encode_pretokenized(words), getattr(seg, "clear_cache", None))  # type: ignore[attr-defined]
+        return metrics.throughput(len(sample), analyzer_s + encode_s)
+    return metrics.throughput(len(sample), _best_seconds(lambda: seg.encode_batch(sample),
+                                                         getattr(seg, "clear_cache", None)))
+
+
+def _best_seconds(fn: Any, clear: Any = None) -> float:
+    """The fastest of up to three calls of ``fn`` (``clear()`` before each), stopping once a
+    second has been spent."""
     best, spent = math.inf, 0.0
     for _ in range(3):
-        clear = getattr(seg, "clear_cache", None)
         if clear is not None:
             clear()
         start = time.perf_counter()
-        seg.encode_batch(sample)
+        fn()
         took = time.perf_counter() - start
         best, spent = min(best, took), spent + took
         if spent > 1.0:
             break
-    return metrics.throughput(len(sample), best)
+    return best
 
 
 # -- the run -----------------------------------------------------------------------------------------
@@ -451,6 +561,7 @@ class _Pretok:
         self._aligned: dict[str, dict[str, Any]] = {}
         self._layouts: dict[str, _Layout] = {}
         self._char_words: dict[str, list[list[str]]] = {}
+        self._sample: dict[str, tuple[float, list[list[str]]]] = {}
 
     def layout(self, key: str, held: _HeldOut) -> _Layout:
         """The held-out 어절 of pre-tokenization ``key`` (:class:`_Layout`), built once."""
@@ -465,6 +576,17 @@ class _Pretok:
         got = self._char_words.get(key)
         if got is None:
             got = self._char_words[key] = _batch_cached(self.get(key)[0], chars)
+        return got
+
+    def sample_batch(self, key: str, sample: list[str]) -> tuple[float, list[list[str]]]:
+        """(seconds, words) of ``pre_tokenizer.batch(sample)`` of pre-tokenization ``key``: the
+        fastest of up to three runs (:func:`_best_seconds`), measured once."""
+        got = self._sample.get(key)
+        if got is None:
+            pt = self.get(key)[0]
+            words: list[list[list[str]]] = []
+            seconds = _best_seconds(lambda: words.append(pt.batch(sample, show_progress=False)))
+            got = self._sample[key] = (seconds, words[-1])
         return got
 
     def aligned(self, key: str) -> dict[str, Any]:
@@ -566,6 +688,8 @@ def compare(
     test_fraction: float = 0.1,
     min_frequency: int = 2,
     probe_train_docs: int | None = 20_000,
+    n_jobs: int | None = None,
+    timings: dict[str, dict[str, float]] | None = None,
 ) -> pd.DataFrame:
     """One row per strategy x vocabulary size, measured on held-out text (see the module docstring).
 
@@ -581,7 +705,17 @@ def compare(
     A strategy whose analyzer or peer library is missing, or that cannot be trained, is skipped;
     each skip appends one line ``"skipped X: why"`` to ``notes`` when a list is given.
     ``segmenters``, when a dict, receives each row's :class:`~korean_bpe.compare.segmenters.Segmenter`
-    under ``(strategy, vocab_size)``.
+    under ``(strategy, vocab_size)`` (the rows then run in this process: ``n_jobs`` must be 1).
+
+    ``n_jobs``: worker processes (None: 1, all in this process; -1: one per CPU).  With 2 or more,
+    the strategies are grouped into tasks that share nothing but the on-disk caches (the rows of
+    one analyzer or pre-tokenizer with the baselines that read it, the jamo and syllable baselines,
+    each peer alone), and spawned workers run them, the longest first.  Every metric is the same
+    whatever ``n_jobs`` (each row depends only on its own strategy, the texts and ``seed``; a test
+    checks it); the timing columns measure whichever process ran the row, sharing the machine.
+    ``timings``, when a dict, receives each task's ``{"wall_s", "cpu_s", "rows"}`` (CPU: of the
+    process that ran it) under the task's name (a pre-tokenizer, ``"baseline"`` for the jamo and
+    syllable baselines, or a peer).
     """
     pd = _require_pandas()
     texts, train, test, train_labels, test_labels = _split(texts, eval_texts, labels, eval_labels, test_fraction, seed)
@@ -601,12 +735,16 @@ def compare(
 
             probe_idx = sorted(random.Random(seed).sample(probe_idx, probe_train_docs))
         train_labels = [train_labels[i] for i in probe_idx]
+    jobs = _jobs(n_jobs)
+    if jobs > 1 and segmenters is not None:
+        raise ValueError(f"segmenters needs the rows in this process: pass n_jobs=1 (got n_jobs={n_jobs!r}), "
+                         "or segmenters=None")
     notes = notes if notes is not None else []
     held = _HeldOut(test, test_labels)
     pretok = _Pretok(train, test)
     if gold is not None:
         try:
-            if gold in {_parse(n).source for n in names}:  # analysed anyway: train + held-out
+            if jobs == 1 and gold in {_parse(n).source for n in names}:  # analysed anyway: train + held-out
                 _, _, gold_words, _, _ = pretok.get(gold)
             else:  # only the held-out texts need the gold analyzer
                 gold_words = _batch_cached(_build_pre_tokenizer(gold), test)
@@ -615,44 +753,158 @@ def compare(
             held.gold_name = gold
         except (ImportError, RuntimeError, OSError, ValueError) as exc:
             notes.append(f"skipped the morpheme-boundary metrics (gold {gold}): {_why(exc)}")
-    peers_module = None
+    peers_ok = True
     if any(_parse(n).kind == "peer" for n in names):
         try:
-            from . import peers as peers_module
+            from . import peers as _  # noqa: F401
         except ImportError as exc:
+            peers_ok = False
             notes.append(f"skipped the peers ({', '.join(n for n in names if _parse(n).kind == 'peer')}): "
                          f"korean_bpe.compare.peers is not available ({_why(exc)})")
+    state = {"train": train, "train_labels": train_labels, "probe_idx": probe_idx, "sizes": sizes, "held": held,
+             "seed": seed, "min_frequency": min_frequency, "peers_ok": peers_ok}
+    tasks = _tasks(names)
     bar = _progress(len(names), show_progress)
-    rows: list[dict[str, Any]] = []
-    context = {"train": train, "train_labels": train_labels, "probe_idx": probe_idx, "sizes": sizes, "held": held,
-               "pretok": pretok, "seed": seed, "min_frequency": min_frequency, "notes": notes, "peers": peers_module}
+    done: dict[int, tuple[list[dict[str, Any]], list[str], float, float]] = {}
     try:
-        for name in names:
-            _describe(bar, name)
-            strategy = _parse(name)
-            spans_fixed: dict[str, Any] | None = {} if strategy.kind == "baseline" else None
-            for seg, size, extra in _segmenters(strategy, context):
-                if segmenters is not None:
-                    segmenters[(name, size)] = seg
-                encoded, train_encoded = extra.pop("encoded"), extra.pop("train_encoded")
-                lossy = strategy.source == "okt-analysis"
-                layout = pretok.layout(strategy.source, held) if isinstance(seg, BPESegmenter) else None
-                char_words = pretok.char_words(strategy.source, list(held.char_counts)) if (
-                    isinstance(seg, BPESegmenter) or strategy.unit == "morpheme") else None
-                row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=train_labels,
-                               lossy=lossy, seed=seed, spans_fixed=spans_fixed, layout=layout, char_words=char_words)
-                rows.append(row | extra | {
-                    "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
-                    "lossless": bool(seg.lossless), "vocab_size": size,
-                    "gold": held.gold_name, "self_graded": bool(held.gold_name) and strategy.analyzer == held.gold_name,
-                    "encode_texts_per_s": _throughput(seg, held.sample),
-                    "train_docs": len(train), "test_docs": len(test),
-                })
-            _advance(bar)
+        if jobs == 1:
+            context = _context(state, pretok)
+            for k, task in enumerate(tasks):
+                context["notes"] = []
+                wall, cpu = time.perf_counter(), time.process_time()
+                task_rows = _run_task(task, context, bar=bar, segmenters=segmenters)
+                done[k] = (task_rows, context["notes"], time.perf_counter() - wall, time.process_time() - cpu)
+        else:
+            done = _run_pool(tasks, state, jobs, bar)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for k in range(len(tasks)):
+        task_rows, task_notes, wall, cpu = done[k]
+        notes.extend(task_notes)
+        if timings is not None:
+            timings[_task_key(tasks[k])] = {"wall_s": wall, "cpu_s": cpu, "rows": len(task_rows)}
+        for row in task_rows:
+            by_name.setdefault(row["strategy"], []).append(row)
+    rows = [row for name in names for row in by_name.get(name, [])]
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype(DTYPES)
+
+
+#: rough seconds of each task on NSMC (165k/55k reviews, 4 sizes, cold) on one core: only the order in
+#: which the worker processes start tasks (longest first), never a result
+_TASK_COST = {"okt": 340, "sentencepiece-unigram": 180, "kiwi": 160, "baseline": 110, "mecab": 120,
+              "kiwi-bpe": 100, "raw": 90, "whitespace": 90, "kiwi-swtokenizer": 60}
+
+
+def _tasks(names: list[str]) -> list[list[str]]:
+    """The strategies grouped into tasks that share nothing but the on-disk caches: the rows of one
+    analyzer or pre-tokenizer (its BPE units and the baselines that read it; ``okt`` and
+    ``okt-analysis`` together, as they read the same cached Okt analysis), the jamo and syllable
+    baselines, each peer alone; in the order of their first strategy in ``names``."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(_task_key([name]), []).append(name)
+    return list(groups.values())
+
+
+def _task_key(task: list[str]) -> str:
+    s = _parse(task[0])
+    if s.kind == "peer":
+        return s.name
+    return "okt" if s.source == "okt-analysis" else s.source or "baseline"
+
+
+def _context(state: dict[str, Any], pretok: _Pretok | None = None) -> dict[str, Any]:
+    """What :func:`_run_task` reads: ``state`` (plain data) plus this process's pre-tokenizations
+    and the peers module."""
+    peers_module = None
+    if state["peers_ok"]:
+        from . import peers as peers_module
+    if pretok is None:
+        pretok = _Pretok(state["train"], state["held"].texts)
+    return {**state, "pretok": pretok, "peers": peers_module, "notes": []}
+
+
+def _run_task(names: list[str], ctx: dict[str, Any], *, bar: Any = None,
+              segmenters: dict[tuple[str, int], Segmenter] | None = None) -> list[dict[str, Any]]:
+    """The rows of ``names`` (one task), measured in this process; skips go to ``ctx["notes"]``."""
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        rows += _run_strategy(name, ctx, bar=bar, segmenters=segmenters)
+    return rows
+
+
+def _run_strategy(name: str, ctx: dict[str, Any], *, bar: Any = None,
+                  segmenters: dict[tuple[str, int], Segmenter] | None = None) -> list[dict[str, Any]]:
+    """The rows of one strategy (one per size), measured in this process."""
+    held, pretok, train = ctx["held"], ctx["pretok"], ctx["train"]
+    rows: list[dict[str, Any]] = []
+    _describe(bar, name)
+    strategy = _parse(name)
+    spans_fixed: dict[str, Any] | None = {} if strategy.kind == "baseline" else None
+    for seg, size, extra in _segmenters(strategy, ctx):
+        if segmenters is not None:
+            segmenters[(name, size)] = seg
+        encoded, train_encoded = extra.pop("encoded"), extra.pop("train_encoded")
+        lossy = strategy.source == "okt-analysis"
+        layout = pretok.layout(strategy.source, held) if isinstance(seg, BPESegmenter) else None
+        char_words = pretok.char_words(strategy.source, list(held.char_counts)) if (
+            isinstance(seg, BPESegmenter) or strategy.unit == "morpheme") else None
+        row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=ctx["train_labels"],
+                       lossy=lossy, seed=ctx["seed"], spans_fixed=spans_fixed, layout=layout,
+                       char_words=char_words)
+        rows.append(row | extra | {
+            "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
+            "lossless": bool(seg.lossless), "vocab_size": size,
+            "gold": held.gold_name, "self_graded": bool(held.gold_name) and strategy.analyzer == held.gold_name,
+            "encode_texts_per_s": _row_throughput(seg, strategy, pretok, held),
+            "train_docs": len(train), "test_docs": len(held.texts),
+        })
+    _advance(bar)
+    return rows
+
+
+def _row_throughput(seg: Segmenter, strategy: _Strategy, pretok: _Pretok, held: _HeldOut) -> float:
+    """``encode_texts_per_s`` of one row (:func:`_throughput`); a row of ours built on an analyzer
+    (BPE over okt, kiwi, mecab; the morpheme baselines) adds the analyzer's time, measured once."""
+    if strategy.analyzer and strategy.kind != "peer" and hasattr(seg, "encode_pretokenized"):
+        analyzer_s, words = pretok.sample_batch(strategy.source, held.sample)
+        return _throughput(seg, held.sample, analyzer_s=analyzer_s, words=words)
+    return _throughput(seg, held.sample)
+
+
+_WORKER: dict[str, Any] = {}  # a worker process's context (set by _worker_init)
+
+
+def _worker_init(state: dict[str, Any]) -> None:
+    _WORKER.clear()
+    _WORKER.update(_context(state))
+
+
+def _worker_run(names: list[str]) -> tuple[list[dict[str, Any]], list[str], float, float]:
+    _WORKER["notes"] = []
+    wall, cpu = time.perf_counter(), time.process_time()
+    rows = _run_task(names, _WORKER)
+    return rows, _WORKER["notes"], time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _run_pool(tasks: list[list[str]], state: dict[str, Any], jobs: int, bar: Any) -> dict[int, Any]:
+    """Run ``tasks`` in ``jobs`` spawned worker processes, the longest (by :data:`_TASK_COST`) first;
+    task index -> (rows, notes).  Each worker receives ``state`` once and keeps its own analyzers
+    and pre-tokenizations; the analyses meet in the on-disk caches (SQLite, concurrent-safe)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    order = sorted(range(len(tasks)), key=lambda k: (-_TASK_COST.get(_task_key(tasks[k]), 30), k))
+    done: dict[int, Any] = {}
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_worker_init, initargs=(state,)) as pool:
+        futures = {pool.submit(_worker_run, tasks[k]): k for k in order}
+        for future in as_completed(futures):
+            k = futures[future]
+            done[k] = future.result()
+            bar.update(len(tasks[k]))
+    return done
 
 
 def _split(texts: Sequence[str], eval_texts: Sequence[str] | None, labels: Sequence[int] | None,
@@ -695,6 +947,18 @@ def _split(texts: Sequence[str], eval_texts: Sequence[str] | None, labels: Seque
     if (train_labels is None) != (test_labels is None):
         raise ValueError("probe_accuracy needs labels for both splits: give labels and eval_labels together")
     return texts, train, test, train_labels, test_labels
+
+
+def _jobs(n_jobs: int | None) -> int:
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive int, -1 (one per CPU) or None (1), got {n_jobs!r}")
+    if n_jobs == -1:
+        import os
+
+        return os.cpu_count() or 1
+    return int(n_jobs)
 
 
 def _sizes(vocab_sizes: Sequence[int]) -> list[int]:
@@ -873,15 +1137,9 @@ _PERCENT = {"continued_word_rate", "unk_rate", "morph_f1", "round_trip_rate", "p
 
 def format_table(df: pd.DataFrame) -> str:
     """The frame as an aligned text table, at most 100 characters wide: the main columns, short
-    headers, rates in percent, ``-`` for NaN, ``*`` after a morpheme F1 graded by its own analyzer.
-
-    A frame of :func:`compare_strategies` (the first comparison) keeps its own layout."""
+    headers, rates in percent, ``-`` for NaN, ``*`` after a morpheme F1 graded by its own analyzer."""
     if df.empty:
         return "(no strategy could be measured)"
-    if "strategy" not in df.columns:
-        from .legacy import format_table as legacy_format
-
-        return legacy_format(df)
     cells: list[list[str]] = []
     for _, row in df.iterrows():
         line = []
@@ -919,8 +1177,10 @@ def _progress(total: int, show: Any) -> Any:
 
 
 def _advance(bar: Any) -> None:
-    bar.update(1)
+    if bar is not None:  # None: a worker process (the parent shows the progress)
+        bar.update(1)
 
 
 def _describe(bar: Any, text: str) -> None:
-    bar.note(text)
+    if bar is not None:
+        bar.note(text)

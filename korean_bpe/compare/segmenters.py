@@ -307,9 +307,21 @@ class BaselineSegmenter:
         if unit in ("jamo", "syllable"):  # the tokens are the characters of this string
             for t in texts:
                 counts.update(_char_tokens(t, jamo=unit == "jamo"))
-        else:
-            for _, split in probe._splits(texts):
-                counts.update(t for t, _, _ in split)
+        else:  # a word's tokens depend on the word alone (_split_words): count each distinct word once
+            known = probe._words
+            words: Counter[str] = Counter()
+            if all(t in known for t in texts):
+                for t in texts:
+                    words.update(known[t])
+            else:
+                for _, split in probe._splits(texts):
+                    counts.update(t for t, _, _ in split)
+            for w, c in words.items():
+                core = w.lstrip(SPACE_MARK)
+                if len(w) > len(core):
+                    counts[SPACE_MARK] += c * (len(w) - len(core))
+                if core:
+                    counts[core] += c
         return cls(unit, top_tokens(counts, vocab_size), **options)
 
     def truncate(self, vocab_size: int) -> BaselineSegmenter:

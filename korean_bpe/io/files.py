@@ -151,13 +151,14 @@ def check_output_dir_place(directory: Path, *, what: str = "the output") -> None
         raise ValueError(f"cannot write {what} in {where}: {exc.strerror}; choose a directory you can write") from None
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, errors: str = "strict") -> Path:
     """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` atomically; returns ``path``.
 
     Symbolic links are written through (the link stays); special files are refused; the parent
     directories are created; a new file gets ``0o666 & ~umask``, a replaced one keeps its mode.
+    ``errors`` is the encoding's (``"backslashreplace"`` shows a lone surrogate as ``\\ud800``).
     """
-    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline="\n"))
+    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8", errors=errors, newline="\n"))
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) -> Path:
@@ -199,10 +200,11 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) 
     return given
 
 
-def write_text_synced(path: Path, text: str) -> None:
+def write_text_synced(path: Path, text: str, *, errors: str = "strict") -> None:
     """Write ``text`` to ``path`` (UTF-8, ``\\n`` line ends, mode ``0o666 & ~umask`` when new) and
-    flush it to disk before returning."""
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
+    flush it to disk before returning; ``errors`` is the encoding's (``"surrogatepass"`` writes a
+    lone surrogate as ``ED A0 80``...)."""
+    with open(path, "w", encoding="utf-8", errors=errors, newline="\n") as f:
         f.write(text)
         f.flush()
         os.fsync(f.fileno())

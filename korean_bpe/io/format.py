@@ -28,8 +28,8 @@ from pathlib import Path
 from ..pre_tokenizers.base import LINE_BREAKS
 
 __all__ = [
-    "BYTE_TOKENS", "MERGES_HEADER", "UNWRITABLE", "ModelFileError", "check_writable_token", "render_merges_txt",
-    "parse_merges",
+    "BYTE_TOKENS", "MERGES_HEADER", "UNWRITABLE", "SURROGATE", "ModelFileError", "check_writable_token",
+    "render_merges_txt", "parse_merges",
 ]
 
 #: The 256 byte-fallback tokens, ``<0x00>`` .. ``<0xFF>`` (HF / SentencePiece spelling).  With
@@ -42,6 +42,12 @@ MERGES_HEADER = "#version: 0.2"
 #: A character no token of ``merges.txt`` may hold: the space between the two tokens of a line, and
 #: the line breaks.  ``UNWRITABLE.search("\x00".join(tokens))`` checks many tokens at once.
 UNWRITABLE = re.compile(f"[ {re.escape(LINE_BREAKS)}]")
+
+
+#: A lone surrogate (U+D800..U+DFFF), which strict UTF-8 cannot hold: our model files spell it as
+#: ``surrogatepass`` UTF-8 (``ED A0 80`` for U+D800, as the byte unit does); a Hugging Face
+#: ``tokenizer.json`` cannot hold it.
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ModelFileError(ValueError):

@@ -89,7 +89,7 @@ from typing import Any
 
 from ..markers import SPACE_MARK, get_marker
 from ..pre_tokenizers.base import LINE_BREAKS
-from .format import BYTE_TOKENS
+from .format import BYTE_TOKENS, SURROGATE
 
 __all__ = ["export_tokenizer_json", "tokenizer_json", "hf_token_names", "PY_WHITESPACE"]
 
@@ -165,6 +165,13 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
         raise ValueError(f"unit {unit!r} has no HF equivalent; use 'syllable', 'jamo' or 'byte'")
 
     names = hf_token_names(model, marker=marker)
+    bad = next((m for m in map(SURROGATE.search, names) if m is not None), None)
+    if bad is not None:
+        raise ValueError(
+            f"the token {bad.string!r} holds a lone surrogate (U+{ord(bad.group()):04X}), which a "
+            "Hugging Face tokenizer cannot hold (its strings are UTF-8); train on text without lone surrogates "
+            "(read it with errors='replace', or clean it: text.encode('utf-8', 'replace').decode()), or keep "
+            "this model in korean_bpe's own files (Tokenizer.save)")
     rename = dict(zip(model.id_to_token, names))
     vocab = {tok: i for i, tok in enumerate(names)}
     merges = [[rename[a], rename[b]] for a, b in model.merges]

@@ -48,6 +48,13 @@ in a deleted directory.  Modes follow the umask (``0o755`` / ``0o644`` under ``0
 directory keeps its mode.  :func:`check_model_dir` runs the checks before any work (``korean-bpe
 train`` calls it before training).
 
+A token holding a lone surrogate (U+D800..U+DFFF: text decoded with ``surrogateescape``, broken
+JSON), which strict UTF-8 cannot hold, is written in all three files as ``surrogatepass`` UTF-8
+(``ED A0 80`` for U+D800, as the byte unit spells it) and read back as the same code point: such a
+model saves and loads like any other, but its files are not strict UTF-8 for other programs (nor
+can it be exported to Hugging Face).  Not the JSON escape ``\\ud800``: JSON reads
+``\\ud83d\\ude00`` as one character, where the token held two code points.
+
 Loading names the file and the line of every problem (:class:`ModelFileError`), and checks that
 the unit and marker of ``tokenizer_config.json`` fit the alphabet of ``vocab.json``
 (:func:`alphabet_mismatch`): a ``jamo`` config on a syllable model would otherwise load and give
@@ -207,7 +214,7 @@ def save_tokenizer(tok: Any, directory: str | os.PathLike[str]) -> Path:
     tmp = _make_temp(target, "tmp")
     try:
         for name, text in texts.items():
-            _write_file(tmp / name, text)
+            _write_file(tmp / name, text, errors="surrogatepass")  # lone surrogates: see the module docstring
         if exists and _is_working_directory(target):
             _replace_files_in_place(tmp, target)
         else:
@@ -586,7 +593,7 @@ def _read_text(path: Path) -> str:
     except IsADirectoryError:
         raise ModelFileError(f"{path.name} is a directory, not a file", path=path) from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8", "surrogatepass")  # a lone surrogate (ED A0 80): see the module docstring
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ModelFileError(f"not valid UTF-8 (byte offset {exc.start}: {exc.reason})", path=path, line=line) from None

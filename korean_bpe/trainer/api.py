@@ -126,14 +126,20 @@ def _train(
     marker: str | None, max_token_length: int | None, on_merge: OnMerge | None, show_progress: bool | None,
     engine: str,
 ) -> BPEModel:
-    prepared = _prepare_words(
-        word_counts, special_tokens=specials, limit_alphabet=limit_alphabet,
-        initial_alphabet=initial_alphabet, marker=marker,
-    )
-    id_to_token, words, counts, alphabet, mark = prepared
-    prefix = mark.continuing_prefix
-    words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
-    words, counts = cut_ambiguous(words, counts, id_to_token, mark)
+    flat = _flat_words(word_counts, marker, engine)
+    if flat is not None:  # compiled symbol ids: no tuple or list per word, merges named in C++
+        id_to_token, alphabet, prefix, new_ids, cuts = _prepare_ids(
+            flat, special_tokens=specials, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet)
+        words, counts = [], []
+    else:
+        prepared = _prepare_words(
+            word_counts, special_tokens=specials, limit_alphabet=limit_alphabet,
+            initial_alphabet=initial_alphabet, marker=marker,
+        )
+        id_to_token, words, counts, alphabet, mark = prepared
+        prefix = mark.continuing_prefix
+        words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
+        words, counts = cut_ambiguous(words, counts, id_to_token, mark)
     initial_size = len(id_to_token)
     if vocab_size is not None and vocab_size < initial_size:
         if vocab_size <= len(specials):
@@ -148,6 +154,18 @@ def _train(
             f"alphabet symbols ({initial_size}); use vocab_size >= {initial_size}, or limit_alphabet="
             f"{vocab_size - len(specials)} to shrink the alphabet"
         )
+    if flat is not None:
+        merges = _learn_merges_flat(
+            flat, new_ids, cuts, id_to_token, special_tokens=specials, prefix=prefix, vocab_size=vocab_size,
+            num_merges=num_merges, min_frequency=min_frequency, max_token_length=max_token_length, on_merge=on_merge,
+            show_progress=show_progress,
+        )
+        model = BPEModel(special_tokens=specials, alphabet=tuple(alphabet), merges=tuple(merges),
+                         continuing_subword_prefix=prefix)
+        # the ids the model derives are these (specials, alphabet, then each new merge result):
+        # its cached_property is filled with them rather than computed again
+        model.__dict__["id_to_token"] = tuple(id_to_token)
+        return model
     merges = learn_merges(
         engine, words, counts, id_to_token, special_tokens=specials, prefix=prefix, vocab_size=vocab_size,
         num_merges=num_merges, min_frequency=min_frequency, max_token_length=max_token_length, on_merge=on_merge,
@@ -204,29 +222,14 @@ def _prepare_words(
             "(split words with a unit: get_unit('syllable').split(word))"
         )
     mark = _resolve_marker(marker, keys)
-    base = mark.base
-    bases = {s: base(s) for s in symbols}
-    all_bases = set(bases.values()) | set(initial)
-
-    # Alphabet: bare symbols (plus initial_alphabet), limited to the most frequent ones.
-    if limit_alphabet is not None and len(all_bases) > limit_alphabet:
-        freq: dict[str, int] = dict.fromkeys(all_bases, 0)
-        for s, count in _symbol_frequencies(word_counts).items():
-            freq[bases[s]] += count
-        big = sum(values) * max(map(len, keys)) + 1  # more than any count: initial symbols go last
-        for s in initial:
-            freq[s] = big
-        kept = keep_alphabet(freq, limit_alphabet)
-    else:
-        kept = all_bases
-    specials = set(special_tokens)
-    alphabet = [s for s in order_symbols(kept) if s not in specials]
-    marked = order_symbols(s for s, b in bases.items() if s != b and b in kept)
-    alphabet += [s for s in marked if s not in kept and s not in specials]
-    id_to_token = list(dict.fromkeys((*special_tokens, *alphabet)))
+    id_to_token, alphabet, kept, bases = _alphabet(
+        symbols, mark.base, special_tokens, limit_alphabet, initial,
+        frequencies=lambda: _symbol_frequencies(word_counts),
+        big=lambda: sum(values) * max(map(len, keys)) + 1,  # more than any count: initial symbols go last
+    )
     token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
 
-    if kept is all_bases:
+    if kept is None:  # nothing left out of the alphabet
         words, counts = _words_to_ids(word_counts, token_to_id)
     else:
         words, counts = [], []
@@ -236,6 +239,129 @@ def _prepare_words(
                 words.append(ids)
                 counts.append(count)
     return id_to_token, words, counts, alphabet, mark
+
+
+def _alphabet(
+    symbols: Iterable[str], base: Callable[[str], str], special_tokens: tuple[str, ...], limit_alphabet: int | None,
+    initial: list[str], *, frequencies: Callable[[], Mapping[str, int]], big: Callable[[], int],
+) -> tuple[list[str], list[str], set[str] | None, dict[str, str]]:
+    """``(id_to_token, alphabet, kept, bases)``: the bare symbols (plus ``initial``), limited to the
+    ``limit_alphabet`` most frequent (``frequencies()``: symbol -> count; ``big()``: more than any
+    count, so that initial symbols go last), in code-point order after the special tokens, then
+    the marked symbols whose bare one is kept; ``kept``: the bare symbols kept, ``None`` when
+    none was left out; ``bases``: each symbol's bare symbol."""
+    bases = {s: base(s) for s in symbols}
+    all_bases = set(bases.values()) | set(initial)
+    if limit_alphabet is not None and len(all_bases) > limit_alphabet:
+        freq: dict[str, int] = dict.fromkeys(all_bases, 0)
+        for s, count in frequencies().items():
+            freq[bases[s]] += count
+        more = big()
+        for s in initial:
+            freq[s] = more
+        kept: set[str] | None = keep_alphabet(freq, limit_alphabet)
+    else:
+        kept = None
+    bare = all_bases if kept is None else kept
+    specials = set(special_tokens)
+    alphabet = [s for s in order_symbols(bare) if s not in specials]
+    marked = order_symbols(s for s, b in bases.items() if s != b and b in bare)
+    alphabet += [s for s in marked if s not in bare and s not in specials]
+    id_to_token = list(dict.fromkeys((*special_tokens, *alphabet)))
+    return id_to_token, alphabet, kept, bases
+
+
+def _flat_words(word_counts: Any, marker: Any, engine: str) -> Any:
+    """The compiled flat word table of ``word_counts`` when training can take it as it is: a
+    :class:`~korean_bpe.trainer.fast.SymbolCounts` made with this marker, for the compiled engine."""
+    if engine not in ("auto", "compiled") or type(word_counts).__name__ != "SymbolCounts":
+        return None
+    from .fast import SymbolCounts
+
+    if not isinstance(word_counts, SymbolCounts):
+        return None
+    if not (isinstance(marker, str) and marker == "auto"):
+        try:
+            same = get_marker(marker) == get_marker(word_counts.words.marker)
+        except ValueError:
+            return None  # the dict path says what is wrong with it
+        if not same:
+            return None  # another marker: the dict path checks the words against it
+    if isinstance(marker, str) and marker == "auto" and word_counts.words.marker == "##" and word_counts.words.longest < 2:
+        return None  # "auto" finds no ## in words of one symbol: the dict path says what it finds
+    return word_counts
+
+
+def _prepare_ids(
+    flat: Any, *, special_tokens: tuple[str, ...], limit_alphabet: int | None, initial_alphabet: Iterable[str],
+) -> tuple[list[str], list[str], str | None, list[int], list[tuple[int, list[int]]]]:
+    """:func:`prepare_words` + :func:`cut_special_runs` + :func:`cut_ambiguous` for a compiled flat
+    word table: ``(id_to_token, alphabet, prefix, new_ids, cuts)``, ``new_ids[i]`` the token id of
+    the table's symbol ``i`` (``-1``: left out of the alphabet), ``cuts`` the cuts by word."""
+    ws = flat.words
+    initial = _check_initial_alphabet(initial_alphabet)
+    if limit_alphabet is not None and (not isinstance(limit_alphabet, int) or isinstance(limit_alphabet, bool) or limit_alphabet < 0):
+        raise ValueError(f"limit_alphabet must be None or an int >= 0, got {limit_alphabet!r}")
+    mark = get_marker(ws.marker)
+    symbols = ws.symbols
+    id_to_token, alphabet, kept, bases = _alphabet(
+        symbols, mark.base, special_tokens, limit_alphabet, initial,
+        frequencies=lambda: dict(zip(symbols, ws.frequencies())), big=lambda: ws.total * ws.longest + 1,
+    )
+    token_to_id = {tok: i for i, tok in enumerate(id_to_token)}
+    new_ids = [token_to_id[s] if kept is None or bases[s] in kept else -1 for s in symbols]
+    prefix = mark.continuing_prefix
+    cuts: list[tuple[int, list[int]]] = []
+    starts = _special_starts(id_to_token, special_tokens)
+    may_cut = mark.may_cut
+    triggers = {i for i, tok in enumerate(id_to_token) if may_cut(tok)}
+    if not starts and not triggers:
+        return id_to_token, alphabet, prefix, new_ids, cuts
+    find = _special_cutter(id_to_token, special_tokens, starts, prefix) if starts else None
+    flags = [i in starts or i in triggers for i in range(len(id_to_token))]
+    for k, word in ws.words_holding(new_ids, flags):  # as cut_special_runs, then cut_ambiguous on the pieces
+        cut = find(word) if find is not None and not starts.isdisjoint(word) else []
+        if triggers:
+            bounds = [0, *cut, len(word)]
+            more = [a + c for a, b in zip(bounds, bounds[1:]) if b - a > 1 and not triggers.isdisjoint(word[a:b])
+                    for c in mark.cuts([id_to_token[i] for i in word[a:b]])]
+            cut = sorted(set(cut) | set(more))
+        if cut:
+            cuts.append((k, cut))
+    return id_to_token, alphabet, prefix, new_ids, cuts
+
+
+def _special_starts(id_to_token: Sequence[str], special_tokens: Sequence[str]) -> set[int]:
+    """Ids of the tokens that begin a special token's text (where a run spelling one can start)."""
+    prefixes = {t[:k] for t in special_tokens for k in range(1, len(t))}
+    return {i for i, tok in enumerate(id_to_token) if tok in prefixes}
+
+
+def _special_cutter(
+    id_to_token: Sequence[str], special_tokens: Sequence[str], starts: set[int], prefix: str | None,
+) -> Callable[[Sequence[int]], list[int]]:
+    """``cuts(word)``: the sorted positions where ``word`` (ids) must be cut so that no run of its
+    symbols spells a special token (just before each such run's last symbol)."""
+    specials = set(special_tokens)
+    longest = max(map(len, specials))
+    plen = len(prefix) if prefix else 0
+
+    def cuts(word: Sequence[int]) -> list[int]:
+        out = set()
+        for i, first in enumerate(word):
+            if first not in starts:
+                continue
+            text = id_to_token[first]
+            for j in range(i + 1, len(word)):
+                right = id_to_token[word[j]]
+                text += right[plen:] if plen and right.startswith(prefix) else right  # type: ignore[arg-type]
+                if len(text) > longest:
+                    break
+                if text in specials:
+                    out.add(j)
+        return sorted(out)
+
+    return cuts
 
 
 def cut_special_runs(
@@ -252,32 +378,18 @@ def cut_special_runs(
     >>> cut_special_runs([[1, 3, 2, 3]], [5], ["<s>", "<", ">", "s"], ["<s>"])   # < s > s: < s | > s
     ([[1, 3], [2, 3]], [5, 5])
     """
-    prefixes = {t[:k] for t in special_tokens for k in range(1, len(t))}
-    starts = {i for i, tok in enumerate(id_to_token) if tok in prefixes}
+    starts = _special_starts(id_to_token, special_tokens)
     if not starts:
         return words, counts
-    specials = set(special_tokens)
-    longest = max(map(len, specials))
-    plen = len(prefix) if prefix else 0
+    find = _special_cutter(id_to_token, special_tokens, starts, prefix)
     disjoint = starts.isdisjoint
     all_cuts: dict[int, list[int]] = {}
     for k, word in enumerate(words):  # only words holding the start of a special token are read
         if disjoint(word):
             continue
-        cuts = set()
-        for i, first in enumerate(word):
-            if first not in starts:
-                continue
-            text = id_to_token[first]
-            for j in range(i + 1, len(word)):
-                right = id_to_token[word[j]]
-                text += right[plen:] if plen and right.startswith(prefix) else right  # type: ignore[arg-type]
-                if len(text) > longest:
-                    break
-                if text in specials:
-                    cuts.add(j)
+        cuts = find(word)
         if cuts:
-            all_cuts[k] = sorted(cuts)
+            all_cuts[k] = cuts
     if not all_cuts:  # the usual case: nothing spells a special token, the words stay as they are
         return words, counts
     out_words: list[list[int]] = []
@@ -513,6 +625,39 @@ def learn_merges(
     finally:
         progress.close()
     return merges
+
+
+def _learn_merges_flat(
+    flat: Any, new_ids: list[int], cuts: list[tuple[int, list[int]]], id_to_token: list[str], *,
+    special_tokens: Sequence[str], prefix: str | None, vocab_size: int | None, num_merges: int | None,
+    min_frequency: int, max_token_length: int | None = None, on_merge: OnMerge | None = None,
+    show_progress: bool | Progress | None = None,
+) -> list[tuple[str, str]]:
+    """:func:`learn_merges` for a compiled flat word table (:func:`_prepare_ids`): the whole loop
+    runs in C++ (``_fast_core.train_ids``: the rule of :func:`merge_step`, token texts and ids kept
+    there); ``on_merge`` and the progress hear each merge only when there is one to hear."""
+    from ._fast_core import train_ids
+
+    initial_size = len(id_to_token)
+    target = min(n for n in (num_merges, None if vocab_size is None else vocab_size - initial_size) if n is not None)
+    progress = start_progress(show_progress, total=target, desc="BPE merges", unit="merge")
+    listener = None
+    if on_merge is not None or progress is not NO_PROGRESS:
+        update = progress.update
+
+        def listener(rank: int, pair: tuple[str, str], count: int) -> None:
+            if on_merge is not None:
+                on_merge(rank, pair, count)
+            update(1)
+
+    try:
+        if target <= 0:
+            return []
+        return train_ids(flat.words, new_ids, cuts, id_to_token, min_count=min_frequency, max_merges=num_merges,  # type: ignore[no-any-return]
+                         vocab_size=vocab_size, prefix=prefix, specials=special_tokens,
+                         max_token_length=max_token_length, on_merge=listener)
+    finally:
+        progress.close()
 
 
 def merge_step(

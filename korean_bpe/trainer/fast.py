@@ -31,7 +31,8 @@ from typing import Any
 
 __all__ = [
     "merge_engine", "get_engine", "compiled_available",
-    "count_words", "split_words", "symbol_counts", "words_to_ids",
+    "count_words", "split_words", "symbol_counts", "words_to_ids", "SymbolCounts", "split_ids",
+    "CountedWords", "word_counter",
 ]
 
 logger = logging.getLogger(__name__)
@@ -296,6 +297,118 @@ def split_words(
         key = apply(u.split(word))
         out[key] = out.get(key, 0) + count
     return out
+
+
+class SymbolCounts(Mapping[tuple[str, ...], int]):
+    """``{symbols: count}`` held as the compiled core's flat word table
+    (``_fast_core.WordSymbols``: symbol ids in one int32 array, no tuple per word), which
+    :func:`korean_bpe.trainer.train_bpe` trains on directly.  Read as a mapping, it is the dict
+    :func:`split_words` gives (made on first read: words giving the same symbols added up).
+
+    >>> sc = split_ids({"값이": 2, "값": 1}, unit="syllable", marker="</w>")   # None if not compiled
+    >>> sc is None or sc == {('값', '이</w>'): 2, ('값</w>',): 1}
+    True
+    """
+
+    __slots__ = ("words", "_dict")
+
+    def __init__(self, words: Any) -> None:
+        self.words = words
+        self._dict: dict[tuple[str, ...], int] | None = None
+
+    def _mapping(self) -> dict[tuple[str, ...], int]:
+        if self._dict is None:
+            self._dict = self.words.to_dict()
+        return self._dict
+
+    def __getitem__(self, key: tuple[str, ...]) -> int:
+        return self._mapping()[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._mapping())
+
+    def __len__(self) -> int:
+        return len(self._mapping())
+
+    def items(self) -> Any:
+        return self._mapping().items()
+
+    def values(self) -> Any:
+        return self._mapping().values()
+
+    def __repr__(self) -> str:
+        return repr(self._mapping())
+
+
+class CountedWords(Mapping[str, int]):
+    """``{word: count}`` held by the compiled counter (``_fast_core.WordCounter``: the distinct
+    words' code points in one array, int64 counts), from which :func:`split_ids` reads the words
+    without a Python string each.  Read as a mapping, it is the dict :func:`count_words` gives
+    (made on first read).
+
+    >>> c = word_counter()
+    >>> c is None or (c.update(["재밌다 진짜 재밌다"]), CountedWords(c) == {"재밌다": 2, "진짜": 1})[1]
+    True
+    """
+
+    __slots__ = ("counter", "_dict")
+
+    def __init__(self, counter: Any) -> None:
+        self.counter = counter
+        self._dict: dict[str, int] | None = None
+
+    def _mapping(self) -> dict[str, int]:
+        if self._dict is None:
+            self._dict = self.counter.to_dict()
+        return self._dict
+
+    def __getitem__(self, word: str) -> int:
+        return self._mapping()[word]
+
+    def __iter__(self) -> Any:
+        return iter(self._mapping())
+
+    def __len__(self) -> int:
+        return len(self.counter)
+
+    def items(self) -> Any:
+        return self._mapping().items()
+
+    def values(self) -> Any:
+        return self._mapping().values()
+
+    def clear(self) -> None:
+        """Forget every word (the counter's memory is freed), as ``dict.clear``."""
+        self.counter = type(self.counter)(self.counter.mode)
+        self._dict = None
+
+    def holds(self, chars: str) -> bool:
+        """Whether some word holds one of ``chars`` (read from the counter's array)."""
+        return bool(self.counter.holds(chars))
+
+    def __repr__(self) -> str:
+        return repr(self._mapping())
+
+
+def word_counter(*, sentencepiece: bool = False) -> Any:
+    """A compiled ``WordCounter`` (``update(texts)``, ``to_dict()``, ``split_ids(unit, marker)``)
+    counting :func:`count_words`'s words, or ``None`` without the compiled core."""
+    compiled = _compiled("WordCounter")
+    return None if compiled is None else compiled(1 if sentencepiece else 0)
+
+
+def split_ids(word_counts: Mapping[str, int], *, unit: str, marker: str | None) -> SymbolCounts | None:
+    """:func:`split_words` for ``syllable`` and ``jamo`` straight to symbol ids (a
+    :class:`SymbolCounts`), or ``None`` when the compiled core is not there, or when a count is
+    not an int >= 1 or the sums would leave int64 (the dict path stays exact in Python ints)."""
+    compiled = _compiled("split_ids")
+    if compiled is None or unit not in ("syllable", "jamo"):
+        return None
+    if isinstance(word_counts, CountedWords):  # straight from the counter's array
+        words = word_counts.counter.split_ids(unit, marker)
+    else:
+        words = compiled(word_counts, unit, marker)
+    return None if words is None else SymbolCounts(words)
 
 
 def symbol_counts(word_counts: Mapping[tuple[str, ...], int]) -> dict[str, int]:
