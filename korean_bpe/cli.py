@@ -636,6 +636,11 @@ def speak_cli(message: str, command: str | None) -> str:
     '--vocab-size 5 is too small; use --vocab-size 15 or more, or --limit-alphabet 4 to shrink it'
     >>> speak_cli("vocab_size=3 is too small; use vocab_size >= 8, or limit_alphabet=2 to shrink it", "compare")
     '--vocab-sizes 3 is too small; use --vocab-sizes 8 or more'
+
+    Text quoted from another library keeps its own identifiers (SentencePiece's C++ messages):
+
+    >>> speak_cli("Vocabulary size is smaller than required_chars. 9 vs 12. (trainer_spec_.vocab_size())", "compare")
+    'Vocabulary size is smaller than required_chars. 9 vs 12. (trainer_spec_.vocab_size())'
     """
     for name, option in CLI_OPTIONS.get(command or "", {}).items():
         if not option.startswith("--"):
@@ -652,7 +657,7 @@ def speak_cli(message: str, command: str | None) -> str:
         message = re.sub(rf"\b{name}={_VALUE}", spell, message)
         message = re.sub(rf"\b{name} >= (\d+)", rf"{option} \1 or more", message)
         if "_" in name:  # an identifier, never an English word
-            message = re.sub(rf"\b{name}\b", option, message)
+            message = re.sub(rf"(?<![.\w]){name}\b(?![(\w])", option, message)  # not trainer_spec_.vocab_size()
     return message
 
 
