@@ -23,6 +23,7 @@ Usage::
     python benchmarks/bench_pretok.py --limit 5000         # a subset while developing
     python benchmarks/bench_pretok.py --analyzers okt --workers 2 --nsmc-dir ../shared/corpora/nsmc
     python benchmarks/bench_pretok.py --limit 40000 --analyzers okt --processes
+    python benchmarks/bench_pretok.py --limit 20000 --analyzers okt --okt-modes threads,processes --okt-split 0
     python benchmarks/bench_pretok.py --limit 20000 --analyzers okt --okt-split 5000
 """
 
@@ -97,41 +98,59 @@ def okt_split(okt, reviews: list[str]) -> None:
           f"JPype conversion {conv:.3f} s ({conv / (ana + conv):.1%})")
 
 
-def bench_okt(reviews: list[str], chars: int, workers: int | None, threads: bool, split_sample: int) -> bool:
+def tree_cpu() -> float:
+    """CPU seconds of this process (every thread, the JVM's) and of its finished children."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def bench_okt(reviews: list[str], chars: int, workers: int | None, modes: list[str], split_sample: int) -> bool:
+    from korean_bpe.pre_tokenizers.executor import _shutdown_shared
     from korean_bpe.pre_tokenizers.okt import DEFAULT_DROP, MAX_RUN, OktPreTokenizer, _start_okt, cut_long_runs
 
-    print(f"\nOkt (drop={DEFAULT_DROP}, workers={workers or 'one per core'}, {'threads' if threads else 'processes'}); {load()}")
+    print(f"\nOkt (drop={DEFAULT_DROP}, workers={workers or 'one per core'}, batch in {' and '.join(modes)}); {load()}")
     okt = _start_okt()  # konlpy's Okt; the JVM start is not part of any timing
     okt.pos("워밍업 문장")
     drop = set(DEFAULT_DROP)
     naive_pos, t_naive, c_naive = timed_cpu(lambda: [okt.pos(r) for r in reviews])
     naive = [[w for s, t in p if t not in drop for w in s.split()] for p in naive_pos]  # words never hold white space
     row("naive konlpy loop okt.pos(review)", t_naive, len(reviews), chars, None)
-    print(f"    CPU {c_naive:.1f} s; {load()}")
-    with tempfile.TemporaryDirectory(prefix="korean_bpe_bench_") as tmp:
-        cold_pt = OktPreTokenizer(cache_dir=tmp, workers=workers, threads=threads)
-        cold, t_cold, c_cold = timed_cpu(lambda: cold_pt.batch(reviews, show_progress=False))
-        row("batch, cold cache (empty dir)", t_cold, len(reviews), chars, t_naive)
-        print(f"    CPU {c_cold:.1f} s ({c_naive / c_cold:.1f}x less than the naive loop); {load()}")
-        print(f"    {cold_pt._batcher.last_stats}")
-        warm_pt = OktPreTokenizer(cache_dir=tmp, workers=workers, threads=threads)
-        warm, t_warm, c_warm = timed_cpu(lambda: warm_pt.batch(reviews, show_progress=False))
-        row("batch, warm cache (second run)", t_warm, len(reviews), chars, t_naive)
-        print(f"    CPU {c_warm:.1f} s; {load()}")
-        print(f"    {warm_pt._batcher.last_stats}")
+    print(f"    CPU {c_naive:.1f} s ({c_naive / t_naive:.2f} cores); {load()}")
+    outputs: list[tuple[str, list[list[str]]]] = []
+    for mode in modes:
+        threads = mode == "threads"
+        with tempfile.TemporaryDirectory(prefix="korean_bpe_bench_") as tmp:
+            cold_pt = OktPreTokenizer(cache_dir=tmp, workers=workers, threads=threads)
+            c0, t0 = tree_cpu(), time.perf_counter()
+            cold = cold_pt.batch(reviews, show_progress=False)
+            t_cold = time.perf_counter() - t0
+            _shutdown_shared()  # worker processes end here, so that their CPU time is counted
+            c_cold = tree_cpu() - c0
+            row(f"batch in {mode}, cold cache (empty dir)", t_cold, len(reviews), chars, t_naive)
+            print(f"    CPU {c_cold:.1f} s with worker processes ({c_cold / t_cold:.2f} cores; "
+                  f"{c_naive / c_cold:.1f}x less than the naive loop); {load()}")
+            print(f"    {cold_pt._batcher.last_stats}")
+            warm_pt = OktPreTokenizer(cache_dir=tmp, workers=workers, threads=threads)
+            warm, t_warm, c_warm = timed_cpu(lambda: warm_pt.batch(reviews, show_progress=False))
+            row(f"batch in {mode}, warm cache (second run)", t_warm, len(reviews), chars, t_naive)
+            print(f"    CPU {c_warm:.1f} s; {load()}")
+            print(f"    {warm_pt._batcher.last_stats}")
+        outputs += [(f"{mode} cold", cold), (f"{mode} warm", warm)]
     # a review with a run of more than MAX_RUN Hangul syllables is cut before Okt sees it (by
     # design, see cut_long_runs): the naive loop is not, so those reviews may differ
     cut = {i for i, r in enumerate(reviews) if len(cut_long_runs(r)) > 1}
-    bad_cold, bad_warm = (sum(x != y for i, (x, y) in enumerate(zip(naive, out)) if i not in cut) for out in (cold, warm))
-    bad_cold += abs(len(naive) - len(cold))
-    bad_warm += abs(len(naive) - len(warm))
-    print(f"  identical to the naive loop: cold {bad_cold == 0} ({bad_cold} differ), warm {bad_warm == 0} ({bad_warm} differ), "
-          f"not counting the {len(cut)} reviews with a Hangul run longer than MAX_RUN = {MAX_RUN} "
-          f"({sum(naive[i] != cold[i] for i in cut)} of them differ)")
+    ok = True
+    for label, out in outputs:
+        bad = sum(x != y for i, (x, y) in enumerate(zip(naive, out)) if i not in cut) + abs(len(naive) - len(out))
+        same = out == outputs[0][1]
+        print(f"  {label}: identical to the naive loop {bad == 0} ({bad} differ), to {outputs[0][0]} {same}")
+        ok &= bad == 0 and same
+    print(f"  (not counting the {len(cut)} reviews with a Hangul run longer than MAX_RUN = {MAX_RUN}: "
+          f"{sum(naive[i] != outputs[0][1][i] for i in cut)} of them differ from the naive loop)")
     if split_sample:
         print(f"  where the time goes (thread CPU, first {min(split_sample, len(reviews)):,} reviews; {load()}):")
         okt_split(okt, reviews[:split_sample])
-    return bad_cold == 0 and bad_warm == 0
+    return ok
 
 
 def bench_other(name: str, reviews: list[str], chars: int) -> bool:
@@ -167,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=None, help="Okt workers (default: one per core)")
     ap.add_argument("--processes", action="store_true",
                     help="Okt batch in worker processes, one JVM each (default: threads sharing this process's JVM)")
+    ap.add_argument("--okt-modes", default=None, metavar="MODES",
+                    help="comma-separated Okt batch paths to time in this run, each with its own fresh cache: "
+                         "threads,processes (default: threads, or processes with --processes)")
     ap.add_argument("--okt-split", type=int, default=20000, metavar="N",
                     help="after the Okt timings, split the JVM analysis from the JPype conversion on the first N reviews (0: skip)")
     args = ap.parse_args(argv)
@@ -182,7 +204,10 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     for name in [a.strip() for a in args.analyzers.split(",") if a.strip()]:
         if name == "okt":
-            ok &= bench_okt(reviews, chars, args.workers, not args.processes, args.okt_split)
+            modes = [m.strip() for m in (args.okt_modes or ('processes' if args.processes else 'threads')).split(',') if m.strip()]
+            if not modes or set(modes) - {'threads', 'processes'}:
+                ap.error(f'--okt-modes takes threads and/or processes, got {args.okt_modes!r}')
+            ok &= bench_okt(reviews, chars, args.workers, modes, args.okt_split)
         else:
             ok &= bench_other(name, reviews, chars)
     return 0 if ok else 1

@@ -260,6 +260,11 @@ def _add_compare(sub: Any) -> None:
                    help="share of CORPUS held out when there is no --eval (default: 0.1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the split and the probe (default: 0)")
     p.add_argument("--csv", default=None, metavar="PATH", help="also write the table to PATH")
+    p.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+                   help="worker processes, each running groups of strategies (an analyzer's rows, a peer); "
+                        "same table and report whatever N (default: the number of CPUs, at most one per "
+                        "group; 1, all in this process, on the small embedded corpus, where starting the "
+                        "analyzers in each worker costs more than its rows)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_compare)
 
@@ -516,13 +521,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _info("note: labels for only one of CORPUS and --eval: no probe_accuracy")
         labels = eval_labels = None
     notes: list[str] = []
-    segmenters: dict[tuple[str, int], Any] = {}
+    held_out = _held_out(texts, eval_texts, args.test_fraction, args.seed)
+    sentences = pick_sentences(held_out)
+    pieces: dict[tuple[str, int], Any] = {}  # recorded by whichever process runs the row
     start = time.perf_counter()
     df = compare(
         texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels, strategies=strategies,
         vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold, seed=args.seed,
         test_fraction=args.test_fraction, show_progress=False if args.no_progress else None,
-        notes=notes, segmenters=segmenters,
+        notes=notes, n_jobs=args.jobs or (1 if args.corpus is None else -1), pieces=pieces,
+        pieces_texts=sentences + held_out[:1000],
     )
     seconds = time.perf_counter() - start
     for note in notes:
@@ -530,10 +538,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(format_table(df))
     if df.empty:
         raise UserError("no strategy could be measured (see the notes above)")
-    held_out = _held_out(texts, eval_texts, args.test_fraction, args.seed)
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
           f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{COMPARE_LEGEND}")
-    sentences = pick_sentences(held_out)
     corpus = {
         "corpus": args.corpus or "the corpus embedded in konlpy (kolaw constitution + kobill bills)",
         "held-out documents from": args.eval or f"a seeded {args.test_fraction:.0%} of the corpus (seed {args.seed})",
@@ -543,8 +549,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         "run time": f"{seconds:.0f} s",
     }
     written = write_report(
-        df, out_dir, corpus=corpus, sentences=sentences, examples=segmentation_examples(segmenters, sentences),
-        token_lengths=token_lengths(segmenters, held_out[:1000]), command=["korean-bpe", *sys.argv[1:]],
+        df, out_dir, corpus=corpus, sentences=sentences, examples=segmentation_examples(pieces, sentences),
+        token_lengths=token_lengths(pieces, held_out[:1000]), command=["korean-bpe", *sys.argv[1:]],
         notes=[speak_cli(n, "compare") for n in notes],
     )
     if args.csv is not None:
@@ -630,6 +636,11 @@ def speak_cli(message: str, command: str | None) -> str:
     '--vocab-size 5 is too small; use --vocab-size 15 or more, or --limit-alphabet 4 to shrink it'
     >>> speak_cli("vocab_size=3 is too small; use vocab_size >= 8, or limit_alphabet=2 to shrink it", "compare")
     '--vocab-sizes 3 is too small; use --vocab-sizes 8 or more'
+
+    Text quoted from another library keeps its own identifiers (SentencePiece's C++ messages):
+
+    >>> speak_cli("Vocabulary size is smaller than required_chars. 9 vs 12. (trainer_spec_.vocab_size())", "compare")
+    'Vocabulary size is smaller than required_chars. 9 vs 12. (trainer_spec_.vocab_size())'
     """
     for name, option in CLI_OPTIONS.get(command or "", {}).items():
         if not option.startswith("--"):
@@ -646,7 +657,7 @@ def speak_cli(message: str, command: str | None) -> str:
         message = re.sub(rf"\b{name}={_VALUE}", spell, message)
         message = re.sub(rf"\b{name} >= (\d+)", rf"{option} \1 or more", message)
         if "_" in name:  # an identifier, never an English word
-            message = re.sub(rf"\b{name}\b", option, message)
+            message = re.sub(rf"(?<![.\w]){name}\b(?![(\w])", option, message)  # not trainer_spec_.vocab_size()
     return message
 
 

@@ -982,16 +982,18 @@ def _align_words(text: str, words: Sequence[str], pt: PreTokenizer) -> Iterator[
     """Each word with, for each of its characters, its index in ``text`` (``raw``'s dummy prefix:
     the character HF aligns it with), and where in ``text`` the word starts.
     Words are substrings of the text, with ``▁`` for a space where the pre-tokenizer marks
-    spaces; they come in order."""
-    config = pt.to_config() if hasattr(pt, "to_config") else {}
-    dummy = config.get("type") == "raw" and config.get("add_dummy_prefix", False)
-    marked = bool(getattr(pt, "lossless", False))
+    spaces; they come in order.  How to find them follows the pre-tokenizer's declaration
+    (``piece_kind``, as for :func:`korean_bpe.encoding.plan`): ``"marked"`` pieces keep every
+    character, in order (a leading ``▁`` with no space under it when it declares
+    ``add_dummy_prefix``, as ``raw`` does); other pieces are looked up in the text."""
+    marked = getattr(pt, "piece_kind", "words") == "marked"
+    dummy = marked and getattr(pt, "add_dummy_prefix", False) is True
     line_start = True
     cursor = 0
     n = len(text)
     for word in words:
         places: list[int] = []
-        if marked:  # every character is kept, in order: raw, lossless morpheme mode
+        if marked:  # every character is kept, in order: raw, lossless morpheme mode, ...
             for k, ch in enumerate(word):
                 if k == 0 and dummy and line_start and ch == SPACE_MARK:
                     # stands for no character; HF aligns it with the line's first character

@@ -205,6 +205,26 @@ def test_worker_processes_give_the_same_rows_and_notes(sweep: pd.DataFrame, swee
         ["okt/syllable", "okt-analysis/jamo", "baseline/morpheme-okt"], ["baseline/jamo"], ["hf-bpe"]]
 
 
+def test_pieces_are_recorded_alike_in_worker_processes(sweep_texts: list[str]) -> None:
+    # what the report shows (segmentation examples, token lengths), as plain data from any process
+    names, sizes, probe = ["whitespace/syllable", "okt/jamo", "baseline/word", "hf-bpe"], [700, 900], \
+        [*sweep_texts[:4], "영화 정말 재밌다"]
+    segs: dict = {}
+    serial: dict = {}
+    compare(sweep_texts[:120], strategies=names, vocab_sizes=sizes, gold=None, show_progress=False,
+            segmenters=segs, pieces=serial, pieces_texts=probe)
+    assert set(serial) == {(name, 900) for name in names}  # the largest size only
+    assert serial == {key: {text: segs[key].pieces(text) for text in probe} for key in serial}
+    assert [(a, b) for _, a, b in serial[("baseline/word", 900)]["영화 정말 재밌다"]] == [(0, 2), (3, 5), (6, 9)]
+    parallel: dict = {}
+    compare(sweep_texts[:120], strategies=names, vocab_sizes=sizes, gold=None, show_progress=False, n_jobs=2,
+            pieces=parallel, pieces_texts=probe)
+    assert parallel == serial
+    with pytest.raises(TypeError, match="pieces_texts=\\['영화'\\]"):
+        compare(sweep_texts[:20], strategies=["baseline/word"], vocab_sizes=[9], gold=None, show_progress=False,
+                pieces={}, pieces_texts="영화")
+
+
 def test_rows_are_measured_through_the_public_encode_path(sweep_texts: list[str]) -> None:
     segs: dict = {}
     compare(sweep_texts[:80], strategies=["whitespace/syllable", "okt/jamo"], vocab_sizes=[700], gold=None,

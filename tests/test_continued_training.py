@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from korean_bpe import Tokenizer
 from korean_bpe.corpus import iter_texts
@@ -197,3 +199,27 @@ def test_cli_train_initial(tmp_path: Path) -> None:
               "-o", str(tmp_path / "bad"))
     assert bad.returncode == 1 and "unit={'type': 'jamo'} differs from the initial tokenizer's" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("가나다라"), min_size=2, max_size=30), min_size=1, max_size=5))
+def test_segment_words_merges_with_the_encoders_loop(words) -> None:
+    # one merge loop for encoding and continued training: korean_bpe.encoding's (its own copy,
+    # _apply_merges, is gone), and the same segmentation as merge_ids word by word
+    from korean_bpe import encoding
+    from korean_bpe.trainer import continued
+
+    assert continued.merge_ids is encoding.merge_ids and not hasattr(continued, "_apply_merges")
+    m = BPEModel((), tuple("가나다라"), (("가", "나"), ("다", "라"), ("가나", "다라"), ("나", "가"), ("라", "가나")))
+    vocab = m.vocab
+    pairs = {(vocab[a], vocab[b]): (r, vocab[a + b]) for r, (a, b) in enumerate(m.merges)}
+    expected: dict[tuple[int, ...], int] = {}
+    for w in words:
+        ids = tuple(encoding.merge_ids([vocab[s] for s in w], pairs))
+        if len(ids) > 1:
+            expected[ids] = expected.get(ids, 0) + 1
+    counts: dict[tuple[str, ...], int] = {}
+    for w in words:
+        counts[tuple(w)] = counts.get(tuple(w), 0) + 1
+    got, got_counts, unknown = segment_words(m, counts)
+    assert dict(zip(map(tuple, got), got_counts)) == expected and unknown == {}

@@ -93,3 +93,30 @@ def test_workers_exit_when_the_parent_is_killed():
         assert not any(_alive(p) for p in workers), "pool workers outlived their killed parent"
     finally:
         proc.kill()
+
+
+_UNGUARDED = """
+print("script top level", flush=True)
+from korean_bpe.pre_tokenizers.executor import LocalProcessExecutor
+ex = LocalProcessExecutor(2)
+try:
+    list(ex.map(abs, range(4)))
+except Exception as exc:
+    if __name__ != "__main__":  # a worker running the script again: it fails there
+        raise
+    print(type(exc).__name__, "|", exc, flush=True)
+    print("broken pool dropped:", ex._pool is None, flush=True)
+"""
+
+
+def test_a_script_without_the_main_guard_gets_the_fix(tmp_path):
+    """Spawned workers import the main script: without ``if __name__ == "__main__":`` each runs
+    it again and dies; the parent's error says so, and the broken pool is dropped."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(_UNGUARDED, encoding="utf-8")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120).stdout
+    lines = [line for line in out.splitlines() if line != "script top level"]
+    assert out.count("script top level") >= 2  # the parent and at least one worker ran the top level
+    assert lines[0].startswith("BrokenProcessPool | ")
+    assert 'if __name__ == "__main__":' in lines[0] and "threads=True" in lines[0]
+    assert lines[1] == "broken pool dropped: True"

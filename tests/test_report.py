@@ -198,3 +198,18 @@ def test_package_versions_lists_installed_only() -> None:
     assert versions["korean_bpe"] == __import__("korean_bpe").__version__
     assert versions["pandas"] == pd.__version__
     assert "not-a-package" not in versions and set(versions) <= {"python", *report.VERSIONED}
+
+
+def test_examples_and_token_lengths_read_recorded_pieces_like_segmenters() -> None:
+    # compare(pieces=...) records {text: pieces} at the largest size: the same examples and histograms
+    from korean_bpe.compare.segmenters import BaselineSegmenter
+
+    small = BaselineSegmenter.train(["영화 정말 재밌다"], unit="word", vocab_size=3)
+    seg = BaselineSegmenter.train(["영화 정말 재밌다"], unit="word", vocab_size=4)
+    texts = ["영화 정말 좋다", "정말 재밌다 ㅋㅋ"]
+    segmenters = {("baseline/word", 3): small, ("baseline/word", 4): seg}
+    recorded = {("baseline/word", 4): {t: seg.pieces(t) for t in texts}}
+    assert report.segmentation_examples(recorded, texts) == report.segmentation_examples(segmenters, texts) == {
+        "baseline/word": [["영화", "정말", "<unk>"], ["정말", "재밌다", "<unk>"]]}
+    assert report.token_lengths(recorded, texts) == report.token_lengths(segmenters, texts) == {
+        "baseline/word": Counter({2: 5, 3: 1})}

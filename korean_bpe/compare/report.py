@@ -288,32 +288,37 @@ def pick_sentences(texts: Sequence[str], *, n: int = 3, min_chars: int = 12, max
 
 
 def _largest(segmenters: Mapping[tuple[str, int], Any]) -> dict[str, Any]:
-    """strategy -> its segmenter at the largest vocabulary size (strategies in first-seen order)."""
+    """strategy -> the pieces of its segmenter at the largest vocabulary size, as a function of the
+    text (strategies in first-seen order).  A value of ``segmenters`` is a Segmenter, or the
+    ``{text: pieces}`` that :func:`korean_bpe.compare.compare` records under ``pieces=``."""
     best: dict[str, tuple[int, Any]] = {}
     for (name, size), seg in segmenters.items():
         if name not in best or size > best[name][0]:
             best[name] = (size, seg)
-    return {name: seg for name, (_, seg) in best.items()}
+    return {name: seg.__getitem__ if isinstance(seg, Mapping) else seg.pieces for name, (_, seg) in best.items()}
 
 
 def segmentation_examples(segmenters: Mapping[tuple[str, int], Any], sentences: Sequence[str]) -> dict[str, list[list[str]]]:
     """strategy -> the tokens of each sentence (``Segmenter.pieces``), at the strategy's largest
-    vocabulary size: the ``examples`` of :func:`write_report`.  ``segmenters`` is the dict that
-    :func:`korean_bpe.compare.compare` fills (``(strategy, vocab_size) -> Segmenter``).
+    vocabulary size: the ``examples`` of :func:`write_report`.  ``segmenters`` is a dict that
+    :func:`korean_bpe.compare.compare` fills: ``segmenters=`` (``(strategy, vocab_size) -> Segmenter``),
+    or ``pieces=`` (``(strategy, vocab_size) -> {text: pieces}`` for its ``pieces_texts``, which
+    must hold ``sentences``; it works with ``n_jobs`` > 1).
 
     >>> from korean_bpe.compare.segmenters import BaselineSegmenter
     >>> seg = BaselineSegmenter.train(["영화 정말 재밌다"], unit="word", vocab_size=4)
     >>> segmentation_examples({("baseline/word", 4): seg}, ["영화 정말 좋다"])
     {'baseline/word': [['영화', '정말', '<unk>']]}
     """
-    return {name: [[token for token, _, _ in seg.pieces(s)] for s in sentences]
-            for name, seg in _largest(segmenters).items()}
+    return {name: [[token for token, _, _ in pieces(s)] for s in sentences]
+            for name, pieces in _largest(segmenters).items()}
 
 
 def token_lengths(segmenters: Mapping[tuple[str, int], Any], texts: Sequence[str]) -> dict[str, Counter[int]]:
     """strategy -> Counter of its tokens' lengths in characters of ``texts`` (``Segmenter.pieces``:
     a token holding part of a character counts that character; a lone ``▁`` marker counts 0), at
     the strategy's largest vocabulary size: the ``token_lengths`` of :func:`write_report`.
+    ``segmenters`` as in :func:`segmentation_examples` (``pieces_texts`` holding ``texts``).
 
     >>> from korean_bpe.compare.segmenters import BaselineSegmenter
     >>> seg = BaselineSegmenter.train(["영화 정말 재밌다"], unit="word", vocab_size=4)
@@ -322,8 +327,8 @@ def token_lengths(segmenters: Mapping[tuple[str, int], Any], texts: Sequence[str
     """
     from collections import Counter
 
-    return {name: Counter(b - a for text in texts for _, a, b in seg.pieces(text))
-            for name, seg in _largest(segmenters).items()}
+    return {name: Counter(b - a for text in texts for _, a, b in pieces(text))
+            for name, pieces in _largest(segmenters).items()}
 
 
 # --- the report --------------------------------------------------------------------------------------

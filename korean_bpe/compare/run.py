@@ -690,6 +690,8 @@ def compare(
     probe_train_docs: int | None = 20_000,
     n_jobs: int | None = None,
     timings: dict[str, dict[str, float]] | None = None,
+    pieces: dict[tuple[str, int], dict[str, list[tuple[str, int, int]]]] | None = None,
+    pieces_texts: Sequence[str] = (),
 ) -> pd.DataFrame:
     """One row per strategy x vocabulary size, measured on held-out text (see the module docstring).
 
@@ -706,6 +708,10 @@ def compare(
     each skip appends one line ``"skipped X: why"`` to ``notes`` when a list is given.
     ``segmenters``, when a dict, receives each row's :class:`~korean_bpe.compare.segmenters.Segmenter`
     under ``(strategy, vocab_size)`` (the rows then run in this process: ``n_jobs`` must be 1).
+    ``pieces``, when a dict, receives the same as plain data, whatever ``n_jobs``: under
+    ``(strategy, largest vocab_size reached)``, ``{text: Segmenter.pieces(text)}`` for each of
+    ``pieces_texts`` (what :func:`korean_bpe.compare.report.segmentation_examples` and
+    :func:`~korean_bpe.compare.report.token_lengths` read, as they read ``segmenters``).
 
     ``n_jobs``: worker processes (None: 1, all in this process; -1: one per CPU).  With 2 or more,
     the strategies are grouped into tasks that share nothing but the on-disk caches (the rows of
@@ -735,10 +741,18 @@ def compare(
 
             probe_idx = sorted(random.Random(seed).sample(probe_idx, probe_train_docs))
         train_labels = [train_labels[i] for i in probe_idx]
+    if isinstance(pieces_texts, str):
+        raise TypeError(f"pieces_texts must be a sequence of strings, not the string {pieces_texts!r}; "
+                        f"write pieces_texts=[{pieces_texts!r}]")
+    pieces_texts = list(dict.fromkeys(pieces_texts))
+    if not all(isinstance(t, str) for t in pieces_texts):
+        raise TypeError("pieces_texts must hold strings (the texts to record the pieces of)")
     jobs = _jobs(n_jobs)
     if jobs > 1 and segmenters is not None:
         raise ValueError(f"segmenters needs the rows in this process: pass n_jobs=1 (got n_jobs={n_jobs!r}), "
                          "or segmenters=None")
+    tasks = _tasks(names)
+    jobs = min(jobs, len(tasks))  # a worker per task at most; one task runs in this process
     notes = notes if notes is not None else []
     held = _HeldOut(test, test_labels)
     pretok = _Pretok(train, test)
@@ -762,26 +776,29 @@ def compare(
             notes.append(f"skipped the peers ({', '.join(n for n in names if _parse(n).kind == 'peer')}): "
                          f"korean_bpe.compare.peers is not available ({_why(exc)})")
     state = {"train": train, "train_labels": train_labels, "probe_idx": probe_idx, "sizes": sizes, "held": held,
-             "seed": seed, "min_frequency": min_frequency, "peers_ok": peers_ok}
-    tasks = _tasks(names)
+             "seed": seed, "min_frequency": min_frequency, "peers_ok": peers_ok,
+             "pieces_texts": pieces_texts if pieces is not None else None}
     bar = _progress(len(names), show_progress)
-    done: dict[int, tuple[list[dict[str, Any]], list[str], float, float]] = {}
+    done: dict[int, tuple[list[dict[str, Any]], list[str], float, float, dict[Any, Any]]] = {}
     try:
         if jobs == 1:
             context = _context(state, pretok)
             for k, task in enumerate(tasks):
-                context["notes"] = []
+                context["notes"], context["pieces"] = [], {}
                 wall, cpu = time.perf_counter(), time.process_time()
                 task_rows = _run_task(task, context, bar=bar, segmenters=segmenters)
-                done[k] = (task_rows, context["notes"], time.perf_counter() - wall, time.process_time() - cpu)
+                done[k] = (task_rows, context["notes"], time.perf_counter() - wall, time.process_time() - cpu,
+                           context["pieces"])
         else:
             done = _run_pool(tasks, state, jobs, bar)
     finally:
         bar.close()
     by_name: dict[str, list[dict[str, Any]]] = {}
     for k in range(len(tasks)):
-        task_rows, task_notes, wall, cpu = done[k]
+        task_rows, task_notes, wall, cpu, task_pieces = done[k]
         notes.extend(task_notes)
+        if pieces is not None:
+            pieces.update(task_pieces)
         if timings is not None:
             timings[_task_key(tasks[k])] = {"wall_s": wall, "cpu_s": cpu, "rows": len(task_rows)}
         for row in task_rows:
@@ -822,7 +839,7 @@ def _context(state: dict[str, Any], pretok: _Pretok | None = None) -> dict[str, 
         from . import peers as peers_module
     if pretok is None:
         pretok = _Pretok(state["train"], state["held"].texts)
-    return {**state, "pretok": pretok, "peers": peers_module, "notes": []}
+    return {**state, "pretok": pretok, "peers": peers_module, "notes": [], "pieces": {}}
 
 
 def _run_task(names: list[str], ctx: dict[str, Any], *, bar: Any = None,
@@ -842,7 +859,9 @@ def _run_strategy(name: str, ctx: dict[str, Any], *, bar: Any = None,
     _describe(bar, name)
     strategy = _parse(name)
     spans_fixed: dict[str, Any] | None = {} if strategy.kind == "baseline" else None
+    largest: tuple[int, Segmenter] | None = None
     for seg, size, extra in _segmenters(strategy, ctx):
+        largest = (size, seg)  # sizes come in ascending order
         if segmenters is not None:
             segmenters[(name, size)] = seg
         encoded, train_encoded = extra.pop("encoded"), extra.pop("train_encoded")
@@ -860,6 +879,9 @@ def _run_strategy(name: str, ctx: dict[str, Any], *, bar: Any = None,
             "encode_texts_per_s": _row_throughput(seg, strategy, pretok, held),
             "train_docs": len(train), "test_docs": len(held.texts),
         })
+    if largest is not None and ctx["pieces_texts"] is not None:
+        size, seg = largest
+        ctx["pieces"][(name, size)] = {text: seg.pieces(text) for text in ctx["pieces_texts"]}
     _advance(bar)
     return rows
 
@@ -881,16 +903,16 @@ def _worker_init(state: dict[str, Any]) -> None:
     _WORKER.update(_context(state))
 
 
-def _worker_run(names: list[str]) -> tuple[list[dict[str, Any]], list[str], float, float]:
-    _WORKER["notes"] = []
+def _worker_run(names: list[str]) -> tuple[list[dict[str, Any]], list[str], float, float, dict[Any, Any]]:
+    _WORKER["notes"], _WORKER["pieces"] = [], {}
     wall, cpu = time.perf_counter(), time.process_time()
     rows = _run_task(names, _WORKER)
-    return rows, _WORKER["notes"], time.perf_counter() - wall, time.process_time() - cpu
+    return rows, _WORKER["notes"], time.perf_counter() - wall, time.process_time() - cpu, _WORKER["pieces"]
 
 
 def _run_pool(tasks: list[list[str]], state: dict[str, Any], jobs: int, bar: Any) -> dict[int, Any]:
     """Run ``tasks`` in ``jobs`` spawned worker processes, the longest (by :data:`_TASK_COST`) first;
-    task index -> (rows, notes).  Each worker receives ``state`` once and keeps its own analyzers
+    task index -> (rows, notes, wall s, CPU s, pieces).  Each worker receives ``state`` once and keeps its own analyzers
     and pre-tokenizations; the analyses meet in the on-disk caches (SQLite, concurrent-safe)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed

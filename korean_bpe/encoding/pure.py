@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import sys
+from heapq import heapify, heappop, heappush
 from collections.abc import Callable, Mapping
 from itertools import repeat
 
@@ -51,22 +52,60 @@ def merge_dropout(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int
     with probability ``p`` (one ``rng.random() < p`` draw per candidate tried); the first one not
     skipped is applied; when every candidate is skipped the word is done.  ``p=1``: no merge.
 
+    A heap of candidates (HF's ``Word::merge_all``), so a word of ``n`` symbols takes
+    ``O(n log n)``, not a rescan of every pair per merge: a skipped candidate waits aside and goes
+    back into the heap after the next applied merge; an entry that an earlier merge made stale (its
+    pair is gone) is dropped without a draw, so the draws are exactly one per live candidate tried.
+
     >>> merge_dropout([0, 1, 0, 1], {(0, 1): (0, 5), (5, 5): (1, 6)}, 0.0, random.Random(0))
     [6]
     >>> merge_dropout([0, 1, 0, 1], {(0, 1): (0, 5), (5, 5): (1, 6)}, 1.0, random.Random(0))
     [0, 1, 0, 1]
     """
+    n = len(ids)
+    if n < 2:
+        return ids
     get = pairs.get
     draw = rng.random
-    while True:
-        cands = sorted((r, i, new) for i, pair in enumerate(zip(ids, ids[1:])) if (m := get(pair)) is not None
-                       for r, new in (m,))
-        for _, i, new in cands:
-            if draw() >= p:
-                ids[i:i + 2] = [new]
-                break
-        else:
-            return ids
+    sym = ids[:]  # sym[i]: the symbol starting at position i (dead positions keep a stale id)
+    nxt = list(range(1, n + 1))
+    nxt[-1] = -1
+    prv = list(range(-1, n - 1))
+    # (rank, position, new_id): positions only grow left to right, so the heap order is the order
+    # of the candidates in the current word
+    heap = [(m[0], i, m[1]) for i, pair in enumerate(zip(ids, ids[1:])) if (m := get(pair)) is not None]
+    heapify(heap)
+    skipped: list[tuple[int, int, int]] = []
+    while heap:
+        top = heappop(heap)
+        rank, i, new = top
+        j = nxt[i]
+        if j < 0 or sym[i] < 0 or get((sym[i], sym[j])) != (rank, new):
+            continue  # stale: the pair at i was merged or changed since this entry was pushed
+        if heap and heap[0] == top:
+            continue  # the same live pair pushed twice: try it once
+        if draw() < p:
+            skipped.append(top)
+            continue
+        for entry in skipped:  # skipped for that step only
+            heappush(heap, entry)
+        skipped.clear()
+        sym[i] = new
+        sym[j] = -1  # dead
+        k = nxt[i] = nxt[j]
+        if k >= 0:
+            prv[k] = i
+            if (m := get((new, sym[k]))) is not None:
+                heappush(heap, (m[0], i, m[1]))
+        h = prv[i]
+        if h >= 0 and (m := get((sym[h], new))) is not None:
+            heappush(heap, (m[0], h, m[1]))
+    out = []
+    i = 0
+    while i >= 0:
+        out.append(sym[i])
+        i = nxt[i]
+    return out
 
 
 class WordCache(dict):  # type: ignore[type-arg]

@@ -41,6 +41,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 __all__ = [
@@ -193,7 +194,25 @@ class LocalProcessExecutor:
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         pool = self._get_pool()
-        return _windowed_map(pool, fn, items, self.workers * self.prefetch)
+        return self._explained(pool, _windowed_map(pool, fn, items, self.workers * self.prefetch))
+
+    def _explained(self, pool: ProcessPoolExecutor, results: Iterator[R]) -> Iterator[R]:
+        """``results``; a broken pool is dropped (the next :meth:`map` starts a new one) and its
+        error says the likely cause."""
+        try:
+            yield from results
+        except BrokenProcessPool as exc:
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise BrokenProcessPool(
+                f"{exc} Worker processes are started with {self.start_method!r}: each first imports the main "
+                "script, so a script that starts them must keep its code under `if __name__ == \"__main__\":` "
+                "(without it every worker runs the script again and fails); or run in this process instead "
+                "(e.g. OktPreTokenizer(threads=True), the default, or workers=1). A worker killed from outside "
+                "(out of memory, a signal) ends the same way."
+            ) from exc
 
     def shutdown(self) -> None:
         """Stop the worker processes (a later :meth:`map` starts new ones)."""

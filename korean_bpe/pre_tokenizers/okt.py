@@ -35,7 +35,8 @@ out of the original, so NFD input gets the NFC analysis in NFD characters.  Lone
 ``batch(texts)`` gives exactly ``[okt(t) for t in texts]``, fast: each distinct space-separated
 piece is analysed once (:func:`space_pieces`; whole texts with ``norm``/``stem``), many go to the
 JVM in one call, large batches are spread over one thread per core (all calling this process's
-JVM; ``threads=False``: one worker process and JVM per core), and analyses are cached on disk (:mod:`korean_bpe.pre_tokenizers.cache`, keyed by the piece or text Okt was given),
+JVM; ``threads=False``: one worker process and JVM per core, opt-in, see
+:class:`OktPreTokenizer`), and analyses are cached on disk (:mod:`korean_bpe.pre_tokenizers.cache`, keyed by the piece or text Okt was given),
 so a second run over a corpus is nearly free.  See
 :func:`okt_analyzer` for why joining texts cannot change the analysis.
 
@@ -420,9 +421,23 @@ class OktPreTokenizer(BasePreTokenizer):
     * ``cache``, ``cache_dir``, ``workers``, ``executor``: how :meth:`batch` runs (see
       :class:`~korean_bpe.pre_tokenizers._analyzer.BatchAnalyzer`); they never change the output,
       so they are not part of :meth:`to_config`.
-    * ``threads``: spread a large batch over ``workers`` threads of this process, all calling
-      this process's one JVM (default: JPype leaves the GIL while Okt works, and one JVM warms
-      up once); ``False``: over worker processes, one JVM each.
+    * ``threads``: how a batch with many pieces to analyse uses the cores.  ``True`` (default,
+      from ``THREADS_MIN`` = 2,000 pieces): ``workers`` threads of this process, all calling its
+      one JVM (JPype leaves the GIL while Okt works); nothing to start, the JVM warms up once,
+      and it works from any script.  ``False`` (opt-in): ``workers`` worker processes, one JVM
+      each, for batches of at least ``PARALLEL_MIN`` = 4,000 pieces and ``PARALLEL_MIN_CHARS``
+      = 200,000 characters to analyse (smaller ones stay in this process).  The workers are
+      started with ``spawn``, which imports the calling script in each of them: the script
+      must keep its code under ``if __name__ == "__main__":`` (without it every worker runs
+      the script again and the batch fails with a ``BrokenProcessPool`` that says so).  That,
+      and their cost, is why processes are never chosen automatically.  Measured on 20,000
+      NSMC train reviews (69,769 distinct pieces), 2 cores shared with other jobs (load 8-12),
+      each cold batch in a fresh interpreter: threads 59.3 s wall, 20.6 s CPU (0.35 cores);
+      two worker processes 64.0 s wall, 33.6 s CPU, workers included (0.53 cores): every JVM
+      spends about 10 s CPU starting and warming up, the analysis itself about 11 s; on
+      the full train split (387,654 pieces), load 3.5-5: threads 55.4 s wall, 75.5 s CPU (1.36
+      cores); processes 101.5 s, 102.8 s CPU (1.01 cores).  Processes lost at both sizes
+      (benchmarks/README.md, "Okt throughput").  The output is identical either way.
     """
 
     name = "okt"

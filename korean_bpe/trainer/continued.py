@@ -34,21 +34,18 @@ covers the new domain (``unit="byte"`` holds all 256 bytes) when that matters.
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
+from ..encoding import MergeTable, merge_ids
 from ..markers import get_marker
 from ..progress import Progress
 from .api import OnMerge, _check_options, cut_ambiguous, cut_special_runs, learn_merges, train_bpe
 from .model import BPEModel
 
 __all__ = ["continue_bpe", "ContinuedTraining", "segment_words"]
-
-_NO_MERGE = (sys.maxsize, -1)
 
 
 @dataclass(frozen=True)
@@ -73,6 +70,10 @@ def segment_words(
     """
     vocab = model.vocab
     pairs = {(vocab[a], vocab[b]): (rank, vocab[model.merged_token(a, b)]) for rank, (a, b) in enumerate(model.merges)}
+    if MergeTable is not None:  # the encoder's own merge loop: compiled when built, else pure Python
+        apply_merges = MergeTable([(l, r, new) for (l, r), (_, new) in pairs.items()], {}).merge_ids
+    else:
+        apply_merges = lambda ids: merge_ids(ids, pairs)  # noqa: E731
     out: dict[tuple[int, ...], int] = {}
     unknown: dict[str, int] = {}
     get = vocab.get
@@ -88,30 +89,11 @@ def segment_words(
                 piece.append(i)
                 continue
             if len(piece) > 1:
-                merged = tuple(_apply_merges(piece, pairs))
+                merged = tuple(apply_merges(piece))
                 if len(merged) > 1:
                     out[merged] = out.get(merged, 0) + count
             piece = []
     return [list(w) for w in out], list(out.values()), unknown
-
-
-def _apply_merges(ids: list[int], pairs: Mapping[tuple[int, int], tuple[int, int]]) -> list[int]:
-    """Lowest rank first, leftmost among equal ranks (``korean_bpe.encoding.merge_ids``)."""
-    get = pairs.get
-    ranks = list(map(get, zip(ids, ids[1:]), repeat(_NO_MERGE)))
-    while ranks:
-        best = min(ranks)
-        if best[1] < 0:
-            break
-        i = ranks.index(best)
-        ids[i] = best[1]
-        del ids[i + 1]
-        del ranks[i]
-        if i:
-            ranks[i - 1] = get((ids[i - 1], ids[i]), _NO_MERGE)
-        if i < len(ranks):
-            ranks[i] = get((ids[i], ids[i + 1]), _NO_MERGE)
-    return ids
 
 
 def continue_bpe(
