@@ -372,7 +372,7 @@ def test_two_runs_at_once(tmp_path, real_texts):
     assert stats[0]["unique"] == 1000 and stats[1]["unique"] == 1000
     pt = OktPreTokenizer(cache_dir=tmp_path)
     with AnalysisCache("okt", directory=tmp_path) as c:
-        assert c.integrity_check() == "ok" and c.count() == len(pieces)
+        assert c.integrity_check() == "ok" and c.count() == len(pieces), outs
         assert len(c.namespaces()) == 1
     assert pt._batcher.analyze_batch(pieces) == pt._batcher.analyze(pieces)
     assert pt._batcher.last_stats["analyzed"] == 0
