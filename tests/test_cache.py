@@ -415,3 +415,31 @@ def test_get_many_scan_and_lookup_agree(tmp_path, monkeypatch):
         assert calls == [1, 1]  # small request: key lookups
         monkeypatch.setattr(cache_module, "_SCAN_RATIO", 0.1)  # namespace "too big" to scan
         assert c.get_many(ns, asked) == expected and calls == [1, 1]
+
+
+_CREATE_AT_ONCE = """
+import sys, time
+from korean_bpe.pre_tokenizers.cache import AnalysisCache
+directory, start, tag = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+while time.time() < start:
+    pass
+with AnalysisCache("okt", directory=directory) as c:
+    c.put_many(c.namespace({"type": "race"}), [(f"{tag}{i}", [tag]) for i in range(5)])
+print("ok")
+"""
+
+
+def test_processes_creating_the_cache_at_once_all_keep_it(tmp_path):
+    """Two processes opening a cache that does not exist yet, at the same instant: switching to WAL
+    takes an exclusive lock SQLite does not wait for, so one of them used to get "database is
+    locked" and run uncached (about one pair in four on 2 cores).  Every pair must now succeed and
+    the cache hold both processes' entries."""
+    for round_ in range(12):
+        directory = tmp_path / f"r{round_}"
+        start = time.time() + 0.5
+        procs = [subprocess.Popen([sys.executable, "-c", _CREATE_AT_ONCE, str(directory), str(start), tag],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for tag in "ab"]
+        outs = [p.communicate(timeout=120) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0] and all(o.strip() == "ok" for o, _ in outs), outs
+        with AnalysisCache("okt", directory=directory) as c:
+            assert c.count() == 10

@@ -115,7 +115,8 @@ def test_a_script_without_the_main_guard_gets_the_fix(tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text(_UNGUARDED, encoding="utf-8")
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120).stdout
-    lines = [line for line in out.splitlines() if line != "script top level"]
+    # the workers' prints may land on one line with each other's or the parent's: take them all out
+    lines = [rest for rest in (line.replace("script top level", "") for line in out.splitlines()) if rest]
     assert out.count("script top level") >= 2  # the parent and at least one worker ran the top level
     assert lines[0].startswith("BrokenProcessPool | ")
     assert 'if __name__ == "__main__":' in lines[0] and "threads=True" in lines[0]

@@ -67,6 +67,24 @@ _SCAN_RATIO = 3
 _SCAN_BATCH = 20_000
 
 
+def _retry_busy(statement: Any) -> Any:
+    """``statement()``, retried while SQLite says the database is locked or busy, up to the busy
+    timeout.  Switching to WAL takes an exclusive lock and SQLite does not wait for it (no busy
+    handler there): two processes creating the same cache at once would otherwise see "database
+    is locked" at once and one of them would run without its cache."""
+    deadline = time.monotonic() + _BUSY_TIMEOUT_MS / 1000
+    pause = 0.005
+    while True:
+        try:
+            return statement()
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" not in text and "busy" not in text) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
+
+
 class CacheError(RuntimeError):
     """A cache database cannot be used; the message names the file and how to remove it.
 
@@ -215,7 +233,7 @@ class AnalysisCache:
     def _setup(self) -> None:
         c = self._conn
         c.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-        c.execute("PRAGMA journal_mode = WAL")
+        _retry_busy(lambda: c.execute("PRAGMA journal_mode = WAL").fetchone())
         c.execute("PRAGMA synchronous = NORMAL")
         version = c.execute("PRAGMA user_version").fetchone()[0]
         if version == 0:
