@@ -18,6 +18,8 @@ from korean_bpe.compare.run import compare, resolve_strategies  # noqa: E402
 from korean_bpe.compare.segmenters import BPESegmenter, Segmenter, align_words  # noqa: E402
 
 NEW_TIMING = ["train_s", "pretok_s", "encode_texts_per_s"]
+#: what differs between two runs on the same texts: the timings, and whether a model came from the cache
+VOLATILE = [*NEW_TIMING, "model_cached"]
 HAS_KIWI = importlib.util.find_spec("kiwipiepy") is not None
 
 
@@ -172,7 +174,7 @@ def sweep(sweep_texts: list[str]) -> pd.DataFrame:
 
 def test_sweep_rows_equal_separate_trainings(sweep: pd.DataFrame, sweep_texts: list[str]) -> None:
     labels = [len(t) % 2 for t in sweep_texts]
-    stable = [c for c in run.COLUMNS if c not in NEW_TIMING]
+    stable = [c for c in run.COLUMNS if c not in VOLATILE]
     assert len(sweep) == len(SWEEP_STRATEGIES) * len(SWEEP)
     for size in SWEEP:
         alone = compare(sweep_texts, labels=labels, strategies=SWEEP_STRATEGIES, vocab_sizes=[size], gold="okt",
@@ -194,7 +196,7 @@ def test_worker_processes_give_the_same_rows_and_notes(sweep: pd.DataFrame, swee
     notes: list[str] = []
     parallel = compare(sweep_texts, labels=labels, strategies=[*SWEEP_STRATEGIES, "sentencepiece-bpe"],
                        vocab_sizes=SWEEP, gold="okt", seed=3, show_progress=False, n_jobs=2, notes=notes)
-    stable = [c for c in run.COLUMNS if c not in NEW_TIMING]
+    stable = [c for c in run.COLUMNS if c not in VOLATILE]
     ours = parallel[parallel["kind"] != "peer"].reset_index(drop=True)
     pd.testing.assert_frame_equal(ours[stable], sweep[stable])  # same rows, same order
     assert parallel["strategy"].tolist()[-len(SWEEP):] == ["sentencepiece-bpe"] * len(SWEEP)
@@ -313,7 +315,7 @@ def test_span_counts_per_distinct_word_equal_the_per_text_ones(sweep_texts: list
 def test_greedy_bpe_peer_sweep_equals_separate_trainings(sweep_texts: list[str]) -> None:
     """hf-bpe is trained once at the largest size and truncated: its rows equal training at each size."""
     pytest.importorskip("tokenizers")
-    stable = [c for c in run.COLUMNS if c not in NEW_TIMING]
+    stable = [c for c in run.COLUMNS if c not in VOLATILE]
     labels = [len(t) % 2 for t in sweep_texts]
     sweep = compare(sweep_texts, labels=labels, strategies=["hf-bpe"], vocab_sizes=[400, 600], gold="okt",
                     show_progress=False)
@@ -415,6 +417,147 @@ def test_missing_analyzer_skips_its_strategies_and_the_gold(monkeypatch: pytest.
     assert all("pip install" in n and "\n" not in n for n in notes)
     assert df["strategy"].tolist() == ["whitespace/syllable"]
     assert df["morph_f1"].isna().all() and df["gold"].tolist() == [""]
+
+
+# -- the model cache -------------------------------------------------------------------------------
+
+def _cache_strategies() -> list[str]:
+    names = ["whitespace/syllable", "raw/byte", "baseline/word", "baseline/jamo"]
+    if importlib.util.find_spec("sentencepiece") is not None:
+        names.append("sentencepiece-unigram")
+    if importlib.util.find_spec("tokenizers") is not None:
+        names += ["hf-bpe", "hf-wordpiece"]
+        if importlib.util.find_spec("kiwipiepy.bpe_trainer") is not None:
+            names.append("kiwi-bpe")
+    if HAS_KIWI:
+        names.append("kiwi-swtokenizer")
+    return names
+
+
+@pytest.fixture
+def trainings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each training compare() runs in this process, by strategy (the real trainers run: these
+    wrappers only count the calls)."""
+    from korean_bpe.compare import peers
+    from korean_bpe.compare.segmenters import BaselineSegmenter
+
+    calls: list[str] = []
+    bpe_train, baseline_train, peer_train = Tokenizer.train.__func__, BaselineSegmenter.train.__func__, peers.train_peer
+
+    def count_bpe(cls: type, texts: object, **kwargs: object) -> object:
+        calls.append(f"bpe {kwargs['pre_tokenizer'].name}/{kwargs['unit']}")
+        return bpe_train(cls, texts, **kwargs)
+
+    def count_baseline(cls: type, texts: object, **kwargs: object) -> object:
+        calls.append(kwargs["strategy"])
+        return baseline_train(cls, texts, **kwargs)
+
+    def count_peer(name: str, texts: object, **kwargs: object) -> object:
+        calls.append(f"{name} {kwargs['vocab_size']}")
+        return peer_train(name, texts, **kwargs)
+
+    monkeypatch.setattr(Tokenizer, "train", classmethod(count_bpe))
+    monkeypatch.setattr(BaselineSegmenter, "train", classmethod(count_baseline))
+    monkeypatch.setattr(peers, "train_peer", count_peer)
+    return calls
+
+
+def test_a_rerun_reads_every_model_back_and_gives_the_same_table(
+        sweep_texts: list[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch, trainings: list[str]) -> None:
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))
+    names = _cache_strategies()
+    labels = [len(t) % 2 for t in sweep_texts]
+    kwargs = {"labels": labels, "strategies": names, "vocab_sizes": [700, 900], "gold": None, "seed": 1,
+              "show_progress": False}
+    notes: list[str] = []
+    first = compare(sweep_texts, notes=notes, **kwargs)
+    trained = list(trainings)
+    assert not first["model_cached"].any() and len(trained) >= 4
+    entries = sorted((tmp_path / "models").glob("*.json"))  # type: ignore[operator]
+    assert len(entries) == len(trained)  # one entry per training (a crash included)
+    trainings.clear()
+    again: list[str] = []
+    timings: dict = {}
+    second = compare(sweep_texts, notes=again, timings=timings, **kwargs)
+    assert trainings == []  # nothing trained
+    assert second["model_cached"].all() and again == notes
+    same = [c for c in run.COLUMNS if c not in ("pretok_s", "encode_texts_per_s", "model_cached")]
+    pd.testing.assert_frame_equal(first[same], second[same])  # train_s included: the original training's
+    # turned off: everything is trained, nothing read or written
+    trainings.clear()
+    third = compare(sweep_texts, model_cache=False, **kwargs)
+    assert sorted(trainings) == sorted(trained) and not third["model_cached"].any()
+    assert sorted((tmp_path / "models").glob("*.json")) == entries  # type: ignore[operator]
+    with pytest.raises(TypeError, match="model_cache must be True or False"):
+        compare(sweep_texts, model_cache="no", strategies=["baseline/word"])  # type: ignore[arg-type]
+
+
+def test_other_texts_seed_or_size_train_again(
+        sweep_texts: list[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch, trainings: list[str]) -> None:
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))
+    names = ["whitespace/syllable", "baseline/word"] + (
+        ["sentencepiece-bpe"] if importlib.util.find_spec("sentencepiece") is not None else [])
+    kwargs = {"strategies": names, "gold": None, "show_progress": False}
+    compare(sweep_texts, vocab_sizes=[700, 900], seed=1, **kwargs)
+    everything = list(trainings)
+    for changed in ({"texts": sweep_texts[1:]}, {"seed": 2}):
+        trainings.clear()
+        df = compare(changed.get("texts", sweep_texts), vocab_sizes=[700, 900], seed=changed.get("seed", 1), **kwargs)
+        assert trainings == everything and not df["model_cached"].any(), changed
+    trainings.clear()  # a new largest size: our models train again, the peer's 700 is read back
+    df = compare(sweep_texts, vocab_sizes=[700, 1000], seed=1, **kwargs)
+    assert trainings == [t for t in everything if not t.endswith(" 900") and not t.startswith("sentencepiece")] + \
+        (["sentencepiece-bpe 1000"] if "sentencepiece-bpe" in names else [])
+    assert df.loc[df["model_cached"], "strategy"].tolist() == (["sentencepiece-bpe"] if "sentencepiece-bpe" in names
+                                                                 else [])
+
+
+def test_an_unreadable_entry_is_trained_again(
+        sweep_texts: list[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch, trainings: list[str]) -> None:
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))
+    kwargs = {"strategies": ["whitespace/jamo"], "vocab_sizes": [800], "gold": None, "show_progress": False}
+    first = compare(sweep_texts, **kwargs)
+    (entry,) = (tmp_path / "models").glob("*.json")  # type: ignore[operator]
+    good = entry.read_text(encoding="utf-8")
+    same = [c for c in run.COLUMNS if c not in VOLATILE]
+    for fault in (good[: len(good) // 2], "\x00garbage", good.replace('"merges": [[', '"merges": [[7, ', 1),
+                  good.replace('"format": 1', '"format": 999')):  # fault injection: damaged files
+        entry.write_text(fault, encoding="utf-8")
+        trainings.clear()
+        df = compare(sweep_texts, **kwargs)
+        assert trainings == ["bpe whitespace/jamo"] and not df["model_cached"].any()
+        pd.testing.assert_frame_equal(df[same], first[same])
+        assert entry.read_text(encoding="utf-8") == good.replace(
+            f'"train_s": {first["train_s"].item()!r}', f'"train_s": {df["train_s"].item()!r}')  # rewritten whole
+    entry.unlink()  # a directory that cannot be written costs the cache, not the run
+    (tmp_path / "models").rmdir()  # type: ignore[operator]
+    (tmp_path / "models").write_text("not a directory")  # type: ignore[operator]
+    df = compare(sweep_texts, **kwargs)
+    pd.testing.assert_frame_equal(df[same], first[same])
+
+
+def test_a_peer_crash_is_kept_as_its_note(
+        tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from korean_bpe.compare import peers
+
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))
+    calls: list[int] = []
+
+    def crash(name: str, texts: object, *, vocab_size: int, seed: int = 0) -> object:  # fault injection
+        calls.append(vocab_size)
+        raise peers.PeerCrash("kiwipiepy SwTokenizer.train crashed its process")
+
+    monkeypatch.setattr(peers, "train_peer", crash)
+    kwargs = {"eval_texts": HAND_TEST, "strategies": ["kiwi-swtokenizer"], "vocab_sizes": [6, 7], "gold": None,
+              "show_progress": False}
+    notes: list[str] = []
+    compare(HAND_TRAIN * 3, notes=notes, **kwargs)
+    again: list[str] = []
+    compare(HAND_TRAIN * 3, notes=again, **kwargs)
+    assert calls == [6] and notes == again == [
+        "skipped kiwi-swtokenizer at vocab size 6, 7: kiwipiepy SwTokenizer.train crashed its process"]
+    compare(HAND_TRAIN * 3, model_cache=False, **kwargs)
+    assert calls == [6, 6]
 
 
 # -- the table -------------------------------------------------------------------------------------

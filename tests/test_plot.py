@@ -23,7 +23,7 @@ SPEC_COLUMNS = (
     "unk_rate", "unrepresentable_char_rate", "renyi_efficiency", "renyi_efficiency_observed",
     "gold", "self_graded", "morph_precision", "morph_recall", "morph_f1",
     "incomplete_hangul_rate", "jamo_token_rate", "round_trip_rate", "probe_accuracy",
-    "train_s", "pretok_s", "encode_texts_per_s", "train_docs", "test_docs",
+    "train_s", "pretok_s", "encode_texts_per_s", "train_docs", "test_docs", "model_cached",
 )
 
 NAN = float("nan")
@@ -44,7 +44,7 @@ def _row(strategy: str, kind: str, pre: str, unit: str, vocab: int, tpw: float, 
         "morph_f1": f1, "incomplete_hangul_rate": 0.12 if unit == "byte" else 0.0,
         "jamo_token_rate": 0.08 if unit == "jamo" else 0.0, "round_trip_rate": 0.994 if lossless else 0.61,
         "probe_accuracy": probe, "train_s": 1.2, "pretok_s": 20.5 if pre in ("okt", "kiwi") else 0.03,
-        "encode_texts_per_s": 120_000.0, "train_docs": 20_000, "test_docs": 2_000,
+        "encode_texts_per_s": 120_000.0, "train_docs": 20_000, "test_docs": 2_000, "model_cached": False,
     }
 
 

@@ -61,7 +61,8 @@ Settings (each library's defaults unless listed; the reasons are the comparison'
   so a smaller size asked is exceeded; decoding re-spaces morphemes and punctuation and can drop
   a morpheme, so it is not lossless.  Training runs in a spawned child process: kiwipiepy
   0.24.1's trainer segfaults on the NSMC training reviews, and a crash must not take the caller
-  (compare()) down with it; it becomes a :class:`RuntimeError` (see :func:`run_isolated`).
+  (compare()) down with it; it becomes a :class:`PeerCrash` (a :class:`RuntimeError`, see
+  :func:`run_isolated`).
 
 ``pre_tokenizer`` is ``"kiwi"`` for both Kiwi peers (Kiwi's morphology shaped their vocabulary, so
 a Kiwi-gold morpheme F1 grades them with their own ruler) and ``""`` for the others, which split
@@ -99,6 +100,7 @@ __all__ = [
     "PEERS", "train_peer", "train_sentencepiece", "train_hf_bpe", "train_hf_wordpiece",
     "train_kiwi_bpe", "train_kiwi_swtokenizer", "Peer", "SentencePiecePeer", "HFPeer", "SwTokenizerPeer",
     "char_spans_from_byte_offsets", "byte_level_decode", "readable_bytes", "run_isolated", "TRUNCATABLE_PEERS",
+    "PeerCrash", "peer_to_entry", "peer_from_entry",
 ]
 
 PEERS: tuple[str, ...] = (
@@ -394,6 +396,7 @@ class SwTokenizerPeer(Peer):
         unk = tokenizer.unk_token_id
         self.unk_ids = frozenset([unk] if unk is not None else [])
         self._special = frozenset(tokenizer.all_special_ids)
+        self._source: bytes | None = None  # the trained file (for compare()'s model cache)
 
     @property
     def tokenizer(self) -> Any:
@@ -607,12 +610,20 @@ def train_kiwi_swtokenizer(
             )
             run_isolated(_train_swtokenizer_file, path, texts, vocab_size, what=what)
         tokenizer = SwTokenizer(path, kiwi=_kiwi())
-    return SwTokenizerPeer(tokenizer)
+        source = Path(path).read_bytes()
+    peer = SwTokenizerPeer(tokenizer)
+    peer._source = source
+    return peer
+
+
+class PeerCrash(RuntimeError):
+    """A peer's trainer crashed its (isolated) process: a native crash, which the same texts and
+    library versions give again (compare()'s model cache keeps it as the row's note)."""
 
 
 def run_isolated(fn: Callable[..., Any], *args: Any, what: str) -> Any:
     """``fn(*args)`` in a fresh (spawned) child process; a crash of the child (a native segfault or
-    abort) is a :class:`RuntimeError` naming ``what``, and the caller lives on.
+    abort) is a :class:`PeerCrash` (a :class:`RuntimeError`) naming ``what``, and the caller lives on.
 
     >>> run_isolated(pow, 2, 10, what="a power")
     1024
@@ -624,7 +635,7 @@ def run_isolated(fn: Callable[..., Any], *args: Any, what: str) -> Any:
         try:
             return pool.submit(fn, *args).result()
         except BrokenProcessPool as exc:
-            raise RuntimeError(
+            raise PeerCrash(
                 f"{what} crashed its process (a native crash, isolated in a child process; a smaller or "
                 "different corpus, or another library version, may train)"
             ) from exc
@@ -668,3 +679,65 @@ def train_peer(
     if name == "kiwi-bpe":
         return train_kiwi_bpe(texts, vocab_size=vocab_size, workdir=workdir)
     return train_kiwi_swtokenizer(texts, vocab_size=vocab_size, workdir=workdir)
+
+
+# ---------------------------------------------------------------------------------------------
+# the model cache of compare()
+
+
+def peer_to_entry(peer: Peer) -> dict[str, Any]:
+    """A trained peer as JSON data (:mod:`korean_bpe.compare.model_cache`): SentencePiece's model
+    proto, HF's ``tokenizer.json`` text, SwTokenizer's trained file; :func:`peer_from_entry`
+    rebuilds the same peer.
+
+    >>> sp = train_sentencepiece(["이 영화 최고", "이 영화 별로", "영화를 봤다"] * 5, vocab_size=18, model_type="bpe")
+    >>> again = peer_from_entry("sentencepiece-bpe", peer_to_entry(sp))
+    >>> again.vocab_size, again.pieces("이 영화") == sp.pieces("이 영화")
+    (18, True)
+    """
+    import base64
+
+    if isinstance(peer, SentencePiecePeer):
+        return {"kind": "sentencepiece", "lossless": peer.lossless,
+                "model": base64.b64encode(peer.processor.serialized_model_proto()).decode("ascii")}
+    if isinstance(peer, HFPeer):
+        return {"kind": "hf", "unit": peer.unit, "lossless": peer.lossless, "pre_tokenizer": peer.pre_tokenizer,
+                "tokenizer": peer.tokenizer.to_str()}
+    if isinstance(peer, SwTokenizerPeer) and peer._source is not None:
+        return {"kind": "swtokenizer", "file": base64.b64encode(peer._source).decode("ascii")}
+    raise ValueError(f"{peer!r} cannot be stored (a SwTokenizer peer keeps its file only when train_peer made it)")
+
+
+def peer_from_entry(name: str, entry: dict[str, Any]) -> Peer:
+    """The peer ``name`` from :func:`peer_to_entry`'s data; ValueError when it is not such data."""
+    import base64
+
+    kind = entry.get("kind")
+    if kind == "sentencepiece":
+        spm = require("sentencepiece")
+        processor = spm.SentencePieceProcessor(model_proto=base64.b64decode(entry["model"], validate=True))
+        return SentencePiecePeer(processor, strategy=name, lossless=bool(entry["lossless"]))
+    if kind == "hf":
+        tk_mod = require("tokenizers")
+        try:
+            tokenizer = tk_mod.Tokenizer.from_str(entry["tokenizer"])
+        except Exception as exc:  # tokenizers raises its own Exception subclass on bad JSON
+            raise ValueError(f"not a tokenizer.json: {exc}") from exc
+        return HFPeer(tokenizer, strategy=name, unit=entry["unit"], lossless=bool(entry["lossless"]),
+                      pre_tokenizer=entry["pre_tokenizer"])
+    if kind == "swtokenizer":
+        require("kiwipiepy")
+        from kiwipiepy.sw_tokenizer import SwTokenizer
+
+        source = base64.b64decode(entry["file"], validate=True)
+        with tempfile.TemporaryDirectory(prefix="korean_bpe-kiwi-sw-") as tmp:
+            path = os.path.join(tmp, "tokenizer.json")
+            Path(path).write_bytes(source)
+            try:
+                tokenizer = SwTokenizer(path, kiwi=_kiwi())
+            except Exception as exc:
+                raise ValueError(f"not a SwTokenizer file: {exc}") from exc
+        peer = SwTokenizerPeer(tokenizer, strategy=name)
+        peer._source = source
+        return peer
+    raise ValueError(f"not a stored peer (kind {kind!r})")

@@ -104,6 +104,8 @@ DEFINITIONS: dict[str, str] = {
     "encode_texts_per_s": "held-out documents encoded per second through the path users call",
     "train_docs": "documents in the training split",
     "test_docs": "held-out documents measured",
+    "model_cached": "the row's model was read from compare()'s model cache instead of trained in this "
+                    "run (train_s is then the original training's)",
 }
 
 #: how report.md and report.html show a column (table.csv keeps full precision); others as str

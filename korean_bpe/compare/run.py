@@ -80,7 +80,10 @@ words of the original text), ``T`` = tokens of ``encode_batch``:
   words, ``n / (t_analyzer + t_encode)``: ``t_analyzer`` timed once per pre-tokenizer on the same
   texts, best of up to three runs (Okt's on-disk cache makes its second run faster), ``t_encode``
   per row);
-* ``train_docs``, ``test_docs``.
+* ``train_docs``, ``test_docs``;
+* ``model_cached``: the row's model was read from the model cache (``compare(model_cache=True)``,
+  the default: see :mod:`korean_bpe.compare.model_cache`) instead of trained in this run; its
+  ``train_s`` is then the original training's.
 
 The lossy ``okt-analysis`` rows measure what such a model sees: the dropped 조사, punctuation and
 foreign characters are not encoded, so ``tokens_per_doc``, ``tokens_per_word`` (still per 어절 of
@@ -148,12 +151,12 @@ COLUMNS = (
     "unk_rate", "unrepresentable_char_rate", "renyi_efficiency", "renyi_efficiency_observed",
     "gold", "self_graded", "morph_precision", "morph_recall", "morph_f1",
     "incomplete_hangul_rate", "jamo_token_rate", "round_trip_rate", "probe_accuracy",
-    "train_s", "pretok_s", "encode_texts_per_s", "train_docs", "test_docs",
+    "train_s", "pretok_s", "encode_texts_per_s", "train_docs", "test_docs", "model_cached",
 )
 _TEXT = ("strategy", "kind", "pre_tokenizer", "unit", "gold")
 #: the dtype of each column (an empty frame has them too)
 DTYPES: dict[str, str] = {
-    c: "object" if c in _TEXT else "bool" if c in ("lossless", "self_graded")
+    c: "object" if c in _TEXT else "bool" if c in ("lossless", "self_graded", "model_cached")
     else "int64" if c in ("vocab_size", "actual_vocab_size", "train_docs", "test_docs") else "float64"
     for c in COLUMNS
 }
@@ -692,6 +695,7 @@ def compare(
     timings: dict[str, dict[str, float]] | None = None,
     pieces: dict[tuple[str, int], dict[str, list[tuple[str, int, int]]]] | None = None,
     pieces_texts: Sequence[str] = (),
+    model_cache: bool = True,
 ) -> pd.DataFrame:
     """One row per strategy x vocabulary size, measured on held-out text (see the module docstring).
 
@@ -722,6 +726,13 @@ def compare(
     ``timings``, when a dict, receives each task's ``{"wall_s", "cpu_s", "rows"}`` (CPU: of the
     process that ran it) under the task's name (a pre-tokenizer, ``"baseline"`` for the jamo and
     syllable baselines, or a peer).
+
+    ``model_cache`` (on by default): each trained model (ours, the baselines' vocabularies, the
+    peers') is kept in ``models/`` under the analysis cache's directory
+    (:mod:`korean_bpe.compare.model_cache`), keyed by the training texts' content hash, the
+    strategy and its configuration, the size, ``seed`` and the library versions; a rerun reads it
+    back instead of training (``model_cached`` True, ``train_s`` the original training's).
+    False: every model is trained, nothing is read or written.
     """
     pd = _require_pandas()
     texts, train, test, train_labels, test_labels = _split(texts, eval_texts, labels, eval_labels, test_fraction, seed)
@@ -775,7 +786,15 @@ def compare(
             peers_ok = False
             notes.append(f"skipped the peers ({', '.join(n for n in names if _parse(n).kind == 'peer')}): "
                          f"korean_bpe.compare.peers is not available ({_why(exc)})")
-    state = {"train": train, "train_labels": train_labels, "probe_idx": probe_idx, "sizes": sizes, "held": held,
+    if not isinstance(model_cache, bool):
+        raise TypeError(f"model_cache must be True or False, got {model_cache!r}")
+    cache_directory = None
+    if model_cache:
+        from .model_cache import default_directory, texts_hash
+
+        cache_directory = str(default_directory())
+    state = {"model_cache_dir": cache_directory, "texts_hash": texts_hash(train) if model_cache else "",
+             "train": train, "train_labels": train_labels, "probe_idx": probe_idx, "sizes": sizes, "held": held,
              "seed": seed, "min_frequency": min_frequency, "peers_ok": peers_ok,
              "pieces_texts": pieces_texts if pieces is not None else None}
     bar = _progress(len(names), show_progress)
@@ -839,7 +858,12 @@ def _context(state: dict[str, Any], pretok: _Pretok | None = None) -> dict[str, 
         from . import peers as peers_module
     if pretok is None:
         pretok = _Pretok(state["train"], state["held"].texts)
-    return {**state, "pretok": pretok, "peers": peers_module, "notes": [], "pieces": {}}
+    cache = None
+    if state["model_cache_dir"] is not None:
+        from .model_cache import ModelCache
+
+        cache = ModelCache(state["model_cache_dir"])
+    return {**state, "pretok": pretok, "peers": peers_module, "notes": [], "pieces": {}, "model_cache": cache}
 
 
 def _run_task(names: list[str], ctx: dict[str, Any], *, bar: Any = None,
@@ -1006,6 +1030,7 @@ def _segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
 
 def _bpe_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
     from ..tokenizer import Tokenizer
+    from ..trainer.model import BPEModel
 
     notes, sizes, name = ctx["notes"], ctx["sizes"], strategy.name
     try:
@@ -1013,16 +1038,40 @@ def _bpe_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
     except (ImportError, RuntimeError, OSError, ValueError) as exc:
         notes.append(f"skipped {name}: {_why(exc)}")
         return
-    try:
-        start = time.perf_counter()
-        trained = Tokenizer.train(ctx["train"], vocab_size=sizes[-1], pre_tokenizer=_Table(pt, table),
-                                  unit=strategy.unit, min_frequency=ctx["min_frequency"], show_progress=False)
-        train_s = time.perf_counter() - start
-        full = Tokenizer(trained.model, pre_tokenizer=pt, unit=trained.unit, marker=trained.marker,
-                         unk_token=trained.unk_token)
-    except ValueError as exc:
-        notes.append(f"skipped {name}: {_why(exc)}")
-        return
+    cache, key = _model_key(ctx, strategy, sizes[-1], {
+        "pre_tokenizer": pt.to_config(), "analyzer": _analyzer_version(pt), "unit": strategy.unit,
+        "min_frequency": ctx["min_frequency"], "code": _code("bpe"),
+    })
+    full = None
+    entry = cache.get(key) if cache is not None else None
+    if entry is not None and entry["kind"] == "bpe":
+        try:
+            model = BPEModel(special_tokens=entry["special_tokens"], alphabet=entry["alphabet"],
+                             merges=[tuple(m) for m in entry["merges"]],
+                             continuing_subword_prefix=entry["continuing_subword_prefix"])
+            full = Tokenizer(model, pre_tokenizer=pt, unit=strategy.unit, marker=entry["marker"],
+                             unk_token=entry["unk_token"])
+            train_s = float(entry["train_s"])
+        except (KeyError, TypeError, ValueError):  # an entry that does not make a model: train again
+            full = None
+    cached = full is not None
+    if full is None:
+        try:
+            start = time.perf_counter()
+            trained = Tokenizer.train(ctx["train"], vocab_size=sizes[-1], pre_tokenizer=_Table(pt, table),
+                                      unit=strategy.unit, min_frequency=ctx["min_frequency"], show_progress=False)
+            train_s = time.perf_counter() - start
+            full = Tokenizer(trained.model, pre_tokenizer=pt, unit=trained.unit, marker=trained.marker,
+                             unk_token=trained.unk_token)
+        except ValueError as exc:
+            notes.append(f"skipped {name}: {_why(exc)}")
+            return
+        if cache is not None:
+            m = trained.model
+            cache.put(key, {"kind": "bpe", "train_s": train_s, "special_tokens": list(m.special_tokens),
+                            "alphabet": list(m.alphabet), "merges": [list(p) for p in m.merges],
+                            "continuing_subword_prefix": m.continuing_subword_prefix,
+                            "marker": trained.marker, "unk_token": trained.unk_token})
     base = len(full.model.truncate(0).id_to_token)
     for size in sizes:
         if size < base:
@@ -1039,8 +1088,42 @@ def _bpe_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
             "encoded": seg.encode_pretokenized(test_words),
             "train_encoded": None if ctx["probe_idx"] is None else
             seg.encode_pretokenized([train_words[i] for i in ctx["probe_idx"]]),
-            "train_s": train_s, "pretok_s": pretok_s,
+            "train_s": train_s, "pretok_s": pretok_s, "model_cached": cached,
         }
+
+
+def _model_key(ctx: dict[str, Any], strategy: _Strategy, vocab_size: int,
+               config: dict[str, Any]) -> tuple[Any, str]:
+    """(the model cache or None, the key of ``strategy``'s model trained at ``vocab_size``)."""
+    cache = ctx.get("model_cache")
+    if cache is None:
+        return None, ""
+    return cache, cache.key({"texts": ctx["texts_hash"], "strategy": strategy.name, "vocab_size": vocab_size,
+                             "seed": ctx["seed"], **config})
+
+
+def _analyzer_version(pt: Any) -> str | None:
+    """The version of the analyzer behind ``pt`` (part of a model's cache key), None for none."""
+    version = getattr(pt, "analyzer_version", None)
+    if version is None and getattr(pt, "name", "") == "okt":
+        from ..pre_tokenizers.okt import okt_version
+
+        version = okt_version()
+    return version
+
+
+#: the modules whose source makes up the training-code fingerprint of each model kind
+_TRAINING_CODE = {
+    "bpe": ("korean_bpe.trainer", "korean_bpe.tokenizer", "korean_bpe.units", "korean_bpe.markers"),
+    "baseline": ("korean_bpe.compare.segmenters",),
+    "peer": ("korean_bpe.compare.peers",),
+}
+
+
+def _code(kind: str) -> str:
+    from .model_cache import code_fingerprint
+
+    return code_fingerprint(*_TRAINING_CODE[kind])
 
 
 class _Table:
@@ -1081,9 +1164,26 @@ def _baseline_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
             return
         options.update(pre_tokenizer=pt if strategy.unit == "morpheme" else None, words=table,
                        pre_tokenizer_name=strategy.source)
-    start = time.perf_counter()
-    full = BaselineSegmenter.train(ctx["train"], unit=strategy.unit, vocab_size=sizes[-1], **options)
-    train_s = time.perf_counter() - start
+    cache, key = _model_key(ctx, strategy, sizes[-1], {
+        "pre_tokenizer": None if not strategy.source else ctx["pretok"].get(strategy.source)[0].to_config(),
+        "analyzer": None if not strategy.source else _analyzer_version(ctx["pretok"].get(strategy.source)[0]),
+        "unit": strategy.unit, "code": _code("baseline"),
+    })
+    full = None
+    entry = cache.get(key) if cache is not None else None
+    if entry is not None and entry["kind"] == "baseline":
+        try:
+            full = BaselineSegmenter(strategy.unit, entry["vocab_tokens"], **options)
+            train_s = float(entry["train_s"])
+        except (KeyError, TypeError, ValueError):
+            full = None
+    cached = full is not None
+    if full is None:
+        start = time.perf_counter()
+        full = BaselineSegmenter.train(ctx["train"], unit=strategy.unit, vocab_size=sizes[-1], **options)
+        train_s = time.perf_counter() - start
+        if cache is not None:
+            cache.put(key, {"kind": "baseline", "train_s": train_s, "vocab_tokens": list(full.vocab_tokens)})
     for size in sizes:
         seg = full.truncate(size)
         if test_words is not None:
@@ -1094,31 +1194,30 @@ def _baseline_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
             encoded = seg.encode_batch(ctx["held"].texts)
             train_encoded = None if ctx["probe_idx"] is None else \
                 seg.encode_batch([ctx["train"][i] for i in ctx["probe_idx"]])
-        yield seg, size, {"encoded": encoded, "train_encoded": train_encoded, "train_s": train_s, "pretok_s": pretok_s}
+        yield seg, size, {"encoded": encoded, "train_encoded": train_encoded, "train_s": train_s, "pretok_s": pretok_s,
+                          "model_cached": cached}
 
 
 def _peer_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
     """Each size's peer: trained at each size, except :data:`~korean_bpe.compare.peers.TRUNCATABLE_PEERS`
     (greedy BPE: trained once at the largest size and truncated, which gives the same model; their
     ``train_s`` is that one training).  A peer that crashes or fails (RuntimeError) is not tried
-    at its remaining sizes: one note."""
+    at its remaining sizes: one note.  With the model cache, each training is read back when it
+    was done before (a native crash too, as its note: :class:`~korean_bpe.compare.peers.PeerCrash`)."""
     peers, notes, name = ctx["peers"], ctx["notes"], strategy.name
     if peers is None:
         return
     full = None
+    full_cached = False
     train_s = math.nan
     for size in ctx["sizes"]:
         try:
             if name in getattr(peers, "TRUNCATABLE_PEERS", ()):
                 if full is None:
-                    start = time.perf_counter()
-                    full = peers.train_peer(name, ctx["train"], vocab_size=ctx["sizes"][-1], seed=ctx["seed"])
-                    train_s = time.perf_counter() - start
-                seg = full.truncate(size)
+                    full, train_s, full_cached = _train_peer(strategy, ctx, ctx["sizes"][-1])
+                seg, cached = full.truncate(size), full_cached
             else:
-                start = time.perf_counter()
-                seg = peers.train_peer(name, ctx["train"], vocab_size=size, seed=ctx["seed"])
-                train_s = time.perf_counter() - start
+                seg, train_s, cached = _train_peer(strategy, ctx, size)
         except ImportError as exc:
             notes.append(f"skipped {name}: {_why(exc)}")
             return
@@ -1133,8 +1232,43 @@ def _peer_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
             "encoded": seg.encode_batch(ctx["held"].texts),
             "train_encoded": None if ctx["probe_idx"] is None else
             seg.encode_batch([ctx["train"][i] for i in ctx["probe_idx"]]),
-            "train_s": train_s, "pretok_s": math.nan,
+            "train_s": train_s, "pretok_s": math.nan, "model_cached": cached,
         }
+
+
+def _train_peer(strategy: _Strategy, ctx: dict[str, Any], size: int) -> tuple[Any, float, bool]:
+    """(peer ``strategy`` trained at ``size``, seconds of its training, read from the model cache);
+    a cached crash raises its :class:`~korean_bpe.compare.peers.PeerCrash` again."""
+    peers = ctx["peers"]
+    cache, key = _model_key(ctx, strategy, size, {"libraries": _peer_libraries(), "code": _code("peer")})
+    entry = cache.get(key) if cache is not None else None
+    if entry is not None:
+        if entry["kind"] == "crash" and isinstance(entry.get("note"), str):
+            raise peers.PeerCrash(entry["note"])
+        try:
+            return peers.peer_from_entry(strategy.name, entry), float(entry["train_s"]), True
+        except (KeyError, TypeError, ValueError, RuntimeError, OSError):  # not a model: train again
+            pass
+    start = time.perf_counter()
+    try:
+        peer = peers.train_peer(strategy.name, ctx["train"], vocab_size=size, seed=ctx["seed"])
+    except peers.PeerCrash as exc:
+        if cache is not None:  # the same texts and versions crash again: keep the note
+            cache.put(key, {"kind": "crash", "note": str(exc), "train_s": time.perf_counter() - start})
+        raise
+    train_s = time.perf_counter() - start
+    if cache is not None:
+        try:
+            cache.put(key, {**peers.peer_to_entry(peer), "train_s": train_s})
+        except ValueError:  # a peer that cannot be stored is trained again next time
+            pass
+    return peer, train_s, False
+
+
+def _peer_libraries() -> dict[str, str | None]:
+    from .model_cache import library_versions
+
+    return library_versions("sentencepiece", "tokenizers", "kiwipiepy", "kiwipiepy_model")
 
 
 # -- the table ---------------------------------------------------------------------------------------

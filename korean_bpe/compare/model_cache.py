@@ -1,0 +1,164 @@
+"""The trained models of :func:`korean_bpe.compare.compare`, kept on disk so that a rerun on the
+same training texts reads them back instead of training again.
+
+Each entry is one JSON file ``<key>.json`` in ``models/`` under the analysis cache's directory
+(:func:`korean_bpe.pre_tokenizers.cache.cache_dir`: ``$KOREAN_BPE_CACHE_DIR`` or the user cache
+directory).  The key is a BLAKE2b hash of everything the model depends on: the training texts
+(their content hash, :func:`texts_hash`), the strategy and its full configuration (pre-tokenizer
+config, unit, ``min_frequency``), the vocabulary size it was trained at, the seed, the versions of
+korean_bpe, of the analyzer and of the peer library, a fingerprint of the training code (the
+source of the trainer modules: an edit there retrains) and :data:`FORMAT_VERSION`.  An entry
+holds the model (BPE merges, baseline vocabulary, SentencePiece model proto, HF ``tokenizer.json``,
+SwTokenizer file) and the seconds its training took, so ``train_s`` stays the original training's.
+A peer's deterministic native crash (``kiwi-swtokenizer`` on NSMC in kiwipiepy 0.24.1: the same
+texts and versions crash again) is kept as its note.
+
+Entries are written atomically (a temporary file, then :func:`os.replace`); an entry that cannot be
+read or does not match its key (truncated, corrupt, another format) is ignored and the model
+trained again, overwriting it.  ``compare(..., model_cache=False)`` or ``korean-bpe compare
+--no-model-cache`` turns the cache off; deleting the ``models`` directory clears it.
+
+``hf-wordpiece``'s trainer is not deterministic upstream (huggingface/tokenizers#1794: two
+trainings on the same texts can give slightly different vocabularies); the cache keeps the first
+training's model, so a warm rerun gives that one again.
+
+>>> import tempfile
+>>> cache = ModelCache(tempfile.mkdtemp())
+>>> key = cache.key({"strategy": "whitespace/syllable", "vocab_size": 8000, "texts": texts_hash(["영화 최고"])})
+>>> cache.get(key) is None
+True
+>>> cache.put(key, {"kind": "baseline", "train_s": 0.5, "vocab_tokens": ["<unk>", "영화"]})
+>>> cache.get(key)["vocab_tokens"]
+['<unk>', '영화']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ModelCache", "FORMAT_VERSION", "texts_hash", "default_directory", "code_fingerprint",
+           "library_versions"]
+
+#: bumped whenever an entry's layout changes: older entries then miss and are trained again
+FORMAT_VERSION = 1
+
+
+def default_directory() -> Path:
+    """``models/`` under the analysis cache's directory (``$KOREAN_BPE_CACHE_DIR`` when set)."""
+    from ..pre_tokenizers.cache import cache_dir
+
+    return cache_dir() / "models"
+
+
+def texts_hash(texts: Iterable[str]) -> str:
+    """A content hash of the training texts, in order (BLAKE2b-256 of each text's UTF-8, length-prefixed).
+
+    >>> texts_hash(["영화", "최고"]) == texts_hash(["영화최고"])
+    False
+    """
+    h = hashlib.blake2b(digest_size=32)
+    for t in texts:
+        b = t.encode("utf-8", "surrogatepass")
+        h.update(len(b).to_bytes(8, "little"))
+        h.update(b)
+    return h.hexdigest()
+
+
+_FINGERPRINTS: dict[str, str] = {}
+
+
+def code_fingerprint(*modules: str) -> str:
+    """A hash of the source files of ``modules`` (dotted names; a package counts its ``.py`` and
+    ``.pyx`` files): a change to the training code changes the key, even at the same version."""
+    key = ",".join(modules)
+    got = _FINGERPRINTS.get(key)
+    if got is None:
+        import importlib.util
+
+        h = hashlib.blake2b(digest_size=16)
+        for name in modules:
+            spec = importlib.util.find_spec(name)
+            if spec is None or spec.origin is None:
+                h.update(f"{name}: missing".encode())
+                continue
+            origin = Path(spec.origin)
+            files = sorted(p for p in origin.parent.iterdir() if p.suffix in (".py", ".pyx")) \
+                if origin.name == "__init__.py" else [origin]
+            for p in files:
+                h.update(p.name.encode())
+                h.update(p.read_bytes())
+        got = _FINGERPRINTS[key] = h.hexdigest()
+    return got
+
+
+def library_versions(*distributions: str) -> dict[str, str | None]:
+    """The installed version of each distribution (None when absent)."""
+    from importlib import metadata
+
+    out: dict[str, str | None] = {}
+    for name in distributions:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+class ModelCache:
+    """The entries in ``directory`` (created on the first :meth:`put`)."""
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else default_directory()
+
+    def key(self, fields: Mapping[str, Any]) -> str:
+        """The entry name of ``fields`` (JSON-serialisable): BLAKE2b-256 of their canonical JSON
+        with :data:`FORMAT_VERSION` and korean_bpe's version."""
+        from .. import __version__
+
+        canonical = json.dumps({"format": FORMAT_VERSION, "korean_bpe": __version__, **fields},
+                               sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.blake2b(canonical.encode("utf-8", "surrogatepass"), digest_size=32).hexdigest()
+
+    def path(self, key: str) -> Path:
+        return self.directory / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The entry stored under ``key``, or None when there is none or it cannot be read
+        (missing, truncated, corrupt, another format, another key): the caller trains again."""
+        try:
+            with open(self.path(key), encoding="utf-8") as f:
+                entry = json.load(f)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(entry, dict) or entry.get("format") != FORMAT_VERSION or entry.get("key") != key \
+                or not isinstance(entry.get("kind"), str):
+            return None
+        return entry
+
+    def put(self, key: str, entry: Mapping[str, Any]) -> None:
+        """Store ``entry`` under ``key`` atomically; a directory that cannot be written costs the
+        cache, never the run (the error is swallowed)."""
+        tmp = None
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=self.directory)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({**entry, "format": FORMAT_VERSION, "key": key}, f, ensure_ascii=False)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path(key))
+            tmp = None
+        except OSError:
+            pass
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
