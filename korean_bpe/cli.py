@@ -265,6 +265,10 @@ def _add_compare(sub: Any) -> None:
                         "same table and report whatever N (default: the number of CPUs, at most one per "
                         "group; 1, all in this process, on the small embedded corpus, where starting the "
                         "analyzers in each worker costs more than its rows)")
+    p.add_argument("--no-model-cache", action="store_true",
+                   help="train every model again and keep none (default: trained models are kept in "
+                        "models/ under the analysis cache's directory and read back on a rerun on the same "
+                        "texts, strategy, size and seed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_compare)
 
@@ -530,7 +534,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold, seed=args.seed,
         test_fraction=args.test_fraction, show_progress=False if args.no_progress else None,
         notes=notes, n_jobs=args.jobs or (1 if args.corpus is None else -1), pieces=pieces,
-        pieces_texts=sentences + held_out[:1000],
+        pieces_texts=sentences + held_out[:1000], model_cache=not args.no_model_cache,
     )
     seconds = time.perf_counter() - start
     for note in notes:

@@ -208,18 +208,27 @@ def test_compare_writes_the_report_end_to_end(tmp_path: Path) -> None:
 def test_compare_jobs_give_the_same_table_and_examples(tmp_path: Path) -> None:
     pd = pytest.importorskip("pandas")
     pytest.importorskip("matplotlib")
-    timing = ["train_s", "pretok_s", "encode_texts_per_s"]
+    timing = ["train_s", "pretok_s", "encode_texts_per_s", "model_cached"]
     frames, examples = [], []
+    env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")}
     for jobs in ("1", "2"):
         out = tmp_path / jobs
         ok("compare", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
-           "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--jobs", jobs)
-        frames.append(pd.read_csv(out / "table.csv").drop(columns=timing))
+           "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--jobs", jobs, env=env)
+        table = pd.read_csv(out / "table.csv")
+        assert table["model_cached"].tolist() == [jobs == "2"] * 6  # the second run reads the first's models
+        frames.append(table.drop(columns=timing))
         report = (out / "report.md").read_text(encoding="utf-8")
         examples.append(report.split("\n## Segmentation examples", 1)[1].split("\n## ", 1)[0])
         assert (out / "segmentation.png").exists() and (out / "token_lengths.png").exists()
     pd.testing.assert_frame_equal(frames[0], frames[1])
     assert examples[0] == examples[1] and "baseline/word " in examples[0] and "raw/byte " in examples[0]
+    ok("compare", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
+       "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(tmp_path / "off"),
+       "--no-model-cache", env=env)
+    off = pd.read_csv(tmp_path / "off" / "table.csv")
+    assert not off["model_cached"].any()
+    pd.testing.assert_frame_equal(off.drop(columns=timing), frames[0])
     assert "--jobs: expected a positive integer" in fails("compare", "--jobs", "0")
     assert "--jobs N" in ok("compare", "--help").stdout
 
