@@ -419,6 +419,41 @@ def test_missing_analyzer_skips_its_strategies_and_the_gold(monkeypatch: pytest.
     assert df["morph_f1"].isna().all() and df["gold"].tolist() == [""]
 
 
+def _jamo_token_rate_straight(surfaces: object) -> float:
+    """metrics.jamo_token_rate as first written: every token composed (the metric now skips the
+    tokens without a conjoining jamo, which composing cannot change)."""
+    from korean_bpe.jamo import compose
+
+    n = partial = 0
+    for token in surfaces:  # type: ignore[attr-defined]
+        n += 1
+        text = compose(bytes(token).decode("utf-8", errors="ignore"))
+        if metrics._CONJOINING.search(text):
+            partial += metrics._CONJOINING.search(metrics._WHOLE_BLOCK.sub("", text)) is not None
+    return metrics._ratio(partial, n)
+
+
+def test_the_fast_metric_paths_give_the_straightforward_table(
+        sweep_texts: list[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every metric column of the fast paths (HF peers' spans in one batch call, jamo_token_rate
+    skipping jamo-free tokens) equals the per-text / compose-everything computation."""
+    pytest.importorskip("tokenizers")
+    from korean_bpe.compare import peers
+
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))  # the second run reads the first's models
+    names = ["whitespace/jamo", "raw/byte", "baseline/jamo", "hf-bpe", "hf-wordpiece"]
+    kwargs = {"labels": [len(t) % 2 for t in sweep_texts], "strategies": names, "vocab_sizes": [700, 900],
+              "gold": "okt", "seed": 3, "show_progress": False}
+    fast = compare(sweep_texts, **kwargs)
+    monkeypatch.delattr(peers.HFPeer, "spans_batch")
+    monkeypatch.setattr(metrics, "jamo_token_rate", _jamo_token_rate_straight)
+    straight = compare(sweep_texts, **kwargs)
+    assert straight["model_cached"].all()
+    same = [c for c in run.COLUMNS if c not in VOLATILE]
+    pd.testing.assert_frame_equal(fast[same], straight[same], check_exact=True)
+    assert (fast["jamo_token_rate"] > 0).any() and (fast.loc[fast["kind"] == "peer", "morph_f1"] > 0).all()
+
+
 # -- the model cache -------------------------------------------------------------------------------
 
 def _cache_strategies() -> list[str]:

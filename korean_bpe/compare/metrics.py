@@ -403,7 +403,10 @@ def jamo_token_rate(surfaces: Iterable[bytes]) -> float:
         if not isinstance(token, (bytes, bytearray)):
             raise TypeError(f"surfaces must be UTF-8 bytes, got {type(token).__name__} {token!r}; pass token.encode()")
         n += 1
-        text = compose(bytes(token).decode("utf-8", errors="ignore"))
+        text = bytes(token).decode("utf-8", errors="ignore")
+        if not _CONJOINING.search(text):  # compose only removes jamo: nothing to count
+            continue
+        text = compose(text)
         if _CONJOINING.search(text):
             partial += _CONJOINING.search(_WHOLE_BLOCK.sub("", text)) is not None
     return _ratio(partial, n)

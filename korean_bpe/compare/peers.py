@@ -368,6 +368,16 @@ class HFPeer(Peer):
         tokens = [readable_bytes(byte_level_decode(t)) for t in enc.tokens] if self._byte_level else enc.tokens
         return [(t, s, e) for t, (s, e) in zip(tokens, enc.offsets)]
 
+    def spans_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        """The spans of :meth:`pieces` of each text, without the token strings: one batch call
+        (compare() reads the spans of every held-out text; the strings are only for people).
+
+        >>> bpe = train_hf_bpe(["이 영화 최고", "이 영화 별로", "영화를 봤다"] * 5, vocab_size=270)
+        >>> bpe.spans_batch(["영화를"]) == [[(s, e) for _, s, e in bpe.pieces("영화를")]]
+        True
+        """
+        return [list(enc.offsets) for enc in self._tk.encode_batch(list(texts), add_special_tokens=False)]
+
     def vocab_surfaces(self) -> list[bytes]:
         out = []
         for token, i in sorted(self._tk.get_vocab(with_added_tokens=True).items(), key=lambda kv: kv[1]):

@@ -342,8 +342,11 @@ def _span_counts_per_text(seg: Segmenter, held: _HeldOut) -> tuple[int, int, int
     :func:`~korean_bpe.compare.metrics.boundary_scores` count the same)."""
     continued = n_pred = tp = 0
     gold = held.gold
+    batch = getattr(seg, "spans_batch", None)  # the same spans in one call (HF peers)
+    all_spans = batch(held.texts) if batch is not None else None
     for t, (text, spans) in enumerate(zip(held.texts, held.word_spans)):
-        pieces = [(a, b) for _, a, b in seg.pieces(text) if a < b]
+        pieces = [(a, b) for a, b in all_spans[t] if a < b] if all_spans is not None else \
+            [(a, b) for _, a, b in seg.pieces(text) if a < b]
         continued += sum(n >= 2 for n in _tokens_per_word(pieces, spans))
         if gold is not None:
             for p, g in zip(metrics.internal_boundaries(pieces, spans), gold[t]):
