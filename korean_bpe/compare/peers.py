@@ -368,15 +368,16 @@ class HFPeer(Peer):
         tokens = [readable_bytes(byte_level_decode(t)) for t in enc.tokens] if self._byte_level else enc.tokens
         return [(t, s, e) for t, (s, e) in zip(tokens, enc.offsets)]
 
-    def spans_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
-        """The spans of :meth:`pieces` of each text, without the token strings: one batch call
-        (compare() reads the spans of every held-out text; the strings are only for people).
+    def encode_with_spans(self, texts: Sequence[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+        """:meth:`encode_batch` of ``texts`` and the spans of :meth:`pieces` of each, in one batch
+        call (compare() needs both for every held-out text; the token strings are only for people).
 
         >>> bpe = train_hf_bpe(["이 영화 최고", "이 영화 별로", "영화를 봤다"] * 5, vocab_size=270)
-        >>> bpe.spans_batch(["영화를"]) == [[(s, e) for _, s, e in bpe.pieces("영화를")]]
+        >>> bpe.encode_with_spans(["영화를"]) == (bpe.encode_batch(["영화를"]), [[(s, e) for _, s, e in bpe.pieces("영화를")]])
         True
         """
-        return [list(enc.offsets) for enc in self._tk.encode_batch(list(texts), add_special_tokens=False)]
+        encodings = self._tk.encode_batch(list(texts), add_special_tokens=False)
+        return [enc.ids for enc in encodings], [list(enc.offsets) for enc in encodings]
 
     def vocab_surfaces(self) -> list[bytes]:
         out = []

@@ -280,7 +280,8 @@ def _gold_boundaries(test: list[str], words: list[list[str]], word_spans: list[l
 
 def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_encoded: list[list[int]] | None,
              train_labels: list[int] | None, lossy: bool, seed: int, spans_fixed: dict[str, Any] | None = None,
-             layout: _Layout | None = None, char_words: list[list[str]] | None = None) -> dict[str, Any]:
+             layout: _Layout | None = None, char_words: list[list[str]] | None = None,
+             spans: list[list[tuple[int, int]]] | None = None) -> dict[str, Any]:
     """One row's metrics.  ``spans_fixed``: a dict shared by the sizes of a strategy whose spans do not
     depend on the vocabulary size (a baseline: only which tokens are <unk> changes), filled by the
     first size and read by the others.  ``layout``: the held-out 어절 of a BPE row's pre-tokenizer,
@@ -295,7 +296,7 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
     elif spans_fixed:
         continued, n_pred, tp = spans_fixed["counts"]
     else:
-        continued, n_pred, tp = _span_counts_per_text(seg, held)
+        continued, n_pred, tp = _span_counts_per_text(seg, held, spans)
         if spans_fixed is not None:
             spans_fixed["counts"] = (continued, n_pred, tp)
     if held.gold is not None:
@@ -335,15 +336,16 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
     }
 
 
-def _span_counts_per_text(seg: Segmenter, held: _HeldOut) -> tuple[int, int, int]:
+def _span_counts_per_text(seg: Segmenter, held: _HeldOut,
+                          spans: list[list[tuple[int, int]]] | None = None) -> tuple[int, int, int]:
     """(어절 with 2+ tokens, predicted boundaries, predicted boundaries that are gold) over the held-out
     texts, from ``seg.pieces`` of each text: the straightforward definition (metrics'
     :func:`~korean_bpe.compare.metrics.continued_word_rate` and
-    :func:`~korean_bpe.compare.metrics.boundary_scores` count the same)."""
+    :func:`~korean_bpe.compare.metrics.boundary_scores` count the same).  ``spans``: the spans of
+    those pieces when already known (an HF peer's ``encode_with_spans``)."""
     continued = n_pred = tp = 0
     gold = held.gold
-    batch = getattr(seg, "spans_batch", None)  # the same spans in one call (HF peers)
-    all_spans = batch(held.texts) if batch is not None else None
+    all_spans = spans
     for t, (text, spans) in enumerate(zip(held.texts, held.word_spans)):
         pieces = [(a, b) for a, b in all_spans[t] if a < b] if all_spans is not None else \
             [(a, b) for _, a, b in seg.pieces(text) if a < b]
@@ -891,14 +893,14 @@ def _run_strategy(name: str, ctx: dict[str, Any], *, bar: Any = None,
         largest = (size, seg)  # sizes come in ascending order
         if segmenters is not None:
             segmenters[(name, size)] = seg
-        encoded, train_encoded = extra.pop("encoded"), extra.pop("train_encoded")
+        encoded, train_encoded, spans = extra.pop("encoded"), extra.pop("train_encoded"), extra.pop("spans", None)
         lossy = strategy.source == "okt-analysis"
         layout = pretok.layout(strategy.source, held) if isinstance(seg, BPESegmenter) else None
         char_words = pretok.char_words(strategy.source, list(held.char_counts)) if (
             isinstance(seg, BPESegmenter) or strategy.unit == "morpheme") else None
         row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=ctx["train_labels"],
                        lossy=lossy, seed=ctx["seed"], spans_fixed=spans_fixed, layout=layout,
-                       char_words=char_words)
+                       char_words=char_words, spans=spans)
         rows.append(row | extra | {
             "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
             "lossless": bool(seg.lossless), "vocab_size": size,
@@ -1231,8 +1233,10 @@ def _peer_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
         except (ValueError, OSError) as exc:
             notes.append(f"skipped {name} at vocab size {size}: {_why(exc)}")
             continue
+        both = getattr(seg, "encode_with_spans", None)  # an HF peer: ids and spans in one call
+        encoded, spans = both(ctx["held"].texts) if both is not None else (seg.encode_batch(ctx["held"].texts), None)
         yield seg, size, {
-            "encoded": seg.encode_batch(ctx["held"].texts),
+            "encoded": encoded, "spans": spans,
             "train_encoded": None if ctx["probe_idx"] is None else
             seg.encode_batch([ctx["train"][i] for i in ctx["probe_idx"]]),
             "train_s": train_s, "pretok_s": math.nan, "model_cached": cached,
