@@ -84,7 +84,7 @@ from .io.format import UNWRITABLE as _UNWRITABLE
 from .jamo import L_BASE, L_COUNT, S_BASE, S_COUNT, T_BASE, T_COUNT, V_BASE, V_COUNT, compose, decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .trainer.model import BPEModel
-from .markers import SPACE_MARK, Marker, get_marker
+from .markers import SPACE_MARK, Marker, get_marker, pieces_keep_spaces
 from .units import Unit, decode_utf8, get_unit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,12 +112,13 @@ def default_marker(pre_tokenizer: PreTokenizer) -> str | None:
     """The word marker a pre-tokenizer needs so that ``decode`` can restore the text.
 
     ``"▁"`` when the pre-tokenizer drops the spaces (``whitespace``, morpheme analysis mode);
-    ``None`` when its pieces already carry them as ``▁`` (``raw``, lossless morpheme mode).
+    ``None`` when its pieces already carry them as ``▁`` (``raw``, lossless morpheme mode: its
+    ``piece_kind`` is ``"marked"``, :func:`korean_bpe.markers.pieces_keep_spaces`).
 
     >>> default_marker(get_pre_tokenizer("whitespace")), default_marker(get_pre_tokenizer("raw"))
     ('▁', None)
     """
-    return None if getattr(pre_tokenizer, "lossless", False) else SPACE_MARK
+    return None if pieces_keep_spaces(pre_tokenizer) else SPACE_MARK
 
 
 class Tokenizer:
