@@ -73,13 +73,18 @@ def pieces_keep_spaces(pre_tokenizer: Any) -> bool:
     put the spaces back and ``▁`` as a marker would clash with them.  The declaration, not the
     ``lossless`` flag, says so (as it does for the encoder, :func:`korean_bpe.encoding.plan`): a
     stage may restore its text exactly from pieces without spaces (``text.split(" ")``, joined
-    again with ``" "``), or keep the spaces in pieces it does not restore exactly.
+    again with ``" "``), or keep the spaces in pieces it does not restore exactly.  A stage that
+    declares no ``piece_kind`` (written when these checks read ``lossless``) is judged by its
+    ``lossless`` flag, as :class:`korean_bpe.pre_tokenizers.base.BasePreTokenizer` derives it.
 
     >>> from korean_bpe.pre_tokenizers import get_pre_tokenizer
     >>> pieces_keep_spaces(get_pre_tokenizer("raw")), pieces_keep_spaces(get_pre_tokenizer("whitespace"))
     (True, False)
     """
-    return getattr(pre_tokenizer, "piece_kind", "words") == "marked"
+    kind = getattr(pre_tokenizer, "piece_kind", None)
+    if kind is None:  # no declaration: BasePreTokenizer's default, "marked" when lossless
+        return bool(getattr(pre_tokenizer, "lossless", False))
+    return kind == "marked"
 
 
 @runtime_checkable

@@ -292,6 +292,33 @@ def test_none_follows_piece_kind_where_it_and_lossless_disagree():
     assert tok.decode(tok.encode("Movie  정말")) == "movie  정말"  # lower-cased, every space kept
 
 
+class _Undeclared:
+    """A stage written before piece_kind (no BasePreTokenizer): raw's pieces, only ``lossless``
+    declared, as compare's table of computed words is."""
+
+    name = "undeclared"
+    lossless = True
+
+    def __call__(self, text):
+        return raw_pieces(text)
+
+    def batch(self, texts, *, show_progress=None):
+        return [self(t) for t in texts]
+
+    def restore(self, words):
+        return restore_marked(words)
+
+    def to_config(self):
+        return {"type": self.name}
+
+
+def test_a_stage_declaring_no_piece_kind_is_judged_by_its_lossless_flag():
+    tok = Tokenizer.train(["영화 정말 재밌다"] * 3, vocab_size=20, pre_tokenizer=_Undeclared())
+    assert tok.marker is None and tok.decode(tok.encode("영화  정말")) == "영화  정말"
+    with pytest.raises(ValueError, match="marker='▁' cannot be used"):
+        Tokenizer(tok.model, pre_tokenizer=_Undeclared(), marker="\u2581")
+
+
 @pytest.mark.parametrize("spec", [
     *PRE_TOKENIZERS.names(),
     *({"type": name, "lossless": True} for name in PRE_TOKENIZERS.names() if name not in ("raw", "whitespace")),
