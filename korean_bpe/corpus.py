@@ -394,7 +394,11 @@ def table_documents(text: str, *, column: int, n_fields: int, name: str, f: Bina
     ...
     korean_bpe.corpus.CorpusError: t.tsv: malformed table: line 2, byte offset 2: a row of 4 tab-separated fields, more than the 3 of the header (a tab inside a document?); replace the tabs inside documents with spaces
     """
-    rows = text.split("\r") if "\r" in text else (text,)
+    if "\r" not in text:  # one row, the usual case
+        fields = text.split("\t")
+        if len(fields) <= n_fields or (len(fields) == n_fields + 1 and not fields[n_fields]):
+            return [fields[column] if column < len(fields) else ""]
+    rows = text.split("\r")
     out: list[str] = []
     for k, row in enumerate(rows):
         fields = row.split("\t")
