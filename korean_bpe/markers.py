@@ -39,8 +39,9 @@ Three ambiguities are settled here rather than in the callers:
   word early, so training cuts such words before the symbol that completes the text
   (:meth:`EndOfWordMarker.cuts`): no token ever holds ``</w>`` but as its marker.
 * ``None`` keeps no word boundary at all, so it only suits pre-tokenizers whose pieces carry the
-  spaces themselves (``raw``, lossless morpheme mode): with ``whitespace`` decode would glue
-  ``영화 정말 재밌다`` into ``영화정말재밌다``; :meth:`NoMarker.check_pre_tokenizer` refuses it.
+  spaces themselves (``raw``, lossless morpheme mode: they declare ``piece_kind = "marked"``, see
+  :func:`pieces_keep_spaces`): with ``whitespace`` decode would glue ``영화 정말 재밌다`` into
+  ``영화정말재밌다``; :meth:`NoMarker.check_pre_tokenizer` refuses it.
 
 Not settled: a model trained before the cuts keeps its merges (it encodes as it did), so one that
 learned ``'#' + '###'`` still decodes ``"##a"`` as ``"a"`` glued to the word before (a lone
@@ -57,13 +58,33 @@ from .registry import Registry
 
 __all__ = [
     "Marker", "MARKERS", "MARKER_TEXTS", "SPACE_MARK", "SpaceMarker", "EndOfWordMarker", "ContinuationMarker",
-    "NoMarker", "get_marker", "guess_marker",
+    "NoMarker", "get_marker", "guess_marker", "pieces_keep_spaces",
 ]
 
 SPACE_MARK = "\u2581"  # ▁
 
 #: The marker strings the public API takes and the model files store.
 MARKER_TEXTS: tuple[str | None, ...] = (None, SPACE_MARK, "</w>", "##")
+
+
+def pieces_keep_spaces(pre_tokenizer: Any) -> bool:
+    """Whether the pre-tokenizer's pieces keep every space, as ``▁`` (it declares
+    ``piece_kind = "marked"``: ``raw``, lossless morpheme mode), so that decode needs no marker to
+    put the spaces back and ``▁`` as a marker would clash with them.  The declaration, not the
+    ``lossless`` flag, says so (as it does for the encoder, :func:`korean_bpe.encoding.plan`): a
+    stage may restore its text exactly from pieces without spaces (``text.split(" ")``, joined
+    again with ``" "``), or keep the spaces in pieces it does not restore exactly.  A stage that
+    declares no ``piece_kind`` (written when these checks read ``lossless``) is judged by its
+    ``lossless`` flag, as :class:`korean_bpe.pre_tokenizers.base.BasePreTokenizer` derives it.
+
+    >>> from korean_bpe.pre_tokenizers import get_pre_tokenizer
+    >>> pieces_keep_spaces(get_pre_tokenizer("raw")), pieces_keep_spaces(get_pre_tokenizer("whitespace"))
+    (True, False)
+    """
+    kind = getattr(pre_tokenizer, "piece_kind", None)
+    if kind is None:  # no declaration: BasePreTokenizer's default, "marked" when lossless
+        return bool(getattr(pre_tokenizer, "lossless", False))
+    return kind == "marked"
 
 
 @runtime_checkable
@@ -242,7 +263,7 @@ class SpaceMarker(_BaseMarker):
         return words
 
     def check_pre_tokenizer(self, pre_tokenizer: Any) -> None:
-        if getattr(pre_tokenizer, "lossless", False):
+        if pieces_keep_spaces(pre_tokenizer):
             raise ValueError(
                 f"marker='▁' cannot be used with the lossless pre-tokenizer {pre_tokenizer!r}: its pieces already "
                 "write spaces as '▁', so decode could not tell them apart; use marker=None (its default), "
@@ -499,7 +520,7 @@ class NoMarker(_BaseMarker):
         return [list(tokens)] if tokens else []
 
     def check_pre_tokenizer(self, pre_tokenizer: Any) -> None:
-        if not self.glue_words and not getattr(pre_tokenizer, "lossless", False):
+        if not self.glue_words and not pieces_keep_spaces(pre_tokenizer):
             raise ValueError(
                 f"marker=None with the pre-tokenizer {pre_tokenizer!r}, which drops the spaces, keeps no word "
                 "boundary: decode would glue the words together ('영화 정말 재밌다' -> '영화정말재밌다'); use "
