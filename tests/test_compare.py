@@ -436,8 +436,7 @@ def _jamo_token_rate_straight(surfaces: object) -> float:
 def test_the_fast_metric_paths_give_the_straightforward_table(
         sweep_texts: list[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every metric column of the fast paths (HF peers' ids and spans in one batch call, jamo_token_rate
-    skipping jamo-free tokens, BPESegmenter.decode remembering each word's join) equals the
-    per-text / compose-everything / Tokenizer.decode computation."""
+    skipping jamo-free tokens) equals the per-text / compose-everything computation."""
     pytest.importorskip("tokenizers")
     from korean_bpe.compare import peers
 
@@ -448,26 +447,12 @@ def test_the_fast_metric_paths_give_the_straightforward_table(
     fast = compare(sweep_texts, **kwargs)
     monkeypatch.delattr(peers.HFPeer, "encode_with_spans")
     monkeypatch.setattr(metrics, "jamo_token_rate", _jamo_token_rate_straight)
-    monkeypatch.setattr(BPESegmenter, "decode", lambda self, ids: self.tokenizer.decode(ids))
     straight = compare(sweep_texts, **kwargs)
     assert straight["model_cached"].all()
     same = [c for c in run.COLUMNS if c not in VOLATILE]
     pd.testing.assert_frame_equal(fast[same], straight[same], check_exact=True)
     assert (fast["jamo_token_rate"] > 0).any() and (fast.loc[fast["kind"] == "peer", "morph_f1"] > 0).all()
     assert (fast["round_trip_rate"] < 1).any()
-
-
-@pytest.mark.parametrize("unit", ["jamo", "byte"])
-def test_bpe_segmenter_decode_is_the_tokenizers(unit: str, sweep_texts: list[str]) -> None:
-    tok = Tokenizer.train(sweep_texts[:150], vocab_size=600, unit=unit, byte_fallback=unit == "jamo",
-                          show_progress=False)
-    seg = BPESegmenter(tok, strategy=f"whitespace/{unit}", pre_tokenizer="whitespace")
-    texts = [*sweep_texts, "처음 보는 글자 뷁 😀", "<unk> 그대로", ""]
-    encoded = seg.encode_batch(texts)
-    assert [seg.decode(ids) for ids in encoded] * 2 == [tok.decode(ids) for ids in encoded] * 2
-    assert seg._joined  # the fast path ran
-    with pytest.raises(ValueError, match="not a token id"):
-        seg.decode([len(tok.id_to_token)])
 
 
 # -- the model cache -------------------------------------------------------------------------------

@@ -118,7 +118,6 @@ class BPESegmenter:
         self._specials = frozenset(tokenizer.token_to_id(t) for t in tokenizer.special_tokens)
         self._marker = tokenizer.marker
         self._char_len = _char_len(self.unit)
-        self._joined: dict[tuple[str, ...], str] = {}  # symbols of a word -> unit.join of them (decode)
 
     def __repr__(self) -> str:
         return f"BPESegmenter({self.strategy!r}, vocab_size={self.vocab_size})"
@@ -132,27 +131,7 @@ class BPESegmenter:
         return self.tokenizer._encode_words(batch)
 
     def decode(self, ids: Sequence[int]) -> str:
-        """``tokenizer.decode(ids)``, each word's ``unit.join`` remembered (compare() decodes every
-        held-out text for ``round_trip_rate``; the same words recur, and joining jamo composes them
-        again each time).  Ids holding special or byte tokens, or a ``hangul_fallback`` tokenizer,
-        take ``tokenizer.decode`` itself; a test checks both give the same text."""
-        tok = self.tokenizer
-        id_to_token = tok._id_to_token
-        if not ids or tok._hangul_fallback or not tok._literal_ids.isdisjoint(ids) or min(ids) < 0:
-            return tok.decode(ids)
-        try:
-            tokens = [id_to_token[i] for i in ids]
-        except (IndexError, TypeError):  # not token ids: decode names the bad one
-            return tok.decode(ids)
-        cache, join = self._joined, tok._unit.join
-        words = []
-        for symbols in tok._mark.words(tokens):
-            key = tuple(symbols)
-            word = cache.get(key)
-            if word is None:
-                word = cache[key] = join(key)
-            words.append(word)
-        return tok._pre_tokenizer.restore(words)
+        return self.tokenizer.decode(ids)
 
     def clear_cache(self) -> None:
         self.tokenizer.clear_cache()
