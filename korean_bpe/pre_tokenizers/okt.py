@@ -285,8 +285,9 @@ def run_segments(piece: str) -> list[str]:
     ``Foreign``) and parses each Hangul run alone; its stemmer only joins an ending to the
     predicate right before it, both from one Hangul run.  A cut at the edge of a Hangul run
     therefore changes nothing unless another chunk can take Hangul in: a number takes a unit
-    after its digits (``10년``, ``3만원``: a run right after an ASCII digit stays with what is
-    before it, not cut off), and a URL, e-mail, mention, hashtag or cash tag can take a
+    after its digits (``10년``, ``3만원``), and the rest of a run it took a unit from is then no
+    ``Korean`` chunk but part of a ``Foreign`` one with what follows (``20일이상”``): a run right
+    after an ASCII digit is cut on neither side; and a URL, e-mail, mention, hashtag or cash tag can take a
     neighbouring syllable; a piece holding what they need (see ``_CHUNK_RISK``) is not cut.
     Checked against Okt on every distinct piece of the NSMC train and test splits
     (benchmarks/README.md).  The batch analyses each distinct segment once: on the train split
@@ -295,7 +296,7 @@ def run_segments(piece: str) -> list[str]:
     >>> run_segments("영화ㅋㅋ최고!!")
     ['영화', 'ㅋㅋ', '최고', '!!']
     >>> run_segments("10년전,최고")
-    ['10년전', ',', '최고']
+    ['10년전,', '최고']
     >>> run_segments("#영화스타그램")
     ['#영화스타그램']
     """
@@ -304,7 +305,9 @@ def run_segments(piece: str) -> list[str]:
     cuts = [0]
     for m in _HANGUL_RUN.finditer(piece):
         start, end = m.span()
-        if start and not "0" <= piece[start - 1] <= "9":
+        if start and "0" <= piece[start - 1] <= "9":
+            continue  # a number's unit, or a run Okt then leaves to a Foreign token: no cut on either side
+        if start:
             cuts.append(start)
         cuts.append(end)
     if cuts[-1] != len(piece):
