@@ -33,7 +33,8 @@ out of the original, so NFD input gets the NFC analysis in NFD characters.  Lone
 ``norm``/``stem`` the words are Okt's rewritten (composed) surfaces.
 
 ``batch(texts)`` gives exactly ``[okt(t) for t in texts]``, fast: each distinct space-separated
-piece is analysed once (:func:`space_pieces`; whole texts with ``norm``/``stem``), many go to the
+piece is analysed once (:func:`space_pieces`; whole texts with ``norm``/``stem``), and within the
+pieces each distinct run of Hangul where Okt cannot look across its edges (:func:`run_segments`), many go to the
 JVM in one call, large batches are spread over one thread per core (all calling this process's
 JVM; ``threads=False``: one worker process and JVM per core, opt-in, see
 :class:`OktPreTokenizer`), and analyses are cached on disk (:mod:`korean_bpe.pre_tokenizers.cache`, keyed by the piece or text Okt was given),
