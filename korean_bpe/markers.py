@@ -604,7 +604,7 @@ class NoMarker(_BaseMarker):
         return "NoMarker(glue_words=True)" if self.glue_words else "NoMarker()"
 
 
-_BY_TEXT: dict[str | None, type[_BaseMarker]] = {
+_BY_TEXT: dict[str | None, type[Marker]] = {
     cls.text: cls for cls in (SpaceMarker, EndOfWordMarker, ContinuationMarker, NoMarker)
 }
 
@@ -624,7 +624,7 @@ def get_marker(spec: str | None | Mapping[str, Any] | Marker) -> Marker:
         cls = _BY_TEXT.get(spec)
         if cls is None:
             raise ValueError(f"marker={spec!r} is not supported; use one of {MARKER_TEXTS!r}")
-        return cls()  # type: ignore[return-value]
+        return cls()
     if isinstance(spec, Mapping):
         return MARKERS.build(spec)
     if isinstance(spec, Marker):
