@@ -16,6 +16,10 @@
     korean-bpe cache list | korean-bpe cache clear [okt]
     korean-bpe compare [CORPUS] [--eval FILE] --vocab-sizes 4000,8000 -o results/    (report.html, table.csv, *.png)
 
+``encode`` and ``decode`` write a character standard output cannot encode (a lone surrogate,
+U+D800..U+DFFF, which a model keeps but UTF-8 cannot hold) as its ``\\udXXX`` escape (Python's
+``backslashreplace``): the output stays one valid UTF-8 line per text.
+
 CORPUS is a text file (one document a line), an NSMC-format TSV, or ``-`` for standard input; the
 default is the corpus embedded in konlpy (no download).  User mistakes (a missing file, text that is
 not UTF-8, an empty corpus, a corrupted model directory, a missing analyzer or Java) print one line
@@ -32,7 +36,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
@@ -72,6 +76,12 @@ report.md and report.html define every column):
   probe%    bag-of-tokens logistic regression accuracy, with labels [probe_accuracy]
   train s   seconds to train (our BPE: once, at the largest size) [train_s]
   k doc/s   thousand held-out documents encoded per second [encode_texts_per_s]"""
+
+#: how ``encode`` and ``decode`` write what standard output cannot encode (their ``--help``)
+UNENCODABLE_HELP = ("A token or text holding a character standard output cannot encode, such as a lone "
+                    "surrogate (U+D800..U+DFFF: a model keeps them, UTF-8 cannot hold them), is written with "
+                    "that character as a \\udXXX escape (Python's backslashreplace), so the output stays "
+                    "valid UTF-8, one line per input; a literal backslash in the text is written as it is.")
 
 #: the vocabulary sizes of ``korean-bpe compare`` when none are given
 COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
@@ -176,7 +186,8 @@ def _add_count(sub: Any) -> None:
 
 def _add_encode(sub: Any) -> None:
     p = sub.add_parser("encode", help="print the tokens (or ids) of texts",
-                       description="Encode TEXT, or each line of standard input; one output line per text.")
+                       description="Encode TEXT, or each line of standard input; one output line per text. "
+                                   + UNENCODABLE_HELP)
     _model_arg(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts to encode (default: read stdin, one a line)")
     p.add_argument("--ids", action="store_true", help="print token ids instead of tokens")
@@ -195,7 +206,8 @@ def _add_encode(sub: Any) -> None:
 
 def _add_decode(sub: Any) -> None:
     p = sub.add_parser("decode", help="turn token ids back into text",
-                       description="Decode IDS (space- or comma-separated), or each line of standard input.")
+                       description="Decode IDS (space- or comma-separated), or each line of standard input; "
+                                   "one output line per sequence. " + UNENCODABLE_HELP)
     _model_arg(p)
     p.add_argument("ids", nargs="*", metavar="IDS", help="token ids (default: read stdin, one sequence a line)")
     p.add_argument("--skip-special-tokens", action="store_true", help="leave out <unk> and other special tokens")
@@ -411,7 +423,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     from .tokenizer import SpecialTokenTextError
 
     texts = args.text if args.text else _stdin_lines()
-    write = sys.stdout.write
+    write = _stdout_writer()
     disallowed: Any = () if args.special_text else "all"
     for k, text in enumerate(texts, 1):
         seed = None if args.seed is None else args.seed + k - 1
@@ -434,6 +446,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 def cmd_decode(args: argparse.Namespace) -> int:
     tok = _load(args.model)
     lines: Any = [" ".join(args.ids)] if args.ids else _stdin_lines()
+    write = _stdout_writer()
     for lineno, line in enumerate(lines, 1):
         where = "the arguments" if args.ids else f"<stdin> line {lineno}"
         ids = _parse_ids(line, where)
@@ -441,7 +454,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
             text = tok.decode(ids, skip_special_tokens=args.skip_special_tokens)
         except ValueError as exc:
             raise UserError(f"{where}: {exc}") from None
-        sys.stdout.write(text + "\n")
+        write(text + "\n")
     return 0
 
 
@@ -727,6 +740,28 @@ def _parse_ids(line: str, where: str) -> list[int]:
         except ValueError:
             raise UserError(f"{where}: {part!r} is not a token id (expected integers such as '5 812 97')") from None
     return ids
+
+
+def _stdout_writer() -> Callable[[str], Any]:
+    """``sys.stdout.write``, but each lone surrogate written as its ``\\udXXX`` escape, whatever
+    the stream's error handler (``surrogateescape`` in the C.UTF-8 locale would write U+DC80 as the
+    byte 0x80, which is not UTF-8, and fail on U+D800; ``strict`` fails on both), and any other
+    character the stream cannot encode escaped as ``backslashreplace`` does: see
+    :data:`UNENCODABLE_HELP`.  The usual string is written as it is."""
+    from .io.format import SURROGATE
+
+    out = sys.stdout
+
+    def write(text: str) -> Any:
+        if SURROGATE.search(text):
+            text = SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+        try:
+            return out.write(text)
+        except UnicodeEncodeError:  # a text stream encodes the whole string before writing any of it
+            encoding = getattr(out, "encoding", None) or "utf-8"
+            return out.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+    return write
 
 
 def _stdin_lines(stream: BinaryIO | None = None) -> Iterator[str]:

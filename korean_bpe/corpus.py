@@ -25,8 +25,16 @@ emoji and compatibility jamo (``ㅋㅋ``) pass through.
 
 Every problem is a :class:`CorpusError` (a ``ValueError``) with a one-line message naming the file:
 a missing path or a directory (raised by the ``iter_texts`` call itself), text that is not UTF-8
-(with the line number and byte offset of the first bad byte), a malformed table row, or a corpus
-without a single non-blank document (raised once the end is reached).
+(with the line number and byte offset of the first bad byte), a table row with more fields than
+the header (with its line number and byte offset), or a corpus without a single non-blank
+document (raised once the end is reached).
+
+The reading rules live in a few functions that :mod:`korean_bpe.distributed` shares, so that a
+file read in byte-range shards yields the same documents and raises the same errors, word for word
+(module-internal: not in ``__all__``, but kept stable for that module): :data:`BOM`,
+:func:`strip_eol`, :func:`decode_line`, :func:`read_first_line` (plain text or a table's header),
+:func:`table_documents` (a table line's documents, or the too-many-fields error),
+:func:`line_number` (for error messages).
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ import sys
 from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple, TypeVar
 
 __all__ = [
     "CorpusError", "iter_texts", "iter_labelled", "default_corpus_paths", "nsmc_dir", "nsmc_path", "NSMC_FILES",
@@ -47,9 +55,11 @@ __all__ = [
 #: NSMC split -> file name in :func:`nsmc_dir`
 NSMC_FILES: dict[str, str] = {"train": "ratings_train.txt", "test": "ratings_test.txt", "all": "reviews.tsv"}
 
-_BOM = b"\xef\xbb\xbf"
+#: the UTF-8 byte-order mark, skipped at the start of a file
+BOM = b"\xef\xbb\xbf"
 _HEADER_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CHUNK_ROWS = 10_000
+_READ = 2**20  # bytes read at a time when counting line breaks for an error message
 
 
 class CorpusError(ValueError):
@@ -181,10 +191,8 @@ def iter_labelled(
         return ((d, None) for d in docs)
     path = Path(source)
     with path.open("rb") as f:
-        first = f.readline()
-    fields = _decode(_strip_eol(first.removeprefix(_BOM)), str(path), 1, 0).split("\t")
-    is_table = len(fields) >= 2 and all(_HEADER_FIELD.fullmatch(x) for x in fields)
-    if not is_table or label_column not in fields or column not in fields:
+        fields = read_first_line(f.readline(), str(path), None).fields
+    if fields is None or label_column not in fields or column not in fields:
         return ((d, None) for d in docs)
     rows = zip(_read_file(path, column), _read_file(path, label_column))
     pairs = ((d, label) for d, label in rows if d and not d.isspace())
@@ -202,7 +210,11 @@ def _nonempty_pairs(pairs: Iterator[tuple[str, str]], name: str) -> Iterator[tup
 
 # -- internals -------------------------------------------------------------------------------
 
-def _limited(docs: Iterator[str], limit: int | None) -> Iterator[str]:
+_T = TypeVar("_T")
+
+
+def _limited(docs: Iterator[_T], limit: int | None) -> Iterator[_T]:
+    """The first ``limit`` items of ``docs`` (documents, or ``(document, label)`` pairs); all when None."""
     if limit is None:
         yield from docs
         return
@@ -236,7 +248,97 @@ def _read_file(path: Path, column: str) -> Iterator[str]:
         yield from _read_stream(f, str(path), column)
 
 
-def _decode(raw: bytes, name: str, lineno: int, offset: int) -> str:
+def _read_stream(f: BinaryIO, name: str, column: str) -> Iterator[str]:
+    raw = f.readline()
+    first = read_first_line(raw, name, column)
+    if first.fields is not None:
+        assert first.column is not None
+        yield from _read_table(f, name, first.fields, first.column, header_bytes=len(raw))
+        return
+    yield first.text
+    offset = len(raw)
+    lineno = 1
+    for raw in f:
+        lineno += 1
+        yield decode_line(strip_eol(raw), name, lineno, offset)
+        offset += len(raw)
+
+
+def _read_table(f: BinaryIO, name: str, fields: list[str], column: int, *, header_bytes: int) -> Iterator[str]:
+    """The ``column`` field of each row, read with pandas in chunks.  On a bad row (pandas' parser
+    error or warning, a surplus field, text that is not UTF-8) the body is read again line by line
+    with the rules :mod:`korean_bpe.distributed` reads shards with, so that the error names the same
+    line and byte offset in the same words (a stream that cannot seek, standard input, gets pandas'
+    row number instead)."""
+    import warnings
+
+    from ._optional import require
+
+    pd = require("pandas")
+    extra = "\x00extra"  # catches rows with one field too many (a tab inside a document)
+    try:
+        with warnings.catch_warnings():  # pandas only warns when it drops the surplus fields of a first row
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            reader = iter(pd.read_csv(
+                f, sep="\t", quoting=3, keep_default_na=False, header=None, names=[*fields, extra],
+                index_col=False, dtype=str, chunksize=_CHUNK_ROWS, encoding="utf-8",
+            ))
+        while True:
+            with warnings.catch_warnings():  # around the read only: a generator must not hold the filter
+                warnings.simplefilter("error", pd.errors.ParserWarning)
+                chunk = next(reader, None)
+            if chunk is None:
+                break
+            bad = chunk.index[chunk[extra] != ""]
+            if len(bad):
+                _raise_first_bad_row(f, name, header_bytes, column=column, n_fields=len(fields))
+                raise CorpusError(
+                    f"{name}: malformed table: data row {bad[0] + 1} has more than the {len(fields)} fields of the "
+                    "header (a tab inside a document?)"
+                )
+            for doc in chunk[fields[column]].tolist():
+                yield doc[:-1] if doc.endswith("\r") else doc
+    except UnicodeDecodeError:
+        _raise_first_bad_row(f, name, header_bytes, column=column, n_fields=len(fields))
+        raise CorpusError(f"{name}: not UTF-8 text (after line 1); re-encode it as UTF-8") from None
+    except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
+        _raise_first_bad_row(f, name, header_bytes, column=column, n_fields=len(fields))
+        msg = str(exc).strip().splitlines()[-1]
+        m = re.search(r"in line (\d+), saw (\d+)", msg)
+        if m:  # pandas counts lines after the header
+            msg = f"line {int(m.group(1)) + 1} has {m.group(2)} fields, the header {len(fields)}"
+        raise CorpusError(f"{name}: malformed table: {msg}") from None
+
+
+def _raise_first_bad_row(f: BinaryIO, name: str, header_bytes: int, *, column: int, n_fields: int) -> None:
+    """Read the table's body again, line by line, and raise the error of its first bad line (not
+    UTF-8, or a surplus field); return when the stream cannot seek or no line is bad."""
+    if not f.seekable():
+        return
+    f.seek(header_bytes)
+    offset, lineno = header_bytes, 1
+    for raw in f:
+        lineno += 1
+        text = decode_line(strip_eol(raw), name, lineno, offset)
+        table_documents(text, column=column, n_fields=n_fields, name=name, f=f, offset=offset)
+        offset += len(raw)
+
+
+# -- the reading rules, shared with korean_bpe.distributed ----------------------------------------
+
+
+def strip_eol(raw: bytes) -> bytes:
+    """A line without its ending (``\\n`` or ``\\r\\n``; a lone ``\\r`` stays)."""
+    if raw.endswith(b"\n"):
+        raw = raw[:-1]
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+    return raw
+
+
+def decode_line(raw: bytes, name: str, lineno: int, offset: int) -> str:
+    """``raw`` (line ``lineno`` of ``name``, starting at byte ``offset``) as UTF-8 text, or the
+    :class:`CorpusError` naming the line and the byte offset of the first bad byte."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -246,75 +348,89 @@ def _decode(raw: bytes, name: str, lineno: int, offset: int) -> str:
         ) from None
 
 
-def _strip_eol(raw: bytes) -> bytes:
-    if raw.endswith(b"\n"):
-        raw = raw[:-1]
-        if raw.endswith(b"\r"):
-            raw = raw[:-1]
-    return raw
+class FirstLine(NamedTuple):
+    """A file's first line, from :func:`read_first_line`."""
+
+    #: the line as text, without byte-order mark and line ending (a document, unless a header)
+    text: str
+    #: bytes of the byte-order mark before it (0 or 3)
+    bom: int
+    #: the header's field names when the file is a table, else None
+    fields: list[str] | None
+    #: the index of the text column in a table (None: plain text, or no column asked for)
+    column: int | None
 
 
-def _read_stream(f: BinaryIO, name: str, column: str) -> Iterator[str]:
-    first = f.readline()
-    offset = 0
-    if first.startswith(_BOM):
-        first = first[len(_BOM):]
-        offset = len(_BOM)
-    header = _decode(_strip_eol(first), name, 1, offset)
-    fields = header.split("\t")
-    if len(fields) >= 2 and all(_HEADER_FIELD.fullmatch(x) for x in fields):
-        if column not in fields:
-            raise CorpusError(f"{name}: no column {column!r} in the header {fields!r}; pass column=... with one of them")
-        yield from _read_table(f, name, fields, column, header_bytes=offset + len(first))
-        return
-    yield header
-    offset += len(first)
-    lineno = 1
-    for raw in f:
-        lineno += 1
-        yield _decode(_strip_eol(raw), name, lineno, offset)
-        offset += len(raw)
+def read_first_line(raw: bytes, name: str, column: str | None) -> FirstLine:
+    """Tell a table from plain text by the first line ``raw``: a table's first line has at least
+    two tab-separated fields, every one an ASCII identifier.  A table without ``column`` (unless
+    None) raises :class:`CorpusError`.
+
+    >>> read_first_line(b"id\\tdocument\\tlabel\\r\\n", "ratings.txt", "document")
+    FirstLine(text='id\\tdocument\\tlabel', bom=0, fields=['id', 'document', 'label'], column=1)
+    >>> read_first_line("\\ufeff아이언맨 최고\\n".encode(), "reviews.txt", "document").text
+    '아이언맨 최고'
+    """
+    bom = len(BOM) if raw.startswith(BOM) else 0
+    text = decode_line(strip_eol(raw[bom:]), name, 1, bom)
+    fields = text.split("\t")
+    if len(fields) < 2 or not all(_HEADER_FIELD.fullmatch(x) for x in fields):
+        return FirstLine(text, bom, None, None)
+    if column is None:
+        return FirstLine(text, bom, fields, None)
+    if column not in fields:
+        raise CorpusError(f"{name}: no column {column!r} in the header {fields!r}; pass column=... with one of them")
+    return FirstLine(text, bom, fields, fields.index(column))
 
 
-def _read_table(f: BinaryIO, name: str, fields: list[str], column: str, *, header_bytes: int) -> Iterator[str]:
-    from ._optional import require
+def table_documents(text: str, *, column: int, n_fields: int, name: str, f: BinaryIO, offset: int) -> list[str]:
+    """The ``column`` field of each row of the table line ``text`` (decoded, line ending
+    stripped; it starts at byte ``offset`` of the open file ``f``), blank ones included.  A lone
+    ``\\r`` ends a row too, as pandas reads it.  A row with more fields than the header's
+    ``n_fields`` (one empty field after a trailing tab is fine) raises :class:`CorpusError` with
+    its line and byte offset, counted in ``f`` (only then).
 
-    pd = require("pandas")
-    extra = "\x00extra"  # catches rows with one field too many (a tab inside a document)
-    try:
-        reader = pd.read_csv(
-            f, sep="\t", quoting=3, keep_default_na=False, header=None, names=[*fields, extra],
-            index_col=False, dtype=str, chunksize=_CHUNK_ROWS, encoding="utf-8",
-        )
-        for chunk in reader:
-            bad = chunk.index[chunk[extra] != ""]
-            if len(bad):
-                raise CorpusError(
-                    f"{name}: data row {bad[0] + 1} has more than the {len(fields)} fields of the header "
-                    f"(a tab inside a document?)"
-                )
-            for doc in chunk[column].tolist():
-                yield doc[:-1] if doc.endswith("\r") else doc
-    except UnicodeDecodeError:
-        _raise_first_bad_byte(f, name, header_bytes)
-        raise  # pragma: no cover - the scan always finds the byte pandas failed on
-    except pd.errors.ParserError as exc:
-        msg = str(exc).strip().splitlines()[-1]
-        m = re.search(r"in line (\d+), saw (\d+)", msg)
-        if m:  # pandas counts lines after the header
-            msg = f"line {int(m.group(1)) + 1} has {m.group(2)} fields, the header {len(fields)}"
-        raise CorpusError(f"{name}: malformed table: {msg}") from None
+    >>> import io
+    >>> table_documents("3\\t영화\\t1", column=1, n_fields=3, name="t.tsv", f=io.BytesIO(), offset=0)
+    ['영화']
+    >>> table_documents("3\\t탭\\t안에\\t1", column=1, n_fields=3, name="t.tsv", f=io.BytesIO(b"h\\n"), offset=2)
+    Traceback (most recent call last):
+    ...
+    korean_bpe.corpus.CorpusError: t.tsv: malformed table: line 2, byte offset 2: a row of 4 tab-separated fields, more than the 3 of the header (a tab inside a document?); replace the tabs inside documents with spaces
+    """
+    if "\r" not in text:  # one row, the usual case
+        fields = text.split("\t")
+        if len(fields) <= n_fields or (len(fields) == n_fields + 1 and not fields[n_fields]):
+            return [fields[column] if column < len(fields) else ""]
+    rows = text.split("\r")
+    out: list[str] = []
+    for k, row in enumerate(rows):
+        fields = row.split("\t")
+        if len(fields) > n_fields and (len(fields) > n_fields + 1 or fields[n_fields]):
+            at = offset + (len("\r".join(rows[:k]).encode("utf-8")) + 1 if k else 0)
+            raise CorpusError(
+                f"{name}: malformed table: line {line_number(f, offset)}, byte offset {at}: a row of {len(fields)} "
+                f"tab-separated fields, more than the {n_fields} of the header (a tab inside a document?); replace "
+                "the tabs inside documents with spaces"
+            )
+        out.append(fields[column] if column < len(fields) else "")
+    return out
 
 
-def _raise_first_bad_byte(f: BinaryIO, name: str, header_bytes: int) -> None:
-    """Re-read the table's body to name the line and byte offset of the first non-UTF-8 byte."""
-    if not f.seekable():
-        raise CorpusError(f"{name}: not UTF-8 text (after line 1); re-encode it as UTF-8") from None
-    f.seek(header_bytes)
-    offset, lineno = header_bytes, 1
-    for raw in f:
-        lineno += 1
-        _decode(raw, name, lineno, offset)
-        offset += len(raw)
-    raise CorpusError(f"{name}: not UTF-8 text; re-encode it as UTF-8") from None
+def line_number(f: BinaryIO, offset: int) -> int:
+    """The number (from 1) of the line of the open binary file ``f`` that starts at byte
+    ``offset``, counted from the start: only for error messages.
 
+    >>> import io
+    >>> line_number(io.BytesIO(b"a\\nb\\nc\\n"), 4)
+    3
+    """
+    f.seek(0)
+    n, left = 1, offset
+    while left > 0:
+        block = f.read(min(_READ, left))
+        if not block:
+            break
+        n += block.count(b"\n")
+        left -= len(block)
+    return n

@@ -46,7 +46,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
 from .pre_tokenizers.simple import RawPreTokenizer, WhitespacePreTokenizer
@@ -70,6 +70,20 @@ class CountsFileError(ValueError):
 # --- pure functions ------------------------------------------------------------------------------
 
 
+@overload
+def count_words(
+    texts: Iterable[str], pre_tokenizer: PreTokenizer, *, into: dict[str, int] | None = None,
+    show_progress: bool | Progress | None = None, sample: list[str] | None = None, compact: Literal[False] = False,
+) -> dict[str, int]: ...
+
+
+@overload
+def count_words(
+    texts: Iterable[str], pre_tokenizer: PreTokenizer, *, into: dict[str, int] | None = None,
+    show_progress: bool | Progress | None = None, sample: list[str] | None = None, compact: bool,
+) -> Mapping[str, int]: ...
+
+
 def count_words(
     texts: Iterable[str],
     pre_tokenizer: PreTokenizer,
@@ -80,7 +94,7 @@ def count_words(
     compact: bool = False,
 ) -> Mapping[str, int]:
     """``{word: count}`` over the pieces ``pre_tokenizer`` cuts ``texts`` into, in first-seen
-    order, added into ``into`` when given (updated and returned).
+    order, added into ``into`` when given (updated and returned): a dict, except with ``compact``.
 
     The texts are read in batches of 50,000 (a generator over a huge file is fine: memory grows
     with the distinct words, not with the corpus).  ``whitespace`` and the default ``raw``
@@ -89,7 +103,8 @@ def count_words(
     ``sample`` (a list) receives the first 20 texts that are not blank, for error messages.
     ``compact=True`` (without ``into``): when the counting is compiled, the counts stay in the
     compiled counter (a read-only :class:`korean_bpe.trainer.fast.CountedWords`, the same items),
-    which :func:`split_words` cuts into symbol ids without a Python string per word.
+    which :func:`split_words` cuts into symbol ids without a Python string per word; so the result
+    is annotated ``Mapping`` then, and ``dict`` without ``compact``.
 
     >>> count_words(["ㅋㅋ 진짜 웃기다", "ㅋㅋ"], get_pre_tokenizer("raw"))
     {'▁ㅋㅋ': 2, '▁진짜': 1, '▁웃기다': 1}
@@ -349,8 +364,11 @@ class WordCounts:
     def __repr__(self) -> str:
         return f"WordCounts({len(self)} words, {self.total} occurrences, pre_tokenizer={self._config})"
 
-    def symbol_counts(self, *, unit: str | Mapping[str, Any] | Unit = "syllable", marker: str | None) -> dict[tuple[str, ...], int]:
-        """``{symbols: count}`` for :func:`korean_bpe.trainer.train_bpe` (see :func:`split_words`)."""
+    def symbol_counts(
+        self, *, unit: str | Mapping[str, Any] | Unit = "syllable", marker: str | None
+    ) -> Mapping[tuple[str, ...], int]:
+        """``{symbols: count}`` for :func:`korean_bpe.trainer.train_bpe` (see :func:`split_words`):
+        a dict, or a read-only :class:`korean_bpe.trainer.fast.SymbolCounts` when compiled."""
         return split_words(self._counts, get_unit(unit), marker=marker)
 
     # --- files

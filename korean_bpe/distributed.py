@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .corpus import _BOM, _HEADER_FIELD, CorpusError, _decode, _strip_eol
+from .corpus import BOM, CorpusError, decode_line, line_number, read_first_line, strip_eol, table_documents
 from .counting import WordCounts, count_words
 from .pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer, get_pre_tokenizer
 from .progress import NO_PROGRESS, Progress, check_show_progress, start_progress
@@ -57,7 +57,6 @@ __all__ = ["Shard", "count_files", "local_cluster", "plan_shards", "iter_shard_l
 
 #: default shard size: 64 MiB (some 27 million Korean characters: about 12 minutes of cold Okt on one core)
 SHARD_BYTES = 64 * 2**20
-_READ = 2**20  # bytes read at a time when counting line breaks for an error message
 
 
 @dataclass(frozen=True)
@@ -114,16 +113,10 @@ def plan_shards(
 
 def _layout(path: Path, column: str) -> tuple[int | None, int]:
     """``(index of column, number of fields)`` when the first line is a header, else ``(None, 0)``
-    (the rule of :func:`korean_bpe.corpus.iter_texts`)."""
+    (the rule of :func:`korean_bpe.corpus.iter_texts`: :func:`korean_bpe.corpus.read_first_line`)."""
     with path.open("rb") as f:
-        first = f.readline()
-    offset = len(_BOM) if first.startswith(_BOM) else 0
-    fields = _decode(_strip_eol(first[offset:]), str(path), 1, offset).split("\t")
-    if len(fields) >= 2 and all(_HEADER_FIELD.fullmatch(x) for x in fields):
-        if column not in fields:
-            raise CorpusError(f"{path}: no column {column!r} in the header {fields!r}; pass column=... with one of them")
-        return fields.index(column), len(fields)
-    return None, 0
+        first = read_first_line(f.readline(), str(path), column)
+    return (None, 0) if first.fields is None else (first.column, len(first.fields))
 
 
 def iter_shard_lines(f: BinaryIO, start: int, end: int) -> Iterator[tuple[int, bytes]]:
@@ -156,8 +149,11 @@ def iter_shard_lines(f: BinaryIO, start: int, end: int) -> Iterator[tuple[int, b
 def iter_shard_texts(shard: Shard) -> Iterator[str]:
     """The documents of ``shard``: the non-blank lines (a table: the text column of each row), as
     :func:`korean_bpe.corpus.iter_texts` yields them, so that the documents of a file's shards, one
-    shard after the other, are the documents of the file.  Text that is not UTF-8 raises the local
-    reader's :class:`~korean_bpe.corpus.CorpusError`, with the line and the byte offset."""
+    shard after the other, are the documents of the file.  Text that is not UTF-8 and a table row
+    with more fields than the header raise the local reader's
+    :class:`~korean_bpe.corpus.CorpusError`, word for word (the same line and byte offset): both
+    read with the rules of :mod:`korean_bpe.corpus` (:func:`~korean_bpe.corpus.decode_line`,
+    :func:`~korean_bpe.corpus.table_documents`)."""
     name = shard.path
     try:
         f = open(shard.path, "rb")  # noqa: SIM115 - closed by the with below
@@ -169,47 +165,22 @@ def iter_shard_texts(shard: Shard) -> Iterator[str]:
             if offset == 0:  # the file's first line: a byte-order mark, and a table's header
                 if shard.column is not None:
                     continue
-                if raw.startswith(_BOM):
-                    raw, offset = raw[len(_BOM):], len(_BOM)
-            line = _strip_eol(raw)
+                if raw.startswith(BOM):
+                    raw, offset = raw[len(BOM):], len(BOM)
+            line = strip_eol(raw)
             try:
                 text = line.decode("utf-8")
             except UnicodeDecodeError:
-                _decode(line, name, _line_number(f, offset), offset)  # raises the local reader's error
-                raise  # pragma: no cover - _decode raises
+                decode_line(line, name, line_number(f, offset), offset)  # raises the local reader's error
+                raise  # pragma: no cover - decode_line raises
             if shard.column is None:
                 if text and not text.isspace():
                     yield text
                 continue
-            # a table row: pandas (the local reader) also ends a row at a lone "\r"
-            for row in text.split("\r") if "\r" in text else (text,):
-                doc = _table_field(row, shard, f, offset)
+            for doc in table_documents(text, column=shard.column, n_fields=shard.fields, name=name, f=f,
+                                       offset=offset):
                 if doc and not doc.isspace():
                     yield doc
-
-
-def _table_field(row: str, shard: Shard, f: BinaryIO, offset: int) -> str:
-    fields = row.split("\t")
-    n = shard.fields
-    if len(fields) > n and (len(fields) > n + 1 or fields[n]):  # one empty field after a trailing tab is fine
-        line = _line_number(f, offset)
-        raise CorpusError(f"{shard.path}: line {line} has {len(fields)} fields, more than the {n} of the header "
-                          "(a tab inside a document?)")
-    assert shard.column is not None
-    return fields[shard.column] if shard.column < len(fields) else ""
-
-
-def _line_number(f: BinaryIO, offset: int) -> int:
-    """The line number (from 1) of the line starting at ``offset``: only for error messages."""
-    f.seek(0)
-    n, left = 1, offset
-    while left > 0:
-        block = f.read(min(_READ, left))
-        if not block:
-            break
-        n += block.count(b"\n")
-        left -= len(block)
-    return n
 
 
 # --- tasks (run in the workers) ---------------------------------------------------------------------

@@ -84,7 +84,7 @@ from .io.format import UNWRITABLE as _UNWRITABLE
 from .jamo import L_BASE, L_COUNT, S_BASE, S_COUNT, T_BASE, T_COUNT, V_BASE, V_COUNT, compose, decompose
 from .pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from .trainer.model import BPEModel
-from .markers import SPACE_MARK, Marker, get_marker
+from .markers import SPACE_MARK, Marker, get_marker, pieces_keep_spaces
 from .units import Unit, decode_utf8, get_unit
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,12 +112,13 @@ def default_marker(pre_tokenizer: PreTokenizer) -> str | None:
     """The word marker a pre-tokenizer needs so that ``decode`` can restore the text.
 
     ``"▁"`` when the pre-tokenizer drops the spaces (``whitespace``, morpheme analysis mode);
-    ``None`` when its pieces already carry them as ``▁`` (``raw``, lossless morpheme mode).
+    ``None`` when its pieces already carry them as ``▁`` (``raw``, lossless morpheme mode: its
+    ``piece_kind`` is ``"marked"``, :func:`korean_bpe.markers.pieces_keep_spaces`).
 
     >>> default_marker(get_pre_tokenizer("whitespace")), default_marker(get_pre_tokenizer("raw"))
     ('▁', None)
     """
-    return None if getattr(pre_tokenizer, "lossless", False) else SPACE_MARK
+    return None if pieces_keep_spaces(pre_tokenizer) else SPACE_MARK
 
 
 class Tokenizer:
@@ -211,7 +212,7 @@ class Tokenizer:
         vocab_size: int,
         pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = _UNSET,
         unit: str | Mapping[str, Any] | Unit = _UNSET,
-        marker: str | None = _UNSET,
+        marker: str | Marker | None = _UNSET,
         min_frequency: int = 2,
         special_tokens: Sequence[str] = ("<unk>",),
         byte_fallback: bool = False,
@@ -329,7 +330,7 @@ class Tokenizer:
         vocab_size: int,
         pre_tokenizer: str | Mapping[str, Any] | PreTokenizer | None = None,
         unit: str | Mapping[str, Any] | Unit = "syllable",
-        marker: str | None = _UNSET,
+        marker: str | Marker | None = _UNSET,
         min_frequency: int = 2,
         special_tokens: Sequence[str] = ("<unk>",),
         byte_fallback: bool = False,
@@ -388,22 +389,23 @@ class Tokenizer:
 
     @classmethod
     def _fit(
-        cls, counts: dict[str, int], pt: PreTokenizer, unit: Any, marker: Any, *, owned: bool,
+        cls, counts: Mapping[str, int], pt: PreTokenizer, unit: Any, marker: Any, *, owned: bool,
         initial: Tokenizer | None, vocab_size: int, min_frequency: int, special_tokens: Sequence[str],
         byte_fallback: bool, limit_alphabet: int | None, max_token_length: int | None, unk_token: str | None,
         hangul_fallback: bool, show_progress: bool | Progress | None, on_merge: OnMerge | None,
     ) -> Tokenizer:
         """The training shared by :meth:`train` and :meth:`train_from_counts`: word counts -> marked
         unit symbols -> :func:`korean_bpe.trainer.train_bpe` (or, from ``initial``,
-        :func:`korean_bpe.trainer.continued.continue_bpe`) -> a tokenizer.  ``owned``: ``counts``
-        is ours to empty once split (its words as strings are no longer needed: freed before
-        training)."""
+        :func:`korean_bpe.trainer.continued.continue_bpe`) -> a tokenizer.  ``counts``: a dict, or
+        the read-only :class:`korean_bpe.trainer.fast.CountedWords` of ``count_words(compact=True)``.
+        ``owned``: ``counts`` is ours to empty once split (its words as strings are no longer
+        needed: freed before training; both kinds have ``clear``)."""
         from .trainer import train_bpe
         from .trainer.continued import continue_bpe
 
         with _gc_paused():  # after counting: an analyzer's garbage may hold cycles, the word tuples do not
             unit_, marker_, word_counts = _split_for_training(counts, pt, unit, marker)
-            if owned:
+            if owned and hasattr(counts, "clear"):
                 counts.clear()
             if initial is not None:
                 model = continue_bpe(initial.model, word_counts, vocab_size=vocab_size, min_frequency=min_frequency,
@@ -553,7 +555,7 @@ class Tokenizer:
             _check_no_special(regex, text, "the text")
         if p:
             return self._encode_dropout([self._pre_tokenizer(text)], p, random.Random(seed))[0]
-        if self._fused:
+        if self._fused and self._compiled is not None:  # fused: the plan found the compiled core
             return self._compiled.encode_whitespace([text], self._encode_word, self._cache.maxsize)[0]
         return self._encode_words([self._pre_tokenizer(text)])[0]
 
@@ -663,7 +665,7 @@ class Tokenizer:
         p = _check_dropout(dropout, seed)
         if p:
             return self._encode_dropout(self._pre_tokenizer.batch(texts), p, random.Random(seed))
-        if self._fused:
+        if self._fused and self._compiled is not None:  # fused: the plan found the compiled core
             return self._compiled.encode_whitespace(texts, self._encode_word, self._cache.maxsize)
         return self._encode_words(self._pre_tokenizer.batch(texts))
 
@@ -769,8 +771,8 @@ class Tokenizer:
                 continue
             triples.append((vocab[a], vocab[b], vocab[new]))
         pairs: dict[tuple[int, int], tuple[int, int]] = {}
-        for rank, (a, b, new) in enumerate(triples):
-            pairs.setdefault((a, b), (rank, new))
+        for rank, (left_id, right_id, new_id) in enumerate(triples):
+            pairs.setdefault((left_id, right_id), (rank, new_id))
         self._pairs = pairs
         # The path follows what the stages declare (korean_bpe.encoding.plan): the compiled core
         # cuts words into symbols itself when the unit says how and the marker glues nothing (its
@@ -1132,8 +1134,9 @@ def _gc_paused() -> Iterator[None]:
 
 def _split_for_training(
     counts: Mapping[str, int], pt: PreTokenizer, unit: Any, marker: Any
-) -> tuple[Unit, Marker, dict[tuple[str, ...], int]]:
-    """The unit, the resolved marker and ``{marked symbols: count}`` of the words, checked."""
+) -> tuple[Unit, Marker, Mapping[tuple[str, ...], int]]:
+    """The unit, the resolved marker and ``{marked symbols: count}`` of the words, checked (a dict,
+    or a read-only :class:`korean_bpe.trainer.fast.SymbolCounts`: see :func:`korean_bpe.counting.split_words`)."""
     from .counting import split_words
 
     unit_ = get_unit(unit)

@@ -141,6 +141,31 @@ def test_decode_gives_the_text_back(model: Path) -> None:
     assert ok("decode", "-m", str(model), "--skip-special-tokens", unk).stdout == " 영화\n"
 
 
+def test_encode_and_decode_write_lone_surrogates_as_escapes(tmp_path: Path) -> None:
+    """A model keeps lone surrogates (a str from surrogateescape, broken JSON); standard output
+    cannot encode them in UTF-8: encode and decode write them as \\udXXX escapes (valid UTF-8,
+    one line per input) where they ended with a UnicodeEncodeError traceback."""
+    from korean_bpe import Tokenizer
+
+    tok = Tokenizer.train(["영화 \udc80 최고", "\ud800 영화"] * 3, vocab_size=20)
+    tok.save(tmp_path / "m")
+    model = str(tmp_path / "m")
+    # an argument that is not UTF-8 reaches Python as a lone surrogate (byte 0x80 -> U+DC80)
+    shown = ok("encode", "-m", model, "영화 \udc80").stdout  # run() decodes stdout as strict UTF-8
+    assert shown == "\u2581영화 \u2581\\udc80\n" and tok.tokenize("영화 \udc80") == ["\u2581영화", "\u2581\udc80"]
+    assert ok("encode", "-m", model, "--offsets", "\udc80").stdout == "\u2581\\udc80@0:1\n"
+    ids = " ".join(map(str, tok.encode("\ud800 영화 \udc80")))
+    assert ok("decode", "-m", model, ids).stdout == "\\ud800 영화 \\udc80\n"
+    assert ok("decode", "-m", model, stdin=f"{ids}\n{ids}\n").stdout == "\\ud800 영화 \\udc80\n" * 2
+    assert ok("decode", "-m", model, str(tok.token_to_id("\u2581영화"))).stdout == "영화\n"  # the usual text as is
+    for io_encoding in ("utf-8:strict", "utf-8:surrogateescape"):  # en_US.UTF-8, C.UTF-8: the same output
+        env = {**os.environ, "PYTHONIOENCODING": io_encoding}
+        assert ok("decode", "-m", model, ids, env=env).stdout == "\\ud800 영화 \\udc80\n"
+    ascii_env = {**os.environ, "PYTHONIOENCODING": "ascii"}  # what the stream cannot encode: escaped too
+    assert ok("decode", "-m", model, ids, env=ascii_env).stdout == "\\ud800 \\uc601\\ud654 \\udc80\n"
+    assert "backslashreplace" in " ".join(ok("decode", "--help").stdout.split())
+
+
 # -- export, cache ---------------------------------------------------------------------------------
 
 def test_export_hf_loads_in_tokenizers_with_the_same_ids(model: Path, tmp_path: Path) -> None:

@@ -96,13 +96,45 @@ def test_nsmc_table_in_chunks_crlf_bom_and_other_columns(tmp_path, monkeypatch):
         list(iter_texts(p, column="text"))
 
 
-def test_nsmc_table_with_a_tab_inside_a_document(tmp_path):
-    p = write(tmp_path, "bad.tsv", "id\tdocument\tlabel\n1\t좋다\t1\n2\t탭\t안에\t0\n".encode("utf-8"))
-    with pytest.raises(CorpusError, match=r"bad.tsv: data row 2 has more than the 3 fields"):
+def test_nsmc_table_with_a_tab_inside_a_document(tmp_path, monkeypatch):
+    """One field too many (caught by the reader) or more (pandas' parser error): the same message,
+    with the line and the byte offset where the row starts, as korean_bpe.distributed's shards say."""
+    head = "id\tdocument\tlabel\n1\t좋다\t1\n"
+    at = len(head.encode("utf-8"))
+    p = write(tmp_path, "bad.tsv", (head + "2\t탭\t안에\t0\n").encode("utf-8"))
+    with pytest.raises(CorpusError) as exc:
         list(iter_texts(p))
-    p = write(tmp_path, "bad2.tsv", "id\tdocument\tlabel\n1\t좋다\t1\n2\ta\tb\tc\td\n".encode("utf-8"))
-    with pytest.raises(CorpusError, match=r"bad2.tsv: malformed table: line 3 has 5 fields, the header 3"):
+    assert str(exc.value) == (f"{p}: malformed table: line 3, byte offset {at}: a row of 4 tab-separated fields, "
+                              "more than the 3 of the header (a tab inside a document?); replace the tabs inside "
+                              "documents with spaces")
+    p = write(tmp_path, "bad2.tsv", (head + "\r\n" * 2 + "2\ta\tb\tc\td\n").encode("utf-8"))
+    with pytest.raises(CorpusError, match=rf"bad2.tsv: malformed table: line 5, byte offset {at + 4}: a row of 5 "):
         list(iter_texts(p))
+    # a lone "\r" ends a row (as pandas reads it): the offset is the row's, the line the line's
+    p = write(tmp_path, "bad3.tsv", (head + "2\t영화\t1\r3\ta\tb\t0\n").encode("utf-8"))
+    row = at + len("2\t영화\t1\r".encode("utf-8"))
+    with pytest.raises(CorpusError, match=rf"bad3.tsv: malformed table: line 3, byte offset {row}: a row of 4 "):
+        list(iter_texts(p))
+    # pandas drops the surplus fields of a first row, with only a warning, when one of them is empty:
+    # the reader read 'x' and lost '0'; now refused, as the shards do
+    p = write(tmp_path, "bad5.tsv", b"id\tdocument\tlabel\n0\tx\tx\t\t0\n")
+    with pytest.raises(CorpusError, match=r"bad5.tsv: malformed table: line 2, byte offset 18: a row of 5 "):
+        list(iter_texts(p))
+    # a surplus field after a line that is not UTF-8: the first bad line is named, as the shards do
+    p = write(tmp_path, "bad4.tsv", head.encode("utf-8") + "2\t깨짐\t0\n".encode("cp949") + b"3\ta\tb\t0\n")
+    with pytest.raises(CorpusError, match=rf"bad4.tsv: not UTF-8 text: line 3, byte offset {at + 2}"):
+        list(iter_texts(p))
+    # standard input (a pipe) cannot be read twice: pandas' row number
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(_Pipe((head + "2\t탭\t안에\t0\n").encode("utf-8"))))
+    with pytest.raises(CorpusError, match=r"<stdin>: malformed table: data row 2 has more than the 3 fields"):
+        list(iter_texts("-"))
+
+
+class _Pipe(io.BytesIO):
+    """Bytes that cannot seek, as standard input from a pipe."""
+
+    def seekable(self):
+        return False
 
 
 def test_real_nsmc(nsmc):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,38 @@ def test_compact_counts_are_the_dict_and_split_the_same(spec, unit, marker, real
     assert count_words(texts, pt, compact=True, into={}) == plain  # into: a dict, as asked
     compact.clear()  # Tokenizer.train frees the words once split
     assert len(compact) == 0 and dict(compact) == {} and not holds_any(compact, "ㅋ")
+
+
+@needs_compiled
+def test_annotations_admit_the_read_only_counts():
+    """count_words(compact=True) and split_words give read-only mappings when compiled: every
+    annotation that receives or returns them says Mapping (they said dict), and count_words
+    without compact still promises (and gives) a dict."""
+    import typing
+
+    import korean_bpe.counting as counting_module
+    import korean_bpe.tokenizer as tokenizer_module
+
+    def admits(function, name, module, value):
+        annotation = eval(function.__annotations__[name], vars(module))  # noqa: S307 - our own annotation
+        if typing.get_origin(annotation) is tuple:  # _split_for_training: its last item
+            annotation = typing.get_args(annotation)[-1]
+        return isinstance(value, typing.get_origin(annotation) or annotation)
+
+    pt = get_pre_tokenizer("whitespace")
+    texts = ["영화 정말 재밌다", "영화 최고"]
+    compact = count_words(texts, pt, compact=True)
+    assert not isinstance(compact, dict)  # the compiled counter: read-only
+    assert admits(Tokenizer._fit.__func__, "counts", tokenizer_module, compact)
+    symbols = WordCounts.from_texts(texts).symbol_counts(unit="syllable", marker="▁")
+    assert not isinstance(symbols, dict)
+    assert admits(WordCounts.symbol_counts, "return", counting_module, symbols)
+    split = tokenizer_module._split_for_training(compact, pt, "syllable", "▁")[2]
+    assert admits(tokenizer_module._split_for_training, "return", tokenizer_module, split)
+    overloads = {typing.get_type_hints(o)["compact"]: typing.get_type_hints(o)["return"]
+                 for o in typing.get_overloads(count_words)}
+    assert overloads == {typing.Literal[False]: dict[str, int], bool: Mapping[str, int]}
+    assert type(count_words(texts, pt)) is dict
 
 
 def test_count_words_raw_by_hand():

@@ -16,7 +16,7 @@ from itertools import chain
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from korean_bpe.cli import main
@@ -124,6 +124,38 @@ def test_a_lone_cr_ends_a_table_row_as_locally(tmp_path):
     path.write_bytes("id\tdocument\tlabel\n1\t영화\r좋아\t1\n2\tab\t0\r\n".encode())
     assert _local_documents(path) == ["영화", "1", "ab"]
     assert [d for s in plan_shards([path], shard_bytes=5) for d in iter_shard_texts(s)] == ["영화", "1", "ab"]
+
+
+@st.composite
+def tables_with_a_surplus_field(draw):
+    """A table (files(table=True)) with tabs put into one or more of its documents."""
+    lines = draw(files(table=True)).split(b"\n")
+    rows = [k for k in range(1, len(lines)) if lines[k].count(b"\t") == 2]
+    assume(rows)
+    for k in draw(st.lists(st.sampled_from(rows), min_size=1, max_size=3, unique=True)):
+        first, rest = lines[k].split(b"\t", 1)
+        lines[k] = first + b"\t" + b"\t".join([b"x"] * draw(st.integers(1, 3))) + b"\t" + rest
+    return b"\n".join(lines)
+
+
+def _first_error(documents):
+    with pytest.raises(CorpusError) as exc:
+        for _ in documents:
+            pass
+    return str(exc.value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=tables_with_a_surplus_field(), shard_bytes=st.integers(1, 40))
+def test_a_row_with_a_surplus_field_fails_the_shards_as_locally(data, shard_bytes, tmp_path_factory):
+    """The same words, line and byte offset from pandas' local reader and from the shards, one after
+    the other (korean_bpe.corpus.table_documents on both paths)."""
+    path = tmp_path_factory.mktemp("surplus") / "t.tsv"
+    path.write_bytes(data)
+    local = _first_error(iter_texts(path))
+    assert "a row of" in local and "byte offset" in local
+    shards = plan_shards([path], shard_bytes=shard_bytes)
+    assert _first_error(doc for s in shards for doc in iter_shard_texts(s)) == local
 
 
 def test_a_line_cut_inside_a_character_belongs_to_the_shard_where_it_starts(tmp_path):
@@ -239,6 +271,19 @@ def test_a_shard_that_is_not_utf8_fails_the_run_with_the_local_error(client, tmp
     with pytest.raises(CorpusError) as local:
         list(iter_texts(path))
     assert "line 301, byte offset" in str(local.value)
+    with pytest.raises(CorpusError) as remote:
+        count_files([path], scheduler=client, shard_bytes=1000)
+    assert str(remote.value) == str(local.value)
+
+
+def test_a_table_row_with_a_surplus_field_fails_the_run_with_the_local_error(client, tmp_path):
+    path = tmp_path / "ratings.tsv"
+    rows = ["id\tdocument\tlabel", *(f"{k}\t{k}번째 리뷰 정말 재밌다\t1" for k in range(400))]
+    rows[301] = "300\t탭이\t들어간 리뷰\t0"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as local:
+        list(iter_texts(path))
+    assert f"line 302, byte offset {len(chr(10).join(rows[:301]).encode()) + 1}: a row of 4" in str(local.value)
     with pytest.raises(CorpusError) as remote:
         count_files([path], scheduler=client, shard_bytes=1000)
     assert str(remote.value) == str(local.value)

@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from korean_bpe import BPEModel, Tokenizer
 from korean_bpe.markers import (
-    MARKERS, ContinuationMarker, EndOfWordMarker, NoMarker, SpaceMarker, get_marker, guess_marker,
+    MARKERS, ContinuationMarker, EndOfWordMarker, NoMarker, SpaceMarker, get_marker, guess_marker, pieces_keep_spaces,
 )
 from korean_bpe.pre_tokenizers import PRE_TOKENIZERS, get_pre_tokenizer
+from korean_bpe.pre_tokenizers.base import BasePreTokenizer, raw_pieces, restore_marked
 from korean_bpe.trainer import train_bpe
 from korean_bpe.units import apply_marker, strip_marker, words_from_tokens
 
@@ -240,3 +241,102 @@ def test_default_marker_is_never_refused():
         tok = Tokenizer(BPEModel(("<unk>",), ("\u2581", *"영화"), ()), pre_tokenizer=get_pre_tokenizer(spec))
         assert tok.marker == expected
         assert tok.decode(tok.encode("영화 영화")) == "영화 영화"
+
+
+# --- the pre-tokenizer's declaration (piece_kind), not its lossless flag, decides -----------------------
+
+
+class _SplitAtSpaces(BasePreTokenizer):
+    """Lossless (``text.split(" ")``, joined again with ``" "``), yet its pieces hold no space."""
+
+    name = "split_at_spaces"
+    lossless = True
+    piece_kind = "words"
+
+    def __call__(self, text):
+        return text.split(" ")
+
+    def restore(self, words):
+        return " ".join(words)
+
+
+class _LowerMarked(BasePreTokenizer):
+    """Pieces keep every space as ``▁`` (``piece_kind = "marked"``), but lower-cased: not lossless."""
+
+    name = "lower_marked"
+    lossless = False
+    piece_kind = "marked"
+
+    def __call__(self, text):
+        return raw_pieces(text.lower())
+
+    def restore(self, words):
+        return restore_marked(words)
+
+
+def test_none_follows_piece_kind_where_it_and_lossless_disagree():
+    """The lossless flag said marker=None was fine for pieces without spaces (decode glued the
+    words) and refused it for pieces that keep them; the default marker followed the flag too."""
+    model = BPEModel(("<unk>",), tuple("영화정말재밌다"), ())
+    split = _SplitAtSpaces()
+    with pytest.raises(ValueError, match=r"marker=None with the pre-tokenizer _SplitAtSpaces\(\), which drops the spaces"):
+        Tokenizer(model, pre_tokenizer=split, marker=None)
+    tok = Tokenizer.train(["영화 정말 재밌다"] * 3, vocab_size=20, pre_tokenizer=split)
+    assert tok.marker == "\u2581" and tok.decode(tok.encode("영화 정말 재밌다")) == "영화 정말 재밌다"
+
+    lower = _LowerMarked()
+    with pytest.raises(ValueError, match="marker='▁' cannot be used with the lossless pre-tokenizer _LowerMarked"):
+        Tokenizer(BPEModel(("<unk>",), ("\u2581", *"movie"), ()), pre_tokenizer=lower, marker="\u2581")
+    tok = Tokenizer.train(["Movie 정말 Movie"] * 3, vocab_size=20, pre_tokenizer=lower)
+    assert tok.marker is None and "".join(tok.tokenize("Movie 정말")) == "movie\u2581정말"
+    assert tok.decode(tok.encode("Movie  정말")) == "movie  정말"  # lower-cased, every space kept
+
+
+class _Undeclared:
+    """A stage written before piece_kind (no BasePreTokenizer): raw's pieces, only ``lossless``
+    declared, as compare's table of computed words is."""
+
+    name = "undeclared"
+    lossless = True
+
+    def __call__(self, text):
+        return raw_pieces(text)
+
+    def batch(self, texts, *, show_progress=None):
+        return [self(t) for t in texts]
+
+    def restore(self, words):
+        return restore_marked(words)
+
+    def to_config(self):
+        return {"type": self.name}
+
+
+def test_a_stage_declaring_no_piece_kind_is_judged_by_its_lossless_flag():
+    tok = Tokenizer.train(["영화 정말 재밌다"] * 3, vocab_size=20, pre_tokenizer=_Undeclared())
+    assert tok.marker is None and tok.decode(tok.encode("영화  정말")) == "영화  정말"
+    with pytest.raises(ValueError, match="marker='▁' cannot be used"):
+        Tokenizer(tok.model, pre_tokenizer=_Undeclared(), marker="\u2581")
+
+
+@pytest.mark.parametrize("spec", [
+    *PRE_TOKENIZERS.names(),
+    *({"type": name, "lossless": True} for name in PRE_TOKENIZERS.names() if name not in ("raw", "whitespace")),
+    {"type": "raw", "split_by_whitespace": False, "add_dummy_prefix": False},
+], ids=str)
+def test_every_registered_pre_tokenizer_declares_what_its_flag_says(spec):
+    """For the registered stages the declaration and the flag agree, so reading the declaration
+    changes nothing for them: None is accepted exactly when the pieces keep the spaces, ▁ exactly
+    when they do not, and the default marker is the accepted one (no analyzer is started)."""
+    pt = get_pre_tokenizer(spec)
+    keeps = pieces_keep_spaces(pt)
+    assert keeps == pt.lossless == (pt.piece_kind == "marked")
+    for marker, accepted in ((None, keeps), ("\u2581", not keeps)):
+        if accepted:
+            get_marker(marker).check_pre_tokenizer(pt)
+        else:
+            with pytest.raises(ValueError):
+                get_marker(marker).check_pre_tokenizer(pt)
+    from korean_bpe.tokenizer import default_marker
+
+    assert default_marker(pt) == (None if keeps else "\u2581")

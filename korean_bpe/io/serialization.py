@@ -75,7 +75,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..trainer.model import BPEModel
-from ..markers import MARKER_TEXTS, NoMarker, get_marker, guess_marker
+from ..markers import MARKER_TEXTS, NoMarker, get_marker, guess_marker, pieces_keep_spaces
 from ..units import bytes_to_unicode
 from .files import _check_parent, check_output_dir_place, fsync_dir, new_dir_mode
 from .files import write_text_synced as _write_file
@@ -513,7 +513,7 @@ def _load_tokenizer(root: Path, build: Callable[..., T]) -> T:
             raise ModelFileError(f"byte_fallback is true but the byte token {missing[0]!r} is not in vocab.json",
                                  path=cpath, line=key_line.get("byte_fallback"))
     mark = get_marker(marker)
-    if marker is None and not getattr(pre_tokenizer, "lossless", False):
+    if marker is None and not pieces_keep_spaces(pre_tokenizer):
         # Saved before Tokenizer refused marker=None with a pre-tokenizer that drops the spaces:
         # it loads and encodes as it did (decode glues the words), with a warning.
         import warnings

@@ -2,14 +2,48 @@
 
 A pre-tokenizer turns a text into a list of *words* (strings) that BPE segments further, and back:
 
-* ``pt(text) -> list[str]`` and ``pt.batch(texts) -> list[list[str]]`` (exactly the per-text result);
-* ``pt.restore(words) -> str``: the text again.  ``pt.lossless`` says whether
-  ``pt.restore(pt(text)) == text`` for every text (see each class for the exact fine print);
-* ``pt.to_config() -> {"type": name, ...}``; ``get_pre_tokenizer(config)`` rebuilds it;
-* ``pt.piece_kind``, what its pieces are, for the encoder (:mod:`korean_bpe.encoding`):
-  ``"whitespace"`` (exactly ``text.split()``: the compiled encoder may cut the text itself),
-  ``"marked"`` (every space kept as ``▁`` inside the pieces: ``raw``, lossless morpheme mode) or
-  ``"words"`` (anything else); missing means ``"words"``.
+* ``pt(text) -> list[str]`` and ``pt.batch(texts, *, show_progress=None) -> list[list[str]]``
+  (exactly the per-text result);
+* ``pt.restore(words) -> str``: the text again;
+* ``pt.to_config() -> {"type": name, ...}``; ``get_pre_tokenizer(config)`` rebuilds it.
+
+Besides these methods, a pre-tokenizer *declares* what it does with attributes, and the rest of the
+package reads the declarations, never the class, so a stage of your own gets the same treatment by
+declaring the same (:class:`BasePreTokenizer` gives the defaults).  Each declaration, and what
+reads it:
+
+* ``name`` (required): the registry name, ``to_config()["type"]``.
+* ``lossless`` (required, bool): whether ``pt.restore(pt(text)) == text`` for every text (see each
+  class for the fine print).  Read by :mod:`korean_bpe.compare` (its table's ``lossless``
+  column; the morpheme baseline needs it); :class:`BasePreTokenizer` derives ``piece_kind`` from
+  it.
+* ``piece_kind`` (optional): what the pieces are.  ``"whitespace"``:
+  exactly ``text.split()``, so the compiled encoder may cut the text itself
+  (:func:`korean_bpe.encoding.plan`); ``"marked"``: every character kept, in order, each space as
+  ``▁`` inside the pieces (``raw``, lossless morpheme mode), so offsets are read off the pieces
+  (:meth:`korean_bpe.Tokenizer.encode_with_offsets`) and the pieces carry the word boundaries
+  (:func:`korean_bpe.markers.pieces_keep_spaces`: the default marker is then ``None``, ``▁`` is
+  refused, and ``None`` is refused for any other kind; :mod:`korean_bpe.hf`'s ``decode`` joins
+  the runs around added tokens by nothing, not a space); ``"words"``: anything else (the pieces
+  are looked up in the text for offsets).  A stage that declares none is taken as ``"words"`` by
+  the encoder and for offsets (the safe path), and by the marker checks as
+  :class:`BasePreTokenizer` derives it (``"marked"`` when ``lossless``), so stages written before
+  the declaration keep their markers.
+* ``add_dummy_prefix`` (optional, with ``piece_kind = "marked"``; missing means False): a ``▁``
+  opens the first piece of each non-empty line that stands for no character of the text (as
+  SentencePiece's, ``raw``'s default).  Read for offsets
+  (:meth:`korean_bpe.Tokenizer.encode_with_offsets` aligns it with the line's first character, as
+  HF does); :mod:`korean_bpe.io.hf` reads it from ``raw``'s config for ``tokenizer.json``.
+* ``drop`` and ``pos`` (optional, analyzers): the tags an analysis leaves out and the analysis
+  itself, ``pt.pos(text) -> [(surface, tag), ...]``; when training finds no word,
+  :meth:`korean_bpe.Tokenizer.train` names the dropped tags with an example each.
+* ``analyzer_version`` (optional, str): the analyzer's version; :mod:`korean_bpe.compare` keeps
+  the pieces of such a stage (``kiwi``, ``mecab``) in the on-disk analysis cache under it.
+
+Constructor keywords ``cache``, ``cache_dir`` and ``workers``, when the class takes them, are set
+by :func:`korean_bpe.distributed.count_files` in each worker (one process a worker, the worker's
+own cache).  ``raw``'s ``split_by_whitespace`` is no declaration: only :mod:`korean_bpe.counting`
+reads it, on ``raw`` itself, to pick the compiled counting.
 
 Lossless morpheme mode marks the white space that preceded a morpheme with ``▁`` glued to its
 front, so ``"아이언맨은 올해"`` becomes ``['아이언맨', '은', '▁올해']`` and restores by replacing
@@ -38,6 +72,9 @@ _LINE_BREAK_RE = re.compile(f"([{re.escape(LINE_BREAKS)}])")
 
 @runtime_checkable
 class PreTokenizer(Protocol):
+    """What every pre-tokenizer has; the optional declarations (``piece_kind``,
+    ``add_dummy_prefix``, ...) are listed in the module docstring with what reads them."""
+
     name: str
     lossless: bool
 
