@@ -16,6 +16,10 @@ On the same reviews (default: the NSMC train split, 165,320 reviews), in one run
 * Kiwi and MeCab: the per-review loop ``[pt(r) for r in reviews]`` vs ``pt.batch(reviews)``
   twice (their batch has no on-disk cache yet; the second call shows the warm analyzer), same
   identity check.  Skipped with a note when their pre-tokenizer or library is missing.
+* ``--okt-fresh`` (issue 13's measure): the naive loop, then the cold batch, each in a fresh
+  interpreter (its own JVM, cold JIT, the JVM start not timed); prints their wall and CPU time
+  (every thread of the process: the JVM's GC and JIT too), the cores used (CPU / wall), the
+  ratio and whether the words are identical.
 
 Usage::
 
@@ -25,6 +29,7 @@ Usage::
     python benchmarks/bench_pretok.py --limit 40000 --analyzers okt --processes
     python benchmarks/bench_pretok.py --limit 20000 --analyzers okt --okt-modes threads,processes --okt-split 0
     python benchmarks/bench_pretok.py --limit 20000 --analyzers okt --okt-split 5000
+    python benchmarks/bench_pretok.py --analyzers okt --okt-fresh   # issue 13's measure: each side in a fresh interpreter
 """
 
 from __future__ import annotations
@@ -153,6 +158,90 @@ def bench_okt(reviews: list[str], chars: int, workers: int | None, modes: list[s
     return ok
 
 
+def okt_child(kind: str, args: argparse.Namespace, out_path: str) -> None:
+    """One side of ``--okt-fresh``, in its own interpreter: the naive loop or the cold batch,
+    timed after the JVM has started (konlpy's ``Okt()`` for the naive loop, the pre-tokenizer's
+    own start for the batch: neither start is timed, neither JIT is warm); the words go to
+    ``out_path`` (pickle) and the timings to stdout (one JSON line)."""
+    import json
+    import pickle
+
+    from korean_bpe.corpus import load_nsmc
+    from korean_bpe.pre_tokenizers.executor import _shutdown_shared
+    from korean_bpe.pre_tokenizers.okt import DEFAULT_DROP, OktPreTokenizer, _start_okt
+
+    reviews = load_nsmc(args.split, limit=args.limit, directory=args.nsmc_dir).texts
+    load0 = load()
+    if kind == "naive":
+        from konlpy.tag import Okt
+
+        _start_okt()  # the JVM, started the way the batch starts it
+        okt = Okt()
+        drop = set(DEFAULT_DROP)
+        c0, t0 = tree_cpu(), time.perf_counter()
+        pos = [okt.pos(r) for r in reviews]
+        wall, cpu = time.perf_counter() - t0, tree_cpu() - c0
+        words = [[w for s, t in p if t not in drop for w in s.split()] for p in pos]
+        stats = None
+    else:
+        with tempfile.TemporaryDirectory(prefix="korean_bpe_bench_") as tmp:
+            pt = OktPreTokenizer(cache_dir=tmp, workers=args.workers, threads=not args.processes)
+            _start_okt()
+            c0, t0 = tree_cpu(), time.perf_counter()
+            words = pt.batch(reviews, show_progress=False)
+            wall = time.perf_counter() - t0
+            _shutdown_shared()  # worker processes (if any) end here, so that their CPU time is counted
+            cpu = tree_cpu() - c0
+            stats = pt._batcher.last_stats
+    with open(out_path, "wb") as f:
+        pickle.dump(words, f)
+    print(json.dumps({"wall": wall, "cpu": cpu, "stats": stats, "load_before": load0, "load_after": load()}))
+
+
+def bench_okt_fresh(args: argparse.Namespace, reviews: list[str], chars: int) -> bool:
+    """The naive loop and the cold batch, each in a fresh interpreter (fresh JVM, cold JIT),
+    one after the other; then the identity check on their words."""
+    import json
+    import pickle
+    import subprocess
+
+    from korean_bpe.pre_tokenizers.okt import DEFAULT_DROP, MAX_RUN, cut_long_runs
+
+    mode = "processes" if args.processes else "threads"
+    print(f"\nOkt, each side in a fresh interpreter (drop={DEFAULT_DROP}, workers={args.workers or 'one per core'}, "
+          f"batch in {mode}); {load()}")
+    base = [sys.executable, os.path.abspath(__file__), "--split", args.split, "--analyzers", "okt"]
+    for opt, value in (("--limit", args.limit), ("--nsmc-dir", args.nsmc_dir), ("--workers", args.workers)):
+        if value is not None:
+            base += [opt, str(value)]
+    if args.processes:
+        base.append("--processes")
+    out: dict[str, tuple[dict, list[list[str]]]] = {}
+    with tempfile.TemporaryDirectory(prefix="korean_bpe_bench_") as tmp:
+        for kind in ("naive", "cold"):
+            path = os.path.join(tmp, f"{kind}.pickle")
+            proc = subprocess.run([*base, "--okt-child", kind, path], capture_output=True, text=True)
+            if proc.returncode != 0:
+                print(proc.stdout + proc.stderr)
+                return False
+            timing = json.loads(proc.stdout.strip().splitlines()[-1])
+            with open(path, "rb") as f:
+                out[kind] = (timing, pickle.load(f))
+    (tn, naive), (tc, cold) = out["naive"], out["cold"]
+    row("naive konlpy loop okt.pos(review)", tn["wall"], len(reviews), chars, None)
+    print(f"    CPU {tn['cpu']:.1f} s ({tn['cpu'] / tn['wall']:.2f} cores); {tn['load_before']} -> {tn['load_after']}")
+    row(f"batch in {mode}, cold cache (empty dir)", tc["wall"], len(reviews), chars, tn["wall"])
+    print(f"    CPU {tc['cpu']:.1f} s ({tc['cpu'] / tc['wall']:.2f} cores; {tn['cpu'] / tc['cpu']:.1f}x less CPU than "
+          f"the naive loop); {tc['load_before']} -> {tc['load_after']}")
+    print(f"    {tc['stats']}")
+    cut = {i for i, r in enumerate(reviews) if len(cut_long_runs(r)) > 1}
+    bad = sum(x != y for i, (x, y) in enumerate(zip(naive, cold)) if i not in cut) + abs(len(naive) - len(cold))
+    print(f"  ratio (wall): {tn['wall'] / tc['wall']:.2f}x; cold batch identical to the naive loop: {bad == 0} "
+          f"({bad} differ; not counting the {len(cut)} reviews with a Hangul run longer than MAX_RUN = {MAX_RUN}, "
+          f"{sum(naive[i] != cold[i] for i in cut)} of which differ)")
+    return bad == 0
+
+
 def bench_other(name: str, reviews: list[str], chars: int) -> bool:
     from korean_bpe.pre_tokenizers import PRE_TOKENIZERS, get_pre_tokenizer
 
@@ -191,7 +280,14 @@ def main(argv: list[str] | None = None) -> int:
                          "threads,processes (default: threads, or processes with --processes)")
     ap.add_argument("--okt-split", type=int, default=20000, metavar="N",
                     help="after the Okt timings, split the JVM analysis from the JPype conversion on the first N reviews (0: skip)")
+    ap.add_argument("--okt-fresh", action="store_true",
+                    help="Okt: time the naive loop and the cold batch each in a fresh interpreter (fresh JVM, cold JIT; "
+                         "the fairest comparison), instead of both in this process")
+    ap.add_argument("--okt-child", nargs=2, metavar=("KIND", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.okt_child:
+        okt_child(args.okt_child[0], args, args.okt_child[1])
+        return 0
 
     from korean_bpe.corpus import load_nsmc
 
@@ -207,7 +303,10 @@ def main(argv: list[str] | None = None) -> int:
             modes = [m.strip() for m in (args.okt_modes or ('processes' if args.processes else 'threads')).split(',') if m.strip()]
             if not modes or set(modes) - {'threads', 'processes'}:
                 ap.error(f'--okt-modes takes threads and/or processes, got {args.okt_modes!r}')
-            ok &= bench_okt(reviews, chars, args.workers, modes, args.okt_split)
+            if args.okt_fresh:
+                ok &= bench_okt_fresh(args, reviews, chars)
+            else:
+                ok &= bench_okt(reviews, chars, args.workers, modes, args.okt_split)
         else:
             ok &= bench_other(name, reviews, chars)
     return 0 if ok else 1

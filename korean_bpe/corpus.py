@@ -45,7 +45,7 @@ import sys
 from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple, TypeVar
 
 __all__ = [
     "CorpusError", "iter_texts", "iter_labelled", "default_corpus_paths", "nsmc_dir", "nsmc_path", "NSMC_FILES",
@@ -210,7 +210,11 @@ def _nonempty_pairs(pairs: Iterator[tuple[str, str]], name: str) -> Iterator[tup
 
 # -- internals -------------------------------------------------------------------------------
 
-def _limited(docs: Iterator[str], limit: int | None) -> Iterator[str]:
+_T = TypeVar("_T")
+
+
+def _limited(docs: Iterator[_T], limit: int | None) -> Iterator[_T]:
+    """The first ``limit`` items of ``docs`` (documents, or ``(document, label)`` pairs); all when None."""
     if limit is None:
         yield from docs
         return

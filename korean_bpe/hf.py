@@ -67,6 +67,7 @@ from typing import Any
 from ._optional import require
 from .io.hf import _ANALYZED_PRE_TOKENIZERS, _name, tokenizer_json
 from .io.serialization import CONFIG_FILE, MERGES_FILE, VOCAB_FILE
+from .markers import pieces_keep_spaces
 from .tokenizer import Tokenizer
 
 _transformers = require("transformers")
@@ -245,7 +246,8 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
                 **kwargs: Any) -> str:
         """Ours: runs of model ids through :meth:`korean_bpe.Tokenizer.decode`, added tokens as their
         text (special ones left out with ``skip_special_tokens``), pieces joined by a space (by
-        nothing for lossless pre-tokenizers, whose pieces carry their spaces)."""
+        nothing when the pre-tokenizer's pieces carry their spaces, ``piece_kind = "marked"``:
+        :func:`korean_bpe.markers.pieces_keep_spaces`, as the marker checks ask)."""
         if isinstance(token_ids, int):
             token_ids = [token_ids]
         ids = [int(i) for i in token_ids]
@@ -270,8 +272,7 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
                 raise ValueError(f"id {i} is neither a model id (0..{n - 1}) nor an added token's")
             if not (skip_special_tokens and token.special):
                 pieces.append(token.content)
-        lossless = bool(getattr(kb.pre_tokenizer, "lossless", False))
-        return ("" if lossless else " ").join(pieces)
+        return ("" if pieces_keep_spaces(kb.pre_tokenizer) else " ").join(pieces)
 
     # --- files ------------------------------------------------------------------------------------
 

@@ -89,30 +89,96 @@ def pieces_keep_spaces(pre_tokenizer: Any) -> bool:
 
 @runtime_checkable
 class Marker(Protocol):
-    """A word-boundary marker (see the module docstring)."""
+    """A word-boundary marker (see the module docstring): what the package reads and calls on one.
 
-    #: registry name (``"space"``)
-    name: str
-    #: the string of the public API and of ``tokenizer_config.json`` (``"▁"``, ``None``)
-    text: str | None
-    #: True when the marker is glued to the symbol it marks (``'이</w>'``, ``'##이'``): it then
-    #: counts no symbol of its own, and the alphabet holds each symbol bare and marked
-    glued: bool
-    #: the symbol put before every word (``"▁"``), or None
-    word_start: str | None
-    #: HF BPE's ``continuing_subword_prefix`` / ``end_of_word_suffix`` (None: not used)
-    continuing_prefix: str | None
-    end_suffix: str | None
+    The attributes are read-only here (a class constant such as ``text = "</w>"`` fits); the
+    markers of this module share their defaults through a base class.
+    """
 
-    def apply(self, symbols: Sequence[str]) -> tuple[str, ...]: ...
+    @property
+    def name(self) -> str:
+        """The registry name (``"space"``)."""
 
-    def strip(self, token: str) -> str: ...
+    @property
+    def text(self) -> str | None:
+        """The string of the public API and of ``tokenizer_config.json`` (``"▁"``, ``None``)."""
 
-    def words(self, tokens: Sequence[str]) -> list[list[str]]: ...
+    @property
+    def glued(self) -> bool:
+        """True when the marker is glued to the symbol it marks (``'이</w>'``, ``'##이'``): it then
+        counts no symbol of its own, and the alphabet holds each symbol bare and marked."""
 
-    def check_pre_tokenizer(self, pre_tokenizer: Any) -> None: ...
+    @property
+    def word_start(self) -> str | None:
+        """The symbol put before every word (``"▁"``), or None."""
 
-    def to_config(self) -> dict[str, Any]: ...
+    @property
+    def continuing_prefix(self) -> str | None:
+        """HF BPE's ``continuing_subword_prefix`` (``"##"``; None: not used)."""
+
+    @property
+    def end_suffix(self) -> str | None:
+        """HF BPE's ``end_of_word_suffix`` (``"</w>"``; None: not used)."""
+
+    def apply(self, symbols: Sequence[str]) -> tuple[str, ...]:
+        """The word's symbols, marked (``('값', '이')`` -> ``('값', '이</w>')``)."""
+
+    def strip(self, token: str) -> str:
+        """The token without its marker (``'이</w>'`` -> ``'이'``)."""
+
+    def is_marked(self, token: str) -> bool:
+        """Whether ``token`` carries the marker (``'##이'`` does, ``'##'`` alone does not)."""
+
+    def base(self, symbol: str) -> str:
+        """The unit symbol inside an alphabet symbol (``'이</w>'`` -> ``'이'``): read by the trainer."""
+
+    def marked_alphabet(self, symbols: Iterable[str]) -> tuple[str, ...]:
+        """``symbols`` with their marked forms (the tokenizer's initial alphabet)."""
+
+    def may_cut(self, token: str) -> bool:
+        """Whether a word holding ``token`` may need :meth:`cuts` (the trainer's quick filter)."""
+
+    def cuts(self, tokens: Sequence[str]) -> list[int]:
+        """Where the trainer cuts a word's tokens (before ``tokens[j]``) so that no merge hides a marker."""
+
+    def words(self, tokens: Sequence[str]) -> list[list[str]]:
+        """The words of a token sequence, each as its tokens without the marker (decode)."""
+
+    def fallback_pieces(self, text: str) -> list[str]:
+        """The marked symbols a run of byte-fallback tokens spells (decode)."""
+
+    def check_pre_tokenizer(self, pre_tokenizer: Any) -> None:
+        """Refuse a pre-tokenizer with which decode could not restore the text (``ValueError``)."""
+
+    def check_model(self, model: Any) -> None:
+        """Refuse a model trained with another marker (``ValueError``; read by the tokenizer)."""
+
+    def check_words(self, words: Iterable[tuple[str, ...]]) -> None:
+        """Refuse training words (symbol tuples) this marker did not mark (``ValueError``)."""
+
+    def shows_in(self, alphabet: Sequence[str]) -> bool:
+        """Whether an alphabet shows words marked this way (:func:`guess_marker`, continued training)."""
+
+    def alphabet_problem(self, alphabet: Sequence[str]) -> str | None:
+        """Why a saved alphabet cannot come from words marked so; None: it can (read on load)."""
+
+    def hf_model(self) -> dict[str, Any]:
+        """The marker's fields of HF's BPE model in ``tokenizer.json``."""
+
+    def hf_normalizers(self, *, raw: bool, byte: bool) -> list[dict[str, Any]]:
+        """The marker's HF normalizers."""
+
+    def hf_pre_tokenizers(self, *, raw: bool, byte: bool) -> list[dict[str, Any]]:
+        """The marker's HF pre-tokenizers, after the unit's own."""
+
+    def hf_token_decoders(self, *, raw: bool, byte: bool, byte_fallback: bool) -> list[dict[str, Any]]:
+        """The marker's HF decoders applied token by token, before the tokens are joined."""
+
+    def hf_text_decoders(self, *, raw: bool, byte: bool) -> list[dict[str, Any]]:
+        """The marker's HF decoders applied to the joined text."""
+
+    def to_config(self) -> dict[str, Any]:
+        """``{"type": name, ...}``, rebuilt by ``MARKERS.build``."""
 
 
 MARKERS: Registry[Marker] = Registry("marker")
@@ -538,7 +604,7 @@ class NoMarker(_BaseMarker):
         return "NoMarker(glue_words=True)" if self.glue_words else "NoMarker()"
 
 
-_BY_TEXT: dict[str | None, type[_BaseMarker]] = {
+_BY_TEXT: dict[str | None, type[Marker]] = {
     cls.text: cls for cls in (SpaceMarker, EndOfWordMarker, ContinuationMarker, NoMarker)
 }
 
@@ -558,7 +624,7 @@ def get_marker(spec: str | None | Mapping[str, Any] | Marker) -> Marker:
         cls = _BY_TEXT.get(spec)
         if cls is None:
             raise ValueError(f"marker={spec!r} is not supported; use one of {MARKER_TEXTS!r}")
-        return cls()  # type: ignore[return-value]
+        return cls()
     if isinstance(spec, Mapping):
         return MARKERS.build(spec)
     if isinstance(spec, Marker):

@@ -212,7 +212,7 @@ class Tokenizer:
         vocab_size: int,
         pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = _UNSET,
         unit: str | Mapping[str, Any] | Unit = _UNSET,
-        marker: str | None = _UNSET,
+        marker: str | Marker | None = _UNSET,
         min_frequency: int = 2,
         special_tokens: Sequence[str] = ("<unk>",),
         byte_fallback: bool = False,
@@ -330,7 +330,7 @@ class Tokenizer:
         vocab_size: int,
         pre_tokenizer: str | Mapping[str, Any] | PreTokenizer | None = None,
         unit: str | Mapping[str, Any] | Unit = "syllable",
-        marker: str | None = _UNSET,
+        marker: str | Marker | None = _UNSET,
         min_frequency: int = 2,
         special_tokens: Sequence[str] = ("<unk>",),
         byte_fallback: bool = False,
@@ -555,7 +555,7 @@ class Tokenizer:
             _check_no_special(regex, text, "the text")
         if p:
             return self._encode_dropout([self._pre_tokenizer(text)], p, random.Random(seed))[0]
-        if self._fused:
+        if self._fused and self._compiled is not None:  # fused: the plan found the compiled core
             return self._compiled.encode_whitespace([text], self._encode_word, self._cache.maxsize)[0]
         return self._encode_words([self._pre_tokenizer(text)])[0]
 
@@ -665,7 +665,7 @@ class Tokenizer:
         p = _check_dropout(dropout, seed)
         if p:
             return self._encode_dropout(self._pre_tokenizer.batch(texts), p, random.Random(seed))
-        if self._fused:
+        if self._fused and self._compiled is not None:  # fused: the plan found the compiled core
             return self._compiled.encode_whitespace(texts, self._encode_word, self._cache.maxsize)
         return self._encode_words(self._pre_tokenizer.batch(texts))
 
@@ -771,8 +771,8 @@ class Tokenizer:
                 continue
             triples.append((vocab[a], vocab[b], vocab[new]))
         pairs: dict[tuple[int, int], tuple[int, int]] = {}
-        for rank, (a, b, new) in enumerate(triples):
-            pairs.setdefault((a, b), (rank, new))
+        for rank, (left_id, right_id, new_id) in enumerate(triples):
+            pairs.setdefault((left_id, right_id), (rank, new_id))
         self._pairs = pairs
         # The path follows what the stages declare (korean_bpe.encoding.plan): the compiled core
         # cuts words into symbols itself when the unit says how and the marker glues nothing (its

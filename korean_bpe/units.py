@@ -56,6 +56,12 @@ class Unit(Protocol):
 
     name: str
 
+    @property
+    def initial_alphabet(self) -> tuple[str, ...]:
+        """Symbols the alphabet always holds, whatever the corpus (``byte``: all 256, byte ``b``
+        at index ``b``, which the compiled encoder reads with ``compiled_symbols = "bytes"``;
+        ``()`` for ``syllable`` and ``jamo``)."""
+
     def split(self, word: str) -> tuple[str, ...]: ...
 
     def join(self, symbols: Iterable[str]) -> str: ...

@@ -141,7 +141,7 @@ def test_environment_variable_sets_the_place(tmp_path, monkeypatch):
     OktPreTokenizer().batch([SEED, "어제 IMAX 봤는데"])  # no cache_dir: the variable decides
     assert (place / "okt.sqlite3").is_file()
     infos = list_caches()
-    assert [(i.name, i.path) for i in infos] == [("okt", place / "okt.sqlite3")] and infos[0].entries == 9 + 3  # the pieces
+    assert [(i.name, i.path) for i in infos] == [("okt", place / "okt.sqlite3")] and infos[0].entries == 10 + 3  # the segments (okt.run_segments)
     monkeypatch.delenv(ENV_VAR)
     import platformdirs
 
@@ -156,13 +156,14 @@ def test_list_and_clear(tmp_path):
     (tmp_path / "broken.sqlite3").write_bytes(b"this is not a database" * 100)
     infos = {i.name: i for i in list_caches(directory=tmp_path)}
     assert sorted(infos) == ["broken", "demo", "okt"]
-    assert infos["demo"].entries == 2 and infos["okt"].entries == 9 and infos["broken"].entries == -1
+    # SEED: 9 pieces, 10 distinct segments (스파이더맨, -> 스파이더맨 + ,; the commas are one)
+    assert infos["demo"].entries == 2 and infos["okt"].entries == 10 and infos["broken"].entries == -1
     assert all(i.bytes > 0 for i in infos.values())
     with pytest.raises(CacheError, match=r"clear_cache\('broken'\).*korean-bpe cache clear broken"):
         AnalysisCache("broken", directory=tmp_path)
     assert clear_cache("demo", directory=tmp_path) == 2
     assert [i.name for i in list_caches(directory=tmp_path)] == ["broken", "okt"]
-    assert clear_cache(directory=tmp_path) == 9
+    assert clear_cache(directory=tmp_path) == 10
     assert list_caches(directory=tmp_path) == [] and not list(tmp_path.glob("*.sqlite3*"))
     assert clear_cache("okt", directory=tmp_path) == 0
     with pytest.raises(ValueError, match="cache name must be a simple file-name word"):
@@ -267,9 +268,9 @@ def test_cli_cache_list_and_clear(tmp_path):
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "korean_bpe.cli"]
     out = subprocess.run([*cmd, "cache", "list"], env=env, capture_output=True, text=True, check=True).stdout
     assert f"cache directory: {tmp_path}" in out
-    assert any(line.split()[:3] == ["okt", "9", "entries"] for line in out.splitlines()), out
+    assert any(line.split()[:3] == ["okt", "10", "entries"] for line in out.splitlines()), out
     out = subprocess.run([*cmd, "cache", "clear", "okt"], env=env, capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "removed 9 cached entries from 'okt'"
+    assert out.strip() == "removed 10 cached entries from 'okt'"
     out = subprocess.run([*cmd, "cache", "list"], env=env, capture_output=True, text=True, check=True).stdout
     assert "(no caches)" in out
 

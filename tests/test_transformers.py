@@ -207,3 +207,25 @@ def test_a_directory_without_our_model_is_refused_with_the_fix(tmp_path: Path) -
     tok = KoreanBPETokenizerFast.from_korean_bpe(kb)
     with pytest.raises(ValueError, match=r"id 999 is neither a model id \(0\.\.59\)"):
         tok.decode([1, 999])
+
+
+def test_decode_joins_around_added_tokens_as_the_pieces_keep_spaces() -> None:
+    """decode asks pieces_keep_spaces (piece_kind), not the lossless flag: where the two disagree
+    (stages written outside the package, tests/test_markers.py's), the runs around an added token
+    are joined as the marker checks judge the pieces.  Old: '영화 정말[NEW]재밌다' and
+    'movie  [NEW]  정말'."""
+    from test_markers import _LowerMarked, _SplitAtSpaces  # tests/test_markers.py
+
+    split = Tokenizer.train(["영화 정말 재밌다"] * 3, vocab_size=20, pre_tokenizer=_SplitAtSpaces())
+    assert split.pre_tokenizer.lossless and split.marker == "\u2581"  # lossless, yet its pieces hold no space
+    tok = KoreanBPETokenizerFast.from_korean_bpe(split)
+    assert tok.add_tokens(["[NEW]"]) == 1
+    new = tok.convert_tokens_to_ids("[NEW]")
+    assert tok.decode([*split.encode("영화 정말"), new, *split.encode("재밌다")]) == "영화 정말 [NEW] 재밌다"
+
+    lower = Tokenizer.train(["Movie 정말 Movie"] * 3, vocab_size=20, pre_tokenizer=_LowerMarked())
+    assert not lower.pre_tokenizer.lossless and lower.marker is None  # not lossless, yet it keeps every space
+    tok = KoreanBPETokenizerFast.from_korean_bpe(lower)
+    assert tok.add_tokens(["[NEW]"]) == 1
+    new = tok.convert_tokens_to_ids("[NEW]")
+    assert tok.decode([*lower.encode("Movie "), new, *lower.encode(" 정말")]) == "movie [NEW] 정말"

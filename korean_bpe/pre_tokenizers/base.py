@@ -14,17 +14,17 @@ reads it:
 
 * ``name`` (required): the registry name, ``to_config()["type"]``.
 * ``lossless`` (required, bool): whether ``pt.restore(pt(text)) == text`` for every text (see each
-  class for the fine print).  Read by :mod:`korean_bpe.hf` (transformers' ``decode`` joins the
-  runs around added tokens by nothing, not a space) and :mod:`korean_bpe.compare` (its table's
-  ``lossless`` column; the morpheme baseline needs it); :class:`BasePreTokenizer` derives
-  ``piece_kind`` from it.
+  class for the fine print).  Read by :mod:`korean_bpe.compare` (its table's ``lossless``
+  column; the morpheme baseline needs it); :class:`BasePreTokenizer` derives ``piece_kind`` from
+  it.
 * ``piece_kind`` (optional): what the pieces are.  ``"whitespace"``:
   exactly ``text.split()``, so the compiled encoder may cut the text itself
   (:func:`korean_bpe.encoding.plan`); ``"marked"``: every character kept, in order, each space as
   ``▁`` inside the pieces (``raw``, lossless morpheme mode), so offsets are read off the pieces
   (:meth:`korean_bpe.Tokenizer.encode_with_offsets`) and the pieces carry the word boundaries
   (:func:`korean_bpe.markers.pieces_keep_spaces`: the default marker is then ``None``, ``▁`` is
-  refused, and ``None`` is refused for any other kind); ``"words"``: anything else (the pieces
+  refused, and ``None`` is refused for any other kind; :mod:`korean_bpe.hf`'s ``decode`` joins
+  the runs around added tokens by nothing, not a space); ``"words"``: anything else (the pieces
   are looked up in the text for offsets).  A stage that declares none is taken as ``"words"`` by
   the encoder and for offsets (the safe path), and by the marker checks as
   :class:`BasePreTokenizer` derives it (``"marked"`` when ``lossless``), so stages written before

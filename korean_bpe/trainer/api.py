@@ -41,7 +41,7 @@ def train_bpe(
     special_tokens: Sequence[str] = ("<unk>",),
     limit_alphabet: int | None = None,
     initial_alphabet: Iterable[str] = (),
-    marker: str | None = "auto",
+    marker: str | Marker | None = "auto",
     max_token_length: int | None = None,
     on_merge: OnMerge | None = None,
     show_progress: bool | Progress | None = None,
@@ -123,14 +123,15 @@ def train_bpe(
 def _train(
     word_counts: Mapping[tuple[str, ...], int], vocab_size: int | None, num_merges: int | None,
     min_frequency: int, specials: tuple[str, ...], limit_alphabet: int | None, initial_alphabet: Iterable[str],
-    marker: str | None, max_token_length: int | None, on_merge: OnMerge | None, show_progress: bool | None,
-    engine: str,
+    marker: str | Marker | None, max_token_length: int | None, on_merge: OnMerge | None,
+    show_progress: bool | Progress | None, engine: str,
 ) -> BPEModel:
     flat = _flat_words(word_counts, marker, engine)
     if flat is not None:  # compiled symbol ids: no tuple or list per word, merges named in C++
         id_to_token, alphabet, prefix, new_ids, cuts = _prepare_ids(
             flat, special_tokens=specials, limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet)
-        words, counts = [], []
+        words: list[list[int]] = []
+        counts: list[int] = []
     else:
         prepared = _prepare_words(
             word_counts, special_tokens=specials, limit_alphabet=limit_alphabet,

@@ -253,7 +253,9 @@ def count_words(
     if compiled is not None:
         return compiled(texts, into, 1 if sentencepiece else 0)  # type: ignore[no-any-return]
     if sentencepiece:
-        from ..pre_tokenizers.simple import sentencepiece_pieces as cut
+        from ..pre_tokenizers.simple import sentencepiece_pieces
+
+        cut: Callable[[str], list[str]] = sentencepiece_pieces
     else:
         cut = str.split
     counts: Counter[str] = Counter()
