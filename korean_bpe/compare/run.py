@@ -1110,7 +1110,7 @@ def _model_key(ctx: dict[str, Any], strategy: _Strategy, vocab_size: int,
 def _analyzer_version(pt: Any) -> str | None:
     """The version of the analyzer behind ``pt`` (part of a model's cache key), None for none."""
     version = getattr(pt, "analyzer_version", None)
-    if version is None and getattr(pt, "name", "") == "okt":
+    if version is None and pt.name == "okt":
         from ..pre_tokenizers.okt import okt_version
 
         version = okt_version()
