@@ -227,14 +227,15 @@ def _add_export_hf(sub: Any) -> None:
 
 
 def _add_cache(sub: Any) -> None:
-    p = sub.add_parser("cache", help="list or clear the analyzer caches",
-                       description="The on-disk morpheme-analysis caches (KOREAN_BPE_CACHE_DIR overrides the place).")
+    p = sub.add_parser("cache", help="list or clear the analyzer caches and compare's trained models",
+                       description="The on-disk morpheme-analysis caches and the trained models of "
+                                   "`korean-bpe compare` (models/ beside them; KOREAN_BPE_CACHE_DIR overrides the place).")
     csub = p.add_subparsers(dest="cache_command", metavar="ACTION")
     csub.required = True
     ls = csub.add_parser("list", help="list the caches")
     ls.set_defaults(func=cmd_cache_list)
     clear = csub.add_parser("clear", help="delete one cache, or all")
-    clear.add_argument("name", nargs="?", default=None, help="e.g. okt (default: every cache)")
+    clear.add_argument("name", nargs="?", default=None, help="okt, kiwi, mecab, or models (compare's trained models); default: every cache")
     clear.set_defaults(func=cmd_cache_clear)
 
 
@@ -482,6 +483,7 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
 
 
 def cmd_cache_list(args: argparse.Namespace) -> int:
+    from .compare.model_cache import ModelCache
     from .pre_tokenizers.cache import cache_dir, list_caches
 
     infos = list_caches()
@@ -491,13 +493,22 @@ def cmd_cache_list(args: argparse.Namespace) -> int:
     for info in infos:
         entries = "unreadable" if info.entries < 0 else f"{info.entries} entries"
         print(f"{info.name:<12} {entries:>18} {info.bytes / 1e6:10.1f} MB  {info.path}")
+    models = ModelCache()
+    files = models.entries()
+    if files:
+        size = sum(f.stat().st_size for f in files)
+        print(f"{'models':<12} {f'{len(files)} entries':>18} {size / 1e6:10.1f} MB  {models.directory}"
+              "  (compare's trained models)")
     return 0
 
 
 def cmd_cache_clear(args: argparse.Namespace) -> int:
+    from .compare.model_cache import ModelCache
     from .pre_tokenizers.cache import clear_cache
 
-    n = clear_cache(args.name)
+    n = 0 if args.name == "models" else clear_cache(args.name)
+    if args.name in (None, "models"):
+        n += ModelCache().clear()
     print(f"removed {n} cached entries" + (f" from '{args.name}'" if args.name else ""))
     return 0
 

@@ -196,6 +196,29 @@ def test_cache_list_and_clear(corpus: Path, tmp_path: Path) -> None:
     assert ok("cache", "clear", env=env).stdout == "removed 0 cached entries\n"
 
 
+def test_cache_list_and_clear_show_compares_trained_models(tmp_path: Path) -> None:
+    pytest.importorskip("pandas")
+    env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")}
+    ok("compare", "--limit", "120", "--strategies", "whitespace/syllable,baseline/word", "--vocab-sizes", "300",
+       "--gold", "none", "--no-progress", "-o", str(tmp_path / "r1"), env=env)
+    models = tmp_path / "cache" / "models"
+    stored = sorted(models.glob("*.json"))
+    n = len(stored)
+    assert n >= 1  # at least the BPE model of whitespace/syllable
+    listing = ok("cache", "list", env=env).stdout.splitlines()
+    line = [entry for entry in listing if entry.split()[0] == "models"]
+    assert len(line) == 1 and line[0].split()[1] == str(n) and str(models) in line[0]
+    assert ok("cache", "clear", "models", env=env).stdout == f"removed {n} cached entries from 'models'\n"
+    assert not list(models.glob("*.json"))
+    assert all(entry.split()[0] != "models" for entry in ok("cache", "list", env=env).stdout.splitlines())
+    # a rerun trains again and stores them again; clearing every cache takes them too
+    ok("compare", "--limit", "120", "--strategies", "whitespace/syllable,baseline/word", "--vocab-sizes", "300",
+       "--gold", "none", "--no-progress", "-o", str(tmp_path / "r2"), env=env)
+    assert len(list(models.glob("*.json"))) == n
+    assert ok("cache", "clear", env=env).stdout == f"removed {n} cached entries\n"
+    assert not list(models.glob("*.json"))
+
+
 # -- compare -------------------------------------------------------------------------------------
 
 def test_compare_writes_the_report_end_to_end(tmp_path: Path) -> None:

@@ -128,6 +128,23 @@ class ModelCache:
     def path(self, key: str) -> Path:
         return self.directory / f"{key}.json"
 
+    def entries(self) -> list[Path]:
+        """The entry files, sorted (none when the directory does not exist)."""
+        return sorted(self.directory.glob("*.json")) if self.directory.is_dir() else []
+
+    def clear(self) -> int:
+        """Delete every entry (and leftover temporary files); returns how many entries went."""
+        removed = 0
+        if not self.directory.is_dir():
+            return 0
+        for f in [*self.directory.glob("*.json"), *self.directory.glob(".*.tmp")]:
+            try:
+                f.unlink()
+            except FileNotFoundError:
+                continue
+            removed += f.suffix == ".json"
+        return removed
+
     def get(self, key: str) -> dict[str, Any] | None:
         """The entry stored under ``key``, or None when there is none or it cannot be read
         (missing, truncated, corrupt, another format, another key): the caller trains again."""
