@@ -279,6 +279,7 @@ def test_cli_cache_list_and_clear(tmp_path):
 
 CHILD = """
 import json, sys
+from korean_bpe.pre_tokenizers import _analyzer
 from korean_bpe.pre_tokenizers._analyzer import AnalyzerSpec, BatchAnalyzer
 from korean_bpe.pre_tokenizers.okt import OktPreTokenizer
 cache_dir, texts_file, chunk, kind = sys.argv[1:5]
@@ -289,6 +290,7 @@ else:
     b = BatchAnalyzer(AnalyzerSpec(name="demo", version="1", options=(("upper", False),),
                       factory="korean_bpe.pre_tokenizers._analyzer:split_analyzer"), cache_dir=cache_dir, workers=1)
 b.chunk_size = int(chunk)
+_analyzer.FLUSH_SECONDS = 0.0  # a transaction per finished chunk, as often as it goes: the kill lands between or inside them
 print("start", flush=True)
 b.analyze_batch(texts)
 print(json.dumps(b.last_stats), flush=True)
