@@ -240,8 +240,9 @@ class _BaseMarker:
         """Refuse training words (symbol tuples) that this marker did not mark."""
 
     def shows_in(self, alphabet: Sequence[str]) -> bool:
-        """Whether the alphabet shows words marked this way (see :func:`guess_marker`)."""
-        return False
+        """Whether the alphabet shows words marked this way (see :func:`guess_marker`): some
+        symbol carries the marker (never, for a marker that marks nothing)."""
+        return any(map(self.is_marked, alphabet))
 
     def alphabet_problem(self, alphabet: Sequence[str]) -> str | None:
         """Why a saved alphabet (non-empty) cannot come from words marked so; None: it can.
@@ -443,9 +444,6 @@ class EndOfWordMarker(_BaseMarker):
             raise ValueError(f"marker='</w>' but the word {bad!r} does not end with it; build words with "
                              "korean_bpe.units.apply_marker(symbols, '</w>')")
 
-    def shows_in(self, alphabet: Sequence[str]) -> bool:
-        return any(map(self.is_marked, alphabet))
-
     def hf_token_decoders(self, *, raw: bool, byte: bool, byte_fallback: bool) -> list[dict[str, Any]]:
         return [_replace("</w>", "" if raw else "\u0120" if byte else " ")]
 
@@ -540,9 +538,6 @@ class ContinuationMarker(_BaseMarker):
         if bad is not None:
             raise ValueError(f"marker='##' but the word {bad!r} has a non-first symbol without it; build "
                              "words with korean_bpe.units.apply_marker(symbols, '##')")
-
-    def shows_in(self, alphabet: Sequence[str]) -> bool:
-        return any(map(self.is_marked, alphabet))
 
     def hf_token_decoders(self, *, raw: bool, byte: bool, byte_fallback: bool) -> list[dict[str, Any]]:
         out = []
