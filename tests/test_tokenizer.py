@@ -240,7 +240,9 @@ def test_merge_loops_agree_with_hf_heap(table):
     assert merge_ids(list(word), pairs) == expected
     if tokenizer_module._CompiledMergeTable is not None:
         triples = sorted(((a, b, new) for (a, b), (rank, new) in pairs.items()), key=lambda t: pairs[t[:2]][0])
-        assert tokenizer_module._CompiledMergeTable(triples, {}).merge_ids(word) == expected
+        compiled = tokenizer_module._CompiledMergeTable(triples, {})
+        assert compiled.merge_ids(word) == expected  # words of up to 32 symbols take the small loop
+        assert compiled.merge_ids_heap(word) == expected  # the heap, which longer words take
 
 
 def test_overlapping_repeats_merge_leftmost_first():

@@ -235,19 +235,20 @@ cdef class MergeTable:
             out.append(self.syms[i])
         return out
 
-    def merge_ids_heap(self, ids):
-        """:meth:`merge_ids` always through the heap (for tests: both paths agree)."""
+    cdef _load(self, ids):
         self.syms.clear()
         for i in ids:
             self.syms.push_back(i)
+
+    def merge_ids_heap(self, ids):
+        """:meth:`merge_ids` always through the heap (for tests: both paths agree)."""
+        self._load(ids)
         self._run_heap()
         return self._as_list()
 
     def merge_ids(self, ids):
         """Apply the merges to a sequence of symbol ids (``-1`` = unknown); return the new ids."""
-        self.syms.clear()
-        for i in ids:
-            self.syms.push_back(i)
+        self._load(ids)
         self._run()
         return self._as_list()
 
