@@ -616,3 +616,54 @@ def test_format_table_fits_100_columns(sweep: pd.DataFrame) -> None:
     lossy = lines[1 + sweep.index[sweep["strategy"] == "okt-analysis/jamo"][0]].split()
     assert lossy[8] == "-"
     assert run.format_table(sweep.iloc[:0]) == "(no strategy could be measured)"
+
+
+# -- the run's memory: collections and pre-tokenizations -------------------------------------------
+
+
+def test_rare_collections_raises_the_thresholds_and_restores_them() -> None:
+    import gc
+
+    old = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with run.rare_collections():
+            assert gc.get_threshold() == run.GC_THRESHOLDS
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.set_threshold(10**6, 5, 500)  # a caller's own higher value is kept, a lower one raised
+        with pytest.raises(RuntimeError), run.rare_collections():
+            assert gc.get_threshold() == (10**6, 20, 500)
+            raise RuntimeError("a failing row")
+        assert gc.get_threshold() == (10**6, 5, 500)
+    finally:
+        gc.set_threshold(*old)
+
+
+def test_a_task_runs_with_rare_collections_and_releases_its_pre_tokenizations(
+        sweep_texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    seen: list[tuple[int, int, int]] = []
+    kept: list[set[str]] = []
+    measure = run._measure
+
+    def spy(seg, held, **kw):  # noqa: ANN001, ANN003, ANN202
+        seen.append(gc.get_threshold())
+        return measure(seg, held, **kw)
+
+    forget = run._Pretok.forget
+
+    def spy_forget(self, keys):  # noqa: ANN001, ANN202
+        kept.append(set(self._done) | set(self._layouts))
+        forget(self, keys)
+        kept.append(set(self._done) | set(self._layouts) | set(self._aligned) | set(self._sample))
+
+    monkeypatch.setattr(run, "_measure", spy)
+    monkeypatch.setattr(run._Pretok, "forget", spy_forget)
+    before = gc.get_threshold()
+    df = compare(sweep_texts[:60], strategies=["whitespace/syllable", "baseline/word", "raw/syllable"],
+                 vocab_sizes=[700], gold=None, show_progress=False)
+    assert len(df) == 3 and seen and all(t[0] >= run.GC_THRESHOLDS[0] for t in seen)
+    assert gc.get_threshold() == before
+    # each task held its pre-tokenization (words, layout of the held-out 어절) and let go of it at its end
+    assert kept == [{"whitespace"}, set(), {"raw"}, set()]
