@@ -433,10 +433,19 @@ def _jamo_token_rate_straight(surfaces: object) -> float:
     return metrics._ratio(partial, n)
 
 
+def _token_stats_straight(encoded: list[list[int]], unk_ids: frozenset[int], n_tokens: int) -> tuple[list[int], int]:
+    from collections import Counter
+
+    counts = Counter(i for ids in encoded for i in ids)
+    n_unk = round(metrics.unk_rate(encoded, unk_ids=unk_ids) * n_tokens) if n_tokens else 0
+    return [counts[i] for i in sorted(counts)], n_unk
+
+
 def test_the_fast_metric_paths_give_the_straightforward_table(
         sweep_texts: list[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every metric column of the fast paths (HF peers' ids and spans in one batch call, jamo_token_rate
-    skipping jamo-free tokens) equals the per-text / compose-everything computation."""
+    skipping jamo-free tokens, token counts by numpy, sorted boundaries deduplicated in one pass)
+    equals the per-text / compose-everything / Counter / np.unique computation."""
     pytest.importorskip("tokenizers")
     from korean_bpe.compare import peers
 
@@ -447,6 +456,8 @@ def test_the_fast_metric_paths_give_the_straightforward_table(
     fast = compare(sweep_texts, **kwargs)
     monkeypatch.delattr(peers.HFPeer, "encode_with_spans")
     monkeypatch.setattr(metrics, "jamo_token_rate", _jamo_token_rate_straight)
+    monkeypatch.setattr(run, "_token_stats", _token_stats_straight)
+    monkeypatch.setattr(run, "_SORTED_FAST_PATH", False)
     straight = compare(sweep_texts, **kwargs)
     assert straight["model_cached"].all()
     same = [c for c in run.COLUMNS if c not in VOLATILE]
