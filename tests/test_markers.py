@@ -340,3 +340,22 @@ def test_every_registered_pre_tokenizer_declares_what_its_flag_says(spec):
     from korean_bpe.tokenizer import default_marker
 
     assert default_marker(pt) == (None if keeps else "\u2581")
+
+
+def _space_words_by_definition(tokens):
+    """A ▁ token starts a word, every token joins the current word without its leading ▁."""
+    words, current = [], None
+    for tok in tokens:
+        if current is None or tok.startswith("\u2581"):
+            current = []
+            words.append(current)
+        rest = tok[1:] if tok.startswith("\u2581") else tok
+        if rest:
+            current.append(rest)
+    return words
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="\u2581가ᄀa", max_size=4), max_size=8))
+def test_space_marker_words_follow_the_definition(tokens):
+    assert get_marker("\u2581").words(tokens) == _space_words_by_definition(tokens)
