@@ -360,13 +360,12 @@ def _span_counts_per_text(seg: Segmenter, held: _HeldOut,
     those pieces when already known (an HF peer's ``encode_with_spans``)."""
     continued = n_pred = tp = 0
     gold = held.gold
-    all_spans = spans
-    for t, (text, spans) in enumerate(zip(held.texts, held.word_spans)):
-        pieces = [(a, b) for a, b in all_spans[t] if a < b] if all_spans is not None else \
+    for t, (text, word_spans) in enumerate(zip(held.texts, held.word_spans)):
+        pieces = [(a, b) for a, b in spans[t] if a < b] if spans is not None else \
             [(a, b) for _, a, b in seg.pieces(text) if a < b]
-        continued += sum(n >= 2 for n in _tokens_per_word(pieces, spans))
+        continued += sum(n >= 2 for n in _tokens_per_word(pieces, word_spans))
         if gold is not None:
-            for p, g in zip(metrics.internal_boundaries(pieces, spans), gold[t]):
+            for p, g in zip(metrics.internal_boundaries(pieces, word_spans), gold[t]):
                 n_pred += len(p)
                 tp += len(p & g)
     return continued, n_pred, tp
