@@ -335,9 +335,9 @@ class SpaceMarker(_BaseMarker):
     def check_pre_tokenizer(self, pre_tokenizer: Any) -> None:
         if pieces_keep_spaces(pre_tokenizer):
             raise ValueError(
-                f"marker='▁' cannot be used with the lossless pre-tokenizer {pre_tokenizer!r}: its pieces already "
-                "write spaces as '▁', so decode could not tell them apart; use marker=None (its default), "
-                "'</w>' or '##'"
+                f"marker='▁' cannot be used with the pre-tokenizer {pre_tokenizer!r}: its pieces already "
+                "write spaces as '▁' (piece_kind 'marked'), so decode could not tell them apart; use marker=None "
+                "(its default), '</w>' or '##'"
             )
 
     def shows_in(self, alphabet: Sequence[str]) -> bool:

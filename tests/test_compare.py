@@ -678,3 +678,15 @@ def test_a_task_runs_with_rare_collections_and_releases_its_pre_tokenizations(
     assert gc.get_threshold() == before
     # each task held its pre-tokenization (words, layout of the held-out 어절) and let go of it at its end
     assert kept == [{"whitespace"}, set(), {"raw"}, set()]
+
+
+def test_the_training_table_declares_what_its_pre_tokenizer_declares() -> None:
+    from korean_bpe.pre_tokenizers import get_pre_tokenizer
+
+    for pt in (get_pre_tokenizer("raw"), get_pre_tokenizer("whitespace")):
+        table = run._Table(pt, {"영화 최고": ["영화", "최고"]})
+        assert (table.name, table.lossless, table.piece_kind, table.to_config()) == \
+            (pt.name, pt.lossless, pt.piece_kind, pt.to_config())
+        assert getattr(table, "add_dummy_prefix", False) == getattr(pt, "add_dummy_prefix", False)
+        assert table.batch(["영화 최고"]) == [["영화", "최고"]]  # from the table, not the stage
+    assert not hasattr(run._Table(object(), {}), "piece_kind")  # what the stage lacks, it lacks

@@ -414,7 +414,7 @@ def test_bad_merge_order_refused():
 
 
 def test_option_errors():
-    with pytest.raises(ValueError, match="marker='▁' cannot be used with the lossless"):
+    with pytest.raises(ValueError, match="marker='▁' cannot be used with the pre-tokenizer"):
         Tokenizer(TUTORIAL, pre_tokenizer="raw", marker="▁")
     with pytest.raises(ValueError, match="marker="):
         Tokenizer(TUTORIAL, marker="@@")

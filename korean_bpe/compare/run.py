@@ -1205,11 +1205,16 @@ def _code(kind: str) -> str:
 
 class _Table:
     """The pre-tokenizer ``pt`` answering from words already computed (training only: the trained
-    model then goes into a Tokenizer with the real ``pt``, whose public path is what is measured)."""
+    model then goes into a Tokenizer with the real ``pt``, whose public path is what is measured).
+    Every declaration (``name``, ``lossless``, ``piece_kind``, ``drop``, ...) is ``pt``'s own."""
 
     def __init__(self, pt: Any, table: dict[str, list[str]]) -> None:
         self._pt, self._table = pt, table
-        self.name, self.lossless = pt.name, pt.lossless
+
+    def __getattr__(self, name: str) -> Any:  # the declarations the trainer and markers read
+        if name.startswith("__") or name in ("_pt", "_table"):
+            raise AttributeError(name)
+        return getattr(self._pt, name)
 
     def __call__(self, text: str) -> list[str]:
         return self.batch([text])[0]
