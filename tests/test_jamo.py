@@ -1,7 +1,7 @@
 import unicodedata
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from korean_bpe import jamo
 
@@ -89,3 +89,31 @@ def test_lv_syllable_plus_trailing_consonant_composes_like_nfc():
                                   st.characters(min_codepoint=0x1100, max_codepoint=0x11FF))))
 def test_compose_equals_nfc_on_hangul(s):
     assert jamo.compose(s) == unicodedata.normalize("NFC", s)
+
+
+# -- the compiled compose against its definition ----------------------------------------------------
+
+_COMPOSE_ALPHABET = (
+    [chr(c) for c in range(0x1100, 0x1114)] + [chr(c) for c in range(0x1160, 0x1177)]
+    + [chr(c) for c in range(0x11A6, 0x11C4)]  # L, V, T and the code points just around them
+    + ["가", "개", "각", "힣", "a", " ", "\ud800", "😉", "ᆞ", "ㅋ"]  # LV, LVT, others, a lone surrogate
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_COMPOSE_ALPHABET), max_size=12).map("".join))
+def test_compose_equals_its_readable_definition(text):
+    from korean_bpe.jamo import compose, compose_reference
+
+    assert compose(text) == compose_reference(text)
+
+
+def test_compose_is_compiled_when_the_core_is_built():
+    import importlib.util
+
+    from korean_bpe import jamo
+
+    built = importlib.util.find_spec("korean_bpe._jamo") is not None
+    assert (jamo.compose is not jamo.compose_reference) == built
+    word = jamo.decompose("값진 영화")
+    assert jamo.compose(word) == "값진 영화" and jamo.compose("abc") == "abc"
