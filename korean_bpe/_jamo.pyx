@@ -19,11 +19,11 @@ cdef long L_COUNT = 19, V_COUNT = 21, T_COUNT = 28, S_COUNT = 11172
 
 
 def compose(str text):
-    """Join modern L+V(+T) conjoining jamo (and an LV syllable + T) into syllables; text without
+    r"""Join modern L+V(+T) conjoining jamo (and an LV syllable + T) into syllables; text without
     any is returned as is (the same object).
 
     ``compose("\u1112\u1161\u11ab\u1100\u1173\u11af") == "한글"``; ``compose("가\u11a8") == "각"``;
-    old Hangul (``"ᄒᆞᆫ"``, arae-a U+119E) is left untouched.
+    old Hangul (arae-a U+119E) is left untouched.
     """
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0
     cdef int kind = PyUnicode_KIND(text)
