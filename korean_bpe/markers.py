@@ -319,17 +319,14 @@ class SpaceMarker(_BaseMarker):
 
     def words(self, tokens: Sequence[str]) -> list[list[str]]:
         words: list[list[str]] = []
-        current: list[str] = []
-        for tok in tokens:  # decode's inner loop: strip() inlined
-            if tok[:1] == SPACE_MARK:  # a word starts; its tokens without the ▁
-                current = [tok[1:]] if len(tok) > 1 else []
+        current: list[str] | None = None
+        for tok in tokens:
+            if current is None or tok.startswith(SPACE_MARK):
+                current = []
                 words.append(current)
-            elif words:
-                if tok:
-                    current.append(tok)
-            else:  # tokens before any ▁: a word of their own
-                current = [tok] if tok else []
-                words.append(current)
+            rest = self.strip(tok)
+            if rest:
+                current.append(rest)
         return words
 
     def check_pre_tokenizer(self, pre_tokenizer: Any) -> None:
