@@ -690,3 +690,14 @@ def test_the_training_table_declares_what_its_pre_tokenizer_declares() -> None:
         assert getattr(table, "add_dummy_prefix", False) == getattr(pt, "add_dummy_prefix", False)
         assert table.batch(["영화 최고"]) == [["영화", "최고"]]  # from the table, not the stage
     assert not hasattr(run._Table(object(), {}), "piece_kind")  # what the stage lacks, it lacks
+
+
+def test_a_model_with_a_lone_surrogate_is_cached_and_read_back(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))
+    texts = ["영화 \ud800 재밌다", "영화 최고 \ud800"] * 30  # the syllable alphabet holds the surrogate
+    kwargs = {"strategies": ["whitespace/syllable"], "vocab_sizes": [20], "gold": None, "show_progress": False}
+    first = compare(texts, **kwargs)
+    again = compare(texts, **kwargs)
+    assert not first["model_cached"].any() and again["model_cached"].all()
+    same = [c for c in run.COLUMNS if c not in VOLATILE]
+    pd.testing.assert_frame_equal(first[same], again[same], check_exact=True)

@@ -166,7 +166,9 @@ class ModelCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=self.directory)
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({**entry, "format": FORMAT_VERSION, "key": key}, f, ensure_ascii=False)
+                # ASCII JSON: a lone surrogate (a text's, kept in a syllable model's alphabet) is written
+                # as its \udXXX escape and read back as it was; raw, it cannot be encoded as UTF-8
+                json.dump({**entry, "format": FORMAT_VERSION, "key": key}, f)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.path(key))
