@@ -701,3 +701,18 @@ def test_a_model_with_a_lone_surrogate_is_cached_and_read_back(tmp_path: object,
     assert not first["model_cached"].any() and again["model_cached"].all()
     same = [c for c in run.COLUMNS if c not in VOLATILE]
     pd.testing.assert_frame_equal(first[same], again[same], check_exact=True)
+
+
+def test_model_cache_entries_leave_out_a_writes_leftovers(tmp_path: object) -> None:
+    from korean_bpe.compare.model_cache import ModelCache
+
+    cache = ModelCache(tmp_path)  # type: ignore[arg-type]
+    key = cache.key({"strategy": "whitespace/syllable", "vocab_size": 300})
+    cache.put(key, {"kind": "baseline", "train_s": 0.1, "vocab_tokens": ["<unk>", "영화"]})
+    assert [p.name for p in tmp_path.iterdir()] == [f"{key}.json"]  # type: ignore[attr-defined]  # written whole
+    leftovers = [tmp_path / f".{key}.json.x1y2.tmp.json", tmp_path / ".0123abcd-x1y2.tmp"]  # type: ignore[operator]
+    for p in leftovers:
+        p.write_text("{", encoding="utf-8")
+    assert cache.entries() == [cache.path(key)]
+    assert cache.get(key)["vocab_tokens"] == ["<unk>", "영화"]
+    assert cache.clear() == 1 and not list(tmp_path.iterdir())  # type: ignore[attr-defined]

@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -129,20 +128,23 @@ class ModelCache:
         return self.directory / f"{key}.json"
 
     def entries(self) -> list[Path]:
-        """The entry files, sorted (none when the directory does not exist)."""
-        return sorted(self.directory.glob("*.json")) if self.directory.is_dir() else []
+        """The entry files, sorted (none when the directory does not exist; a write's leftover
+        temporary file, ``.<key>.json.*.tmp.json``, is none)."""
+        if not self.directory.is_dir():
+            return []
+        return sorted(p for p in self.directory.glob("*.json") if not p.name.startswith("."))
 
     def clear(self) -> int:
         """Delete every entry (and leftover temporary files); returns how many entries went."""
         removed = 0
         if not self.directory.is_dir():
             return 0
-        for f in [*self.directory.glob("*.json"), *self.directory.glob(".*.tmp")]:
+        for f in [*self.directory.glob("*.json"), *self.directory.glob(".*.tmp")]:  # .tmp: older writes
             try:
                 f.unlink()
             except FileNotFoundError:
                 continue
-            removed += f.suffix == ".json"
+            removed += not f.name.startswith(".")
         return removed
 
     def get(self, key: str) -> dict[str, Any] | None:
@@ -159,25 +161,14 @@ class ModelCache:
         return entry
 
     def put(self, key: str, entry: Mapping[str, Any]) -> None:
-        """Store ``entry`` under ``key`` atomically; a directory that cannot be written costs the
-        cache, never the run (the error is swallowed)."""
-        tmp = None
+        """Store ``entry`` under ``key`` atomically (:func:`korean_bpe.io.files.atomic_write_text`);
+        a directory that cannot be written costs the cache, never the run (the error is swallowed)."""
+        from ..io.files import atomic_write_text
+
+        # ASCII JSON: a lone surrogate (a text's, kept in a syllable model's alphabet) is written as
+        # its \udXXX escape and read back as it was; raw, it cannot be encoded as UTF-8
+        text = json.dumps({**entry, "format": FORMAT_VERSION, "key": key})
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=self.directory)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                # ASCII JSON: a lone surrogate (a text's, kept in a syllable model's alphabet) is written
-                # as its \udXXX escape and read back as it was; raw, it cannot be encoded as UTF-8
-                json.dump({**entry, "format": FORMAT_VERSION, "key": key}, f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path(key))
-            tmp = None
-        except OSError:
+            atomic_write_text(self.path(key), text)
+        except (OSError, ValueError):  # ValueError: atomic_write refuses a path under a file
             pass
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
