@@ -977,12 +977,18 @@ def rare_collections() -> Any:
     the analyzers' took 75 s instead of 16).  The comparison makes no reference cycles of its own
     that need collecting quickly; collection still runs, only less often.
     """
-    old = gc.get_threshold()
-    gc.set_threshold(*(max(a, b) for a, b in zip(old, GC_THRESHOLDS)))
+    old = _raise_gc_thresholds()
     try:
         yield
     finally:
         gc.set_threshold(*old)
+
+
+def _raise_gc_thresholds() -> tuple[int, ...]:
+    """Raise the collector's thresholds to at least :data:`GC_THRESHOLDS`; returns the old ones."""
+    old = gc.get_threshold()
+    gc.set_threshold(*(max(a, b) for a, b in zip(old, GC_THRESHOLDS)))
+    return old
 
 
 def _timed_task(names: list[str], ctx: dict[str, Any], *, bar: Any = None,
@@ -1002,7 +1008,7 @@ _WORKER: dict[str, Any] = {}  # a worker process's context (set by _worker_init)
 
 
 def _worker_init(state: dict[str, Any]) -> None:
-    gc.set_threshold(*(max(a, b) for a, b in zip(gc.get_threshold(), GC_THRESHOLDS)))  # our own process
+    _raise_gc_thresholds()  # for the worker's life: the process is ours
     _WORKER.clear()
     _WORKER.update(_context(state))
 
@@ -1237,7 +1243,7 @@ def _baseline_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
     notes, sizes, name = ctx["notes"], ctx["sizes"], strategy.name
     options: dict[str, Any] = {"strategy": name}
     pretok_s = math.nan
-    train_words = test_words = None
+    pt = train_words = test_words = None
     if strategy.source:
         try:
             pt, train_words, test_words, table, pretok_s = ctx["pretok"].get(strategy.source)
@@ -1247,8 +1253,8 @@ def _baseline_segmenters(strategy: _Strategy, ctx: dict[str, Any]) -> Any:
         options.update(pre_tokenizer=pt if strategy.unit == "morpheme" else None, words=table,
                        pre_tokenizer_name=strategy.source)
     cache, key = _model_key(ctx, strategy, sizes[-1], {
-        "pre_tokenizer": None if not strategy.source else ctx["pretok"].get(strategy.source)[0].to_config(),
-        "analyzer": None if not strategy.source else _analyzer_version(ctx["pretok"].get(strategy.source)[0]),
+        "pre_tokenizer": None if pt is None else pt.to_config(),
+        "analyzer": None if pt is None else _analyzer_version(pt),
         "unit": strategy.unit, "code": _code("baseline"),
     })
     full = None
