@@ -75,14 +75,15 @@ def best_of(fn, repeat: int, before=None) -> tuple[object, float]:
 
 def pure_python(tok):
     """The same tokenizer without the compiled core (as when ``_encode.pyx`` was not built)."""
-    import korean_bpe.tokenizer as kt
+    import korean_bpe.encoding.encoder as ke
+    from korean_bpe import Tokenizer
 
-    saved, kt._CompiledMergeTable = kt._CompiledMergeTable, None
+    saved, ke.MergeTable = ke.MergeTable, None
     try:
-        return kt.Tokenizer(tok.model, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok.marker,
-                            byte_fallback=tok.byte_fallback, unk_token=tok.unk_token)
+        return Tokenizer(tok.model, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok.marker,
+                         byte_fallback=tok.byte_fallback, unk_token=tok.unk_token)
     finally:
-        kt._CompiledMergeTable = saved
+        ke.MergeTable = saved
 
 
 def machine_info() -> str:
@@ -97,9 +98,9 @@ def machine_info() -> str:
     import tokenizers
 
     import korean_bpe
-    from korean_bpe import tokenizer as kt
+    from korean_bpe.encoding import encoder as ke
 
-    compiled = "compiled" if kt._CompiledMergeTable is not None else "pure Python"
+    compiled = "compiled" if ke.MergeTable is not None else "pure Python"
     return (f"{cpu}, {os.cpu_count()} cores, load average {load}; {platform.platform()}; "
             f"Python {platform.python_version()}; korean_bpe {getattr(korean_bpe, '__version__', '?')} "
             f"({compiled} merge loop), tokenizers {tokenizers.__version__}, sentencepiece {sentencepiece.__version__}")
@@ -112,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--train-limit", type=int, default=None, help="train on the first N train reviews (default: all)")
     ap.add_argument("--vocab", type=int, default=32000, help="vocabulary size of both models (default 32000)")
     ap.add_argument("--unit", choices=("syllable", "jamo"), default="syllable")
+    ap.add_argument("--pre-tokenizer", choices=("whitespace", "raw"), default="whitespace",
+                    help="our pipeline (default whitespace; raw is SentencePiece's own cut)")
     ap.add_argument("--min-frequency", type=int, default=2)
     ap.add_argument("--model", help="load our tokenizer from this directory instead of training it")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each; the best is reported (default 3)")
@@ -147,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             how = f"loaded from {args.model}"
         else:
             train = load_nsmc("train", limit=args.train_limit, directory=args.nsmc_dir).texts
-            ours = Tokenizer.train(train, vocab_size=args.vocab, pre_tokenizer="whitespace", unit=args.unit,
+            ours = Tokenizer.train(train, vocab_size=args.vocab, pre_tokenizer=args.pre_tokenizer, unit=args.unit,
                                    min_frequency=args.min_frequency, show_progress=False)
             how = f"trained on {len(train):,} train reviews in {time.perf_counter() - t0:.1f} s"
         unit = getattr(ours.unit, "name", str(ours.unit))
@@ -215,10 +218,12 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((f"SentencePiece encode, num_threads={cores}", t))
 
     hf_time = next(t for name, t in rows if name == "HF encode_batch")
-    print(f"\nencode {len(test):,} reviews, {args.unit}, vocab {ours.vocab_size:,}, best of {args.repeat}:")
-    print(f"  {'':<40} {'seconds':>9} {'reviews/s':>12} {'vs HF encode_batch':>19}")
+    sp_time = next((t for name, t in rows if name.startswith("SentencePiece")), float("nan"))
+    print(f"\nencode {len(test):,} reviews, {ours.pre_tokenizer.name}/{args.unit}, vocab {ours.vocab_size:,}, "
+          f"best of {args.repeat}:")
+    print(f"  {'':<40} {'seconds':>9} {'reviews/s':>12} {'vs HF encode_batch':>19} {'vs SentencePiece':>17}")
     for name, t in rows:
-        print(f"  {name:<40} {t:9.3f} {len(test) / t:12,.0f} {hf_time / t:18.2f}x")
+        print(f"  {name:<40} {t:9.3f} {len(test) / t:12,.0f} {hf_time / t:18.2f}x {sp_time / t:16.2f}x")
     print(f"(load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"{os.cpu_count()} cores shared with whatever else runs)")
     return 0

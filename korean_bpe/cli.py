@@ -45,9 +45,24 @@ from . import __version__
 __all__ = ["main", "build_parser", "check_model_output", "speak_cli", "CLI_OPTIONS"]
 
 PROG = "korean-bpe"
-PRE_TOKENIZER_NAMES = ("whitespace", "raw", "okt", "kiwi", "mecab")
-UNIT_NAMES = ("syllable", "jamo", "byte")
-MARKER_NAMES = {"▁": "\u2581", "space": "\u2581", "</w>": "</w>", "##": "##", "none": None}
+
+
+def _stage_choices() -> tuple[list[str], list[str], dict[str, str | None]]:
+    """The names the registries know (pre-tokenizers, units; markers by name and by text)."""
+    from .markers import MARKERS
+    from .pre_tokenizers import PRE_TOKENIZERS
+    from .units import UNITS
+
+    markers: dict[str, str | None] = {}
+    for name in MARKERS.names():
+        text = MARKERS.build(name).text
+        markers[name] = text
+        if text is not None:
+            markers[text] = text
+    return PRE_TOKENIZERS.names(), UNITS.names(), markers
+
+
+PRE_TOKENIZER_NAMES, UNIT_NAMES, MARKER_NAMES = _stage_choices()
 
 
 class UserError(Exception):

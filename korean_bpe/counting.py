@@ -49,7 +49,6 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
-from .pre_tokenizers.simple import RawPreTokenizer, WhitespacePreTokenizer
 from .markers import Marker, get_marker
 from .progress import NO_PROGRESS, Progress, start_progress
 from .units import Unit, get_unit
@@ -189,12 +188,12 @@ def split_words(
     from .trainer.fast import split_words as fast_split
 
     mark = get_marker(marker)
-    if (type(unit).__module__ == "korean_bpe.units" and getattr(unit, "name", None) in ("syllable", "jamo")
-            and type(mark).__module__ == "korean_bpe.markers"):
-        ids = split_ids(word_counts, unit=unit.name, marker=mark.text)  # flat ids: train_bpe's fast path
+    compiled = {"chars": "syllable", "jamo": "jamo"}.get(unit.compiled_symbols)  # type: ignore[arg-type]
+    if compiled is not None and mark.compiled:
+        ids = split_ids(word_counts, unit=compiled, marker=mark.text)  # flat ids: train_bpe's fast path
         if ids is not None:
             return ids
-        out = fast_split(word_counts, unit=unit.name, marker=mark.text)
+        out = fast_split(word_counts, unit=compiled, marker=mark.text)
         out.pop((), None)
         return out
     split, apply = unit.split, mark.apply
@@ -208,12 +207,8 @@ def split_words(
 
 
 def _compiled_mode(pt: PreTokenizer) -> str | None:
-    """Which compiled counting cuts exactly as ``pt`` does, if any."""
-    if type(pt) is WhitespacePreTokenizer:
-        return "whitespace"
-    if type(pt) is RawPreTokenizer and pt.split_by_whitespace and pt.add_dummy_prefix:
-        return "sentencepiece"
-    return None
+    """Which compiled counting cuts exactly as ``pt`` does, if any: its ``compiled_cut``."""
+    return pt.compiled_cut
 
 
 def _chunks(items: Iterable[str], size: int) -> Iterator[tuple[int, list[str]]]:

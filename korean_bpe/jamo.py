@@ -37,7 +37,7 @@ from __future__ import annotations
 __all__ = [
     "S_BASE", "S_COUNT", "L_BASE", "V_BASE", "T_BASE", "L_COUNT", "V_COUNT", "T_COUNT", "N_COUNT",
     "decompose", "compose", "is_syllable", "is_conjoining_jamo", "is_compatibility_jamo",
-    "decompose_syllable",
+    "decompose_syllable", "JAMO_ALPHABET", "hangul_spellings",
 ]
 
 S_BASE = 0xAC00
@@ -80,6 +80,35 @@ def decompose_syllable(ch: str) -> str:
     if t:
         return chr(L_BASE + l) + chr(V_BASE + v) + chr(T_BASE + t)
     return chr(L_BASE + l) + chr(V_BASE + v)
+
+
+#: The conjoining jamo alphabet of modern Hangul: 19 초성 (U+1100..), 21 중성 (U+1161..), 27 종성
+#: (U+11A8..).  ``Tokenizer.train(..., hangul_fallback=True)`` puts them in the vocabulary.
+JAMO_ALPHABET: tuple[str, ...] = (
+    tuple(chr(L_BASE + i) for i in range(L_COUNT)) + tuple(chr(V_BASE + i) for i in range(V_COUNT))
+    + tuple(chr(T_BASE + i) for i in range(1, T_COUNT))
+)
+
+
+def hangul_spellings(sym: str) -> tuple[tuple[str, ...], ...]:
+    """How Hangul fallback may spell the syllable ``sym`` with smaller pieces, best first: the
+    syllable without its 종성 + the 종성 jamo (``'값'`` -> ``'가' 'ᆹ'``, as kiwipiepy's
+    ``fallback_hangul``), then its two or three conjoining jamo; ``()`` for anything else.
+
+    >>> hangul_spellings("값") == (("가", "\u11b9"), ("\u1100", "\u1161", "\u11b9"))
+    True
+    >>> hangul_spellings("가") == (("\u1100", "\u1161"),)
+    True
+    >>> hangul_spellings("ㅋ")
+    ()
+    """
+    s = ord(sym) - S_BASE if len(sym) == 1 else -1
+    if not 0 <= s < S_COUNT:
+        return ()
+    jamo = tuple(decompose_syllable(sym))
+    if s % T_COUNT:
+        return (chr(S_BASE + s - s % T_COUNT), jamo[2]), jamo
+    return (jamo,)
 
 
 # The table costs ~1 MB once and makes decompose a single str.translate (C speed).

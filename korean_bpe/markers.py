@@ -73,18 +73,13 @@ def pieces_keep_spaces(pre_tokenizer: Any) -> bool:
     put the spaces back and ``▁`` as a marker would clash with them.  The declaration, not the
     ``lossless`` flag, says so (as it does for the encoder, :func:`korean_bpe.encoding.plan`): a
     stage may restore its text exactly from pieces without spaces (``text.split(" ")``, joined
-    again with ``" "``), or keep the spaces in pieces it does not restore exactly.  A stage that
-    declares no ``piece_kind`` (written when these checks read ``lossless``) is judged by its
-    ``lossless`` flag, as :class:`korean_bpe.pre_tokenizers.base.BasePreTokenizer` derives it.
+    again with ``" "``), or keep the spaces in pieces it does not restore exactly.
 
     >>> from korean_bpe.pre_tokenizers import get_pre_tokenizer
     >>> pieces_keep_spaces(get_pre_tokenizer("raw")), pieces_keep_spaces(get_pre_tokenizer("whitespace"))
     (True, False)
     """
-    kind = getattr(pre_tokenizer, "piece_kind", None)
-    if kind is None:  # no declaration: BasePreTokenizer's default, "marked" when lossless
-        return bool(getattr(pre_tokenizer, "lossless", False))
-    return kind == "marked"
+    return pre_tokenizer.piece_kind == "marked"
 
 
 @runtime_checkable
@@ -107,6 +102,10 @@ class Marker(Protocol):
     def glued(self) -> bool:
         """True when the marker is glued to the symbol it marks (``'이</w>'``, ``'##이'``): it then
         counts no symbol of its own, and the alphabet holds each symbol bare and marked."""
+
+    @property
+    def compiled(self) -> bool:
+        """True when ``apply`` is the rule ``text`` names (the compiled cores may apply it)."""
 
     @property
     def word_start(self) -> str | None:
@@ -190,6 +189,9 @@ class _BaseMarker:
     name = ""
     text: str | None = None
     glued = False
+    #: ``apply`` is the rule its ``text`` names, so the compiled cores may apply it themselves; a
+    #: subclass whose ``apply`` differs must set it to False
+    compiled = True
     word_start: str | None = None
     continuing_prefix: str | None = None
     end_suffix: str | None = None

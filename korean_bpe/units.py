@@ -29,14 +29,14 @@ from __future__ import annotations
 import codecs
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from .jamo import compose, decompose
 from .markers import MARKER_TEXTS, SPACE_MARK, get_marker
 from .registry import Registry
 
 __all__ = [
-    "Unit", "SyllableUnit", "JamoUnit", "ByteUnit", "UNITS", "get_unit",
+    "Unit", "BaseUnit", "CompiledSymbols", "SyllableUnit", "JamoUnit", "ByteUnit", "UNITS", "get_unit",
     "MARKERS", "SPACE_MARK", "apply_marker", "words_from_tokens", "strip_marker", "check_marker",
     "bytes_to_unicode", "decode_utf8",
 ]
@@ -45,28 +45,46 @@ __all__ = [
 MARKERS: tuple[str | None, ...] = MARKER_TEXTS
 
 
+#: how the compiled cores may cut a word into a unit's symbols (see :mod:`korean_bpe.encoding`)
+CompiledSymbols = Literal["chars", "jamo", "bytes"] | None
+
+
 @runtime_checkable
 class Unit(Protocol):
     """A way to cut a word into symbols. ``join(split(w)) == w`` for every word the unit accepts.
 
-    A unit may also declare ``compiled_symbols`` (``"chars"``, ``"jamo"``, ``"bytes"``): that its
-    ``split`` is one the compiled encoder can do itself (see :mod:`korean_bpe.encoding`).  A
-    subclass whose ``split`` differs must set it to ``None``.
+    Declarations (:class:`BaseUnit` gives the defaults): ``name``, the registry name;
+    ``initial_alphabet``, symbols the alphabet always holds whatever the corpus (``byte``: all
+    256, byte ``b`` at index ``b``; ``()`` for ``syllable`` and ``jamo``); ``compiled_symbols``,
+    how the compiled cores may cut words themselves (``"chars"``: one symbol a character;
+    ``"jamo"``: Hangul syllables by the Unicode arithmetic; ``"bytes"``: UTF-8 bytes written
+    ``initial_alphabet[b]``; ``None``: only ``split`` knows; a subclass whose ``split`` differs
+    must set it to ``None``).
     """
 
     name: str
-
-    @property
-    def initial_alphabet(self) -> tuple[str, ...]:
-        """Symbols the alphabet always holds, whatever the corpus (``byte``: all 256, byte ``b``
-        at index ``b``, which the compiled encoder reads with ``compiled_symbols = "bytes"``;
-        ``()`` for ``syllable`` and ``jamo``)."""
+    initial_alphabet: tuple[str, ...]
+    compiled_symbols: CompiledSymbols
 
     def split(self, word: str) -> tuple[str, ...]: ...
 
     def join(self, symbols: Iterable[str]) -> str: ...
 
     def to_config(self) -> dict[str, Any]: ...
+
+
+class BaseUnit:
+    """The declarations' defaults (no initial alphabet, no compiled cut), config and repr by name."""
+
+    name: str = ""
+    initial_alphabet: tuple[str, ...] = ()
+    compiled_symbols: CompiledSymbols = None
+
+    def to_config(self) -> dict[str, Any]:
+        return {"type": self.name}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
 
 
 UNITS: Registry[Unit] = Registry("unit")
@@ -85,13 +103,13 @@ _shared = _SymbolCache().__getitem__
 
 
 @UNITS.register("syllable")
-class SyllableUnit:
+class SyllableUnit(BaseUnit):
     """One symbol per Unicode character: ``split("먹겠다") == ('먹', '겠', '다')``."""
 
     name = "syllable"
     initial_alphabet: tuple[str, ...] = ()
     #: the compiled encoder may cut words itself, one symbol a character (see korean_bpe.encoding)
-    compiled_symbols = "chars"
+    compiled_symbols: CompiledSymbols = "chars"
 
     def split(self, word: str) -> tuple[str, ...]:
         return tuple(map(_shared, word))
@@ -99,15 +117,10 @@ class SyllableUnit:
     def join(self, symbols: Iterable[str]) -> str:
         return "".join(symbols)
 
-    def to_config(self) -> dict[str, Any]:
-        return {"type": self.name}
-
-    def __repr__(self) -> str:
-        return "SyllableUnit()"
 
 
 @UNITS.register("jamo")
-class JamoUnit:
+class JamoUnit(BaseUnit):
     """Hangul syllables as conjoining jamo (see :mod:`korean_bpe.jamo`); other characters as is.
 
     ``split("닭")`` gives ``('ᄃ', 'ᅡ', 'ᆰ')``: 초성 U+1103, 중성 U+1161, 종성 U+11B0.  ``join``
@@ -118,7 +131,7 @@ class JamoUnit:
     name = "jamo"
     initial_alphabet: tuple[str, ...] = ()
     #: the compiled encoder may cut words itself, Hangul syllables by the Unicode arithmetic
-    compiled_symbols = "jamo"
+    compiled_symbols: CompiledSymbols = "jamo"
 
     def split(self, word: str) -> tuple[str, ...]:
         return tuple(map(_shared, decompose(word)))
@@ -126,11 +139,6 @@ class JamoUnit:
     def join(self, symbols: Iterable[str]) -> str:
         return compose("".join(symbols))
 
-    def to_config(self) -> dict[str, Any]:
-        return {"type": self.name}
-
-    def __repr__(self) -> str:
-        return "JamoUnit()"
 
 
 @lru_cache(maxsize=1)
@@ -177,7 +185,7 @@ def decode_utf8(data: bytes | bytearray) -> str:
 
 
 @UNITS.register("byte")
-class ByteUnit:
+class ByteUnit(BaseUnit):
     """UTF-8 bytes, each shown as one printable character (GPT-2 byte level); any text fits.
 
     ``split("한")`` gives ``('í', 'ķ', 'ľ')``: the three bytes ED 95 9C.  A lone surrogate
@@ -188,7 +196,7 @@ class ByteUnit:
 
     name = "byte"
     #: the compiled encoder may cut words itself: UTF-8 bytes, byte b written initial_alphabet[b]
-    compiled_symbols = "bytes"
+    compiled_symbols: CompiledSymbols = "bytes"
 
     def __init__(self) -> None:
         self._to_char = bytes_to_unicode()
@@ -216,16 +224,17 @@ class ByteUnit:
             raise ValueError(f"symbol {bad!r} is not a byte-unit symbol") from None
         return decode_utf8(data)
 
-    def to_config(self) -> dict[str, Any]:
-        return {"type": self.name}
-
-    def __repr__(self) -> str:
-        return "ByteUnit()"
 
 
 def get_unit(spec: str | Mapping[str, Any] | Unit) -> Unit:
-    """``get_unit("jamo")``, ``get_unit({"type": "jamo"})``, or a unit object passed through."""
-    return UNITS.build(spec)
+    """``get_unit("jamo")``, ``get_unit({"type": "jamo"})``, or a unit object, checked for every
+    declaration."""
+    unit = UNITS.build(spec)
+    missing = [name for name in ("name", "initial_alphabet", "compiled_symbols") if not hasattr(unit, name)]
+    if missing:
+        raise TypeError(f"the unit {unit!r} does not declare {', '.join(missing)}; subclass "
+                        "korean_bpe.units.BaseUnit (it gives the defaults) or declare them")
+    return unit
 
 
 def check_marker(marker: str | None) -> str | None:

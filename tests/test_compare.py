@@ -232,7 +232,7 @@ def test_rows_are_measured_through_the_public_encode_path(sweep_texts: list[str]
     compare(sweep_texts[:80], strategies=["whitespace/syllable", "okt/jamo"], vocab_sizes=[700], gold=None,
             show_progress=False, segmenters=segs)
     ws, okt = segs[("whitespace/syllable", 700)], segs[("okt/jamo", 700)]
-    assert isinstance(ws, BPESegmenter) and ws.tokenizer._fused  # the compiled whitespace path users get
+    assert isinstance(ws, BPESegmenter) and ws.tokenizer._encoder.plan.fused  # the compiled whitespace path users get
     assert type(okt.tokenizer.pre_tokenizer).__name__ == "OktPreTokenizer"  # the real analyzer, not a table
     for seg in (ws, okt):
         words = seg.tokenizer.pre_tokenizer.batch(sweep_texts[:80])
@@ -407,7 +407,7 @@ def test_missing_peers_module_is_one_note(monkeypatch: pytest.MonkeyPatch) -> No
 def test_missing_analyzer_skips_its_strategies_and_the_gold(monkeypatch: pytest.MonkeyPatch) -> None:
     import korean_bpe.pre_tokenizers.kiwi as kiwi_module
 
-    monkeypatch.setattr(kiwi_module, "_kiwi", None)
+    monkeypatch.setattr(kiwi_module._kiwi, "value", None)
     monkeypatch.setitem(sys.modules, "kiwipiepy", None)  # fault injection: the import fails
     notes: list[str] = []
     df = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["kiwi/jamo", "baseline/morpheme-kiwi",

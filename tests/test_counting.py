@@ -87,24 +87,22 @@ def test_annotations_admit_the_read_only_counts():
     import typing
 
     import korean_bpe.counting as counting_module
-    import korean_bpe.tokenizer as tokenizer_module
+    import korean_bpe.trainer.pipeline as pipeline_module
 
     def admits(function, name, module, value):
         annotation = eval(function.__annotations__[name], vars(module))  # noqa: S307 - our own annotation
-        if typing.get_origin(annotation) is tuple:  # _split_for_training: its last item
-            annotation = typing.get_args(annotation)[-1]
         return isinstance(value, typing.get_origin(annotation) or annotation)
 
     pt = get_pre_tokenizer("whitespace")
     texts = ["영화 정말 재밌다", "영화 최고"]
     compact = count_words(texts, pt, compact=True)
     assert not isinstance(compact, dict)  # the compiled counter: read-only
-    assert admits(Tokenizer._fit.__func__, "counts", tokenizer_module, compact)
+    assert admits(pipeline_module._fit, "counts", pipeline_module, compact)
     symbols = WordCounts.from_texts(texts).symbol_counts(unit="syllable", marker="▁")
     assert not isinstance(symbols, dict)
     assert admits(WordCounts.symbol_counts, "return", counting_module, symbols)
-    split = tokenizer_module._split_for_training(compact, pt, "syllable", "▁")[2]
-    assert admits(tokenizer_module._split_for_training, "return", tokenizer_module, split)
+    split = counting_module.split_words(compact, get_unit("syllable"), marker="▁")
+    assert admits(counting_module.split_words, "return", counting_module, split)
     overloads = {typing.get_type_hints(o)["compact"]: typing.get_type_hints(o)["return"]
                  for o in typing.get_overloads(count_words)}
     assert overloads == {typing.Literal[False]: dict[str, int], bool: Mapping[str, int]}

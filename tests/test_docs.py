@@ -104,23 +104,20 @@ def test_api_tables_name_the_registered_stages() -> None:
         assert f"| `{name}` | `{{\"type\": \"{name}\"" in text, f"docs/API.md has no table row for {name!r}"
 
 
-#: ``getattr(pt, "piece_kind", ...)``: an attribute the package reads off a pre-tokenizer object
-_DECLARATION_READ = re.compile(r"getattr\(\s*(?:pt|pre_tokenizer|[\w.]+\.pre_tokenizer)\s*,\s*[\"'](\w+)[\"']")
-
-
-def test_every_pre_tokenizer_declaration_read_is_documented() -> None:
-    """Each attribute some module reads off a pre-tokenizer (``piece_kind``, ``add_dummy_prefix``,
-    ...) is listed, with what reads it, in base.py's docstring and in docs/API.md's table."""
+def test_every_pre_tokenizer_declaration_has_a_default_and_is_documented() -> None:
+    """The declarations are typed on the protocol, with their defaults on BasePreTokenizer (read
+    directly, one way); each is listed, with what reads it, in base.py's docstring and in
+    docs/API.md's table."""
     from korean_bpe.pre_tokenizers import base
 
-    read = {m.group(1) for path in (ROOT / "korean_bpe").rglob("*.py")
-            for m in _DECLARATION_READ.finditer(path.read_text(encoding="utf-8"))}
-    assert {"lossless", "piece_kind", "add_dummy_prefix"} <= read, read  # the pattern still finds them
-    missing_doc = sorted(name for name in read if f"``{name}``" not in (base.__doc__ or ""))
+    declared = set(base.DECLARATIONS)
+    assert declared - {"pos"} <= set(base.PreTokenizer.__annotations__), "a declaration is not on the protocol"
+    assert all(hasattr(base.BasePreTokenizer, name) for name in declared), "a declaration has no default"
+    missing_doc = sorted(name for name in declared if f"``{name}``" not in (base.__doc__ or ""))
     assert not missing_doc, f"korean_bpe/pre_tokenizers/base.py's docstring does not list {missing_doc}"
     text = API.read_text(encoding="utf-8")
     assert "| declaration | means | read by |" in text, "docs/API.md has no table of pre-tokenizer declarations"
     table = text[text.index("| declaration | means | read by |"):]
     rows = [row.split("|")[1] for row in table[:table.index("\n\n")].splitlines()[2:]]
-    missing_api = sorted(name for name in read if not any(f"`{name}" in row for row in rows))
+    missing_api = sorted(name for name in declared if not any(f"`{name}" in row for row in rows))
     assert not missing_api, f"docs/API.md's table of pre-tokenizer declarations does not list {missing_api}"

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import korean_bpe.tokenizer as tokenizer_module
+import korean_bpe.encoding.encoder as encoder_module
 from korean_bpe import BPEModel, Tokenizer
+from korean_bpe.encoding.encoder import Encoder
 from korean_bpe.encoding import EncodePlan, bpe_encode, reference
 from korean_bpe.markers import NoMarker
 from korean_bpe.pre_tokenizers import BasePreTokenizer
@@ -20,7 +21,7 @@ from korean_bpe.units import ByteUnit, JamoUnit, SyllableUnit
 
 from _strings import SURROGATES, hangulish, hard, korean_heavy
 
-COMPILED = tokenizer_module._CompiledMergeTable is not None
+COMPILED = encoder_module.MergeTable is not None
 TUTORIAL = BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h", "ug")))
 #: no word marker with whitespace, asked for explicitly (Tokenizer refuses marker=None there)
 GLUED = NoMarker(glue_words=True)
@@ -53,6 +54,14 @@ class SplitPreTokenizer(BasePreTokenizer):
         return text.split()
 
 
+
+def unfused(tok: Tokenizer) -> Tokenizer:
+    """``tok`` with an encoder whose compiled core does not cut the text (pre_tokenizer.batch,
+    then the compiled piece path)."""
+    tok._encoder = Encoder(tok.model, tok._vocab, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark,
+                           fallback=tok._fallback, cache_size=tok._encoder.cache.maxsize, fuse=False)
+    return tok
+
 def _rebuild(tok: Tokenizer, **changes) -> Tokenizer:
     options = dict(pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark, byte_fallback=tok.byte_fallback,
                    unk_token=tok.unk_token, hangul_fallback=tok.hangul_fallback)
@@ -63,16 +72,16 @@ def _rebuild(tok: Tokenizer, **changes) -> Tokenizer:
 def every_path(tok: Tokenizer) -> dict[str, Tokenizer | None]:
     """The tokenizer on each encoding path (None: the reference encoder)."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tokenizer_module, "_CompiledMergeTable", None)
+        mp.setattr(encoder_module, "MergeTable", None)
         pure = _rebuild(tok)
-    assert pure._compiled is None
+    assert pure._encoder.compiled is None
     paths: dict[str, Tokenizer | None] = {"reference": None, "pure Python": pure, "as declared": tok}
     if COMPILED:
         paths["compiled merges, Python cut"] = _rebuild(tok, unit=PYTHON_CUT[tok.unit.name]())
-        assert paths["compiled merges, Python cut"]._plan.symbols is None
-        if tok._plan.fused:
+        assert paths["compiled merges, Python cut"]._encoder.plan.symbols is None
+        if tok._encoder.plan.fused:
             pieces = _rebuild(tok)
-            pieces._fused = False  # pre_tokenizer.batch, then the compiled piece path
+            unfused(pieces)
             paths["compiled pieces"] = pieces
     return paths
 
@@ -167,7 +176,8 @@ def test_byte_unit_on_every_path():
     ("whitespace", "syllable", "▁", "chars", True),
     ("whitespace", "jamo", GLUED, "jamo", True),
     ("whitespace", "byte", "▁", "bytes", True),
-    ("raw", "syllable", None, "chars", False),
+    ("raw", "syllable", None, "chars", True),
+    ("raw", "jamo", None, "jamo", True),
     ("raw", "byte", None, "bytes", False),
     ({"type": "raw", "split_by_whitespace": False}, "jamo", None, "jamo", False),
     ("whitespace", "syllable", "</w>", None, False),
@@ -179,7 +189,7 @@ def test_plan_from_declarations(real_texts, pre_tokenizer, unit, marker, symbols
     tok = Tokenizer.train(real_texts[:100], vocab_size=1500, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
                           show_progress=False)
     prefix = tok.token_to_id("▁") if marker == "▁" and symbols else -1
-    assert tok._plan == EncodePlan(symbols, fused, prefix) and tok._fused == fused
+    assert tok._encoder.plan[:3] == EncodePlan(symbols, fused, prefix)[:3]
     assert_same_everywhere(tok, real_texts[100:130] + ["영화  정말\n재밌다 ㅋㅋ 😀 값"])
 
 
@@ -220,7 +230,7 @@ def test_every_path_gives_the_reference_ids(real_texts, unit, byte_fallback, han
     tok = trained(real_texts, unit, byte_fallback, hangul_fallback, pre_tokenizer, cache_size)
     assert_same_everywhere(tok, texts + texts[:1])  # the first text again: from the cache
     if COMPILED:
-        assert tok._compiled.cached_words() <= cache_size
+        assert tok._encoder.compiled.cached_words() <= cache_size
 
 
 @pytest.mark.parametrize("unit,byte_fallback,hangul_fallback", OPTIONS)
@@ -239,5 +249,5 @@ def test_lossless_morpheme_pieces_every_path(real_texts, name, unit):
     pytest.importorskip({"kiwi": "kiwipiepy", "mecab": "mecab"}[name])
     tok = Tokenizer.train(real_texts[:200], vocab_size=2000 if unit == "syllable" else 600,
                           pre_tokenizer={"type": name, "drop": [], "lossless": True}, unit=unit, show_progress=False)
-    assert tok._plan.symbols == (tok.unit.compiled_symbols if COMPILED else None) and not tok._fused
+    assert tok._encoder.plan.symbols == (tok.unit.compiled_symbols if COMPILED else None) and not tok._encoder.plan.fused
     assert_same_everywhere(tok, real_texts[200:260] + ["영화  정말\n재밌다 ㅋㅋ 😀", "값 뷁 \u1112\u1161\u11ab"])

@@ -22,7 +22,8 @@ from korean_bpe import Tokenizer
 from korean_bpe.encoding import merge_dropout
 from korean_bpe.jamo import compose, decompose, is_syllable
 from korean_bpe.markers import NoMarker
-from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET, _hangul_pieces
+from korean_bpe.jamo import hangul_spellings as _hangul_pieces
+from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET
 from korean_bpe.trainer import BPEModel
 from korean_bpe.units import apply_marker, strip_marker
 

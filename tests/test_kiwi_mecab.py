@@ -279,7 +279,7 @@ def test_building_and_configs_import_no_analyzer():
     ("kiwi", kiwi_module, "_kiwi", "kiwi"), ("mecab", mecab_module, "_tagger", "mecab"),
 ])
 def test_missing_analyzer_gives_the_install_line(monkeypatch, name, module, attr, dist):
-    monkeypatch.setattr(module, attr, None)
+    monkeypatch.setattr(getattr(module, attr), "value", None)
     monkeypatch.setitem(sys.modules, "kiwipiepy" if name == "kiwi" else "mecab", None)  # import fails
     pt = get_pre_tokenizer(name)
     with pytest.raises(MissingDependencyError, match=rf"pip install \"korean_bpe\[{dist}\]\""):

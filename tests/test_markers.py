@@ -312,11 +312,20 @@ class _Undeclared:
         return {"type": self.name}
 
 
-def test_a_stage_declaring_no_piece_kind_is_judged_by_its_lossless_flag():
-    tok = Tokenizer.train(["영화 정말 재밌다"] * 3, vocab_size=20, pre_tokenizer=_Undeclared())
+def test_a_stage_declaring_no_piece_kind_is_refused_with_the_fix():
+    """Declarations are read one way, with BasePreTokenizer's defaults: a stage that lacks them is
+    refused by name (no reader guesses a default of its own)."""
+    with pytest.raises(TypeError, match="does not declare piece_kind, compiled_cut, add_dummy_prefix, pos, drop, "
+                                        "analyzer_version; subclass korean_bpe.pre_tokenizers.BasePreTokenizer"):
+        Tokenizer.train(["영화 정말 재밌다"] * 3, vocab_size=20, pre_tokenizer=_Undeclared())
+
+    class Declared(_Undeclared, BasePreTokenizer):
+        pass
+
+    tok = Tokenizer.train(["영화 정말 재밌다"] * 3, vocab_size=20, pre_tokenizer=Declared())
     assert tok.marker is None and tok.decode(tok.encode("영화  정말")) == "영화  정말"
     with pytest.raises(ValueError, match="marker='▁' cannot be used"):
-        Tokenizer(tok.model, pre_tokenizer=_Undeclared(), marker="\u2581")
+        Tokenizer(tok.model, pre_tokenizer=Declared(), marker="\u2581")
 
 
 @pytest.mark.parametrize("spec", [

@@ -239,7 +239,9 @@ def test_save_refuses_directories_with_subdirectories_and_files(small, tmp_path)
 
 
 def test_save_refuses_unregistered_custom_stages(small, tmp_path):
-    class Shouty:
+    from korean_bpe.units import BaseUnit
+
+    class Shouty(BaseUnit):
         name = "shouty"
 
         def split(self, word):

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import korean_bpe.tokenizer as tokenizer_module
+import korean_bpe.encoding.encoder as encoder_module
 from korean_bpe import BPEModel, Tokenizer
+from korean_bpe.encoding.encoder import Encoder
 from korean_bpe.encoding import merge_ids
 from korean_bpe.jamo import compose, decompose
 from korean_bpe.markers import NoMarker
@@ -26,9 +27,17 @@ TUTORIAL = BPEModel(("<unk>",), tuple("bghnpsu"), (("u", "g"), ("u", "n"), ("h",
 GLUED = NoMarker(glue_words=True)
 
 
+
+def unfused(tok: Tokenizer) -> Tokenizer:
+    """``tok`` with an encoder whose compiled core does not cut the text (pre_tokenizer.batch,
+    then the compiled piece path)."""
+    tok._encoder = Encoder(tok.model, tok._vocab, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark,
+                           fallback=tok._fallback, cache_size=tok._encoder.cache.maxsize, fuse=False)
+    return tok
+
 def pure_python(monkeypatch: pytest.MonkeyPatch, tok: Tokenizer) -> Tokenizer:
     """The same tokenizer without the compiled merge loop."""
-    monkeypatch.setattr(tokenizer_module, "_CompiledMergeTable", None)
+    monkeypatch.setattr(encoder_module, "MergeTable", None)
     return Tokenizer(tok.model, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark,
                      byte_fallback=tok.byte_fallback, unk_token=tok.unk_token)
 
@@ -46,7 +55,7 @@ def test_tutorial_case_exactly():
 
 def test_tutorial_case_pure_python(monkeypatch):
     tok = pure_python(monkeypatch, Tokenizer(TUTORIAL, marker=GLUED))
-    assert tok._compiled is None
+    assert tok._encoder.compiled is None
     assert tok.tokenize("pug bug mug") == ["p", "ug", "b", "ug", "<unk>", "ug"]
 
 
@@ -102,21 +111,21 @@ def test_small_cache_same_ids(ws_syllable, real_texts):
     small = Tokenizer(ws_syllable.model, cache_size=7)
     texts = real_texts[:300]
     assert small.encode_batch(texts) == ws_syllable.encode_batch(texts)
-    assert len(small._cache) <= 7
-    if small._compiled is not None:  # the fused whitespace path keeps its own word cache
-        assert small._fused and 0 < small._compiled.cached_words() <= 7
+    assert len(small._encoder.cache) <= 7
+    if small._encoder.compiled is not None:  # the fused whitespace path keeps its own word cache
+        assert small._encoder.plan.fused and 0 < small._encoder.compiled.cached_words() <= 7
         small.clear_cache()
-        assert small._compiled.cached_words() == 0
+        assert small._encoder.compiled.cached_words() == 0
 
 
 def test_clear_cache_keeps_ids(ws_syllable, real_texts):
     texts = real_texts[:200]
     first = ws_syllable.encode_batch(texts)
-    if ws_syllable._compiled is not None:
-        assert ws_syllable._compiled.cached_words() > 0
+    if ws_syllable._encoder.compiled is not None:
+        assert ws_syllable._encoder.compiled.cached_words() > 0
     ws_syllable.clear_cache()
-    if ws_syllable._compiled is not None:
-        assert ws_syllable._compiled.cached_words() == 0
+    if ws_syllable._encoder.compiled is not None:
+        assert ws_syllable._encoder.compiled.cached_words() == 0
     assert ws_syllable.encode_batch(texts) == first == ws_syllable.encode_batch(texts)
 
 
@@ -129,21 +138,21 @@ _WS_TEXT = korean_heavy(30, no_space_mark=False)
 @settings(max_examples=150, deadline=None)
 @given(texts=st.lists(_WS_TEXT, max_size=6), cache_size=st.sampled_from([1, 3, 1 << 19]))
 def test_fused_whitespace_path_equals_general_path(real_texts, unit, texts, cache_size):
-    if tokenizer_module._CompiledMergeTable is None:
+    if encoder_module.MergeTable is None:
         pytest.skip("korean_bpe._encode is not compiled here")
     key = (unit, cache_size)
     if key not in _FUSED:
         base = _FUSED.setdefault(unit, Tokenizer.train(real_texts[:300], vocab_size=1500, unit=unit, show_progress=False))
         fused = Tokenizer(base.model, unit=unit, cache_size=cache_size)
         general = Tokenizer(base.model, unit=unit, cache_size=cache_size)
-        general._fused = False  # pre_tokenizer.batch, then the compiled piece path
+        unfused(general)
         _FUSED[key] = fused, general
     fused, general = _FUSED[key]
-    assert fused._fused
+    assert fused._encoder.plan.fused
     expected = general.encode_batch(texts)
     assert fused.encode_batch(texts) == expected
     assert [fused.encode(t) for t in texts] == expected
-    assert fused._compiled.cached_words() <= cache_size
+    assert fused._encoder.compiled.cached_words() <= cache_size
 
 
 _FUSED: dict = {}
@@ -154,7 +163,7 @@ _FUSED: dict = {}
                                                   ({"type": "raw", "add_dummy_prefix": False}, None), ("raw", None),
                                                   ("raw", "</w>")])
 def test_compiled_equals_pure_python(monkeypatch, real_texts, unit, pre_tokenizer, marker):
-    if tokenizer_module._CompiledMergeTable is None:
+    if encoder_module.MergeTable is None:
         pytest.skip("korean_bpe._encode is not compiled here")
     texts = real_texts[:400]
     tok = Tokenizer.train(texts, vocab_size=1500 if unit != "syllable" else 2500, pre_tokenizer=pre_tokenizer,
@@ -238,9 +247,9 @@ def test_merge_loops_agree_with_hf_heap(table):
     pairs, word = table
     expected = _hf_heap_reference(word, pairs)
     assert merge_ids(list(word), pairs) == expected
-    if tokenizer_module._CompiledMergeTable is not None:
+    if encoder_module.MergeTable is not None:
         triples = sorted(((a, b, new) for (a, b), (rank, new) in pairs.items()), key=lambda t: pairs[t[:2]][0])
-        compiled = tokenizer_module._CompiledMergeTable(triples, {})
+        compiled = encoder_module.MergeTable(triples, {})
         assert compiled.merge_ids(word) == expected  # words of up to 32 symbols take the small loop
         assert compiled.merge_ids_heap(word) == expected  # the heap, which longer words take
 

@@ -13,18 +13,21 @@ what it can do:
   jamo by the Unicode arithmetic, anything else one character: ``jamo``), ``"bytes"`` (the UTF-8
   bytes, byte ``b`` written ``unit.initial_alphabet[b]``: ``byte``), or ``None`` (only
   ``unit.split`` knows: the core then merges what Python cut);
-* a pre-tokenizer's ``piece_kind``: ``"whitespace"`` when its pieces are exactly ``text.split()``
-  (``whitespace``: the core then cuts the text itself, in the same loop), ``"marked"`` when its
-  pieces keep every space as ``▁`` (``raw``, lossless morpheme mode), ``"words"`` otherwise.
+* a pre-tokenizer's ``compiled_cut``: ``"whitespace"`` when its pieces are exactly
+  ``text.split()`` (``whitespace``), ``"sentencepiece"`` when they are SentencePiece's: a piece at
+  every space, each opening with ``▁``, line breaks apart (``raw``'s default); the core then cuts
+  the text itself, in the same loop; ``None``: ``pre_tokenizer.batch`` cuts it.
 
 >>> from korean_bpe.pre_tokenizers import get_pre_tokenizer
 >>> from korean_bpe.units import get_unit
 >>> plan(get_pre_tokenizer("whitespace"), get_unit("jamo"), "▁", {"▁": 0}, compiled=True)
-EncodePlan(symbols='jamo', fused=True, prefix_id=0)
+EncodePlan(symbols='jamo', fused=True, prefix_id=0, cut='whitespace', space_id=-1)
+>>> plan(get_pre_tokenizer("raw"), get_unit("syllable"), None, {"▁": 3}, compiled=True)
+EncodePlan(symbols='chars', fused=True, prefix_id=-1, cut='sentencepiece', space_id=3)
 >>> plan(get_pre_tokenizer("raw"), get_unit("byte"), None, {}, compiled=True)
-EncodePlan(symbols='bytes', fused=False, prefix_id=-1)
+EncodePlan(symbols='bytes', fused=False, prefix_id=-1, cut=None, space_id=-1)
 >>> plan(get_pre_tokenizer("whitespace"), get_unit("syllable"), "</w>", {}, compiled=True)
-EncodePlan(symbols=None, fused=False, prefix_id=-1)
+EncodePlan(symbols=None, fused=False, prefix_id=-1, cut=None, space_id=-1)
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..markers import Marker, get_marker
+from ..markers import SPACE_MARK, Marker, get_marker
 from .pure import NO_MERGE, WordCache, merge_dropout, merge_ids
 from .reference import bpe_encode
 
@@ -53,10 +56,15 @@ class EncodePlan(NamedTuple):
 
     #: how the compiled core cuts words into symbols (:data:`SYMBOL_MODES`), or None: in Python
     symbols: str | None
-    #: the compiled core also cuts the text (the pre-tokenizer's pieces are ``text.split()``)
+    #: the compiled core also cuts the text (``cut`` says how)
     fused: bool
     #: the id of the ``▁`` word-start symbol the core puts before each word (-1: none)
     prefix_id: int
+    #: how the core cuts the text: ``"whitespace"`` (``str.split()``), ``"sentencepiece"`` (a piece
+    #: at every space, each opening with the ``▁`` of id ``space_id``; line breaks apart), or None
+    cut: str | None = None
+    #: the id of the ``▁`` that opens each piece of the ``"sentencepiece"`` cut (-1: none)
+    space_id: int = -1
 
 
 def plan(pre_tokenizer: Any, unit: Any, marker: str | None | Marker, vocab: Mapping[str, int], *,
@@ -67,11 +75,18 @@ def plan(pre_tokenizer: Any, unit: Any, marker: str | None | Marker, vocab: Mapp
     a :data:`SYMBOL_MODES` value, and the marker (a string or a :mod:`korean_bpe.markers` object)
     glues nothing to the symbols (``glued``: ``</w>`` and ``##`` change the symbols' text, so
     Python cuts those words) and its ``word_start`` symbol, if any (``▁``), is in the vocabulary.
+    It cuts the text too when the pre-tokenizer declares a ``compiled_cut`` it knows:
+    ``"whitespace"``, or ``"sentencepiece"`` when ``▁`` is one symbol of the unit, in the vocabulary.
     """
     mark = get_marker(marker)
     start = mark.word_start
-    symbols = getattr(unit, "compiled_symbols", None) if compiled else None
+    symbols = unit.compiled_symbols if compiled else None
     if symbols not in SYMBOL_MODES or mark.glued or (start is not None and start not in vocab):
         return EncodePlan(None, False, -1)
-    fused = getattr(pre_tokenizer, "piece_kind", "words") == "whitespace"
-    return EncodePlan(symbols, fused, -1 if start is None else vocab[start])
+    prefix = -1 if start is None else vocab[start]
+    cut = pre_tokenizer.compiled_cut
+    if cut == "whitespace":
+        return EncodePlan(symbols, True, prefix, cut)
+    if cut == "sentencepiece" and start is None and unit.split(SPACE_MARK) == (SPACE_MARK,) and SPACE_MARK in vocab:
+        return EncodePlan(symbols, True, prefix, cut, vocab[SPACE_MARK])
+    return EncodePlan(symbols, False, prefix)

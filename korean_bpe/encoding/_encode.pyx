@@ -271,16 +271,16 @@ cdef class MergeTable:
                 self.byte_ids[i] = byte_ids[i]
         self._reset_words(1024)
 
-    cdef bint _load_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t n):
+    cdef bint _load_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t n, int32_t prefix):
         """Symbols of the characters ``start..n`` of a string's data into ``syms`` (see
-        :meth:`set_symbols`); False when a symbol is unknown."""
+        :meth:`set_symbols`), after ``prefix`` when >= 0; False when a symbol is unknown."""
         cdef Py_ssize_t i
         cdef uint32_t cp, s, t
         cdef int32_t v
         cdef unordered_map[uint32_t, int32_t].iterator it
         self.syms.clear()
-        if self.prefix >= 0:
-            self.syms.push_back(self.prefix)
+        if prefix >= 0:
+            self.syms.push_back(prefix)
         if self.mode == MODE_BYTES:
             return self._load_bytes(kind, data, start, n)
         for i in range(start, n):
@@ -437,7 +437,7 @@ cdef class MergeTable:
         return hash
 
     cdef int _word_ids(self, object text, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
-                       slow, Py_ssize_t maxsize, vector[int32_t]* buf) except -1:
+                       slow, Py_ssize_t maxsize, vector[int32_t]* buf, int32_t prefix) except -1:
         """Append the ids of the word ``text[start:end]`` to ``buf``: from the cache, else its
         symbols merged here (or ``slow(word)`` when a symbol is unknown), then cached."""
         cdef uint64_t slot
@@ -450,7 +450,7 @@ cdef class MergeTable:
             for k in range(<Py_ssize_t> ent.ids_len):
                 buf.push_back(self.wids[ent.ids_off + k])
             return 0
-        if self._load_span(kind, data, start, end):
+        if self._load_span(kind, data, start, end, prefix):
             self._run()
         else:
             value = slow(text if start == 0 and end == PyUnicode_GET_LENGTH(text)
@@ -519,7 +519,7 @@ cdef class MergeTable:
                 n = PyUnicode_GET_LENGTH(w)
                 kind = PyUnicode_KIND(w)
                 data = PyUnicode_DATA(w)
-                self._word_ids(w, kind, data, 0, n, self._hash_span(kind, data, 0, n), slow, maxsize, &buf)
+                self._word_ids(w, kind, data, 0, n, self._hash_span(kind, data, 0, n), slow, maxsize, &buf, self.prefix)
             ids = self._id_list(&buf)
             Py_INCREF(ids)
             PyList_SET_ITEM(out, t, ids)
@@ -562,8 +562,73 @@ cdef class MergeTable:
                 hash ^= hash >> 31
                 hash *= GOLDEN
                 hash ^= hash >> 29
-                self._word_ids(text, kind, data, start, i, hash, slow, maxsize, &buf)
+                self._word_ids(text, kind, data, start, i, hash, slow, maxsize, &buf, self.prefix)
             ids = self._id_list(&buf)
             Py_INCREF(ids)
             PyList_SET_ITEM(out, t, ids)
         return out
+
+    def encode_sentencepiece(self, list texts, int space_id, slow, slow_plain, Py_ssize_t maxsize):
+        """:meth:`encode_pieces` of each text of ``texts`` cut as SentencePiece cuts it
+        (``korean_bpe.pre_tokenizers.simple.sentencepiece_pieces``: a piece at every space, U+0020
+        or ``▁``, each opening with the ``▁`` of id ``space_id``; each line break a piece of its
+        own, without it; an empty line no piece), the cut done here, in the same loop.  A piece is
+        cached under its text without the ``▁`` (no piece key of :meth:`encode_pieces` lacks it);
+        ``slow(segment)`` segments the piece ``'▁' + segment``, ``slow_plain`` a line break."""
+        cdef list out = PyList_New(len(texts))
+        cdef list ids
+        cdef object text
+        cdef Py_ssize_t t, n, i, start, line_start
+        cdef int kind
+        cdef void* data
+        cdef uint32_t cp
+        cdef uint64_t hash
+        cdef vector[int32_t] buf
+        for t in range(len(texts)):
+            text = texts[t]
+            if type(text) is not str:
+                raise TypeError(f"texts must hold strings; texts[{t}] is {type(text).__name__} {text!r}")
+            n = PyUnicode_GET_LENGTH(text)
+            kind = PyUnicode_KIND(text)
+            data = PyUnicode_DATA(text)
+            buf.clear()
+            i = 0
+            while i < n:
+                line_start = i
+                start = i
+                hash = 0xCBF29CE484222325
+                while i < n:
+                    cp = PyUnicode_READ(kind, data, i)
+                    if cp == 0x20 or cp == 0x2581:
+                        self._word_ids(text, kind, data, start, i, _finish(hash), slow, maxsize, &buf, space_id)
+                        i += 1
+                        start = i
+                        hash = 0xCBF29CE484222325
+                        continue
+                    if _is_line_break(cp):
+                        break
+                    hash = mix_cp(hash, cp)
+                    i += 1
+                if i > line_start:  # the line's last piece
+                    self._word_ids(text, kind, data, start, i, _finish(hash), slow, maxsize, &buf, space_id)
+                if i < n:  # a line break: a piece of its own, no ▁
+                    self._word_ids(text, kind, data, i, i + 1, _finish(mix_cp(0xCBF29CE484222325, cp)),
+                                   slow_plain, maxsize, &buf, -1)
+                    i += 1
+            ids = self._id_list(&buf)
+            Py_INCREF(ids)
+            PyList_SET_ITEM(out, t, ids)
+        return out
+
+
+cdef inline uint64_t _finish(uint64_t hash) nogil:
+    """The end of :meth:`MergeTable._hash_span` (the same hash for the same code points)."""
+    hash ^= hash >> 31
+    hash *= GOLDEN
+    hash ^= hash >> 29
+    return hash
+
+
+cdef inline bint _is_line_break(uint32_t cp) nogil:
+    """One of the characters ``str.splitlines`` breaks on (``pre_tokenizers.base.LINE_BREAKS``)."""
+    return (0x0A <= cp <= 0x0D) or (0x1C <= cp <= 0x1E) or cp == 0x85 or cp == 0x2028 or cp == 0x2029

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..jamo import S_BASE, S_COUNT, T_COUNT, decompose
+from ..jamo import hangul_spellings
 from ..markers import get_marker
 
 __all__ = ["bpe_encode", "encode"]
@@ -82,11 +82,8 @@ def encode(tokenizer: Any, text: str) -> list[int]:
 def _unknown(tokenizer: Any, vocab: dict[str, int], symbol: str) -> list[int]:
     """A symbol outside the vocabulary: Hangul fallback (``'값'`` -> ``'가' 'ᆹ'``, else its jamo),
     then byte fallback (``<0xEA><0xB0><0x92>``), then ``<unk>``."""
-    if tokenizer.hangul_fallback and len(symbol) == 1 and 0 <= ord(symbol) - S_BASE < S_COUNT:
-        jamo = decompose(symbol)
-        tail = (ord(symbol) - S_BASE) % T_COUNT
-        spellings = [[chr(ord(symbol) - tail), jamo[2]], list(jamo)] if tail else [list(jamo)]
-        for pieces in spellings:
+    if tokenizer.hangul_fallback:
+        for pieces in hangul_spellings(symbol):  # 값 -> 가 ᆹ, else ᄀ ᅡ ᆹ
             if all(p in vocab for p in pieces):
                 return [vocab[p] for p in pieces]
     if tokenizer.byte_fallback:

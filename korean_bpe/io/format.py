@@ -124,14 +124,32 @@ def parse_merges(
             raise ModelFileError(
                 f"expected two tokens separated by one space ('left right'), got {line!r}", path=path, line=lineno)
         a, b = parts
-        for tok in (a, b):
-            if tok not in known:
-                raise ModelFileError(
-                    f"unknown token {tok!r}: it is neither in the alphabet (vocab.json + tokenizer_config.json) nor "
-                    "made by an earlier merge", path=path, line=lineno)
         if (a, b) in seen:
             raise ModelFileError(f"the merge {line!r} appears twice", path=path, line=lineno)
         seen.add((a, b))
         merges.append((a, b))
-        known.add(merged(a, b))
+    bad = first_unknown(merges, known, merged)
+    if bad is not None:
+        raise ModelFileError(
+            f"unknown token {bad[1]!r}: it is neither in the alphabet (vocab.json + tokenizer_config.json) nor "
+            "made by an earlier merge", path=path, line=bad[0] + 2)
     return merges
+
+
+def first_unknown(merges: Sequence[tuple[str, str]], known: set[str],
+                  merged: Callable[[str, str], str]) -> tuple[int, str] | None:
+    """The merge chain rule: every merge joins tokens that exist before it, in ``known`` (the
+    alphabet and special tokens; each merge's result ``merged(left, right)`` is added to it).
+    Returns the rank and the token of the first merge that breaks it, or None.
+
+    >>> first_unknown([("영", "화"), ("▁", "영화")], {"▁", "영", "화"}, str.__add__) is None
+    True
+    >>> first_unknown([("영", "화"), ("▁", "화영")], {"▁", "영", "화"}, str.__add__)
+    (1, '화영')
+    """
+    for rank, (a, b) in enumerate(merges):
+        for part in (a, b):
+            if part not in known:
+                return rank, part
+        known.add(merged(a, b))
+    return None

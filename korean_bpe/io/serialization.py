@@ -376,84 +376,123 @@ def load_tokenizer(directory: str | os.PathLike[str], build: Callable[..., T]) -
 
 
 def _load_tokenizer(root: Path, build: Callable[..., T]) -> T:
-    from ..pre_tokenizers.base import get_pre_tokenizer
-    from ..units import get_unit
-
     texts = {name: _read_text(root / name) for name in FILES}
+    config = _Config(texts[CONFIG_FILE], root / CONFIG_FILE)
+    unit_cfg = config.get("unit", (dict,), 'a unit config such as {"type": "jamo"}')
+    pt_cfg = config.get("pre_tokenizer", (dict,), 'a pre-tokenizer config such as {"type": "whitespace"}')
+    marker = config.get("marker", (str, type(None)), f"one of {MARKER_TEXTS!r}")
+    if marker not in MARKER_TEXTS:
+        raise ModelFileError(f"marker {marker!r} is not one of {MARKER_TEXTS!r}", path=config.path,
+                             line=config.line("marker"))
+    byte_fallback = config.get("byte_fallback", (bool,), "true or false")
+    hangul_fallback = config.get("hangul_fallback", (bool,), "true or false") if "hangul_fallback" in config.data else False
+    unk_token = config.get("unk_token", (str, type(None)), "a token or null")
+    prefix = config.get("continuing_subword_prefix", (str, type(None)), "a string or null")
+    alphabet_size = config.get("alphabet_size", (int,), "the number of alphabet tokens")
+    num_merges = config.get("num_merges", (int,), "the number of merges")
+    specials = config.special_tokens()
+    unit, pre_tokenizer = config.stages(unit_cfg, pt_cfg)
 
-    # tokenizer_config.json
-    cpath = root / CONFIG_FILE
-    ctext = texts[CONFIG_FILE]
-    config = _parse_json(ctext, cpath)
-    if not isinstance(config, dict):
-        raise ModelFileError(f"expected a JSON object, got {type(config).__name__}", path=cpath, line=1)
-    key_line = _key_lines(ctext)
+    vocab_lines, tokens = _read_vocab(texts[VOCAB_FILE], root / VOCAB_FILE, specials)
+    if not 0 <= alphabet_size <= len(tokens) - len(specials):
+        raise ModelFileError(f"alphabet_size {alphabet_size} does not fit the {len(tokens)} tokens of vocab.json",
+                             path=config.path, line=config.line("alphabet_size"))
+    alphabet = tokens[len(specials):len(specials) + alphabet_size]
+    merges = _read_merges(texts[MERGES_FILE], root / MERGES_FILE, num_merges, set(specials) | set(alphabet), prefix)
+    model = BPEModel(special_tokens=tuple(specials), alphabet=tuple(alphabet), merges=tuple(merges),
+                     continuing_subword_prefix=prefix)
+    _check_derived(tokens, model.id_to_token, root / VOCAB_FILE, vocab_lines)
+    _check_alphabet(config, unit_cfg.get("type"), unit, marker, alphabet)
+    if byte_fallback:
+        missing = [t for t in BYTE_TOKENS if t not in set(tokens)]
+        if missing:
+            raise ModelFileError(f"byte_fallback is true but the byte token {missing[0]!r} is not in vocab.json",
+                                 path=config.path, line=config.line("byte_fallback"))
+    try:
+        return build(model, pre_tokenizer=pre_tokenizer, unit=unit, marker=_load_marker(marker, pre_tokenizer, config),
+                     byte_fallback=byte_fallback, unk_token=unk_token, hangul_fallback=hangul_fallback)
+    except ValueError as exc:
+        raise ModelFileError(f"inconsistent settings: {exc}", path=config.path) from None
 
-    def cfg(key: str, types: tuple[type, ...], what: str) -> Any:
-        if key not in config:
-            raise ModelFileError(f"missing key {key!r} ({what})", path=cpath, line=None)
-        value = config[key]
+
+class _Config:
+    """``tokenizer_config.json``, read: each key checked on demand, errors naming the key's line."""
+
+    def __init__(self, text: str, path: Path) -> None:
+        self.path = path
+        data = _parse_json(text, path)
+        if not isinstance(data, dict):
+            raise ModelFileError(f"expected a JSON object, got {type(data).__name__}", path=path, line=1)
+        self.data: dict[str, Any] = data
+        self._lines = _key_lines(text)
+        version = self.get("format_version", (int,), f"an int (this korean_bpe reads 1..{FORMAT_VERSION})")
+        if version > FORMAT_VERSION:
+            raise ModelFileError(
+                f"format_version {version} was written by a newer korean_bpe ({data.get('korean_bpe_version')}); "
+                f"this one reads format 1..{FORMAT_VERSION}: upgrade korean_bpe", path=path, line=self.line("format_version"))
+        if version < 1:
+            raise ModelFileError(f"format_version {version} is not a korean_bpe format (1..{FORMAT_VERSION})",
+                                 path=path, line=self.line("format_version"))
+        self.version = version
+
+    def line(self, key: str) -> int | None:
+        return self._lines.get(key)
+
+    def get(self, key: str, types: tuple[type, ...], what: str) -> Any:
+        if key not in self.data:
+            raise ModelFileError(f"missing key {key!r} ({what})", path=self.path, line=None)
+        value = self.data[key]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            raise ModelFileError(f"{key!r} must be {what}, got {value!r}", path=cpath, line=key_line.get(key))
+            raise ModelFileError(f"{key!r} must be {what}, got {value!r}", path=self.path, line=self.line(key))
         return value
 
-    version = cfg("format_version", (int,), f"an int (this korean_bpe reads 1..{FORMAT_VERSION})")
-    if version > FORMAT_VERSION:
-        raise ModelFileError(
-            f"format_version {version} was written by a newer korean_bpe ({config.get('korean_bpe_version')}); "
-            f"this one reads format 1..{FORMAT_VERSION}: upgrade korean_bpe", path=cpath, line=key_line.get("format_version"))
-    if version < 1:
-        raise ModelFileError(f"format_version {version} is not a korean_bpe format (1..{FORMAT_VERSION})",
-                             path=cpath, line=key_line.get("format_version"))
-    unit_cfg = cfg("unit", (dict,), 'a unit config such as {"type": "jamo"}')
-    pt_cfg = cfg("pre_tokenizer", (dict,), 'a pre-tokenizer config such as {"type": "whitespace"}')
-    marker = cfg("marker", (str, type(None)), f"one of {MARKER_TEXTS!r}")
-    if marker not in MARKER_TEXTS:
-        raise ModelFileError(f"marker {marker!r} is not one of {MARKER_TEXTS!r}", path=cpath, line=key_line.get("marker"))
-    byte_fallback = cfg("byte_fallback", (bool,), "true or false")
-    hangul_fallback = cfg("hangul_fallback", (bool,), "true or false") if "hangul_fallback" in config else False
-    unk_token = cfg("unk_token", (str, type(None)), "a token or null")
-    prefix = cfg("continuing_subword_prefix", (str, type(None)), "a string or null")
-    alphabet_size = cfg("alphabet_size", (int,), "the number of alphabet tokens")
-    num_merges = cfg("num_merges", (int,), "the number of merges")
-    specials = cfg("special_tokens", (list,), "a list of tokens")
-    bad = next((t for t in specials if not isinstance(t, str) or not t), None)
-    if bad is not None or len(set(specials)) != len(specials):
-        raise ModelFileError(f"special_tokens must be distinct non-empty strings; got {bad!r}" if bad is not None
-                             else "special_tokens holds a token twice", path=cpath, line=key_line.get("special_tokens"))
-    try:
-        unit = get_unit(unit_cfg)
-    except (ValueError, TypeError) as exc:
-        raise ModelFileError(f"bad 'unit': {exc}", path=cpath, line=key_line.get("unit")) from None
-    old_defaults = OLD_DEFAULTS.get(version, {}).get(pt_cfg.get("type"))
-    if old_defaults:
-        pt_cfg = {**old_defaults, **pt_cfg}
-    try:
-        pre_tokenizer = get_pre_tokenizer(pt_cfg)
-    except (ValueError, TypeError) as exc:
-        raise ModelFileError(f"bad 'pre_tokenizer': {exc}", path=cpath, line=key_line.get("pre_tokenizer")) from None
+    def special_tokens(self) -> list[str]:
+        specials = self.get("special_tokens", (list,), "a list of tokens")
+        bad = next((t for t in specials if not isinstance(t, str) or not t), None)
+        if bad is not None or len(set(specials)) != len(specials):
+            raise ModelFileError(f"special_tokens must be distinct non-empty strings; got {bad!r}" if bad is not None
+                                 else "special_tokens holds a token twice", path=self.path, line=self.line("special_tokens"))
+        return specials
 
-    # vocab.json
-    vpath = root / VOCAB_FILE
-    vtext = texts[VOCAB_FILE]
-    vocab_lines = _key_lines(vtext)
-    pairs = _parse_json(vtext, vpath, pairs=True)
+    def stages(self, unit_cfg: dict[str, Any], pt_cfg: dict[str, Any]) -> tuple[Any, Any]:
+        """The unit and the pre-tokenizer (a format-1 ``raw`` with its old defaults), rebuilt."""
+        from ..pre_tokenizers.base import get_pre_tokenizer
+        from ..units import get_unit
+
+        try:
+            unit = get_unit(unit_cfg)
+        except (ValueError, TypeError) as exc:
+            raise ModelFileError(f"bad 'unit': {exc}", path=self.path, line=self.line("unit")) from None
+        old_defaults = OLD_DEFAULTS.get(self.version, {}).get(pt_cfg.get("type"))
+        if old_defaults:
+            pt_cfg = {**old_defaults, **pt_cfg}
+        try:
+            pre_tokenizer = get_pre_tokenizer(pt_cfg)
+        except (ValueError, TypeError) as exc:
+            raise ModelFileError(f"bad 'pre_tokenizer': {exc}", path=self.path, line=self.line("pre_tokenizer")) from None
+        return unit, pre_tokenizer
+
+
+def _read_vocab(text: str, path: Path, specials: Sequence[str]) -> tuple[dict[str, int], list[str]]:
+    """``vocab.json``: each token once, ids ``0..n-1`` each once, the special tokens first."""
+    vocab_lines = _key_lines(text)
+    pairs = _parse_json(text, path, pairs=True)
     if not isinstance(pairs, _Pairs):
-        raise ModelFileError("expected a JSON object {token: id}", path=vpath, line=1)
+        raise ModelFileError("expected a JSON object {token: id}", path=path, line=1)
     id_to_token: list[str | None] = [None] * len(pairs)
     seen: set[str] = set()
     for tok, i in pairs:
         line = vocab_lines.get(tok)
         if tok in seen:
-            raise ModelFileError(f"token {tok!r} appears twice", path=vpath, line=line)
+            raise ModelFileError(f"token {tok!r} appears twice", path=path, line=line)
         seen.add(tok)
         if not isinstance(i, int) or isinstance(i, bool):
-            raise ModelFileError(f"the id of {tok!r} must be an int, got {i!r}", path=vpath, line=line)
+            raise ModelFileError(f"the id of {tok!r} must be an int, got {i!r}", path=path, line=line)
         if not 0 <= i < len(pairs):
             raise ModelFileError(f"the id {i} of {tok!r} is out of range: {len(pairs)} tokens need ids 0..{len(pairs) - 1}",
-                                 path=vpath, line=line)
+                                 path=path, line=line)
         if id_to_token[i] is not None:
-            raise ModelFileError(f"id {i} is given to both {id_to_token[i]!r} and {tok!r}", path=vpath, line=line)
+            raise ModelFileError(f"id {i} is given to both {id_to_token[i]!r} and {tok!r}", path=path, line=line)
         id_to_token[i] = tok
     tokens: list[str] = id_to_token  # type: ignore[assignment]  # every id is filled: n distinct ids in 0..n-1
     for k, tok in enumerate(specials):
@@ -461,77 +500,76 @@ def _load_tokenizer(root: Path, build: Callable[..., T]) -> T:
             got = tokens[k] if k < len(tokens) else None
             raise ModelFileError(
                 f"special token {tok!r} (tokenizer_config.json) must have id {k}, but id {k} is {got!r}",
-                path=vpath, line=vocab_lines.get(got) if got is not None else None)
-    n_special = len(specials)
-    if not 0 <= alphabet_size <= len(tokens) - n_special:
-        raise ModelFileError(f"alphabet_size {alphabet_size} does not fit the {len(tokens)} tokens of vocab.json",
-                             path=cpath, line=key_line.get("alphabet_size"))
-    alphabet = tokens[n_special:n_special + alphabet_size]
+                path=path, line=vocab_lines.get(got) if got is not None else None)
+    return vocab_lines, tokens
 
-    # merges.txt
-    mpath = root / MERGES_FILE
+
+def _read_merges(text: str, path: Path, num_merges: int, known: set[str], prefix: str | None) -> list[tuple[str, str]]:
+    """``merges.txt``, each line checked, as many merges as the config says."""
     model_probe = BPEModel((), (), (), continuing_subword_prefix=prefix)
-    merges = parse_merges(texts[MERGES_FILE], mpath, known=set(specials) | set(alphabet), merged=model_probe.merged_token)
+    merges = parse_merges(text, path, known=known, merged=model_probe.merged_token)
     if len(merges) != num_merges:
         raise ModelFileError(
             f"holds {len(merges)} merges but tokenizer_config.json says {num_merges}: the file was cut or edited",
-            path=mpath, line=len(merges) + 2 if len(merges) < num_merges else num_merges + 2)
-
-    model = BPEModel(special_tokens=tuple(specials), alphabet=tuple(alphabet), merges=tuple(merges),
-                     continuing_subword_prefix=prefix)
-    derived = model.id_to_token
-    if tuple(tokens) != derived:
-        k = next((k for k, (a, b) in enumerate(zip(tokens, derived)) if a != b), min(len(tokens), len(derived)))
-        if k < len(tokens):
-            got = tokens[k]
-            should = derived[k] if k < len(derived) else None
-            msg = (f"token {got!r} has id {k}, but the alphabet and merges.txt give id {k} to {should!r}"
-                   if should is not None else
-                   f"token {got!r} (id {k}) is made by no merge of merges.txt and is not in the alphabet")
-            raise ModelFileError(msg + ": vocab.json does not match merges.txt", path=vpath, line=vocab_lines.get(got))
-        raise ModelFileError(
-            f"lacks the token {derived[k]!r} (id {k}) that merges.txt makes: vocab.json does not match merges.txt",
-            path=vpath, line=None)
-    unit_name = unit_cfg.get("type")
-    if type(unit).__module__ == "korean_bpe.units" and unit_name in _BUILTIN_UNITS:
-        why = alphabet_mismatch(unit_name, marker, alphabet)
-        if why is not None:
-            if marker_mismatch(marker, alphabet) is not None:
-                guess = guess_marker(alphabet)
-                fits = [guess] if alphabet_mismatch(unit_name, guess, alphabet) is None else []
-                key, fix = "marker", " or ".join(f'"marker": {json.dumps(m, ensure_ascii=False)}' for m in fits)
-            else:
-                fits = [u for u in _BUILTIN_UNITS if alphabet_mismatch(u, marker, alphabet) is None]
-                key, fix = "unit", " or ".join(f'"unit": {{"type": "{u}"}}' for u in fits)
-            raise ModelFileError(
-                f"the {key} does not fit the model in vocab.json: with the {unit_name} unit and marker {marker!r}, {why}; "
-                + (f"the alphabet fits {fix}: set that" if fits else "the alphabet fits no unit and marker: the files "
-                   "do not belong together"), path=cpath, line=key_line.get(key))
-    if byte_fallback:
-        missing = [t for t in BYTE_TOKENS if t not in seen]
-        if missing:
-            raise ModelFileError(f"byte_fallback is true but the byte token {missing[0]!r} is not in vocab.json",
-                                 path=cpath, line=key_line.get("byte_fallback"))
-    mark = get_marker(marker)
-    if marker is None and not pieces_keep_spaces(pre_tokenizer):
-        # Saved before Tokenizer refused marker=None with a pre-tokenizer that drops the spaces:
-        # it loads and encodes as it did (decode glues the words), with a warning.
-        import warnings
-
-        warnings.warn(
-            f"{cpath}: this model was saved with marker null and the pre-tokenizer {pre_tokenizer!r}, which drops the "
-            "spaces, so decode glues the words together ('영화 정말 재밌다' -> '영화정말재밌다'); it loads as saved. "
-            "Train it again with marker='▁' (default) or a lossless pre-tokenizer such as raw",
-            UserWarning, stacklevel=3)
-        mark = NoMarker(glue_words=True)
-    try:
-        return build(model, pre_tokenizer=pre_tokenizer, unit=unit, marker=mark,
-                     byte_fallback=byte_fallback, unk_token=unk_token, hangul_fallback=hangul_fallback)
-    except ValueError as exc:
-        raise ModelFileError(f"inconsistent settings: {exc}", path=cpath) from None
+            path=path, line=len(merges) + 2 if len(merges) < num_merges else num_merges + 2)
+    return merges
 
 
-_BUILTIN_UNITS = ("syllable", "jamo", "byte")
+def _check_derived(tokens: Sequence[str], derived: Sequence[str], path: Path, vocab_lines: dict[str, int]) -> None:
+    """vocab.json holds exactly the ids the alphabet and merges.txt give (derived, not stored twice)."""
+    if tuple(tokens) == tuple(derived):
+        return
+    k = next((k for k, (a, b) in enumerate(zip(tokens, derived)) if a != b), min(len(tokens), len(derived)))
+    if k < len(tokens):
+        got = tokens[k]
+        should = derived[k] if k < len(derived) else None
+        msg = (f"token {got!r} has id {k}, but the alphabet and merges.txt give id {k} to {should!r}"
+               if should is not None else
+               f"token {got!r} (id {k}) is made by no merge of merges.txt and is not in the alphabet")
+        raise ModelFileError(msg + ": vocab.json does not match merges.txt", path=path, line=vocab_lines.get(got))
+    raise ModelFileError(
+        f"lacks the token {derived[k]!r} (id {k}) that merges.txt makes: vocab.json does not match merges.txt",
+        path=path, line=None)
+
+
+def _check_alphabet(config: _Config, unit_name: Any, unit: Any, marker: str | None, alphabet: Sequence[str]) -> None:
+    """A unit declaring a built-in cut, and the marker, must fit the alphabet; the error names the fix."""
+    if _BUILTIN_UNITS.get(unit_name, "") != unit.compiled_symbols:  # not the built-in unit's alphabet rules
+        return
+    why = alphabet_mismatch(unit_name, marker, alphabet)
+    if why is None:
+        return
+    if marker_mismatch(marker, alphabet) is not None:
+        guess = guess_marker(alphabet)
+        fits = [guess] if alphabet_mismatch(unit_name, guess, alphabet) is None else []
+        key, fix = "marker", " or ".join(f'"marker": {json.dumps(m, ensure_ascii=False)}' for m in fits)
+    else:
+        fits = [u for u in _BUILTIN_UNITS if alphabet_mismatch(u, marker, alphabet) is None]
+        key, fix = "unit", " or ".join(f'"unit": {{"type": "{u}"}}' for u in fits)
+    raise ModelFileError(
+        f"the {key} does not fit the model in vocab.json: with the {unit_name} unit and marker {marker!r}, {why}; "
+        + (f"the alphabet fits {fix}: set that" if fits else "the alphabet fits no unit and marker: the files "
+           "do not belong together"), path=config.path, line=config.line(key))
+
+
+def _load_marker(marker: str | None, pre_tokenizer: Any, config: _Config) -> Any:
+    """The marker object; ``None`` with a pre-tokenizer that drops the spaces (saved before that was
+    refused) loads as it did (decode glues the words), with a warning."""
+    if marker is not None or pieces_keep_spaces(pre_tokenizer):
+        return get_marker(marker)
+    import warnings
+
+    warnings.warn(
+        f"{config.path}: this model was saved with marker null and the pre-tokenizer {pre_tokenizer!r}, which drops the "
+        "spaces, so decode glues the words together ('영화 정말 재밌다' -> '영화정말재밌다'); it loads as saved. "
+        "Train it again with marker='▁' (default) or a lossless pre-tokenizer such as raw",
+        UserWarning, stacklevel=4)
+    return NoMarker(glue_words=True)
+
+
+#: the built-in units and the cut each declares (``compiled_symbols``): a unit that declares it
+#: makes that unit's symbols, whose alphabet :func:`alphabet_mismatch` knows
+_BUILTIN_UNITS = {"syllable": "chars", "jamo": "jamo", "byte": "bytes"}
 
 
 def marker_mismatch(marker: str | None, alphabet: Sequence[str]) -> str | None:

@@ -115,6 +115,28 @@ def _analyze_chunk(spec: AnalyzerSpec, texts: list[str]) -> list[Any]:
     return out
 
 
+class ProcessWide:
+    """One object per process, made by ``make()`` on first use, under a lock (an analyzer's model,
+    a tagger: loaded once, shared by every thread); ``value`` is None until then.
+
+    >>> made = ProcessWide(lambda: object())
+    >>> made.get() is made.get()
+    True
+    """
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self.value: Any = None
+
+    def get(self) -> Any:
+        if self.value is None:
+            with self._lock:
+                if self.value is None:
+                    self.value = self._make()
+        return self.value
+
+
 def split_analyzer(*, upper: bool = False) -> AnalyzeFn:
     """A tiny analyzer for examples: white-space split (upper-cased when ``upper``)."""
 

@@ -1,49 +1,25 @@
 """The pre-tokenizer protocol and the pieces every implementation shares.
 
 A pre-tokenizer turns a text into a list of *words* (strings) that BPE segments further, and back:
+``pt(text) -> list[str]``, ``pt.batch(texts, *, show_progress=None)`` (exactly the per-text
+result), ``pt.restore(words) -> str`` and ``pt.to_config() -> {"type": name, ...}``
+(``get_pre_tokenizer(config)`` rebuilds it).
 
-* ``pt(text) -> list[str]`` and ``pt.batch(texts, *, show_progress=None) -> list[list[str]]``
-  (exactly the per-text result);
-* ``pt.restore(words) -> str``: the text again;
-* ``pt.to_config() -> {"type": name, ...}``; ``get_pre_tokenizer(config)`` rebuilds it.
+Besides these methods a pre-tokenizer *declares* what it does, and the rest of the package reads
+the declarations directly, never the class; :class:`BasePreTokenizer` gives every default, and
+docs/API.md's table says what reads each one:
 
-Besides these methods, a pre-tokenizer *declares* what it does with attributes, and the rest of the
-package reads the declarations, never the class, so a stage of your own gets the same treatment by
-declaring the same (:class:`BasePreTokenizer` gives the defaults).  Each declaration, and what
-reads it:
-
-* ``name`` (required): the registry name, ``to_config()["type"]``.
-* ``lossless`` (required, bool): whether ``pt.restore(pt(text)) == text`` for every text (see each
-  class for the fine print).  Read by :mod:`korean_bpe.compare` (its table's ``lossless``
-  column; the morpheme baseline needs it); :class:`BasePreTokenizer` derives ``piece_kind`` from
-  it.
-* ``piece_kind`` (optional): what the pieces are.  ``"whitespace"``:
-  exactly ``text.split()``, so the compiled encoder may cut the text itself
-  (:func:`korean_bpe.encoding.plan`); ``"marked"``: every character kept, in order, each space as
-  ``▁`` inside the pieces (``raw``, lossless morpheme mode), so offsets are read off the pieces
-  (:meth:`korean_bpe.Tokenizer.encode_with_offsets`) and the pieces carry the word boundaries
-  (:func:`korean_bpe.markers.pieces_keep_spaces`: the default marker is then ``None``, ``▁`` is
-  refused, and ``None`` is refused for any other kind; :mod:`korean_bpe.hf`'s ``decode`` joins
-  the runs around added tokens by nothing, not a space); ``"words"``: anything else (the pieces
-  are looked up in the text for offsets).  A stage that declares none is taken as ``"words"`` by
-  the encoder and for offsets (the safe path), and by the marker checks as
-  :class:`BasePreTokenizer` derives it (``"marked"`` when ``lossless``), so stages written before
-  the declaration keep their markers.
-* ``add_dummy_prefix`` (optional, with ``piece_kind = "marked"``; missing means False): a ``▁``
-  opens the first piece of each non-empty line that stands for no character of the text (as
-  SentencePiece's, ``raw``'s default).  Read for offsets
-  (:meth:`korean_bpe.Tokenizer.encode_with_offsets` aligns it with the line's first character, as
-  HF does); :mod:`korean_bpe.io.hf` reads it from ``raw``'s config for ``tokenizer.json``.
-* ``drop`` and ``pos`` (optional, analyzers): the tags an analysis leaves out and the analysis
-  itself, ``pt.pos(text) -> [(surface, tag), ...]``; when training finds no word,
-  :meth:`korean_bpe.Tokenizer.train` names the dropped tags with an example each.
-* ``analyzer_version`` (optional, str): the analyzer's version; :mod:`korean_bpe.compare` keeps
-  the pieces of such a stage (``kiwi``, ``mecab``) in the on-disk analysis cache under it.
-
-Constructor keywords ``cache``, ``cache_dir`` and ``workers``, when the class takes them, are set
-by :func:`korean_bpe.distributed.count_files` in each worker (one process a worker, the worker's
-own cache).  ``raw``'s ``split_by_whitespace`` is no declaration: only :mod:`korean_bpe.counting`
-reads it, on ``raw`` itself, to pick the compiled counting.
+* ``name`` and ``lossless`` (required): the registry name; whether ``restore(pt(text)) == text``;
+* ``piece_kind``: ``"whitespace"`` (the pieces are ``text.split()``), ``"marked"`` (every
+  character kept in order, each space as ``▁``: ``raw``, lossless morpheme mode; then the pieces
+  carry the word boundaries and the default marker is ``None``), ``"words"`` (anything else);
+* ``compiled_cut``: how the compiled core may cut the text itself, ``"whitespace"`` or
+  ``"sentencepiece"`` (:func:`korean_bpe.encoding.plan`, the compiled counting), or ``None``;
+* ``add_dummy_prefix``: with ``"marked"``, a ``▁`` opening each non-empty line stands for no
+  character (``raw``; :mod:`korean_bpe.encoding.offsets` aligns it as HF does);
+* ``drop`` and ``pos``: an analyzer's dropped tags and its ``(surface, tag)`` analysis (training
+  names the dropped tags when no word is left);
+* ``analyzer_version``: the analyzer's version (compare's on-disk analysis cache is keyed by it).
 
 Lossless morpheme mode marks the white space that preceded a morpheme with ``▁`` glued to its
 front, so ``"아이언맨은 올해"`` becomes ``['아이언맨', '은', '▁올해']`` and restores by replacing
@@ -54,9 +30,10 @@ a line break (``merges.txt`` is one merge a line).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
 
+from ..encoding.offsets import find_in_order
 from ..registry import Registry
 from ..units import SPACE_MARK
 
@@ -72,11 +49,17 @@ _LINE_BREAK_RE = re.compile(f"([{re.escape(LINE_BREAKS)}])")
 
 @runtime_checkable
 class PreTokenizer(Protocol):
-    """What every pre-tokenizer has; the optional declarations (``piece_kind``,
-    ``add_dummy_prefix``, ...) are listed in the module docstring with what reads them."""
+    """What every pre-tokenizer has: four methods and the declarations the rest of the package
+    reads (the module docstring says what each means and what reads it; :class:`BasePreTokenizer`
+    gives the defaults)."""
 
     name: str
     lossless: bool
+    piece_kind: PieceKind
+    compiled_cut: CompiledCut
+    add_dummy_prefix: bool
+    drop: Collection[str]
+    analyzer_version: str | None
 
     def __call__(self, text: str) -> list[str]: ...
 
@@ -87,22 +70,41 @@ class PreTokenizer(Protocol):
     def to_config(self) -> dict[str, Any]: ...
 
 
+#: what a pre-tokenizer's pieces are (see the module docstring)
+PieceKind = Literal["whitespace", "marked", "words"]
+#: how the compiled encoder may cut the text itself (see :func:`korean_bpe.encoding.plan`)
+CompiledCut = Literal["whitespace", "sentencepiece"] | None
+#: every declaration, with :class:`BasePreTokenizer`'s default
+DECLARATIONS = ("name", "lossless", "piece_kind", "compiled_cut", "add_dummy_prefix", "pos", "drop", "analyzer_version")
+
+
 PRE_TOKENIZERS: Registry[PreTokenizer] = Registry("pre-tokenizer")
 
 
 class BasePreTokenizer:
-    """Shared defaults: a per-text ``batch`` loop, ``repr`` from the config, equality by config."""
+    """Shared defaults: the declarations, a per-text ``batch`` loop, ``repr`` from the config,
+    equality by config."""
 
     name: str = ""
     lossless: bool = False
+    add_dummy_prefix: bool = False
+    #: the analysis, ``pos(text) -> [(surface, tag), ...]`` (analyzers), else None
+    pos: Callable[[str], list[tuple[str, str]]] | None = None
+    drop: Collection[str] = ()
+    analyzer_version: str | None = None
 
     def __call__(self, text: str) -> list[str]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     @property
-    def piece_kind(self) -> str:
+    def piece_kind(self) -> PieceKind:
         """``"marked"`` when lossless (spaces kept as ``▁``), else ``"words"`` (see the module docstring)."""
         return "marked" if self.lossless else "words"
+
+    @property
+    def compiled_cut(self) -> CompiledCut:
+        """``"whitespace"`` when the pieces are ``text.split()`` (``piece_kind``), else None."""
+        return "whitespace" if self.piece_kind == "whitespace" else None
 
     def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
         return [self(t) for t in texts]
@@ -127,8 +129,14 @@ class BasePreTokenizer:
 
 
 def get_pre_tokenizer(spec: str | Mapping[str, Any] | PreTokenizer, **options: Any) -> PreTokenizer:
-    """``get_pre_tokenizer("okt", drop=())``, ``get_pre_tokenizer({"type": "okt", ...})``."""
-    return PRE_TOKENIZERS.build(spec, **options)
+    """``get_pre_tokenizer("okt", drop=())``, ``get_pre_tokenizer({"type": "okt", ...})``; an
+    object is checked for every declaration (:data:`DECLARATIONS`)."""
+    pt = PRE_TOKENIZERS.build(spec, **options)
+    missing = [name for name in DECLARATIONS if not hasattr(pt, name)]
+    if missing:
+        raise TypeError(f"the pre-tokenizer {pt!r} does not declare {', '.join(missing)}; subclass "
+                        "korean_bpe.pre_tokenizers.BasePreTokenizer (it gives the defaults) or declare them")
+    return pt
 
 
 def raw_pieces(text: str) -> list[str]:
@@ -179,19 +187,6 @@ def pieces_from_spans(text: str, spans: Iterable[tuple[int, int]]) -> list[str]:
 
 
 def spans_from_surfaces(text: str, surfaces: Iterable[str]) -> list[tuple[int, int]]:
-    """Locate each analyzer surface in ``text``, left to right.
-
-    Raises ``ValueError`` when a surface is not found in order (the analyzer rewrote the text,
-    e.g. Okt with ``norm=True``): callers that promise losslessness must not guess.
-    """
-    spans: list[tuple[int, int]] = []
-    cursor = 0
-    for s in surfaces:
-        if not s:
-            continue
-        i = text.find(s, cursor)
-        if i < 0:
-            raise ValueError(f"morpheme {s!r} not found in the text after offset {cursor}: the analyzer changed the surface")
-        spans.append((i, i + len(s)))
-        cursor = i + len(s)
-    return spans
+    """Locate each analyzer surface in ``text``, left to right
+    (:func:`korean_bpe.encoding.offsets.find_in_order`, the one definition of where text sits)."""
+    return find_in_order(text, surfaces)

@@ -38,11 +38,11 @@ first call, once per process.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .._optional import require
+from ._analyzer import ProcessWide
 from ._sejong import JOSA_TAGS, SejongPreTokenizer
 from .base import PRE_TOKENIZERS
 
@@ -64,19 +64,9 @@ KIWI_GROUPS: dict[str, tuple[str, ...]] = {
 
 _COMPAT_JAMO_RUN = re.compile("[\u3131-\u318e]+")
 
-_lock = threading.Lock()
-_kiwi: Any = None
-
-
-def _get_kiwi() -> Any:
-    """The process-wide ``kiwipiepy.Kiwi`` (loaded once; Kiwi is thread-safe for analysis)."""
-    global _kiwi
-    if _kiwi is None:
-        with _lock:
-            if _kiwi is None:
-                kiwipiepy = require("kiwipiepy")
-                _kiwi = kiwipiepy.Kiwi()
-    return _kiwi
+#: the process-wide ``kiwipiepy.Kiwi`` (loaded once; Kiwi is thread-safe for analysis)
+_kiwi = ProcessWide(lambda: require("kiwipiepy").Kiwi())
+_get_kiwi = _kiwi.get
 
 
 def _spans(text: str, tokens: Iterable[Any]) -> list[tuple[int, int, str]]:

@@ -32,10 +32,9 @@ texts in this process; python-mecab-ko is imported, and the dictionary opened, b
 
 from __future__ import annotations
 
-import threading
-from typing import Any
 
 from .._optional import require
+from ._analyzer import ProcessWide
 from ._sejong import JOSA_TAGS, SejongPreTokenizer
 from .base import PRE_TOKENIZERS
 
@@ -53,19 +52,9 @@ MECAB_GROUPS: dict[str, tuple[str, ...]] = {
     "Foreign": ("SH",),
 }
 
-_lock = threading.Lock()
-_tagger: Any = None
-
-
-def _get_tagger() -> Any:
-    """The process-wide ``mecab.MeCab()`` (opened once)."""
-    global _tagger
-    if _tagger is None:
-        with _lock:
-            if _tagger is None:
-                mecab = require("mecab")
-                _tagger = mecab.MeCab()
-    return _tagger
+#: the process-wide ``mecab.MeCab()`` (opened once)
+_tagger = ProcessWide(lambda: require("mecab").MeCab())
+_get_tagger = _tagger.get
 
 
 @PRE_TOKENIZERS.register("mecab")

@@ -53,7 +53,7 @@ Java: Okt needs a JDK and JPype; when either is missing or broken the first anal
 
 from __future__ import annotations
 
-import gc
+
 import importlib
 import re
 import importlib.metadata
@@ -63,6 +63,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from .._gc import paused
 from .._optional import require
 from .executor import Executor
 from ._analyzer import AnalyzerSpec, BatchAnalyzer
@@ -351,25 +352,46 @@ def okt_analyzer(*, norm: bool = False, stem: bool = False, max_run: int = MAX_R
     of one piece, so the tokens are dealt out by length; a group whose surfaces do not tile its
     pieces exactly is analysed piece by piece.
     """
-    okt = _start_okt()
-    jpype = importlib.import_module("jpype")
-    jki = okt.jki
-    jnorm = jpype.java.lang.Boolean(bool(norm))
-    jstem = jpype.java.lang.Boolean(bool(stem))
-    jstring = jpype.JClass("java.lang.String")
-    plain = not norm and not stem
+    return _OktAnalyzer(norm=norm, stem=stem, max_run=max_run)
 
-    def tokens(text: str) -> list[str]:
-        answer = jki.tokenize(text, jnorm, jstem)
+
+class _OktAnalyzer:
+    """:func:`okt_analyzer`'s callable: one Okt (JVM) and the ways texts are joined for it."""
+
+    def __init__(self, *, norm: bool, stem: bool, max_run: int) -> None:
+        okt = _start_okt()
+        jpype = importlib.import_module("jpype")
+        self._jki = okt.jki
+        self._jnorm = jpype.java.lang.Boolean(bool(norm))
+        self._jstem = jpype.java.lang.Boolean(bool(stem))
+        self._jstring = jpype.JClass("java.lang.String")
+        self._plain = not norm and not stem
+        self._max_run = max_run
+
+    def __call__(self, texts: list[str]) -> list[list[str]]:
+        segments = [cut_long_runs(t, limit=self._max_run) for t in texts]
+        if all(len(s) == 1 for s in segments):
+            return self._analyze_whole(texts)
+        flat = self._analyze_whole([seg for segs in segments for seg in segs])
+        out: list[list[str]] = []
+        at = 0
+        for segs in segments:
+            out.append([tok for analysis in flat[at : at + len(segs)] for tok in analysis])
+            at += len(segs)
+        return out
+
+    def tokens(self, text: str) -> list[str]:
+        """Okt's ``surface/Tag`` tokens of one text."""
+        answer = self._jki.tokenize(text, self._jnorm, self._jstem)
         if _TOKEN_JOIN in text:
             return [str(t) for t in answer.toArray()]
-        flat = str(jstring.join(_TOKEN_JOIN, answer))
+        flat = str(self._jstring.join(_TOKEN_JOIN, answer))
         return flat.split(_TOKEN_JOIN) if flat else []
 
-    def spaced(group: list[str]) -> list[list[str]] | None:
+    def spaced(self, group: list[str]) -> list[list[str]] | None:
         """Plain pieces joined by single spaces; each token goes to the piece its surface
         covers (surfaces are exact slices when norm and stem are off)."""
-        toks = tokens(" ".join(group))
+        toks = self.tokens(" ".join(group))
         out: list[list[str]] = []
         i, n = 0, len(toks)
         for piece in group:
@@ -388,65 +410,52 @@ def okt_analyzer(*, norm: bool = False, stem: bool = False, max_run: int = MAX_R
             out.append(mine)
         return out if i == n else None
 
-    def joined(group: list[str]) -> list[list[str]] | None:
+    def joined(self, group: list[str]) -> list[list[str]] | None:
+        """Texts joined by the separator; None when the answer does not hold one between each two."""
         out: list[list[str]] = [[]]
-        for tok in tokens(_SEP.join(group)):
+        for tok in self.tokens(_SEP.join(group)):
             if tok == _SEP_TOKEN:
                 out.append([])
             else:
                 out[-1].append(tok)
         return out if len(out) == len(group) else None
 
-    def analyze(texts: list[str]) -> list[list[str]]:
-        segments = [cut_long_runs(t, limit=max_run) for t in texts]
-        if all(len(s) == 1 for s in segments):
-            return analyze_whole(texts)
-        flat = analyze_whole([seg for segs in segments for seg in segs])
-        out: list[list[str]] = []
-        at = 0
-        for segs in segments:
-            out.append([tok for analysis in flat[at : at + len(segs)] for tok in analysis])
-            at += len(segs)
-        return out
-
-    def analyze_whole(texts: list[str]) -> list[list[str]]:
+    def _analyze_whole(self, texts: list[str]) -> list[list[str]]:
+        """Texts without over-long runs: plain pieces joined by spaces, other joinable texts by
+        the separator, the rest alone (see :func:`okt_analyzer`)."""
         results: list[list[str] | None] = [None] * len(texts)
         group: list[int] = []
-        chars = 0
-
         pieces: list[int] = []
-        piece_chars = 0
-
-        def flush_group(group: list[int], join: Any) -> None:
-            if not group:
-                return
-            parts = join([texts[i] for i in group]) if len(group) > 1 else None
-            if parts is None:
-                parts = [tokens(texts[i]) for i in group]
-            for i, p in zip(group, parts):
-                results[i] = p
-            group.clear()
-
+        chars = piece_chars = 0
         for i, t in enumerate(texts):
-            if plain and _plain_piece(t):
+            if self._plain and _plain_piece(t):
                 pieces.append(i)
                 piece_chars += len(t)
                 if len(pieces) >= _JOIN_PIECES or piece_chars >= _JOIN_CHARS:
-                    flush_group(pieces, spaced)
+                    self._flush(texts, pieces, self.spaced, results)
                     piece_chars = 0
             elif not _joinable(t):
-                results[i] = tokens(t)
+                results[i] = self.tokens(t)
             else:
                 group.append(i)
                 chars += len(t)
                 if len(group) >= _JOIN_TEXTS or chars >= _JOIN_CHARS:
-                    flush_group(group, joined)
+                    self._flush(texts, group, self.joined, results)
                     chars = 0
-        flush_group(pieces, spaced)
-        flush_group(group, joined)
+        self._flush(texts, pieces, self.spaced, results)
+        self._flush(texts, group, self.joined, results)
         return results  # type: ignore[return-value]
 
-    return analyze
+    def _flush(self, texts: list[str], group: list[int], join: Any, results: list[list[str] | None]) -> None:
+        """Analyse the texts of ``group`` (indices) together by ``join``, else one by one; empty it."""
+        if not group:
+            return
+        parts = join([texts[i] for i in group]) if len(group) > 1 else None
+        if parts is None:
+            parts = [self.tokens(texts[i]) for i in group]
+        for i, p in zip(group, parts):
+            results[i] = p
+        group.clear()
 
 
 def _rebuild_okt(config: dict[str, Any], runtime: dict[str, Any]) -> OktPreTokenizer:
@@ -612,13 +621,8 @@ class OktPreTokenizer(BasePreTokenizer):
                 raise TypeError(f"texts must be strings; item {i} is {type(t).__name__}: {t!r}")
         # millions of small lists and no reference cycles: the cyclic collector would only
         # re-walk them (and everything else alive) again and again, a third of a warm run
-        gc_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with paused():
             return self._batch(texts, show_progress)
-        finally:
-            if gc_enabled:
-                gc.enable()
 
     def _batch(self, texts: list[str], show_progress: bool | None) -> list[list[str]]:
         prepared = [_prepare(t) for t in texts]

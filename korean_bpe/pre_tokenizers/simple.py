@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..units import SPACE_MARK
-from .base import LINE_BREAKS, PRE_TOKENIZERS, BasePreTokenizer, raw_pieces, restore_marked
+from .base import LINE_BREAKS, PRE_TOKENIZERS, BasePreTokenizer, CompiledCut, raw_pieces, restore_marked
 
 __all__ = ["RawPreTokenizer", "WhitespacePreTokenizer", "sentencepiece_pieces", "restore_sentencepiece"]
 
@@ -109,6 +109,12 @@ class RawPreTokenizer(BasePreTokenizer):
                 raise TypeError(f"{key} must be True or False, got {value!r}")
         self.split_by_whitespace = split_by_whitespace
         self.add_dummy_prefix = add_dummy_prefix
+
+    @property
+    def compiled_cut(self) -> CompiledCut:
+        """``"sentencepiece"`` with the default options: the compiled encoder then cuts the text
+        itself, as :func:`sentencepiece_pieces` does (see :func:`korean_bpe.encoding.plan`)."""
+        return "sentencepiece" if self.split_by_whitespace and self.add_dummy_prefix else None
 
     def __call__(self, text: str) -> list[str]:
         if not self.split_by_whitespace and not self.add_dummy_prefix:

@@ -13,12 +13,12 @@ with its word marker applied, and its count.
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
 
+from .._gc import paused
 from ..markers import MARKER_TEXTS, Marker, get_marker
 from ..progress import NO_PROGRESS, Progress, check_show_progress, start_progress
 from .model import BPEModel
@@ -110,14 +110,9 @@ def train_bpe(
     _check_options(vocab_size, num_merges, min_frequency, limit_alphabet, on_merge, show_progress, engine)
     _check_max_token_length(max_token_length)
     specials = _check_special_tokens(special_tokens)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # millions of small lists and no cycles: the cyclic collector would only rescan them
-    try:
+    with paused():  # millions of small lists and no cycles: the cyclic collector would only rescan them
         return _train(word_counts, vocab_size, num_merges, min_frequency, specials, limit_alphabet,
                       initial_alphabet, marker, max_token_length, on_merge, show_progress, engine)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _train(
@@ -275,11 +270,9 @@ def _alphabet(
 def _flat_words(word_counts: Any, marker: Any, engine: str) -> Any:
     """The compiled flat word table of ``word_counts`` when training can take it as it is: a
     :class:`~korean_bpe.trainer.fast.SymbolCounts` made with this marker, for the compiled engine."""
-    if engine not in ("auto", "compiled") or type(word_counts).__name__ != "SymbolCounts":
-        return None
     from .fast import SymbolCounts
 
-    if not isinstance(word_counts, SymbolCounts):
+    if engine not in ("auto", "compiled") or not isinstance(word_counts, SymbolCounts):
         return None
     if not (isinstance(marker, str) and marker == "auto"):
         try:

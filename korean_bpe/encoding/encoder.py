@@ -1,0 +1,166 @@
+"""Words -> ids: the merge table, the word cache and the one routine that segments a word.
+
+An :class:`Encoder` is built once per tokenizer from its model and stages.  Every encode path goes
+through :meth:`Encoder.symbols` and :meth:`Encoder.merge` (the unit's symbols, marked, merged by
+rank) and :class:`~korean_bpe.encoding.fallback.Fallback` for the symbols the vocabulary lacks:
+
+* plain and batch encoding (:meth:`Encoder.encode_texts`): each distinct word segmented once
+  (:meth:`Encoder.encode_word`) and cached; with the compiled core and a pre-tokenizer whose cut
+  it knows (:func:`korean_bpe.encoding.plan`), the core also cuts the text, in the same loop;
+* BPE-dropout and offsets (:meth:`Encoder.segment`): a word merged afresh, each token with the run
+  of symbols it spells.
+
+>>> from korean_bpe import Tokenizer
+>>> from korean_bpe.trainer import BPEModel
+>>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
+>>> tok._encoder.segment("재밌다")
+[([1], 0, 1), ([9], 1, 3), ([4], 3, 4)]
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..markers import SPACE_MARK
+from . import plan as make_plan
+from .fallback import Fallback
+from .offsets import Segment
+from .pure import WordCache, merge_dropout, merge_ids
+
+try:  # the compiled core (korean_bpe/encoding/_encode.pyx), built at install time when possible
+    from ._encode import MergeTable
+except ImportError:  # pragma: no cover - depends on the build
+    MergeTable = None
+
+__all__ = ["Encoder"]
+
+
+class Encoder:
+    """The merges of ``model`` applied to the words of ``pre_tokenizer`` cut by ``unit`` and
+    marked by ``marker``; ``fallback`` spells unknown symbols.  ``fuse=False`` keeps the compiled
+    core from cutting the text (the tests compare both paths)."""
+
+    def __init__(self, model: Any, vocab: Mapping[str, int], *, pre_tokenizer: Any, unit: Any, marker: Any,
+                 fallback: Fallback, cache_size: int, fuse: bool = True) -> None:
+        self.vocab = vocab
+        self.id_to_token = model.id_to_token
+        self.pre_tokenizer, self.unit, self.marker, self.fallback = pre_tokenizer, unit, marker, fallback
+        specials = set(model.special_tokens)
+        triples = []
+        for a, b in model.merges:
+            new = model.merged_token(a, b)
+            if new in specials:  # only from a trainer older than cut_special_runs: never applied
+                continue
+            triples.append((vocab[a], vocab[b], vocab[new]))
+        #: (left id, right id) -> (rank, new id); a pair listed twice keeps its first rank
+        self.pairs: dict[tuple[int, int], tuple[int, int]] = {}
+        for rank, (left_id, right_id, new_id) in enumerate(triples):
+            self.pairs.setdefault((left_id, right_id), (rank, new_id))
+        self.plan = make_plan(pre_tokenizer, unit, marker, vocab, compiled=MergeTable is not None)
+        if not fuse:
+            self.plan = self.plan._replace(fused=False, cut=None, space_id=-1)
+        self.compiled = None
+        if MergeTable is not None:
+            self.compiled = MergeTable(triples, {t: i for t, i in vocab.items() if len(t) == 1})
+            self.compiled.set_vocab_size(len(vocab))
+            if self.plan.symbols is not None:
+                byte_ids = ([vocab.get(s, -1) for s in unit.initial_alphabet] if self.plan.symbols == "bytes" else None)
+                self.compiled.set_symbols(self.plan.prefix_id, self.plan.symbols, byte_ids)
+        self.cache = WordCache(self.encode_word, cache_size)
+
+    # --- one word ------------------------------------------------------------------------------
+
+    def symbols(self, word: str) -> tuple[str, ...]:
+        """The marked unit symbols of ``word``."""
+        return self.marker.apply(self.unit.split(word))
+
+    def merge(self, symbols: Sequence[str], p: float = 0.0, rng: random.Random | None = None) -> list[int]:
+        """The ids of ``symbols`` merged by rank (``-1``: a symbol outside the vocabulary, never
+        merged); with ``p``, BPE-dropout drawing from ``rng``."""
+        get = self.vocab.get
+        ids = [get(s, -1) for s in symbols]
+        if len(ids) < 2:
+            return ids
+        if p:
+            return merge_dropout(ids, self.pairs, p, rng)  # type: ignore[arg-type]
+        return self.compiled.merge_ids(ids) if self.compiled is not None else merge_ids(ids, self.pairs)
+
+    def encode_word(self, word: str) -> tuple[int, ...]:
+        """The ids of one word (what the word cache holds)."""
+        symbols = self.symbols(word)
+        ids = self.merge(symbols)
+        if -1 in ids:
+            ids = self.fallback.fill(ids, symbols, word)
+        return tuple(ids)
+
+    def segment(self, word: str, p: float = 0.0, rng: random.Random | None = None) -> Segment:
+        """One word as ``(ids, first_symbol, end_symbol)`` per merged token: the ids it becomes
+        (several for a fallback spelling) and the run of the word's marked symbols it spells."""
+        symbols = self.symbols(word)
+        ids = self.merge(symbols, p, rng)
+        mark, id_to_token = self.marker, self.id_to_token
+        size = (lambda t: len(mark.strip(t))) if mark.glued else len
+        out: Segment = []
+        k = 0
+        for i in ids:
+            if i < 0:
+                out.append((self.fallback.ids(symbols[k], word), k, k + 1))
+                k += 1
+                continue
+            start, n, got = k, size(id_to_token[i]), 0
+            while got < n:
+                got += size(symbols[k])
+                k += 1
+            out.append(([i], start, k))
+        assert k == len(symbols), (word, ids)
+        return out
+
+    # --- many texts ----------------------------------------------------------------------------
+
+    def encode_texts(self, texts: list[str]) -> list[list[int]]:
+        """The ids of each text: cut by the compiled core when the plan says it can, else by
+        ``pre_tokenizer.batch``."""
+        compiled, cut = self.compiled, self.plan.cut
+        if compiled is not None and cut == "whitespace":
+            return compiled.encode_whitespace(texts, self.encode_word, self.cache.maxsize)
+        if compiled is not None and cut == "sentencepiece":
+            def piece(segment: str) -> tuple[int, ...]:
+                return self.encode_word(SPACE_MARK + segment)
+
+            return compiled.encode_sentencepiece(texts, self.plan.space_id, piece, self.encode_word, self.cache.maxsize)
+        return self.encode_words(self.pre_tokenizer.batch(texts))
+
+    def encode_words(self, batch: list[list[str]]) -> list[list[int]]:
+        """The ids of pre-tokenized texts, each distinct word segmented once (then cached)."""
+        cache, compiled = self.cache, self.compiled
+        if compiled is not None:
+            if self.plan.symbols is not None:  # cut, merged and cached in the core
+                return compiled.encode_pieces(batch, self.encode_word, cache.maxsize)
+            return compiled.encode_batch(cache, batch, self.encode_word, cache.maxsize)
+        getitem = cache.__getitem__
+        out = []
+        for words in batch:
+            ids: list[int] = []
+            for w in words:
+                ids += getitem(w)
+            out.append(ids)
+        return out
+
+    def encode_dropout(self, batch: list[list[str]], p: float, rng: random.Random) -> list[list[int]]:
+        """The ids of pre-tokenized texts with BPE-dropout: every word merged afresh, no cache."""
+        out = []
+        for words in batch:
+            ids: list[int] = []
+            for w in words:
+                for tids, _, _ in self.segment(w, p, rng):
+                    ids += tids
+            out.append(ids)
+        return out
+
+    def clear(self) -> None:
+        """Empty the word caches."""
+        self.cache.clear()
+        if self.compiled is not None:
+            self.compiled.clear_words()

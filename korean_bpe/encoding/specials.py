@@ -1,0 +1,98 @@
+"""The special-token policy: text never becomes a special token.
+
+Training never makes one by merging (a run of symbols that spells one is cut, see
+:func:`korean_bpe.trainer.api.cut_special_runs`), and ``encode`` refuses a text that spells one
+(``"<unk>"``, or ``"<0x41>"`` with byte fallback), as tiktoken does, with a
+:class:`SpecialTokenTextError` naming the token and the fixes.  ``disallowed_special=()`` encodes
+such text as ordinary text.  Unlike tiktoken there is no ``allowed_special``: put special ids
+around encoded text yourself.
+
+>>> policy = SpecialTokens(("<unk>", "<pad>"))
+>>> policy.check("영화 재밌다", "all") is None
+True
+>>> policy.check("영화 <pad>", "all")
+Traceback (most recent call last):
+...
+korean_bpe.encoding.specials.SpecialTokenTextError: the text holds '<pad>', the text of a special token, at offset 3; encode never turns text into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's text), or disallowed_special=tok.special_tokens_set - {'<pad>'} (this one only); for the special token itself, add its id, tok.token_to_id('<pad>'), to the ids yourself
+>>> policy.check("영화 <pad>", {"<unk>"}) is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any, Literal
+
+__all__ = ["SpecialTokenTextError", "SpecialTokens", "Disallowed"]
+
+#: what ``encode(..., disallowed_special=...)`` takes: ``"all"`` or a collection of special tokens
+Disallowed = Literal["all"] | Collection[str]
+
+
+class SpecialTokenTextError(ValueError):
+    """``encode`` was given a text that spells a disallowed special token; ``token`` and
+    ``offset`` (in the text) say which and where."""
+
+    def __init__(self, message: str, *, token: str, offset: int) -> None:
+        super().__init__(message)
+        self.token = token
+        self.offset = offset
+
+
+class SpecialTokens:
+    """The special tokens whose text ``encode`` refuses (a model's, byte tokens included), with
+    one compiled search per ``disallowed_special`` value, made on first use."""
+
+    def __init__(self, tokens: Sequence[str]) -> None:
+        self.tokens = frozenset(tokens)
+        self._regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
+
+    def regex(self, disallowed: Any) -> re.Pattern[str] | None:
+        """The search for ``disallowed``'s text (None: nothing to look for); refuses a bad value."""
+        if disallowed == "all":
+            key = self.tokens
+        elif isinstance(disallowed, str) or not isinstance(disallowed, Iterable):
+            raise TypeError(f"disallowed_special must be 'all' or a collection of special tokens such as "
+                            f"('<unk>',), got {disallowed!r}")
+        else:
+            key = frozenset(disallowed)
+        try:
+            return self._regexes[key]
+        except KeyError:
+            pass
+        unknown = sorted(key - self.tokens)
+        if unknown:
+            raise ValueError(f"disallowed_special holds {unknown[0]!r}, which is not a special token of this tokenizer; "
+                             f"its special tokens are tok.special_tokens_set ({len(self.tokens)} tokens)")
+        regex = re.compile("|".join(map(re.escape, sorted(key, key=len, reverse=True)))) if key else None
+        self._regexes[key] = regex
+        return regex
+
+    def check(self, text: str, disallowed: Any) -> None:
+        """Raise :class:`SpecialTokenTextError` when ``text`` spells a disallowed special token."""
+        regex = self.regex(disallowed)
+        if regex is not None:
+            _refuse(regex.search(text), "the text")
+
+    def check_all(self, texts: Sequence[str], disallowed: Any) -> None:
+        """:meth:`check` for every text; the error names the text by its index."""
+        regex = self.regex(disallowed)
+        if regex is None:
+            return
+        search = regex.search
+        for k, text in enumerate(texts):
+            _refuse(search(text), f"texts[{k}]")
+
+
+def _refuse(found: re.Match[str] | None, where: str) -> None:
+    if found is None:
+        return
+    token = found.group()
+    raise SpecialTokenTextError(
+        f"{where} holds {token!r}, the text of a special token, at offset {found.start()}; encode never turns text "
+        f"into a special token. To encode it as ordinary text, pass disallowed_special=() (every special token's "
+        f"text), or disallowed_special=tok.special_tokens_set - {{{token!r}}} (this one only); for the special "
+        f"token itself, add its id, tok.token_to_id({token!r}), to the ids yourself",
+        token=token, offset=found.start(),
+    )
