@@ -429,8 +429,9 @@ cdef extern from *:
         int32_t name(int32_t a, int32_t b, int64_t count) nogil
 
 
-import gc
 import os
+
+from .._gc import paused
 from time import perf_counter
 _PROFILE = bool(os.environ.get("KOREAN_BPE_PROFILE"))
 cdef int64_t _INT64_MAX = 9223372036854775807
@@ -463,9 +464,15 @@ def merge_engine(words, counts, *, int next_id, on_merge, max_token_length=None)
         from .fast import merge_engine as py_engine
         py_engine(words, counts, next_id=next_id, on_merge=on_merge, max_token_length=max_token_length)
         return
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # the callback allocates; full collections over the caller's big word lists cost
     cdef Engine* eng = new Engine()
+    with paused():  # the callback allocates; full collections over the caller's big word lists cost
+        _run_engine(eng, words, counts, nw, total, next_id, on_merge, max_token_length)
+
+
+cdef _run_engine(Engine* eng, words, counts, Py_ssize_t nw, Py_ssize_t total, int next_id, on_merge,
+                 max_token_length):
+    """:func:`merge_engine`'s loop (the cyclic collector paused by the caller); frees ``eng``."""
+    cdef Py_ssize_t i, j, n
     cdef int64_t cnt
     cdef int32_t pos = 0, start, v
     cdef list w
@@ -513,8 +520,6 @@ def merge_engine(words, counts, *, int next_id, on_merge, max_token_length=None)
                   f"positions {total} visited {eng.n_visit} sites {eng.n_site} pushes {eng.n_push} pops {eng.n_pop}")
     finally:
         del eng
-        if gc_was_enabled:
-            gc.enable()
 
 
 cdef enum:
@@ -540,9 +545,7 @@ def words_to_ids(word_counts, dict symbol_to_id, *, Py_ssize_t min_length=1):
     cdef object s, sid
     for k in range(_CACHE):
         ckey[k] = NULL
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused():
         for symbols, count in items:
             n = len(symbols)
             if n < min_length:
@@ -565,9 +568,6 @@ def words_to_ids(word_counts, dict symbol_to_id, *, Py_ssize_t min_length=1):
                 k += 1
             words.append(ids)
             counts.append(count)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     return words, counts
 
 
@@ -869,9 +869,7 @@ def split_words(word_counts, str unit, marker):
     cdef object sym, space = "\u2581", prev
     cdef tuple key
     items = word_counts.items() if hasattr(word_counts, "items") else word_counts
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused():
         for w, c in items:
             if type(w) is not str:
                 raise TypeError(f"word_counts keys must be str words, got {type(w).__name__} {w!r}")
@@ -917,9 +915,6 @@ def split_words(word_counts, str unit, marker):
                 PyTuple_SET_ITEM(key, k + off, sym)
             prev = out.get(key)
             out[key] = c if prev is None else prev + c
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     return out
 
 
