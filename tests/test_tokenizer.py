@@ -134,21 +134,24 @@ def test_clear_cache_keeps_ids(ws_syllable, real_texts):
 _WS_TEXT = korean_heavy(30, no_space_mark=False)
 
 
+@pytest.mark.parametrize("pre_tokenizer", ["whitespace", "raw"])
 @pytest.mark.parametrize("unit", ["syllable", "jamo"])
 @settings(max_examples=150, deadline=None)
 @given(texts=st.lists(_WS_TEXT, max_size=6), cache_size=st.sampled_from([1, 3, 1 << 19]))
-def test_fused_whitespace_path_equals_general_path(real_texts, unit, texts, cache_size):
+def test_fused_path_equals_general_path(real_texts, pre_tokenizer, unit, texts, cache_size):
+    """The compiled core's own cut (whitespace: str.split(); raw: SentencePiece's pieces) gives the
+    ids of pre_tokenizer.batch + the compiled piece path, whatever the cache size."""
     if encoder_module.MergeTable is None:
         pytest.skip("korean_bpe._encode is not compiled here")
-    key = (unit, cache_size)
+    key = (pre_tokenizer, unit, cache_size)
     if key not in _FUSED:
-        base = _FUSED.setdefault(unit, Tokenizer.train(real_texts[:300], vocab_size=1500, unit=unit, show_progress=False))
-        fused = Tokenizer(base.model, unit=unit, cache_size=cache_size)
-        general = Tokenizer(base.model, unit=unit, cache_size=cache_size)
-        unfused(general)
+        base = _FUSED.setdefault((pre_tokenizer, unit), Tokenizer.train(
+            real_texts[:300], vocab_size=1500, pre_tokenizer=pre_tokenizer, unit=unit, show_progress=False))
+        fused = Tokenizer(base.model, pre_tokenizer=pre_tokenizer, unit=unit, cache_size=cache_size)
+        general = unfused(Tokenizer(base.model, pre_tokenizer=pre_tokenizer, unit=unit, cache_size=cache_size))
         _FUSED[key] = fused, general
     fused, general = _FUSED[key]
-    assert fused._encoder.plan.fused
+    assert fused._encoder.plan.fused and fused._encoder.plan.cut == pre_tokenizer.replace("raw", "sentencepiece")
     expected = general.encode_batch(texts)
     assert fused.encode_batch(texts) == expected
     assert [fused.encode(t) for t in texts] == expected

@@ -528,45 +528,7 @@ cdef class MergeTable:
     def encode_whitespace(self, list texts, slow, Py_ssize_t maxsize):
         """:meth:`encode_pieces` of each text of ``texts`` split as ``str.split()`` does, the split
         done here, in the same loop."""
-        cdef list out = PyList_New(len(texts))
-        cdef list ids
-        cdef object text
-        cdef Py_ssize_t t, n, i, start
-        cdef int kind
-        cdef void* data
-        cdef uint32_t cp
-        cdef uint64_t hash
-        cdef vector[int32_t] buf
-        for t in range(len(texts)):
-            text = texts[t]
-            if type(text) is not str:
-                raise TypeError(f"texts must hold strings; texts[{t}] is {type(text).__name__} {text!r}")
-            n = PyUnicode_GET_LENGTH(text)
-            kind = PyUnicode_KIND(text)
-            data = PyUnicode_DATA(text)
-            buf.clear()
-            i = 0
-            while True:
-                while i < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
-                    i += 1
-                if i >= n:
-                    break
-                start = i
-                hash = 0xCBF29CE484222325
-                while i < n:
-                    cp = PyUnicode_READ(kind, data, i)
-                    if Py_UNICODE_ISSPACE(cp):
-                        break
-                    hash = mix_cp(hash, cp)
-                    i += 1
-                hash ^= hash >> 31
-                hash *= GOLDEN
-                hash ^= hash >> 29
-                self._word_ids(text, kind, data, start, i, hash, slow, maxsize, &buf, self.prefix)
-            ids = self._id_list(&buf)
-            Py_INCREF(ids)
-            PyList_SET_ITEM(out, t, ids)
-        return out
+        return self._encode_texts(texts, False, -1, slow, None, maxsize)
 
     def encode_sentencepiece(self, list texts, int space_id, slow, slow_plain, Py_ssize_t maxsize):
         """:meth:`encode_pieces` of each text of ``texts`` cut as SentencePiece cuts it
@@ -575,50 +537,81 @@ cdef class MergeTable:
         own, without it; an empty line no piece), the cut done here, in the same loop.  A piece is
         cached under its text without the ``▁`` (no piece key of :meth:`encode_pieces` lacks it);
         ``slow(segment)`` segments the piece ``'▁' + segment``, ``slow_plain`` a line break."""
+        return self._encode_texts(texts, True, space_id, slow, slow_plain, maxsize)
+
+    cdef list _encode_texts(self, list texts, bint sentencepiece, int32_t space_id, slow, slow_plain,
+                            Py_ssize_t maxsize):
         cdef list out = PyList_New(len(texts))
         cdef list ids
         cdef object text
-        cdef Py_ssize_t t, n, i, start, line_start
-        cdef int kind
-        cdef void* data
-        cdef uint32_t cp
-        cdef uint64_t hash
+        cdef Py_ssize_t t
         cdef vector[int32_t] buf
         for t in range(len(texts)):
             text = texts[t]
             if type(text) is not str:
                 raise TypeError(f"texts must hold strings; texts[{t}] is {type(text).__name__} {text!r}")
-            n = PyUnicode_GET_LENGTH(text)
-            kind = PyUnicode_KIND(text)
-            data = PyUnicode_DATA(text)
             buf.clear()
-            i = 0
-            while i < n:
-                line_start = i
-                start = i
-                hash = 0xCBF29CE484222325
-                while i < n:
-                    cp = PyUnicode_READ(kind, data, i)
-                    if cp == 0x20 or cp == 0x2581:
-                        self._word_ids(text, kind, data, start, i, _finish(hash), slow, maxsize, &buf, space_id)
-                        i += 1
-                        start = i
-                        hash = 0xCBF29CE484222325
-                        continue
-                    if _is_line_break(cp):
-                        break
-                    hash = mix_cp(hash, cp)
-                    i += 1
-                if i > line_start:  # the line's last piece
-                    self._word_ids(text, kind, data, start, i, _finish(hash), slow, maxsize, &buf, space_id)
-                if i < n:  # a line break: a piece of its own, no ▁
-                    self._word_ids(text, kind, data, i, i + 1, _finish(mix_cp(0xCBF29CE484222325, cp)),
-                                   slow_plain, maxsize, &buf, -1)
-                    i += 1
+            if sentencepiece:
+                self._cut_sentencepiece(text, space_id, slow, slow_plain, maxsize, &buf)
+            else:
+                self._cut_whitespace(text, slow, maxsize, &buf)
             ids = self._id_list(&buf)
             Py_INCREF(ids)
             PyList_SET_ITEM(out, t, ids)
         return out
+
+    cdef int _cut_whitespace(self, object text, slow, Py_ssize_t maxsize, vector[int32_t]* buf) except -1:
+        """The ids of ``text.split()``'s words into ``buf``."""
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0, start
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void* data = PyUnicode_DATA(text)
+        cdef uint32_t cp
+        cdef uint64_t hash
+        while True:
+            while i < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+                i += 1
+            if i >= n:
+                return 0
+            start = i
+            hash = 0xCBF29CE484222325
+            while i < n:
+                cp = PyUnicode_READ(kind, data, i)
+                if Py_UNICODE_ISSPACE(cp):
+                    break
+                hash = mix_cp(hash, cp)
+                i += 1
+            self._word_ids(text, kind, data, start, i, _finish(hash), slow, maxsize, buf, self.prefix)
+
+    cdef int _cut_sentencepiece(self, object text, int32_t space_id, slow, slow_plain, Py_ssize_t maxsize,
+                                vector[int32_t]* buf) except -1:
+        """The ids of ``text``'s SentencePiece pieces (see :meth:`encode_sentencepiece`) into ``buf``."""
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0, start, line_start
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void* data = PyUnicode_DATA(text)
+        cdef uint32_t cp
+        cdef uint64_t hash
+        while i < n:
+            line_start = start = i
+            hash = 0xCBF29CE484222325
+            while i < n:
+                cp = PyUnicode_READ(kind, data, i)
+                if cp == 0x20 or cp == 0x2581:
+                    self._word_ids(text, kind, data, start, i, _finish(hash), slow, maxsize, buf, space_id)
+                    i += 1
+                    start = i
+                    hash = 0xCBF29CE484222325
+                    continue
+                if _is_line_break(cp):
+                    break
+                hash = mix_cp(hash, cp)
+                i += 1
+            if i > line_start:  # the line's last piece
+                self._word_ids(text, kind, data, start, i, _finish(hash), slow, maxsize, buf, space_id)
+            if i < n:  # a line break: a piece of its own, no ▁
+                self._word_ids(text, kind, data, i, i + 1, _finish(mix_cp(0xCBF29CE484222325, cp)),
+                               slow_plain, maxsize, buf, -1)
+                i += 1
+        return 0
 
 
 cdef inline uint64_t _finish(uint64_t hash) nogil:

@@ -98,7 +98,43 @@ class SerialExecutor:
         return "SerialExecutor()"
 
 
-class ThreadExecutor:
+class _PoolExecutor:
+    """What the two pool executors share: the settings they pickle as (the copy starts its own
+    pool), ``shutdown``, the context manager, ``repr``."""
+
+    workers: int
+    prefetch: int
+    _pool: Any
+    _lock: threading.Lock
+
+    def _settings(self) -> dict[str, Any]:
+        return {"prefetch": self.prefetch}
+
+    def shutdown(self) -> None:
+        """Stop the pool (a later ``map`` starts a new one)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"workers": self.workers, **self._settings()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        self.__init__(state.pop("workers"), **state)  # type: ignore[misc]
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(workers={self.workers})"
+
+
+class ThreadExecutor(_PoolExecutor):
     """``workers`` threads in this process: for analyzers that release the GIL while they work
     and are thread-safe (Okt: every call runs inside the JVM, which JPype enters without the
     GIL), so that one analyzer (one JVM, warmed up once) serves every core.
@@ -123,27 +159,6 @@ class ThreadExecutor:
             pool = self._pool
         return _windowed_map(pool, fn, items, self.workers * self.prefetch)
 
-    def shutdown(self) -> None:
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"workers": self.workers, "prefetch": self.prefetch}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["workers"], prefetch=state["prefetch"])  # type: ignore[misc]
-
-    def __enter__(self) -> ThreadExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.shutdown()
-
-    def __repr__(self) -> str:
-        return f"ThreadExecutor(workers={self.workers})"
-
 
 def _exit_with_parent(parent: int, interval: float = 1.0) -> None:
     """Worker initializer: end this worker when ``parent`` is gone.
@@ -160,7 +175,7 @@ def _exit_with_parent(parent: int, interval: float = 1.0) -> None:
     threading.Thread(target=watch, name="korean_bpe-exit-with-parent", daemon=True).start()
 
 
-class LocalProcessExecutor:
+class LocalProcessExecutor(_PoolExecutor):
     """A pool of ``workers`` processes on this machine (default: one per core).
 
     Workers are started with ``spawn`` (never ``fork``: a forked JVM is unusable), lazily on the
@@ -214,27 +229,8 @@ class LocalProcessExecutor:
                 "(out of memory, a signal) ends the same way."
             ) from exc
 
-    def shutdown(self) -> None:
-        """Stop the worker processes (a later :meth:`map` starts new ones)."""
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-
-    def __getstate__(self) -> dict[str, Any]:  # pickles as its settings; the copy starts its own pool
-        return {"workers": self.workers, "prefetch": self.prefetch, "start_method": self.start_method}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["workers"], prefetch=state["prefetch"], start_method=state["start_method"])  # type: ignore[misc]
-
-    def __enter__(self) -> LocalProcessExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.shutdown()
-
-    def __repr__(self) -> str:
-        return f"LocalProcessExecutor(workers={self.workers})"
+    def _settings(self) -> dict[str, Any]:
+        return {"prefetch": self.prefetch, "start_method": self.start_method}
 
 
 _SHARED: dict[int, LocalProcessExecutor] = {}
