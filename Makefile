@@ -1,11 +1,12 @@
-# The two README commands: `make demo` (the comparison on the embedded corpus, report in results/) and `make test`.
-# Each creates .venv and installs the package with every extra on first use.
+# The two README commands: `make demo` (the comparison on the embedded corpus, report in results/) and `make test`
+# (the whole suite; what .ci/run runs). Each creates .venv and installs the package with every extra on first use.
+# `make test-fast` is the tier for someone editing the core (see FAST_TESTS below).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench install clean
+.PHONY: demo test test-fast bench install clean
 
 # The compiled core is rebuilt when a .pyx changes (the install is editable).
 $(STAMP): pyproject.toml setup.py $(wildcard korean_bpe/*.pyx korean_bpe/*/*.pyx)
@@ -21,6 +22,24 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The fast tier, for someone editing the core: the encode / decode / train / save-load paths in about
+# 65 s of CPU (one core; under 90 s wall when the 2 cores are not shared with other jobs).
+# These test files and the core modules' doctests, minus the tests marked
+#   slow  (installing without a compiler),  nsmc  (needs the shared NSMC corpus),
+#   jvm   (start Okt's JVM; tests/conftest.py marks them).
+# Kiwi and MeCab (in-process analyzers) stay in. Left to `make test`: Okt, Kiwi and MeCab's own tests,
+# the merge engine's low-level tests (test_engine.py; test_trainer.py checks the engines against the
+# reference and HF), test_max_token_length.py, the CLI, compare/metrics/plots/report, HF and
+# transformers, Dask, the notebooks and the docs' examples.
+FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,tokenizer encoding encoding_options trainer trainer_golden \
+	continued_training counting serialization files units jamo markers roundtrip_properties \
+	progress)) \
+	korean_bpe/tokenizer.py korean_bpe/encoding korean_bpe/trainer korean_bpe/io korean_bpe/counting.py \
+	korean_bpe/units.py korean_bpe/jamo.py korean_bpe/markers.py
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow and not nsmc and not jvm" $(FAST_TESTS)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_pretok.py

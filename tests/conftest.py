@@ -1,4 +1,4 @@
-"""Shared fixtures: the NSMC corpus (skips when absent), a few thousand real reviews."""
+"""Shared fixtures: the NSMC corpus (skips when absent), a few thousand real reviews; the ``jvm`` marker."""
 
 from __future__ import annotations
 
@@ -10,6 +10,23 @@ from korean_bpe.corpus import load_nsmc, nsmc_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
+
+#: tests that start Okt's JVM without "okt" in their node id (they loop over the analyzers)
+_JVM_TESTS = {"test_lossless_morpheme_mode_round_trip"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "jvm: starts Okt's JVM (set below; make test-fast leaves these out)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``jvm`` the tests known to start Okt's JVM: those whose node id (file, name or
+    parameters) says ``okt``, and :data:`_JVM_TESTS`.  ``make test-fast`` leaves them out
+    (``-m "not jvm"``): the JVM's start and Okt's analyses are most of their time.  The list is
+    complete for the fast tier's files; elsewhere (the CLI, compare) Okt may also start unmarked."""
+    for item in items:
+        if "okt" in item.nodeid.lower() or getattr(item, "originalname", item.name) in _JVM_TESTS:
+            item.add_marker(pytest.mark.jvm)
 
 
 @pytest.fixture(scope="session")
