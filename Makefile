@@ -34,7 +34,7 @@ test: $(STAMP)
 # transformers, Dask, the notebooks and the docs' examples.
 FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,tokenizer encoding encoding_options trainer trainer_golden \
 	continued_training counting serialization files units jamo markers roundtrip_properties \
-	progress)) \
+	progress offsets save_golden)) \
 	korean_bpe/tokenizer.py korean_bpe/encoding korean_bpe/trainer korean_bpe/io korean_bpe/counting.py \
 	korean_bpe/units.py korean_bpe/jamo.py korean_bpe/markers.py
 
