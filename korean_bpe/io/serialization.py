@@ -1,24 +1,12 @@
 """Save and load a :class:`korean_bpe.Tokenizer`: three files, versioned, written atomically.
 
-A model directory holds
-
-``vocab.json``
-    ``{"token": id, ...}`` in id order, one entry a line, UTF-8 (``ensure_ascii=False``), as GPT-2 /
-    HF write it.  It is *derived* from the other two files; loading checks it against them.
-``merges.txt``
-    ``#version: 0.2``, then one merge a line, ``left right`` (so no token may hold a space or a
-    line break; training refuses such tokens).  The merge of rank ``r`` is on line ``r + 2``.
-    These rules, and the byte-fallback tokens, live in :mod:`korean_bpe.io.format`.
-``tokenizer_config.json``
-    ``format_version``, the unit and pre-tokenizer configs, the marker, the special tokens (the
-    model's, in id order, byte-fallback tokens included), ``byte_fallback``, ``hangul_fallback`` (absent in older files: false), ``unk_token``, the
-    alphabet size and the korean_bpe version that wrote it.
-
-Format versions.  ``format_version`` 2 writes every option of the pre-tokenizer; a key missing
-from a version-2 config takes the class default.  Version 1 files were written before ``raw``
-had options, when it cut whole lines without a dummy prefix: their ``{"type": "raw"}`` loads as
-``{"type": "raw", "split_by_whitespace": false, "add_dummy_prefix": false}``, so old models
-encode exactly as they did (see :data:`OLD_DEFAULTS`).
+``vocab.json`` (``{"token": id}`` in id order, derived from the other two and checked against
+them), ``merges.txt`` (``#version: 0.2``, one ``left right`` merge a line: the rules are
+:mod:`korean_bpe.io.format`'s) and ``tokenizer_config.json`` (``format_version``, the stages'
+configs, the marker, the special tokens and the fallbacks).  docs/API.md ("io: model files") is
+the reference: format versions (:data:`OLD_DEFAULTS`), how a save stays atomic and where it
+lands, tokens holding lone surrogates, and what loading checks (:class:`ModelFileError` names the
+file and the line of every problem; :func:`alphabet_mismatch`).
 
 >>> import tempfile
 >>> from korean_bpe import Tokenizer
@@ -30,35 +18,6 @@ encode exactly as they did (see :data:`OLD_DEFAULTS`).
 ['#version: 0.2', '▁ 영', '▁ 재']
 >>> again.encode("영화 재밌다") == tok.encode("영화 재밌다")
 True
-
-Saving is atomic: the files go to a temporary directory beside the target, are flushed to disk,
-and the directory is renamed into place.  When the target already exists it is first renamed to a
-backup (``.NAME.old-STAMP-PID-...``), the new directory renamed in, then the backup deleted; a
-crash therefore leaves either the old complete model, the new complete model, or (killed between
-the two renames) no target and the old model intact in the backup, which :func:`load_tokenizer`
-names in its error (the newest complete one, :func:`find_backup`); the next successful save
-removes what killed saves left.  Other plain files already in the target (e.g. an exported
-``tokenizer.json``) are carried over; a target that holds sub-directories is refused, so that
-``save(".")`` cannot swallow a project.
-
-Where the files land: a target that is a symbolic link is saved into the link's target (the link
-stays); the working directory (``save(".")``) keeps its directory, its three files replaced one by
-one after a backup of the old ones, so that neither this process nor a shell sitting there is left
-in a deleted directory.  Modes follow the umask (``0o755`` / ``0o644`` under ``022``); a re-saved
-directory keeps its mode.  :func:`check_model_dir` runs the checks before any work (``korean-bpe
-train`` calls it before training).
-
-A token holding a lone surrogate (U+D800..U+DFFF: text decoded with ``surrogateescape``, broken
-JSON), which strict UTF-8 cannot hold, is written in all three files as ``surrogatepass`` UTF-8
-(``ED A0 80`` for U+D800, as the byte unit spells it) and read back as the same code point: such a
-model saves and loads like any other, but its files are not strict UTF-8 for other programs (nor
-can it be exported to Hugging Face).  Not the JSON escape ``\\ud800``: JSON reads
-``\\ud83d\\ude00`` as one character, where the token held two code points.
-
-Loading names the file and the line of every problem (:class:`ModelFileError`), and checks that
-the unit and marker of ``tokenizer_config.json`` fit the alphabet of ``vocab.json``
-(:func:`alphabet_mismatch`): a ``jamo`` config on a syllable model would otherwise load and give
-``<unk>`` for every Hangul syllable.
 """
 
 from __future__ import annotations
