@@ -337,16 +337,19 @@ def _pre_tokenizer(args: argparse.Namespace) -> Any:
 def cmd_count(args: argparse.Namespace) -> int:
     from itertools import chain, islice
 
-    from .corpus import iter_texts
+    from .corpus import default_corpus_paths, iter_texts
     from .counting import WordCounts
     from .io.files import check_output_file
 
     check_output_file(args.output)  # before hours of counting, not after
+    inputs = [(f"FILE {k}" if len(args.corpus) > 1 else "the corpus", c) for k, c in enumerate(args.corpus, 1)]
+    _refuse_stdin_twice(inputs)
+    _refuse_overwriting("-o/--output", [args.output], inputs or [("the corpus", p) for p in default_corpus_paths()],
+                        "give another file for the counts")
     pt = _pre_tokenizer(args)
     show = False if args.no_progress else None
     start = time.perf_counter()
     if args.scheduler is not None:
-        from .corpus import default_corpus_paths
         from .distributed import count_files
 
         if "-" in args.corpus or args.limit is not None:
@@ -368,9 +371,13 @@ def cmd_count(args: argparse.Namespace) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     from .corpus import iter_texts
+    from .io.serialization import FILES
     from .tokenizer import Tokenizer
 
     check_model_output(args.output)  # before hours of training, not after
+    _refuse_overwriting("-o/--output", [args.output, *(os.path.join(args.output, f) for f in FILES)],
+                        [("the corpus", args.corpus), ("the --counts file", args.counts),
+                         ("the --initial model", args.initial)], "save the model to another directory")
     kw: dict[str, Any] = {}
     if args.initial is not None:
         if args.counts is not None:
@@ -466,7 +473,12 @@ def cmd_decode(args: argparse.Namespace) -> int:
 def cmd_export_hf(args: argparse.Namespace) -> int:
     from .io.files import NotRegularFileError
     from .io.hf import export_tokenizer_json, render_tokenizer_json
+    from .io.serialization import FILES
 
+    if args.output != "-":
+        target = os.path.join(args.output, "tokenizer.json") if os.path.isdir(args.output) else args.output
+        _refuse_overwriting("-o/--output", [target], [(f"the model's {f}", os.path.join(args.model, f)) for f in FILES],
+                            f"give another path, such as {os.path.join(args.model, 'tokenizer.json')}")
     tok = _load(args.model)
     if args.dropout == 0.0:
         raise UserError("argument --dropout: HF's BPE refuses dropout 0; leave --dropout out for no dropout")
@@ -532,6 +544,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise UserError(f"argument --csv: {exc}") from None
     if args.eval is None and args.eval_labels is not None:
         raise UserError("--eval-labels needs --eval (without it the held-out labels come from --labels)")
+    _check_compare_files(args, out_dir)
 
     from .compare.report import pick_sentences, segmentation_examples, token_lengths, write_report
     from .compare.run import compare, format_table, resolve_strategies
@@ -590,6 +603,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _info(f"wrote {out_dir}/: table.csv, report.md, report.html (open it in a browser: images embedded) "
           f"and {len(pngs)} plots ({', '.join(pngs)})")
     return 0
+
+
+def _check_compare_files(args: argparse.Namespace, out_dir: Path) -> None:
+    """Standard input read once, and no output over an input (--csv, or a file of the report)."""
+    from .compare.report import PLOTS
+
+    inputs = [("the corpus", args.corpus), ("the --eval file", args.eval), ("the --labels file", args.labels),
+              ("the --eval-labels file", args.eval_labels)]
+    _refuse_stdin_twice(inputs)
+    if args.csv is not None:
+        _refuse_overwriting("--csv", [args.csv], inputs, "give another file for the table")
+    report = ["table.csv", "report.md", "report.html", *(name for name, *_ in PLOTS)]
+    _refuse_overwriting("-o/--output", [out_dir / name for name in report], inputs,
+                        "give another directory for the report")
 
 
 def _documents(source: str | None, labels_file: str | None, option: str, *,
@@ -706,6 +733,29 @@ def check_model_output(path: str) -> Path:
         return check_model_dir(path)
     except ValueError as exc:
         raise UserError(f"argument -o/--output: {exc}") from None
+
+
+def _refuse_overwriting(option: str, outputs: Sequence[Any], inputs: Sequence[tuple[str, Any]], fix: str) -> None:
+    """Refuse, before any work, an output of ``option`` (paths ``outputs``) that is, through links
+    (hard ones too), one of the ``inputs`` (``(what, path)`` pairs; None and ``-`` are skipped):
+    writing it would destroy what the command reads.  ``fix`` ends the message."""
+    from .io.files import same_file
+
+    for out in outputs:
+        for what, path in inputs:
+            if path is not None and str(path) != "-" and same_file(out, path):
+                via = "" if os.path.abspath(out) == os.path.abspath(path) else f" ({path}, through a link)"
+                raise UserError(f"argument {option}: {out} is {what}{via}, which this command reads: writing it would "
+                                f"destroy it; {fix}")
+
+
+def _refuse_stdin_twice(inputs: Sequence[tuple[str, Any]]) -> None:
+    """Refuse ``-`` (standard input) for two of the ``inputs`` (``(what, path)`` pairs): the first
+    reads it to the end, the second would find it empty."""
+    named = [what for what, path in inputs if path is not None and str(path) == "-"]
+    if len(named) > 1:
+        raise UserError(f"'-' (standard input) is given for {' and '.join(named)}, but standard input can be read only "
+                        "once: give '-' once and the other input as a file")
 
 
 def _save_beside(tok: Any, output: str) -> Path:

@@ -1,0 +1,122 @@
+"""Issue 24, hardening round two: each defect a hostile but fair user found, as a test that failed
+before the fix.  Command-line cases run the installed ``korean-bpe`` in a subprocess (tests/test_cli.py's
+helpers): one ``korean-bpe: error: ...`` line, no traceback, and no input or model ever overwritten."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from korean_bpe import Tokenizer
+from korean_bpe.corpus import CorpusError, iter_texts
+from korean_bpe.counting import CountsFileError, WordCounts
+from korean_bpe.pre_tokenizers._analyzer import AnalyzerSpec, BatchAnalyzer
+from korean_bpe.pre_tokenizers.cache import ENV_VAR, AnalysisCache, list_caches
+
+from test_cli import CMD, REVIEWS, fails, ok, run, unprivileged  # noqa: E402  (tests/test_cli.py)
+
+DEMO = AnalyzerSpec(name="demo", version="1", options=(("upper", False),),
+                    factory="korean_bpe.pre_tokenizers._analyzer:split_analyzer")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("harden") / "reviews.txt"
+    path.write_text("\n".join(REVIEWS) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def model(corpus: Path) -> Path:
+    out = corpus.parent / "model"
+    ok("train", str(corpus), "--vocab-size", "80", "--no-progress", "-o", str(out))
+    return out
+
+
+@pytest.fixture(scope="module")
+def counts(corpus: Path) -> Path:
+    out = corpus.parent / "counts.tsv"
+    ok("count", str(corpus), "--no-progress", "-o", str(out))
+    return out
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+# -- 1. an output that is also an input ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheduler", [[], ["--scheduler", "local"]], ids=["here", "dask"])
+def test_count_refuses_an_output_that_is_its_corpus(corpus: Path, tmp_path: Path, scheduler: list[str]) -> None:
+    before = corpus.read_bytes()
+    line = fails("count", str(corpus), *scheduler, "-o", str(corpus))
+    assert f"argument -o/--output: {corpus} is the corpus, which this command reads" in line
+    (tmp_path / "link.tsv").symlink_to(corpus)  # through a symbolic link
+    assert "through a link" in fails("count", str(corpus), *scheduler, "-o", str(tmp_path / "link.tsv"))
+    os.link(corpus, tmp_path / "hard.txt")  # a hard link is the same file too
+    assert "is the corpus" in fails("count", str(corpus), *scheduler, "-o", str(tmp_path / "hard.txt"))
+    line = fails("count", "a.txt", str(corpus), *scheduler, "-o", str(tmp_path / "hard.txt"))
+    assert f"is FILE 2 ({corpus}, through a link)" in line
+    assert corpus.read_bytes() == before
+
+
+def test_compare_refuses_an_output_over_an_input_before_reading(corpus: Path, tmp_path: Path) -> None:
+    before = corpus.read_bytes()
+    line = fails("compare", str(corpus), "--csv", str(corpus), "-o", str(tmp_path / "r"))
+    assert line.startswith(f"korean-bpe: error: argument --csv: {corpus} is the corpus")
+    report = tmp_path / "r"
+    report.mkdir()
+    (report / "table.csv").write_bytes(before)  # a table compared as a corpus, and the report over it
+    line = fails("compare", str(corpus), "--eval", str(report / "table.csv"), "-o", str(report))
+    assert f"argument -o/--output: {report / 'table.csv'} is the --eval file" in line
+    assert "the --labels file" in fails("compare", str(corpus), "--labels", str(report / "report.md"), "-o",
+                                        str(report), "--strategies", "baseline/word")
+    assert corpus.read_bytes() == before and (report / "table.csv").read_bytes() == before
+    assert not (tmp_path / "r" / "report.html").exists()
+
+
+def test_export_hf_refuses_to_write_over_a_file_of_its_model(model: Path, tmp_path: Path) -> None:
+    before = _files(model)
+    for name in ("vocab.json", "merges.txt", "tokenizer_config.json"):
+        line = fails("export-hf", "-m", str(model), "-o", str(model / name))
+        assert f"is the model's {name}, which this command reads" in line
+        assert f"such as {model / 'tokenizer.json'}" in line
+    (tmp_path / "out.json").symlink_to(model / "vocab.json")
+    assert "through a link" in fails("export-hf", "-m", str(model), "-o", str(tmp_path / "out.json"))
+    assert _files(model) == before
+    ok("export-hf", "-m", str(model), "-o", str(model))  # beside the model files: fine
+    assert (model / "tokenizer.json").is_file()
+    assert Tokenizer.load(model).vocab_size == len(json.loads(before["vocab.json"]))
+    (model / "tokenizer.json").unlink()
+
+
+def test_train_refuses_an_output_over_its_inputs(corpus: Path, model: Path, counts: Path, tmp_path: Path) -> None:
+    before = _files(model)
+    line = fails("train", str(corpus), "--initial", str(model), "--vocab-size", "90", "-o", str(model))
+    assert f"argument -o/--output: {model} is the --initial model" in line
+    line = fails("train", str(model / "vocab.json"), "-o", str(model))
+    assert f"{model / 'vocab.json'} is the corpus" in line
+    copy = tmp_path / "m"
+    copy.mkdir()
+    (copy / "merges.txt").write_bytes(counts.read_bytes())
+    assert "is the --counts file" in fails("train", "--counts", str(copy / "merges.txt"), "-o", str(copy))
+    assert _files(model) == before and (copy / "merges.txt").read_bytes() == counts.read_bytes()
+
+
+# -- 11. standard input read once ------------------------------------------------------------------------
+
+
+def test_stdin_given_twice_is_refused(tmp_path: Path) -> None:
+    text = "\n".join(REVIEWS) + "\n"
+    line = fails("count", "-", "-", "-o", str(tmp_path / "c.tsv"), stdin=text)
+    assert "'-' (standard input) is given for FILE 1 and FILE 2, but standard input can be read only once" in line
+    line = fails("compare", "-", "--labels", "-", "-o", str(tmp_path / "r"), stdin=text)
+    assert "for the corpus and the --labels file" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
