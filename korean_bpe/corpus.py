@@ -373,6 +373,8 @@ def read_first_line(raw: bytes, name: str, column: str | None) -> FirstLine:
     """
     bom = len(BOM) if raw.startswith(BOM) else 0
     text = decode_line(strip_eol(raw[bom:]), name, 1, bom)
+    if text.startswith("#{"):
+        _refuse_counts_file(text, name)
     fields = text.split("\t")
     if len(fields) < 2 or not all(_HEADER_FIELD.fullmatch(x) for x in fields):
         return FirstLine(text, bom, None, None)
@@ -381,6 +383,26 @@ def read_first_line(raw: bytes, name: str, column: str | None) -> FirstLine:
     if column not in fields:
         raise CorpusError(f"{name}: no column {column!r} in the header {fields!r}; pass column=... with one of them")
     return FirstLine(text, bom, fields, fields.index(column))
+
+
+def _refuse_counts_file(first_line: str, name: str) -> None:
+    """Raise :class:`CorpusError` when ``first_line`` is the header of a word-counts file
+    (:meth:`korean_bpe.counting.WordCounts.save`): read as a corpus, its header and numbers would be
+    trained on as text."""
+    import json
+
+    from .counting import FORMAT
+
+    try:
+        header = json.loads(first_line[1:])
+    except ValueError:
+        return
+    if isinstance(header, dict) and header.get("format") == FORMAT:
+        path = "FILE" if name == "<stdin>" else name
+        raise CorpusError(f"{name} is a word-counts file (written by 'korean-bpe count'), not a corpus: train from it "
+                          f"with 'korean-bpe train --counts {path}' "
+                          "(Tokenizer.train_from_counts(WordCounts.load(path))), and give the texts it was counted "
+                          "from where a corpus is needed")
 
 
 def table_documents(text: str, *, column: int, n_fields: int, name: str, f: BinaryIO, offset: int) -> list[str]:

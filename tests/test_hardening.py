@@ -120,3 +120,34 @@ def test_stdin_given_twice_is_refused(tmp_path: Path) -> None:
     line = fails("compare", "-", "--labels", "-", "-o", str(tmp_path / "r"), stdin=text)
     assert "for the corpus and the --labels file" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+# -- 2. a counts file given as a corpus --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ["train", "{counts}", "-o", "{tmp}/m"],
+    ["count", "{counts}", "-o", "{tmp}/c.tsv"],
+    ["compare", "{counts}", "-o", "{tmp}/r"],
+    ["compare", "{corpus}", "--eval", "{counts}", "--strategies", "baseline/word", "-o", "{tmp}/r"],
+], ids=["train", "count", "compare", "compare-eval"])
+def test_a_counts_file_given_as_a_corpus_says_to_use_counts(args: list[str], corpus: Path, counts: Path,
+                                                            tmp_path: Path) -> None:
+    argv = [a.format(counts=counts, corpus=corpus, tmp=tmp_path) for a in args]
+    line = fails(*argv, "--no-progress")
+    assert f"{counts} is a word-counts file (written by 'korean-bpe count'), not a corpus" in line
+    assert f"'korean-bpe train --counts {counts}'" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_the_corpus_reader_refuses_a_counts_file(counts: Path) -> None:
+    with pytest.raises(CorpusError, match=r"WordCounts\.load"):
+        next(iter_texts(counts))
+    line = fails("train", "-", "-o", "m", stdin=counts.read_text(encoding="utf-8"))
+    assert "<stdin> is a word-counts file" in line and "'korean-bpe train --counts FILE'" in line
+
+
+def test_a_document_that_only_looks_like_a_counts_header_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text('#{"format": "my notes"}\n#{not json\n영화 정말 재밌다\n', encoding="utf-8")
+    assert list(iter_texts(path)) == ['#{"format": "my notes"}', "#{not json", "영화 정말 재밌다"]
