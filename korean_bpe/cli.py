@@ -83,6 +83,10 @@ UNENCODABLE_HELP = ("A token or text holding a character standard output cannot 
                     "that character as a \\udXXX escape (Python's backslashreplace), so the output stays "
                     "valid UTF-8, one line per input; a literal backslash in the text is written as it is.")
 
+#: the largest vocabulary size ``korean-bpe compare`` trains: its Hugging Face and Kiwi peers allocate
+#: memory for every token asked for (HF's trainer some 66 bytes a token: 141 GB at 2**31), so a
+#: typing slip of a few digits must fail at once, not after a crash; our own BPE takes any size
+COMPARE_MAX_VOCAB_SIZE = 2**20
 #: the vocabulary sizes of ``korean-bpe compare`` when none are given
 COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
 #: the defaults on the small embedded corpus (``make demo``, under a minute on 2 cores): 2,480 lines
@@ -259,8 +263,8 @@ def _add_compare(sub: Any) -> None:
                         "(whitespace, raw, okt-analysis, okt, kiwi, mecab) or names such as okt/jamo, "
                         "baseline/word, sentencepiece-unigram; 'all' for every one (default: all; on the "
                         "embedded corpus all but the Kiwi peers, which take 8 s a size to start)")
-    p.add_argument("--vocab-sizes", type=_int_list, default=None, metavar="LIST",
-                   help="comma-separated vocabulary sizes (default: "
+    p.add_argument("--vocab-sizes", type=_vocab_sizes, default=None, metavar="LIST",
+                   help=f"comma-separated vocabulary sizes, at most {COMPARE_MAX_VOCAB_SIZE:,} (default: "
                         f"{','.join(map(str, COMPARE_VOCAB_SIZES))}; "
                         f"{','.join(map(str, COMPARE_VOCAB_SIZES_EMBEDDED))} on the small embedded corpus)")
     p.add_argument("--gold", choices=("kiwi", "mecab", "okt", "none"), default="kiwi",
@@ -313,8 +317,14 @@ def _probability(value: str) -> float:
     return p
 
 
-def _int_list(value: str) -> list[int]:
-    return [_positive_int(v.strip()) for v in value.split(",") if v.strip()]
+def _vocab_sizes(value: str) -> list[int]:
+    sizes = [_positive_int(v.strip()) for v in value.split(",") if v.strip()]
+    for n in sizes:
+        if n > COMPARE_MAX_VOCAB_SIZE:
+            raise argparse.ArgumentTypeError(
+                f"{n} is larger than compare trains: its Hugging Face and Kiwi peers allocate memory for every token "
+                f"asked for; give sizes of at most {COMPARE_MAX_VOCAB_SIZE} (a corpus runs out of merges long before)")
+    return sizes
 
 
 # --- commands ---------------------------------------------------------------------------------

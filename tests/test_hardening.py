@@ -151,3 +151,28 @@ def test_a_document_that_only_looks_like_a_counts_header_is_read(tmp_path: Path)
     path = tmp_path / "notes.txt"
     path.write_text('#{"format": "my notes"}\n#{not json\n영화 정말 재밌다\n', encoding="utf-8")
     assert list(iter_texts(path)) == ['#{"format": "my notes"}', "#{not json", "영화 정말 재밌다"]
+
+
+# -- 3. any vocabulary size a user can type ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [str(2**63), str(10**30)])
+def test_a_vocabulary_size_past_int64_trains(corpus: Path, counts: Path, tmp_path: Path, size: str) -> None:
+    ok("train", str(corpus), "--vocab-size", "100000", "--no-progress", "-o", str(tmp_path / "all"))
+    ok("train", str(corpus), "--vocab-size", size, "--no-progress", "-o", str(tmp_path / "big"))
+    ok("train", "--counts", str(counts), "--vocab-size", size, "--no-progress", "-o", str(tmp_path / "counted"))
+    every = _files(tmp_path / "all")
+    assert _files(tmp_path / "big") == every == _files(tmp_path / "counted")  # every merge there is
+    ok("train", str(corpus), "--min-frequency", size, "--no-progress", "-o", str(tmp_path / "none"))
+    assert Tokenizer.load(tmp_path / "none").model.merges == ()  # no pair occurs that often
+
+
+def test_train_from_counts_takes_any_size(counts: Path) -> None:
+    words = WordCounts.load(counts)
+    assert Tokenizer.train_from_counts(words, vocab_size=2**64).vocab_size == \
+        Tokenizer.train_from_counts(words, vocab_size=100_000).vocab_size
+
+
+def test_compare_refuses_a_size_no_peer_can_allocate(corpus: Path, tmp_path: Path) -> None:
+    line = fails("compare", str(corpus), "--vocab-sizes", f"1000,{2**63}", "-o", str(tmp_path / "r"))
+    assert f"argument --vocab-sizes: {2**63} is larger than compare trains" in line and "at most 1048576" in line
