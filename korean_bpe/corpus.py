@@ -343,9 +343,28 @@ def decode_line(raw: bytes, name: str, lineno: int, offset: int) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CorpusError(
-            f"{name}: not UTF-8 text: line {lineno}, byte offset {offset + exc.start} "
-            f"(byte 0x{raw[exc.start]:02x}); re-encode the file as UTF-8 (e.g. iconv -f cp949 -t utf-8)"
+            f"{name}: not UTF-8 text: {_bad_byte(raw, lineno, offset, exc)}; re-encode the file as UTF-8 (e.g. "
+            "iconv -f cp949 -t utf-8)"
         ) from None
+
+
+def _bad_byte(raw: bytes, lineno: int, offset: int, exc: UnicodeDecodeError) -> str:
+    return f"line {lineno}, byte offset {offset + exc.start} (byte 0x{raw[exc.start]:02x})"
+
+
+def first_non_utf8(path: str | os.PathLike[str]) -> str:
+    """Where the first byte of the file ``path`` that is not UTF-8 is, in the words of the corpus
+    reader's errors (``'line 3, byte offset 17 (byte 0xb0)'``), or ``''`` when there is none: for
+    the messages of readers that decode a whole stream, whose decoder only knows its buffer."""
+    with open(path, "rb") as f:
+        offset = 0
+        for lineno, raw in enumerate(f, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return _bad_byte(raw, lineno, offset, exc)
+            offset += len(raw)
+    return ""
 
 
 class FirstLine(NamedTuple):

@@ -176,3 +176,19 @@ def test_train_from_counts_takes_any_size(counts: Path) -> None:
 def test_compare_refuses_a_size_no_peer_can_allocate(corpus: Path, tmp_path: Path) -> None:
     line = fails("compare", str(corpus), "--vocab-sizes", f"1000,{2**63}", "-o", str(tmp_path / "r"))
     assert f"argument --vocab-sizes: {2**63} is larger than compare trains" in line and "at most 1048576" in line
+
+
+# -- 4. a counts file that is not UTF-8 ----------------------------------------------------------------
+
+
+def test_a_counts_file_not_utf8_names_the_line_and_byte_offset(tmp_path: Path) -> None:
+    path = tmp_path / "counts.tsv"
+    WordCounts({f"단어{k}": 40_000 - k for k in range(40_000)}).save(path)
+    lines = path.read_bytes().split(b"\n")
+    offset = sum(len(line) + 1 for line in lines[:30_001])  # line 30,002 starts here
+    lines[30_001] = b"\xb0" + lines[30_001]
+    path.write_bytes(b"\n".join(lines))
+    where = f"line 30002, byte offset {offset} (byte 0xb0)"
+    with pytest.raises(CountsFileError, match=re.escape(f"not UTF-8 text: {where}")):
+        WordCounts.load(path)
+    assert where in fails("train", "--counts", str(path), "-o", str(tmp_path / "m"))
