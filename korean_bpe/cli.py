@@ -645,7 +645,8 @@ def _documents(source: str | None, labels_file: str | None, option: str, *,
         return list(iter_texts(source, limit=limit)), None
     texts = list(iter_texts(source, limit=limit))
     values = [line.strip() for line in iter_texts(labels_file)]
-    if len(values) < len(texts):
+    # more labels than documents is fine only when --limit cut the documents short
+    if len(values) < len(texts) or (len(values) > len(texts) and (limit is None or len(texts) < limit)):
         raise UserError(f"{option} {labels_file} has {len(values)} labels for {len(texts)} documents: "
                         "give one integer label a line, one per non-blank document")
     return texts, [_label(v, labels_file, k) for k, v in enumerate(values[:len(texts)], 1)]

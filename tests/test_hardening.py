@@ -192,3 +192,19 @@ def test_a_counts_file_not_utf8_names_the_line_and_byte_offset(tmp_path: Path) -
     with pytest.raises(CountsFileError, match=re.escape(f"not UTF-8 text: {where}")):
         WordCounts.load(path)
     assert where in fails("train", "--counts", str(path), "-o", str(tmp_path / "m"))
+
+
+# -- 5. more labels than documents ---------------------------------------------------------------------
+
+
+def test_compare_refuses_more_labels_than_documents(tmp_path: Path) -> None:
+    docs = tmp_path / "docs.txt"
+    docs.write_text("\n".join(REVIEWS[:20]) + "\n", encoding="utf-8")
+    labels = tmp_path / "labels.txt"
+    labels.write_text("\n".join(["1"] + [str(k % 2) for k in range(20)]) + "\n", encoding="utf-8")  # one extra on top
+    line = fails("compare", str(docs), "--labels", str(labels), "-o", str(tmp_path / "r"))
+    assert f"--labels {labels} has 21 labels for 20 documents" in line
+    assert not (tmp_path / "r").exists()
+    # --limit cuts the documents short: the first labels go with them
+    ok("compare", str(docs), "--labels", str(labels), "--limit", "10", "--strategies", "baseline/word", "--gold",
+       "none", "--vocab-sizes", "50", "--no-progress", "-o", str(tmp_path / "r"))
