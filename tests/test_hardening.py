@@ -208,3 +208,29 @@ def test_compare_refuses_more_labels_than_documents(tmp_path: Path) -> None:
     # --limit cuts the documents short: the first labels go with them
     ok("compare", str(docs), "--labels", str(labels), "--limit", "10", "--strategies", "baseline/word", "--gold",
        "none", "--vocab-sizes", "50", "--no-progress", "-o", str(tmp_path / "r"))
+
+
+# -- 6. Dask's logging stays quiet for a user's mistake --------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["cp949", "table"])
+def test_a_dask_shard_with_a_mistake_prints_one_line(tmp_path: Path, kind: str) -> None:
+    pytest.importorskip("distributed")
+    body = [f"{k}번째 리뷰: 영화 정말 재밌다, 또 보고 싶다" for k in range(60_000)]  # 4 MB: shards of 1 MiB
+    if kind == "table":
+        rows = ["id\tdocument\tlabel", *(f"{k}\t{t}\t{k % 2}" for k, t in enumerate(body))]
+        rows[50_000] = "49999\t탭이\t들어간 리뷰\t0"
+        data = ("\n".join(rows) + "\n").encode()
+        expect = "malformed table: line 50001, byte offset"
+    else:
+        lines = [t.encode() for t in body]
+        lines[50_000] = "인코딩이 깨진 리뷰".encode("cp949")  # in a later shard
+        data = b"\n".join(lines) + b"\n"
+        expect = "not UTF-8 text: line 50001, byte offset"
+    path = tmp_path / "reviews.tsv"
+    path.write_bytes(data)
+    proc = run("count", str(path), "--scheduler", "local", "--shard-mb", "1", "--no-progress", "-o",
+               str(tmp_path / "c.tsv"))
+    assert proc.returncode == 1
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert proc.stderr.startswith("korean-bpe: error: ") and expect in proc.stderr
