@@ -506,15 +506,22 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
 
 def cmd_cache_list(args: argparse.Namespace) -> int:
     from .compare.model_cache import ModelCache
-    from .pre_tokenizers.cache import cache_dir, list_caches
+    from .pre_tokenizers.cache import cache_dir, list_caches, moved_aside
 
     infos = list_caches()
+    aside = moved_aside()
     print(f"cache directory: {cache_dir()}")
-    if not infos:
+    if not infos and not aside:
         print("(no caches)")
     for info in infos:
-        entries = "unreadable" if info.entries < 0 else f"{info.entries} entries"
-        print(f"{info.name:<12} {entries:>18} {info.bytes / 1e6:10.1f} MB  {info.path}")
+        entries = info.problem.split(":")[0] if info.entries < 0 else f"{info.entries} entries"
+        moves = "an analysis that reads the damaged entry moves it aside and starts anew; or " \
+            if info.problem.startswith("corrupt") else ""
+        fix = f"  ({info.problem}; {moves}remove it with: korean-bpe cache clear {info.name})" if info.problem else ""
+        print(f"{info.name:<12} {entries:>18} {info.bytes / 1e6:10.1f} MB  {info.path}{fix}")
+    for path in aside:
+        print(f"{path.name.split('.')[0]:<12} {'moved aside':>18} {path.stat().st_size / 1e6:10.1f} MB  {path}  (found "
+              f"corrupt and replaced by a new cache; kept for inspection: korean-bpe cache clear removes it)")
     models = ModelCache()
     files = models.entries()
     if files:

@@ -234,3 +234,59 @@ def test_a_dask_shard_with_a_mistake_prints_one_line(tmp_path: Path, kind: str) 
     assert proc.returncode == 1
     assert len(proc.stderr.splitlines()) == 1, proc.stderr
     assert proc.stderr.startswith("korean-bpe: error: ") and expect in proc.stderr
+
+
+# -- 7. and 8. the analysis cache: read-only, and damaged inside an entry ---------------------------------
+
+
+def _demo_cache(directory: Path, texts: list[str]) -> Path:
+    with AnalysisCache("demo", directory=directory) as c:
+        ns = c.namespace(DEMO.cache_spec())
+        c.put_many(ns, [(t, t.split()) for t in texts])
+    return directory / "demo.sqlite3"
+
+
+def test_cache_list_reads_a_cache_it_cannot_write() -> None:
+    prefix = unprivileged()
+    place = Path(tempfile.mkdtemp(prefix="korean_bpe-ro-list-"))
+    try:
+        db = _demo_cache(place, ["영화 정말 재밌다", "아이언맨 최고"])
+        os.chmod(db, 0o444)
+        os.chmod(place, 0o555)
+        proc = subprocess.run([*prefix, *CMD, "cache", "list"], env={**os.environ, ENV_VAR: str(place)},
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert any(line.split()[:3] == ["demo", "2", "entries"] for line in proc.stdout.splitlines()), proc.stdout
+        assert "unreadable" not in proc.stdout and sorted(p.name for p in place.iterdir()) == ["demo.sqlite3"]
+    finally:
+        os.chmod(place, 0o755)
+        for p in place.iterdir():
+            p.unlink()
+        place.rmdir()
+
+
+@pytest.mark.parametrize("damage", ["text", "value"])
+def test_a_cache_damaged_inside_an_entry_is_listed_and_moved_aside(tmp_path: Path, damage: str) -> None:
+    texts = ["영화 정말 재밌다", "아이언맨 최고", "노잼 시간 아까움"]
+    db = _demo_cache(tmp_path, texts)
+    data = db.read_bytes()
+    if damage == "text":  # a byte inside the stored text: no longer UTF-8 (SQLite does not check)
+        at = data.index("아이언맨 최고".encode()) + 1
+        data = data[:at] + b"\xff" + data[at + 1:]
+    else:  # the stored analysis: still UTF-8, no longer JSON
+        at = data.index('["아이언맨","최고"]'.encode())
+        data = data[:at] + b"{" + data[at + 1:]
+    db.write_bytes(data)
+    [info] = list_caches(directory=tmp_path)
+    assert info.entries == -1 and info.problem.startswith("corrupt: ")
+    proc = run("cache", "list", env={**os.environ, ENV_VAR: str(tmp_path)})
+    assert "corrupt" in proc.stdout and "korean-bpe cache clear demo" in proc.stdout
+    b = BatchAnalyzer(DEMO, cache_dir=tmp_path, workers=1)
+    with pytest.warns(RuntimeWarning, match=r"was corrupted .*; moved it to .*demo\.sqlite3\.corrupt-.* and started"):
+        assert b.analyze_batch(texts) == [t.split() for t in texts]
+    again = BatchAnalyzer(DEMO, cache_dir=tmp_path, workers=1)
+    assert again.analyze_batch(texts) == [t.split() for t in texts]  # the new cache, silently
+    assert again.last_stats["cached"] == 3
+    out = run("cache", "list", env={**os.environ, ENV_VAR: str(tmp_path)}).stdout
+    assert any(line.split()[:3] == ["demo", "3", "entries"] for line in out.splitlines()), out
+    assert any(line.split()[:3] == ["demo", "moved", "aside"] and ".corrupt-" in line for line in out.splitlines())
