@@ -182,7 +182,7 @@ def _add_count(sub: Any) -> None:
                    help="count on Dask: a scheduler address (tcp://host:8786), or 'local' for one worker process per "
                         "core on this machine; the files are cut into shards counted in parallel, same counts "
                         "(needs: pip install \"korean_bpe[distributed]\")")
-    p.add_argument("--shard-mb", type=_positive_int, default=64, metavar="N",
+    p.add_argument("--shard-mb", type=_positive_int, default=None, metavar="N",
                    help="with --scheduler: MiB of a file per task (default: 64)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_count)
@@ -198,7 +198,7 @@ def _add_encode(sub: Any) -> None:
     p.add_argument("--special-text", action="store_true",
                    help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
                         "(default: refuse it; text never becomes a special token)")
-    p.add_argument("--dropout", type=_probability, default=0.0, metavar="P",
+    p.add_argument("--dropout", type=_probability, default=None, metavar="P",
                    help="BPE-dropout: skip each merge with probability P (default: 0, the usual encoding)")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="with --dropout: text k (from 1) is encoded with seed S+k-1, so a rerun prints the same "
@@ -356,16 +356,20 @@ def cmd_count(args: argparse.Namespace) -> int:
     _refuse_stdin_twice(inputs)
     _refuse_overwriting("-o/--output", [args.output], inputs or [("the corpus", p) for p in default_corpus_paths()],
                         "give another file for the counts")
+    if args.shard_mb is not None and args.scheduler is None:
+        raise UserError("--shard-mb sizes the shards of --scheduler; without it the files are counted here, line by "
+                        "line: leave --shard-mb out, or add --scheduler local")
     pt = _pre_tokenizer(args)
     show = False if args.no_progress else None
     start = time.perf_counter()
     if args.scheduler is not None:
-        from .distributed import count_files
+        from .distributed import SHARD_BYTES, count_files
 
         if "-" in args.corpus or args.limit is not None:
             raise UserError("--scheduler counts whole files: give file paths, without '-' (stdin) or --limit")
         counts = count_files(args.corpus or default_corpus_paths(), pre_tokenizer=pt, scheduler=args.scheduler,
-                             shard_bytes=args.shard_mb * 2**20, show_progress=show)
+                             shard_bytes=SHARD_BYTES if args.shard_mb is None else args.shard_mb * 2**20,
+                             show_progress=show)
     else:
         sources = [iter_texts(c) for c in args.corpus] if args.corpus else [iter_texts(None)]
         texts = chain.from_iterable(sources)  # one file after the other, line by line: never all in memory
@@ -441,6 +445,10 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
+    if args.seed is not None and args.dropout is None:
+        raise UserError("--seed draws the merges BPE-dropout skips; without --dropout P nothing is drawn: leave --seed "
+                        "out, or add --dropout 0.1")
+    args.dropout = args.dropout or 0.0
     tok = _load(args.model)
     from .tokenizer import SpecialTokenTextError
 

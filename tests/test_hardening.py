@@ -290,3 +290,13 @@ def test_a_cache_damaged_inside_an_entry_is_listed_and_moved_aside(tmp_path: Pat
     out = run("cache", "list", env={**os.environ, ENV_VAR: str(tmp_path)}).stdout
     assert any(line.split()[:3] == ["demo", "3", "entries"] for line in out.splitlines()), out
     assert any(line.split()[:3] == ["demo", "moved", "aside"] and ".corrupt-" in line for line in out.splitlines())
+
+
+# -- 9. options that do nothing ------------------------------------------------------------------------
+
+
+def test_options_that_do_nothing_are_refused(corpus: Path, model: Path, tmp_path: Path) -> None:
+    line = fails("count", str(corpus), "--shard-mb", "8", "-o", str(tmp_path / "c.tsv"))
+    assert "--shard-mb sizes the shards of --scheduler" in line and not (tmp_path / "c.tsv").exists()
+    assert "without --dropout P nothing is drawn" in fails("encode", "-m", str(model), "--seed", "3", "영화")
+    ok("encode", "-m", str(model), "--dropout", "0.1", "--seed", "3", "영화")
