@@ -36,6 +36,7 @@ import os
 import re
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
@@ -398,6 +399,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise UserError("--initial continues training on CORPUS; it cannot take --counts (train from the counts "
                             "without --initial, or give the corpus)")
         kw["initial"] = initial = _load(args.initial)
+        _check_initial(args, initial)
         if args.pre_tokenizer is None:
             args.pre_tokenizer = initial.pre_tokenizer.to_config()["type"]
             if not args.lossless:
@@ -442,6 +444,35 @@ def cmd_train(args: argparse.Namespace) -> int:
     _info(f"trained {source}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
           f"in {time.perf_counter() - start:.1f} s; saved to {out}")
     return 0
+
+
+def _check_initial(args: argparse.Namespace, initial: Any) -> None:
+    """Refuse, in the command line's words, the train options that --initial fixes (the API's own
+    check names its arguments): continued training keeps the initial model's pipeline."""
+    from .units import get_unit
+
+    for option, value in (("--limit-alphabet", args.limit_alphabet), ("--max-token-length", args.max_token_length)):
+        if value is not None:
+            raise UserError(f"{option} cannot be used with --initial: continued training keeps the initial alphabet "
+                            f"and counts an old merged token as one symbol; leave {option} out")
+    marker_names = {text: name for name, text in MARKER_NAMES.items() if name != "\u2581"}
+    pt, unit = initial.pre_tokenizer.to_config(), initial.unit.to_config()
+    conflicts = [
+        ("--pre-tokenizer" if args.pre_tokenizer else "--lossless", args.pre_tokenizer or "",
+         args.pre_tokenizer is not None or args.lossless, lambda: _pre_tokenizer(args).to_config() != pt,
+         f"the pre-tokenizer {pt}"),
+        ("--unit", args.unit, args.unit is not None, lambda: get_unit(args.unit).to_config() != unit,
+         f"the {unit['type']} unit"),
+        ("--marker", args.marker, args.marker is not None, lambda: MARKER_NAMES[args.marker] != initial.marker,
+         f"the marker {marker_names.get(initial.marker, initial.marker)}"),
+        ("--byte-fallback", "", args.byte_fallback, lambda: not initial.byte_fallback, "no byte fallback"),
+        ("--hangul-fallback", "", args.hangul_fallback, lambda: not initial.hangul_fallback, "no Hangul fallback"),
+    ]
+    for option, value, given, differs, theirs in conflicts:
+        if given and differs():
+            raise UserError(f"{option}{' ' + value if value else ''} differs from the --initial model {args.initial}, "
+                            f"which has {theirs}: continued training keeps its pipeline (so its ids and merges keep "
+                            f"their meaning); leave {option} out")
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
@@ -694,7 +725,8 @@ def _held_out(texts: list[str], eval_texts: list[str] | None, test_fraction: flo
 CLI_OPTIONS: dict[str, dict[str, str]] = {
     "train": {
         "vocab_size": "--vocab-size", "limit_alphabet": "--limit-alphabet", "min_frequency": "--min-frequency",
-        "byte_fallback": "--byte-fallback", "marker": "--marker", "limit": "--limit",
+        "byte_fallback": "--byte-fallback", "marker": "--marker", "limit": "--limit", "unit": "--unit",
+        "max_token_length": "--max-token-length", "hangul_fallback": "--hangul-fallback",
         "column": "; name the text column 'document' in the header line",
         "pre_tokenizer": "; keep them with --lossless",  # an analysis that dropped every morpheme
     },
@@ -890,13 +922,28 @@ def _one_line(exc: BaseException) -> str:
     return text
 
 
+def _warning_printer(command: str) -> Callable[..., None]:
+    """``warnings.showwarning`` for the command line: one line ``korean-bpe: warning: ...`` in the
+    words of ``command`` (:func:`speak_cli`), without Python's file, line and source."""
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+             line: str | None = None) -> None:
+        text = speak_cli(" ".join(str(message).split()), command)
+        print(f"{PROG}: warning: {text}", file=sys.stderr if file is None else file)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``korean-bpe`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = args.verbose or os.environ.get("KOREAN_BPE_DEBUG", "") not in ("", "0")
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():  # restores Python's way of showing them after the command
+            if not debug:
+                warnings.showwarning = _warning_printer(args.command)
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

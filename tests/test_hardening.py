@@ -300,3 +300,33 @@ def test_options_that_do_nothing_are_refused(corpus: Path, model: Path, tmp_path
     assert "--shard-mb sizes the shards of --scheduler" in line and not (tmp_path / "c.tsv").exists()
     assert "without --dropout P nothing is drawn" in fails("encode", "-m", str(model), "--seed", "3", "영화")
     ok("encode", "-m", str(model), "--dropout", "0.1", "--seed", "3", "영화")
+
+
+# -- 10. warnings and messages in the command line's words -------------------------------------------------
+
+
+def test_a_warning_is_one_line_in_the_words_of_the_command_line(model: Path, tmp_path: Path) -> None:
+    new = tmp_path / "new.txt"
+    new.write_text("😀 영화 𝒜 ÿ\n😀 꿻 최고\n", encoding="utf-8")
+    proc = ok("train", str(new), "--initial", str(model), "--vocab-size", "90", "--no-progress", "-o",
+              str(tmp_path / "m"))
+    warning, trained = proc.stderr.splitlines()  # the warning, one line, then the usual report
+    assert warning.startswith("korean-bpe: warning: ") and "are not in the initial alphabet" in warning
+    assert trained.startswith("trained whitespace/syllable: ")
+    assert "--unit byte holds all 256 bytes; --byte-fallback at least avoids <unk>" in warning
+    assert "UserWarning" not in proc.stderr and ".py:" not in proc.stderr and "unit=" not in proc.stderr
+
+
+@pytest.mark.parametrize(("option", "expect"), [
+    (["--byte-fallback"], "--byte-fallback differs from the --initial model {m}, which has no byte fallback"),
+    (["--hangul-fallback"], "--hangul-fallback differs from the --initial model {m}, which has no Hangul fallback"),
+    (["--unit", "jamo"], "--unit jamo differs from the --initial model {m}, which has the syllable unit"),
+    (["--marker", "</w>"], "--marker </w> differs from the --initial model {m}, which has the marker space"),
+    (["--max-token-length", "3"], "--max-token-length cannot be used with --initial"),
+])
+def test_what_initial_fixes_is_refused_in_cli_words(corpus: Path, model: Path, tmp_path: Path, option: list[str],
+                                                    expect: str) -> None:
+    line = fails("train", str(corpus), "--initial", str(model), *option, "--vocab-size", "90", "-o",
+                 str(tmp_path / "m"))
+    assert expect.format(m=model) in line and f"leave {option[0]} out" in line
+    assert "pass " not in line and "=" not in line
