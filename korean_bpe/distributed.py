@@ -379,9 +379,11 @@ class _connect:
         return client
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
-        quiet = exc_type is not None and len(self._close) > 1  # our cluster, stopped by an error we report
-        if quiet:  # its workers, stopped mid-shard, would log the cancelled tasks and their killing
-            self._close[0].run(_silence_worker_logs)
+        # our own cluster, stopped by a user's mistake that the caller reports: its workers, stopped
+        # mid-shard, would log the cancelled tasks and their killing (other errors keep Dask's logs)
+        quiet = exc_type is not None and issubclass(exc_type, _USER_ERRORS) and len(self._close) > 1
+        if quiet:
+            self._close[0].run(_silence_worker_logs, on_error="ignore")
         saved = _silence_dask_logs() if quiet else []
         try:
             for thing in self._close:
