@@ -457,9 +457,10 @@ def _check_initial(args: argparse.Namespace, initial: Any) -> None:
                             f"and counts an old merged token as one symbol; leave {option} out")
     marker_names = {text: name for name, text in MARKER_NAMES.items() if name != "\u2581"}
     pt, unit = initial.pre_tokenizer.to_config(), initial.unit.to_config()
+    asked = argparse.Namespace(**{**vars(args), "pre_tokenizer": args.pre_tokenizer or pt["type"]})  # --lossless alone
     conflicts = [
         ("--pre-tokenizer" if args.pre_tokenizer else "--lossless", args.pre_tokenizer or "",
-         args.pre_tokenizer is not None or args.lossless, lambda: _pre_tokenizer(args).to_config() != pt,
+         args.pre_tokenizer is not None or args.lossless, lambda: _pre_tokenizer(asked).to_config() != pt,
          f"the pre-tokenizer {pt}"),
         ("--unit", args.unit, args.unit is not None, lambda: get_unit(args.unit).to_config() != unit,
          f"the {unit['type']} unit"),

@@ -323,6 +323,8 @@ def test_a_warning_is_one_line_in_the_words_of_the_command_line(model: Path, tmp
     (["--unit", "jamo"], "--unit jamo differs from the --initial model {m}, which has the syllable unit"),
     (["--marker", "</w>"], "--marker </w> differs from the --initial model {m}, which has the marker space"),
     (["--max-token-length", "3"], "--max-token-length cannot be used with --initial"),
+    (["--pre-tokenizer", "raw"], "--pre-tokenizer raw differs from the --initial model {m}, which has the "
+                                 "pre-tokenizer {{'type': 'whitespace'}}"),
 ])
 def test_what_initial_fixes_is_refused_in_cli_words(corpus: Path, model: Path, tmp_path: Path, option: list[str],
                                                     expect: str) -> None:
