@@ -36,6 +36,7 @@ import os
 import re
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
@@ -98,6 +99,10 @@ UNENCODABLE_HELP = ("A token or text holding a character standard output cannot 
                     "that character as a \\udXXX escape (Python's backslashreplace), so the output stays "
                     "valid UTF-8, one line per input; a literal backslash in the text is written as it is.")
 
+#: the largest vocabulary size ``korean-bpe compare`` trains: its Hugging Face and Kiwi peers allocate
+#: memory for every token asked for (HF's trainer some 66 bytes a token: 141 GB at 2**31), so a
+#: typing slip of a few digits must fail at once, not after a crash; our own BPE takes any size
+COMPARE_MAX_VOCAB_SIZE = 2**20
 #: the vocabulary sizes of ``korean-bpe compare`` when none are given
 COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
 #: the defaults on the small embedded corpus (``make demo``, under a minute on 2 cores): 2,480 lines
@@ -193,7 +198,7 @@ def _add_count(sub: Any) -> None:
                    help="count on Dask: a scheduler address (tcp://host:8786), or 'local' for one worker process per "
                         "core on this machine; the files are cut into shards counted in parallel, same counts "
                         "(needs: pip install \"korean_bpe[distributed]\")")
-    p.add_argument("--shard-mb", type=_positive_int, default=64, metavar="N",
+    p.add_argument("--shard-mb", type=_positive_int, default=None, metavar="N",
                    help="with --scheduler: MiB of a file per task (default: 64)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_count)
@@ -209,7 +214,7 @@ def _add_encode(sub: Any) -> None:
     p.add_argument("--special-text", action="store_true",
                    help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
                         "(default: refuse it; text never becomes a special token)")
-    p.add_argument("--dropout", type=_probability, default=0.0, metavar="P",
+    p.add_argument("--dropout", type=_probability, default=None, metavar="P",
                    help="BPE-dropout: skip each merge with probability P (default: 0, the usual encoding)")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="with --dropout: text k (from 1) is encoded with seed S+k-1, so a rerun prints the same "
@@ -274,8 +279,8 @@ def _add_compare(sub: Any) -> None:
                         "(whitespace, raw, okt-analysis, okt, kiwi, mecab) or names such as okt/jamo, "
                         "baseline/word, sentencepiece-unigram; 'all' for every one (default: all; on the "
                         "embedded corpus all but the Kiwi peers, which take 8 s a size to start)")
-    p.add_argument("--vocab-sizes", type=_int_list, default=None, metavar="LIST",
-                   help="comma-separated vocabulary sizes (default: "
+    p.add_argument("--vocab-sizes", type=_vocab_sizes, default=None, metavar="LIST",
+                   help=f"comma-separated vocabulary sizes, at most {COMPARE_MAX_VOCAB_SIZE:,} (default: "
                         f"{','.join(map(str, COMPARE_VOCAB_SIZES))}; "
                         f"{','.join(map(str, COMPARE_VOCAB_SIZES_EMBEDDED))} on the small embedded corpus)")
     p.add_argument("--gold", choices=("kiwi", "mecab", "okt", "none"), default="kiwi",
@@ -328,8 +333,14 @@ def _probability(value: str) -> float:
     return p
 
 
-def _int_list(value: str) -> list[int]:
-    return [_positive_int(v.strip()) for v in value.split(",") if v.strip()]
+def _vocab_sizes(value: str) -> list[int]:
+    sizes = [_positive_int(v.strip()) for v in value.split(",") if v.strip()]
+    for n in sizes:
+        if n > COMPARE_MAX_VOCAB_SIZE:
+            raise argparse.ArgumentTypeError(
+                f"{n} is larger than compare trains: its Hugging Face and Kiwi peers allocate memory for every token "
+                f"asked for; give sizes of at most {COMPARE_MAX_VOCAB_SIZE} (a corpus runs out of merges long before)")
+    return sizes
 
 
 # --- commands ---------------------------------------------------------------------------------
@@ -352,22 +363,29 @@ def _pre_tokenizer(args: argparse.Namespace) -> Any:
 def cmd_count(args: argparse.Namespace) -> int:
     from itertools import chain, islice
 
-    from .corpus import iter_texts
+    from .corpus import default_corpus_paths, iter_texts
     from .counting import WordCounts
     from .io.files import check_output_file
 
     check_output_file(args.output)  # before hours of counting, not after
+    inputs = [(f"FILE {k}" if len(args.corpus) > 1 else "the corpus", c) for k, c in enumerate(args.corpus, 1)]
+    _refuse_stdin_twice(inputs)
+    _refuse_overwriting("-o/--output", [args.output], inputs or [("the corpus", p) for p in default_corpus_paths()],
+                        "give another file for the counts")
+    if args.shard_mb is not None and args.scheduler is None:
+        raise UserError("--shard-mb sizes the shards of --scheduler; without it the files are counted here, line by "
+                        "line: leave --shard-mb out, or add --scheduler local")
     pt = _pre_tokenizer(args)
     show = False if args.no_progress else None
     start = time.perf_counter()
     if args.scheduler is not None:
-        from .corpus import default_corpus_paths
-        from .distributed import count_files
+        from .distributed import SHARD_BYTES, count_files
 
         if "-" in args.corpus or args.limit is not None:
             raise UserError("--scheduler counts whole files: give file paths, without '-' (stdin) or --limit")
         counts = count_files(args.corpus or default_corpus_paths(), pre_tokenizer=pt, scheduler=args.scheduler,
-                             shard_bytes=args.shard_mb * 2**20, show_progress=show)
+                             shard_bytes=SHARD_BYTES if args.shard_mb is None else args.shard_mb * 2**20,
+                             show_progress=show)
     else:
         sources = [iter_texts(c) for c in args.corpus] if args.corpus else [iter_texts(None)]
         texts = chain.from_iterable(sources)  # one file after the other, line by line: never all in memory
@@ -383,15 +401,20 @@ def cmd_count(args: argparse.Namespace) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     from .corpus import iter_texts
+    from .io.serialization import FILES
     from .tokenizer import Tokenizer
 
     check_model_output(args.output)  # before hours of training, not after
+    _refuse_overwriting("-o/--output", [args.output, *(os.path.join(args.output, f) for f in FILES)],
+                        [("the corpus", args.corpus), ("the --counts file", args.counts),
+                         ("the --initial model", args.initial)], "save the model to another directory")
     kw: dict[str, Any] = {}
     if args.initial is not None:
         if args.counts is not None:
             raise UserError("--initial continues training on CORPUS; it cannot take --counts (train from the counts "
                             "without --initial, or give the corpus)")
         kw["initial"] = initial = _load(args.initial)
+        _check_initial(args, initial)
         if args.pre_tokenizer is None:
             args.pre_tokenizer = initial.pre_tokenizer.to_config()["type"]
             if not args.lossless:
@@ -438,7 +461,41 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_initial(args: argparse.Namespace, initial: Any) -> None:
+    """Refuse, in the command line's words, the train options that --initial fixes (the API's own
+    check names its arguments): continued training keeps the initial model's pipeline."""
+    from .units import get_unit
+
+    for option, value in (("--limit-alphabet", args.limit_alphabet), ("--max-token-length", args.max_token_length)):
+        if value is not None:
+            raise UserError(f"{option} cannot be used with --initial: continued training keeps the initial alphabet "
+                            f"and counts an old merged token as one symbol; leave {option} out")
+    marker_names = {text: name for name, text in MARKER_NAMES.items() if name != "\u2581"}
+    pt, unit = initial.pre_tokenizer.to_config(), initial.unit.to_config()
+    asked = argparse.Namespace(**{**vars(args), "pre_tokenizer": args.pre_tokenizer or pt["type"]})  # --lossless alone
+    conflicts = [
+        ("--pre-tokenizer" if args.pre_tokenizer else "--lossless", args.pre_tokenizer or "",
+         args.pre_tokenizer is not None or args.lossless, lambda: _pre_tokenizer(asked).to_config() != pt,
+         f"the pre-tokenizer {pt}"),
+        ("--unit", args.unit, args.unit is not None, lambda: get_unit(args.unit).to_config() != unit,
+         f"the {unit['type']} unit"),
+        ("--marker", args.marker, args.marker is not None, lambda: MARKER_NAMES[args.marker] != initial.marker,
+         f"the marker {marker_names.get(initial.marker, initial.marker)}"),
+        ("--byte-fallback", "", args.byte_fallback, lambda: not initial.byte_fallback, "no byte fallback"),
+        ("--hangul-fallback", "", args.hangul_fallback, lambda: not initial.hangul_fallback, "no Hangul fallback"),
+    ]
+    for option, value, given, differs, theirs in conflicts:
+        if given and differs():
+            raise UserError(f"{option}{' ' + value if value else ''} differs from the --initial model {args.initial}, "
+                            f"which has {theirs}: continued training keeps its pipeline (so its ids and merges keep "
+                            f"their meaning); leave {option} out")
+
+
 def cmd_encode(args: argparse.Namespace) -> int:
+    if args.seed is not None and args.dropout is None:
+        raise UserError("--seed draws the merges BPE-dropout skips; without --dropout P nothing is drawn: leave --seed "
+                        "out, or add --dropout 0.1")
+    args.dropout = args.dropout or 0.0
     tok = _load(args.model)
     from .tokenizer import SpecialTokenTextError
 
@@ -481,7 +538,12 @@ def cmd_decode(args: argparse.Namespace) -> int:
 def cmd_export_hf(args: argparse.Namespace) -> int:
     from .io.files import NotRegularFileError
     from .io.hf import export_tokenizer_json, render_tokenizer_json
+    from .io.serialization import FILES
 
+    if args.output != "-":
+        target = os.path.join(args.output, "tokenizer.json") if os.path.isdir(args.output) else args.output
+        _refuse_overwriting("-o/--output", [target], [(f"the model's {f}", os.path.join(args.model, f)) for f in FILES],
+                            f"give another path, such as {os.path.join(args.model, 'tokenizer.json')}")
     tok = _load(args.model)
     if args.dropout == 0.0:
         raise UserError("argument --dropout: HF's BPE refuses dropout 0; leave --dropout out for no dropout")
@@ -499,15 +561,22 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
 
 def cmd_cache_list(args: argparse.Namespace) -> int:
     from .compare.model_cache import ModelCache
-    from .pre_tokenizers.cache import cache_dir, list_caches
+    from .pre_tokenizers.cache import cache_dir, list_caches, moved_aside
 
     infos = list_caches()
+    aside = moved_aside()
     print(f"cache directory: {cache_dir()}")
-    if not infos:
+    if not infos and not aside:
         print("(no caches)")
     for info in infos:
-        entries = "unreadable" if info.entries < 0 else f"{info.entries} entries"
-        print(f"{info.name:<12} {entries:>18} {info.bytes / 1e6:10.1f} MB  {info.path}")
+        entries = info.problem.split(":")[0] if info.entries < 0 else f"{info.entries} entries"
+        moves = "an analysis that reads the damaged entry moves it aside and starts anew; or " \
+            if info.problem.startswith("corrupt") else ""
+        fix = f"  ({info.problem}; {moves}remove it with: korean-bpe cache clear {info.name})" if info.problem else ""
+        print(f"{info.name:<12} {entries:>18} {info.bytes / 1e6:10.1f} MB  {info.path}{fix}")
+    for path in aside:
+        print(f"{path.name.split('.')[0]:<12} {'moved aside':>18} {path.stat().st_size / 1e6:10.1f} MB  {path}  (found "
+              f"corrupt and replaced by a new cache; kept for inspection: korean-bpe cache clear removes it)")
     models = ModelCache()
     files = models.entries()
     if files:
@@ -547,6 +616,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise UserError(f"argument --csv: {exc}") from None
     if args.eval is None and args.eval_labels is not None:
         raise UserError("--eval-labels needs --eval (without it the held-out labels come from --labels)")
+    _check_compare_files(args, out_dir)
 
     from .compare.report import pick_sentences, segmentation_examples, token_lengths, write_report
     from .compare.run import compare, format_table, resolve_strategies
@@ -607,6 +677,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_compare_files(args: argparse.Namespace, out_dir: Path) -> None:
+    """Standard input read once, and no output over an input (--csv, or a file of the report)."""
+    from .compare.report import PLOTS
+
+    inputs = [("the corpus", args.corpus), ("the --eval file", args.eval), ("the --labels file", args.labels),
+              ("the --eval-labels file", args.eval_labels)]
+    _refuse_stdin_twice(inputs)
+    if args.csv is not None:
+        _refuse_overwriting("--csv", [args.csv], inputs, "give another file for the table")
+    report = ["table.csv", "report.md", "report.html", *(name for name, *_ in PLOTS)]
+    _refuse_overwriting("-o/--output", [out_dir / name for name in report], inputs,
+                        "give another directory for the report")
+
+
 def _documents(source: str | None, labels_file: str | None, option: str, *,
                limit: int | None) -> tuple[list[str], list[int] | None]:
     """The documents of ``source`` and their labels: from ``labels_file`` (one integer a line), or
@@ -623,7 +707,8 @@ def _documents(source: str | None, labels_file: str | None, option: str, *,
         return list(iter_texts(source, limit=limit)), None
     texts = list(iter_texts(source, limit=limit))
     values = [line.strip() for line in iter_texts(labels_file)]
-    if len(values) < len(texts):
+    # more labels than documents is fine only when --limit cut the documents short
+    if len(values) < len(texts) or (len(values) > len(texts) and (limit is None or len(texts) < limit)):
         raise UserError(f"{option} {labels_file} has {len(values)} labels for {len(texts)} documents: "
                         "give one integer label a line, one per non-blank document")
     return texts, [_label(v, labels_file, k) for k, v in enumerate(values[:len(texts)], 1)]
@@ -656,7 +741,8 @@ def _held_out(texts: list[str], eval_texts: list[str] | None, test_fraction: flo
 CLI_OPTIONS: dict[str, dict[str, str]] = {
     "train": {
         "vocab_size": "--vocab-size", "limit_alphabet": "--limit-alphabet", "min_frequency": "--min-frequency",
-        "byte_fallback": "--byte-fallback", "marker": "--marker", "limit": "--limit",
+        "byte_fallback": "--byte-fallback", "marker": "--marker", "limit": "--limit", "unit": "--unit",
+        "max_token_length": "--max-token-length", "hangul_fallback": "--hangul-fallback",
         "column": "; name the text column 'document' in the header line",
         "pre_tokenizer": "; keep them with --lossless",  # an analysis that dropped every morpheme
     },
@@ -721,6 +807,29 @@ def check_model_output(path: str) -> Path:
         return check_model_dir(path)
     except ValueError as exc:
         raise UserError(f"argument -o/--output: {exc}") from None
+
+
+def _refuse_overwriting(option: str, outputs: Sequence[Any], inputs: Sequence[tuple[str, Any]], fix: str) -> None:
+    """Refuse, before any work, an output of ``option`` (paths ``outputs``) that is, through links
+    (hard ones too), one of the ``inputs`` (``(what, path)`` pairs; None and ``-`` are skipped):
+    writing it would destroy what the command reads.  ``fix`` ends the message."""
+    from .io.files import same_file
+
+    for out in outputs:
+        for what, path in inputs:
+            if path is not None and str(path) != "-" and same_file(out, path):
+                via = "" if os.path.abspath(out) == os.path.abspath(path) else f" ({path}, through a link)"
+                raise UserError(f"argument {option}: {out} is {what}{via}, which this command reads: writing it would "
+                                f"destroy it; {fix}")
+
+
+def _refuse_stdin_twice(inputs: Sequence[tuple[str, Any]]) -> None:
+    """Refuse ``-`` (standard input) for two of the ``inputs`` (``(what, path)`` pairs): the first
+    reads it to the end, the second would find it empty."""
+    named = [what for what, path in inputs if path is not None and str(path) == "-"]
+    if len(named) > 1:
+        raise UserError(f"'-' (standard input) is given for {' and '.join(named)}, but standard input can be read only "
+                        "once: give '-' once and the other input as a file")
 
 
 def _save_beside(tok: Any, output: str) -> Path:
@@ -829,13 +938,28 @@ def _one_line(exc: BaseException) -> str:
     return text
 
 
+def _warning_printer(command: str) -> Callable[..., None]:
+    """``warnings.showwarning`` for the command line: one line ``korean-bpe: warning: ...`` in the
+    words of ``command`` (:func:`speak_cli`), without Python's file, line and source."""
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None,
+             line: str | None = None) -> None:
+        text = speak_cli(" ".join(str(message).split()), command)
+        print(f"{PROG}: warning: {text}", file=sys.stderr if file is None else file)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``korean-bpe`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = args.verbose or os.environ.get("KOREAN_BPE_DEBUG", "") not in ("", "0")
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():  # restores Python's way of showing them after the command
+            if not debug:
+                warnings.showwarning = _warning_printer(args.command)
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

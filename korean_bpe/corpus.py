@@ -343,9 +343,28 @@ def decode_line(raw: bytes, name: str, lineno: int, offset: int) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CorpusError(
-            f"{name}: not UTF-8 text: line {lineno}, byte offset {offset + exc.start} "
-            f"(byte 0x{raw[exc.start]:02x}); re-encode the file as UTF-8 (e.g. iconv -f cp949 -t utf-8)"
+            f"{name}: not UTF-8 text: {_bad_byte(raw, lineno, offset, exc)}; re-encode the file as UTF-8 (e.g. "
+            "iconv -f cp949 -t utf-8)"
         ) from None
+
+
+def _bad_byte(raw: bytes, lineno: int, offset: int, exc: UnicodeDecodeError) -> str:
+    return f"line {lineno}, byte offset {offset + exc.start} (byte 0x{raw[exc.start]:02x})"
+
+
+def first_non_utf8(path: str | os.PathLike[str]) -> str:
+    """Where the first byte of the file ``path`` that is not UTF-8 is, in the words of the corpus
+    reader's errors (``'line 3, byte offset 17 (byte 0xb0)'``), or ``''`` when there is none: for
+    the messages of readers that decode a whole stream, whose decoder only knows its buffer."""
+    with open(path, "rb") as f:
+        offset = 0
+        for lineno, raw in enumerate(f, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return _bad_byte(raw, lineno, offset, exc)
+            offset += len(raw)
+    return ""
 
 
 class FirstLine(NamedTuple):
@@ -373,6 +392,8 @@ def read_first_line(raw: bytes, name: str, column: str | None) -> FirstLine:
     """
     bom = len(BOM) if raw.startswith(BOM) else 0
     text = decode_line(strip_eol(raw[bom:]), name, 1, bom)
+    if text.startswith("#{"):
+        _refuse_counts_file(text, name)
     fields = text.split("\t")
     if len(fields) < 2 or not all(_HEADER_FIELD.fullmatch(x) for x in fields):
         return FirstLine(text, bom, None, None)
@@ -381,6 +402,26 @@ def read_first_line(raw: bytes, name: str, column: str | None) -> FirstLine:
     if column not in fields:
         raise CorpusError(f"{name}: no column {column!r} in the header {fields!r}; pass column=... with one of them")
     return FirstLine(text, bom, fields, fields.index(column))
+
+
+def _refuse_counts_file(first_line: str, name: str) -> None:
+    """Raise :class:`CorpusError` when ``first_line`` is the header of a word-counts file
+    (:meth:`korean_bpe.counting.WordCounts.save`): read as a corpus, its header and numbers would be
+    trained on as text."""
+    import json
+
+    from .counting import FORMAT
+
+    try:
+        header = json.loads(first_line[1:])
+    except ValueError:
+        return
+    if isinstance(header, dict) and header.get("format") == FORMAT:
+        path = "FILE" if name == "<stdin>" else name
+        raise CorpusError(f"{name} is a word-counts file (written by 'korean-bpe count'), not a corpus: train from it "
+                          f"with 'korean-bpe train --counts {path}' "
+                          "(Tokenizer.train_from_counts(WordCounts.load(path))), and give the texts it was counted "
+                          "from where a corpus is needed")
 
 
 def table_documents(text: str, *, column: int, n_fields: int, name: str, f: BinaryIO, offset: int) -> list[str]:

@@ -402,9 +402,11 @@ class WordCounts:
                                               f"{first_line[word]}; each word must appear once")
                     counts[word] = count
                     first_line[word] = n
-            except UnicodeDecodeError as exc:
-                raise CountsFileError(f"{p}: not UTF-8 ({exc.reason} at byte {exc.start} of the line); a counts "
-                                      "file is written by 'korean-bpe count' or WordCounts.save") from None
+            except UnicodeDecodeError:
+                from .corpus import first_non_utf8  # the decoder's position is in its buffer, not the file
+
+                raise CountsFileError(f"{p}: not UTF-8 text: {first_non_utf8(p)}; a counts file is written by "
+                                      "'korean-bpe count' or WordCounts.save") from None
         if header.get("words") is not None and header["words"] != len(counts):
             raise CountsFileError(f"{p}: the header announces {header['words']} words but the file holds "
                                   f"{len(counts)} (truncated or edited?); write it again with 'korean-bpe count'")

@@ -29,8 +29,10 @@ for word::
 
 Faults are Dask's to handle: a worker that dies mid-run (killed, out of memory, its machine gone)
 has its tasks, and the partial counts it held, computed again on another worker, and the counts are
-still exact.  A shard that fails on bad input fails the whole run with the local reader's error:
-``CorpusError: big.txt: not UTF-8 text: line 81234, byte offset 40000123 (byte 0xb0); ...``.
+still exact.  A shard that fails on bad input fails the whole run at once with the local reader's error:
+``CorpusError: big.txt: not UTF-8 text: line 81234, byte offset 40000123 (byte 0xb0); ...``.  Such a
+user's mistake (or a missing analyzer) is the task's value, not a raised error, so Dask's workers do not
+log it as a failed computation; and a ``"local"`` cluster stopped by it is stopped without its logs.
 
 Dask is an optional dependency (``pip install "korean_bpe[distributed]"``), imported by the calls
 that need it; ``import korean_bpe`` does not import it.
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import os
 import threading
 import uuid
@@ -51,7 +54,9 @@ from typing import Any, BinaryIO
 from .corpus import BOM, CorpusError, decode_line, line_number, read_first_line, strip_eol, table_documents
 from .counting import WordCounts, count_words
 from .pre_tokenizers.base import PRE_TOKENIZERS, PreTokenizer, get_pre_tokenizer
-from .progress import NO_PROGRESS, Progress, check_show_progress, start_progress
+from .pre_tokenizers.cache import CacheError
+from .pre_tokenizers.okt import JavaNotFoundError
+from .progress import Progress, check_show_progress, start_progress
 
 __all__ = ["Shard", "count_files", "local_cluster", "plan_shards", "iter_shard_lines", "iter_shard_texts", "SHARD_BYTES"]
 
@@ -201,9 +206,24 @@ def _worker_pre_tokenizer(config: Mapping[str, Any], runtime: Mapping[str, Any])
         return pt
 
 
-def _count_shard(shard: Shard, config: Mapping[str, Any], runtime: Mapping[str, Any]) -> tuple[dict[str, int], dict[str, int]]:
-    """One map task: ``({word: count}, {path: documents})`` of ``shard``."""
-    pt = _worker_pre_tokenizer(config, runtime)
+#: what a task returns instead of raising: a user's mistake (text that is not UTF-8, a malformed
+#: row, a missing analyzer or Java), raised again by :func:`count_files` with its own one-line
+#: message; Dask's workers would log a raised one as a failed computation, with its traceback
+_USER_ERRORS = (ValueError, TypeError, OSError, ImportError, JavaNotFoundError, CacheError)
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """The user error of a shard's task, carried back as its value (see :data:`_USER_ERRORS`)."""
+
+    error: BaseException
+
+
+_Part = tuple[dict[str, int], dict[str, int]]
+
+
+def _count_shard(shard: Shard, config: Mapping[str, Any], runtime: Mapping[str, Any]) -> _Part | _Failed:
+    """One map task: ``({word: count}, {path: documents})`` of ``shard``, or its :class:`_Failed`."""
     docs = 0
 
     def texts() -> Iterator[str]:
@@ -212,13 +232,25 @@ def _count_shard(shard: Shard, config: Mapping[str, Any], runtime: Mapping[str, 
             docs += 1
             yield doc
 
-    counts = count_words(texts(), pt, show_progress=False)
+    try:
+        counts = count_words(texts(), _worker_pre_tokenizer(config, runtime), show_progress=False)
+    except _USER_ERRORS as exc:
+        return _Failed(exc)
     return counts, {shard.path: docs}
 
 
-def _add_counts(*parts: tuple[dict[str, int], dict[str, int]]) -> tuple[dict[str, int], dict[str, int]]:
-    """One reduce task: the sums of the partial counts (added into the largest)."""
-    ordered = sorted(parts, key=lambda p: len(p[0]), reverse=True)
+def _failure(part: _Part | _Failed) -> _Failed | None:
+    """A small task after each map task: its :class:`_Failed`, or None (what the caller fetches)."""
+    return part if isinstance(part, _Failed) else None
+
+
+def _add_counts(*parts: _Part | _Failed) -> _Part | _Failed:
+    """One reduce task: the sums of the partial counts (added into the largest); the first
+    :class:`_Failed` when a part failed."""
+    failed = next((p for p in parts if isinstance(p, _Failed)), None)
+    if failed is not None:
+        return failed
+    ordered = sorted(parts, key=lambda p: len(p[0]), reverse=True)  # type: ignore[arg-type, index]
     counts, docs = dict(ordered[0][0]), dict(ordered[0][1])
     for more, more_docs in ordered[1:]:
         get = counts.get
@@ -292,21 +324,25 @@ def _run(client: Any, shards: list[Shard], config: dict[str, Any], runtime: dict
     run = f"korean_bpe-count-{uuid.uuid4().hex[:8]}"
     level = [client.submit(_count_shard, s, config, runtime, key=f"{run}-shard-{k}", pure=False)
              for k, s in enumerate(shards)]
+    checks = [client.submit(_failure, f, key=f"{run}-check-{k}", pure=False) for k, f in enumerate(level)]
     progress = start_progress(show_progress, total=len(shards), desc="counting shards", unit="shard")
-    finished = None if progress is NO_PROGRESS else distributed.as_completed(level)
     depth = 0
     while len(level) > 1:  # the tree is submitted at once: partial counts are added as soon as they exist
         depth += 1
         level = [client.submit(_add_counts, *level[i : i + split_every], key=f"{run}-add-{depth}-{i // split_every}",
                                pure=False)
                  for i in range(0, len(level), split_every)]
-    try:
-        if finished is not None:  # holds each shard's future only until it is done: its counts can then be freed
-            for _ in finished:
-                progress.update(1)
+    try:  # a shard's mistake ends the run at once, not after the other shards
+        for _, failed in distributed.as_completed(checks, with_results=True):
+            if failed is not None:
+                raise failed.error
+            progress.update(1)
     finally:
         progress.close()
-    return level[0].result()
+    result = level[0].result()
+    if isinstance(result, _Failed):  # pragma: no cover - the checks raised it first
+        raise result.error
+    return result
 
 
 class _connect:
@@ -342,9 +378,32 @@ class _connect:
         self._close.insert(0, client)
         return client
 
-    def __exit__(self, *exc: object) -> None:
-        for thing in self._close:
-            thing.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        # our own cluster, stopped by a user's mistake that the caller reports: its workers, stopped
+        # mid-shard, would log the cancelled tasks and their killing (other errors keep Dask's logs)
+        quiet = exc_type is not None and issubclass(exc_type, _USER_ERRORS) and len(self._close) > 1
+        if quiet:
+            self._close[0].run(_silence_worker_logs, on_error="ignore")
+        saved = _silence_dask_logs() if quiet else []
+        try:
+            for thing in self._close:
+                thing.close()
+        finally:
+            for handler, level in saved:
+                handler.setLevel(level)
+
+
+def _silence_dask_logs() -> list[tuple[logging.Handler, int]]:
+    """Silence the handlers of Dask's ``distributed`` logger in this process (a worker about to
+    stop, or this one while it stops its cluster); returns their levels, to restore."""
+    saved = [(h, h.level) for h in logging.getLogger("distributed").handlers]
+    for h, _ in saved:
+        h.setLevel(logging.CRITICAL + 1)
+    return saved
+
+
+def _silence_worker_logs() -> None:
+    _silence_dask_logs()
 
 
 def local_cluster(n_workers: int | None = None) -> Any:

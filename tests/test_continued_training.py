@@ -197,7 +197,7 @@ def test_cli_train_initial(tmp_path: Path) -> None:
     assert _tokens(adapted, REVIEWS) < _tokens(law, REVIEWS)
     bad = run("train", str(corpus), "--initial", str(tmp_path / "law"), "--unit", "jamo", "--vocab-size", "900",
               "-o", str(tmp_path / "bad"))
-    assert bad.returncode == 1 and "unit={'type': 'jamo'} differs from the initial tokenizer's" in bad.stderr
+    assert bad.returncode == 1 and "--unit jamo differs from the --initial model" in bad.stderr
     assert "Traceback" not in bad.stderr
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 __all__ = [
     "atomic_write", "atomic_write_text", "write_text_synced", "check_output_file", "check_output_dir_place", "current_umask", "new_dir_mode",
-    "new_file_mode", "fsync_dir", "resolve_output_file", "describe_file_type",
+    "new_file_mode", "fsync_dir", "resolve_output_file", "describe_file_type", "same_file",
 ]
 
 
@@ -104,6 +104,23 @@ def resolve_output_file(path: str | os.PathLike[str]) -> Path:
                                   through=Path(os.readlink(given)) if given.is_symlink() else None)
     _check_parent(real)
     return real
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether writing path ``a`` would write the file at path ``b``: the same path once symbolic
+    links are followed (either may be missing), or the same existing file (a hard link).
+
+    >>> d = tempfile.mkdtemp()
+    >>> os.symlink("corpus.txt", f"{d}/link.txt")
+    >>> same_file(f"{d}/link.txt", f"{d}/corpus.txt"), same_file(f"{d}/a.txt", f"{d}/corpus.txt")
+    (True, False)
+    """
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
 
 
 def _check_parent(target: Path) -> Path:

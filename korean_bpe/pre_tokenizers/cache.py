@@ -49,7 +49,7 @@ from typing import Any
 
 __all__ = [
     "CacheInfo", "AnalysisCache", "CacheError", "cache_dir", "list_caches", "clear_cache",
-    "text_key", "ENV_VAR", "SCHEMA_VERSION", "move_aside", "is_corruption",
+    "text_key", "ENV_VAR", "SCHEMA_VERSION", "move_aside", "moved_aside", "is_corruption",
 ]
 
 #: environment variable that overrides the cache location
@@ -102,8 +102,14 @@ class CacheError(RuntimeError):
 
 
 def is_corruption(exc: BaseException) -> bool:
-    """Whether an SQLite error says the file is damaged (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``),
-    as opposed to busy, locked, read-only or full."""
+    """Whether an error of reading a cache says the file is damaged (``SQLITE_CORRUPT``,
+    ``SQLITE_NOTADB``; or bytes damaged inside an entry, which SQLite does not check: a text that
+    is no longer UTF-8, which Python's ``sqlite3`` cannot decode, or an analysis that is no longer
+    JSON), as opposed to busy, locked, read-only or full."""
+    if isinstance(exc, json.JSONDecodeError):
+        return True
+    if isinstance(exc, sqlite3.OperationalError) and str(exc).startswith("Could not decode to UTF-8"):
+        return True
     if not isinstance(exc, sqlite3.DatabaseError) or isinstance(exc, sqlite3.OperationalError):
         return False
     name = getattr(exc, "sqlite_errorname", None)
@@ -124,12 +130,14 @@ def _is_read_only(exc: BaseException) -> bool:
 @dataclass(frozen=True)
 class CacheInfo:
     """One analyzer's cache: ``name`` (e.g. ``"okt"``), number of ``entries``, ``bytes`` on disk
-    (database plus WAL), ``path`` of the database."""
+    (database plus WAL), ``path`` of the database; when it cannot be read, ``entries`` is -1 and
+    ``problem`` says why (``"corrupt: ..."`` or ``"unreadable: ..."``)."""
 
     name: str
     entries: int
     bytes: int
     path: Path
+    problem: str = ""
 
 
 def cache_dir() -> Path:
@@ -207,28 +215,13 @@ class AnalysisCache:
             ) from None
 
     def _open_read_only(self) -> sqlite3.Connection:
-        """Read-only, without creating files: ``mode=ro`` shares the writers' locks when their
-        ``-shm`` file exists; else (no one can write here) ``immutable=1`` reads the file as is."""
-        uri = self.path.resolve().as_uri()
-        last: sqlite3.DatabaseError | None = None
-        for query in ("?mode=ro", "?mode=ro&immutable=1"):
-            conn = sqlite3.connect(uri + query, uri=True, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-            try:
-                version = conn.execute("PRAGMA user_version").fetchone()[0]
-                conn.execute("SELECT COUNT(*) FROM namespaces").fetchone()
-            except sqlite3.OperationalError as exc:
-                conn.close()
-                last = exc
-                continue
-            except sqlite3.DatabaseError:
-                conn.close()
-                raise
-            if version != SCHEMA_VERSION:
-                conn.close()
-                raise sqlite3.DatabaseError(f"schema version {version}, this korean_bpe reads version {SCHEMA_VERSION}")
-            return conn
-        assert last is not None
-        raise last
+        """The database read-only (:func:`_connect_read_only`), of this version's schema."""
+        conn = _connect_read_only(self.path)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise sqlite3.DatabaseError(f"schema version {version}, this korean_bpe reads version {SCHEMA_VERSION}")
+        return conn
 
     def _setup(self) -> None:
         c = self._conn
@@ -382,6 +375,54 @@ class AnalysisCache:
         return f"AnalysisCache({self.name!r}, directory={str(self.directory)!r})"
 
 
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """Open the database ``path`` read-only, without creating files: ``mode=ro`` shares the
+    writers' locks when their ``-shm`` file exists (or can be made); else (no one can write here:
+    a WAL database cannot be opened so) ``immutable=1`` reads the file as is."""
+    uri = path.resolve().as_uri()
+    last: sqlite3.DatabaseError | None = None
+    for query in ("?mode=ro", "?mode=ro&immutable=1"):
+        conn = sqlite3.connect(uri + query, uri=True, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            conn.execute("SELECT COUNT(*) FROM namespaces").fetchone()
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            last = exc
+            continue
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return conn
+    assert last is not None
+    raise last
+
+
+def _read_every_entry(conn: sqlite3.Connection) -> int:
+    """The number of entries, each one read as the analyzers read it: SQLite's quick check of the
+    file's structure, then every text and analysis decoded from UTF-8 and every analysis checked to
+    be JSON (bytes damaged inside an entry pass the structure check).  Raises what
+    :func:`is_corruption` recognises; about a second per 100 MB."""
+    problem = conn.execute("PRAGMA quick_check").fetchone()[0]
+    if problem != "ok":
+        raise sqlite3.DatabaseError(f"database disk image is malformed: {problem}")
+    n = 0
+    cur = conn.execute("SELECT text, value, json_valid(value) FROM entries")
+    while batch := cur.fetchmany(_SCAN_BATCH):
+        bad = next((row for row in batch if not row[2]), None)
+        if bad is not None:
+            json.loads(bad[1])  # raises the JSONDecodeError
+        n += len(batch)
+    return n
+
+
+def moved_aside(*, directory: str | os.PathLike[str] | None = None) -> list[Path]:
+    """The corrupt databases :func:`move_aside` left in :func:`cache_dir` (or ``directory``),
+    sorted; :func:`clear_cache` removes them."""
+    d = Path(directory) if directory is not None else cache_dir()
+    return sorted(p for p in d.glob(f"*{_SUFFIX}.corrupt-*") if not p.name.endswith(("-wal", "-shm"))) \
+        if d.is_dir() else []
+
+
 def _inode(path: Path) -> int | None:
     try:
         return path.stat().st_ino
@@ -426,21 +467,25 @@ def _cache_paths(directory: Path) -> list[Path]:
 def list_caches(*, directory: str | os.PathLike[str] | None = None) -> list[CacheInfo]:
     """Every analyzer cache in :func:`cache_dir` (or ``directory``), sorted by name.
 
-    A database that cannot be read is listed with ``entries=-1``.
+    Each database is read whole (:func:`_read_every_entry`), read-only, as the analyzers read it
+    (a cache the user cannot write included); one that cannot be read is listed with
+    ``entries=-1`` and its ``problem``.
     """
     d = Path(directory) if directory is not None else cache_dir()
     out: list[CacheInfo] = []
     for p in _cache_paths(d):
         size = sum(f.stat().st_size for f in _db_files(p) if f.exists())
+        problem = ""
         try:
-            conn = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=_BUSY_TIMEOUT_MS / 1000)
+            conn = _connect_read_only(p)
             try:
-                n = conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+                n = _read_every_entry(conn)
             finally:
                 conn.close()
-        except sqlite3.DatabaseError:
-            n = -1
-        out.append(CacheInfo(name=p.name[: -len(_SUFFIX)], entries=n, bytes=size, path=p))
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            reason = str(exc).split(" with text ")[0]  # not the undecodable bytes Python's sqlite3 quotes
+            n, problem = -1, f"{'corrupt' if is_corruption(exc) else 'unreadable'}: {reason}"
+        out.append(CacheInfo(name=p.name[: -len(_SUFFIX)], entries=n, bytes=size, path=p, problem=problem))
     return out
 
 

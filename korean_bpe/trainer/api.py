@@ -647,8 +647,12 @@ def _learn_merges_flat(
     try:
         if target <= 0:
             return []
-        return train_ids(flat.words, new_ids, cuts, id_to_token, min_count=min_frequency, max_merges=num_merges,  # type: ignore[no-any-return]
-                         vocab_size=vocab_size, prefix=prefix, specials=special_tokens,
+        # the C++ loop counts in int64: a larger limit (2**63 and up) is no limit, as in the Python engines
+        cap = 2**63 - 1
+        return train_ids(flat.words, new_ids, cuts, id_to_token, min_count=min(min_frequency, cap),  # type: ignore[no-any-return]
+                         max_merges=None if num_merges is None or num_merges >= cap else num_merges,
+                         vocab_size=None if vocab_size is None or vocab_size >= cap else vocab_size,
+                         prefix=prefix, specials=special_tokens,
                          max_token_length=max_token_length, on_merge=listener)
     finally:
         progress.close()
