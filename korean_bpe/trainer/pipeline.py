@@ -71,8 +71,6 @@ class TrainOptions:
             if not isinstance(getattr(self, key), bool):
                 raise TypeError(f"{key} must be True or False, got {getattr(self, key)!r}")
         _check_options(self.vocab_size, None, self.min_frequency, self.limit_alphabet, None, None, "auto")
-        if self.vocab_size >= 1 << 63:
-            raise ValueError(f"vocab_size must be below 2**63, got {self.vocab_size}")
         _check_max_token_length(self.max_token_length)
         object.__setattr__(self, "special_tokens", _check_special_tokens(self.special_tokens))
         if self.unk_token is not None and (not isinstance(self.unk_token, str) or not self.unk_token):
