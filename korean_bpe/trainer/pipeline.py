@@ -183,7 +183,7 @@ def _continued_options(initial: Any, options: TrainOptions, pt: PreTokenizer, un
                          "cannot add the jamo alphabet without moving ids: leave hangul_fallback out")
     options = replace(options, byte_fallback=options.byte_fallback or initial.byte_fallback,
                       hangul_fallback=initial.hangul_fallback)
-    check_initial_options(initial, pre_tokenizer=pt, unit=unit, marker=getattr(marker, "text", marker),
+    check_initial_options(initial, pre_tokenizer=pt, unit=unit, marker=get_marker(marker).text,
                           special_tokens=options.special_tokens, byte_fallback=options.byte_fallback,
                           unk_token=options.unk_token, limit_alphabet=options.limit_alphabet,
                           max_token_length=options.max_token_length)
