@@ -13,7 +13,8 @@ pd = pytest.importorskip("pandas")
 
 from korean_bpe import Tokenizer  # noqa: E402
 from korean_bpe.compare import metrics  # noqa: E402
-from korean_bpe.compare import run  # noqa: E402
+from korean_bpe.compare import gold as gold_rule  # noqa: E402
+from korean_bpe.compare import measure, pretok, run, strategies, training  # noqa: E402
 from korean_bpe.compare.run import compare, resolve_strategies  # noqa: E402
 from korean_bpe.compare.segmenters import BPESegmenter, Segmenter, align_words  # noqa: E402
 
@@ -145,12 +146,43 @@ def test_morpheme_boundaries_by_hand_against_real_kiwi() -> None:
 
 
 def test_gold_boundaries_from_lossless_pieces() -> None:
+    """Okt gives no offsets: its lossless pieces (surfaces that never overlap) are its morphemes."""
     text = "아이언맨은 올해  봤다!!"
     pieces = ["아이언맨", "은", "▁올해", "▁▁봤", "다", "!!"]
     assert align_words(text, pieces) == [(0, 0), (4, 0), (5, 0), (8, 0), (11, 0), (12, 0)]
     assert align_words("영화 좋다", ["▁영화", "▁좋다"]) == [(-1, 1), (2, 0)]  # SentencePiece's dummy prefix
-    assert run._gold_boundaries([text], [pieces], [metrics.word_spans(text)]) == \
+    assert gold_rule.gold_boundaries([gold_rule.piece_spans(text, pieces)], [metrics.word_spans(text)]) == \
         [[frozenset({4}), frozenset(), frozenset({11, 12})]]
+
+
+CONTRACTIONS = "했었다 된다 봐요 아닌가요"  # 했0 었1 다2 _ 된4 다5 _ 봐7 요8 _ 아10 닌11 가12 요13
+
+
+def test_gold_keeps_the_boundary_of_a_contraction_with_real_kiwi() -> None:
+    """The documented rule (metrics, gold): every morpheme end inside an 어절.  Kiwi's morphemes of
+    a contraction share the fused syllable's span: 했었다 = 하 (0, 1) 었었 (0, 2) 다 (2, 3) -> {1, 2};
+    된다 = 되 (4, 5) ᆫ다 (4, 6) -> {5}; 봐요 = 보 (7, 8) 어요 (7, 9) -> {8}; 아닌가요 = 아니 (10, 12)
+    ᆫ가요 (11, 14) -> {12}.  The lossless kiwi words (했었|다, 된다, 봐요, 아닌가요) would keep only {2}."""
+    if not HAS_KIWI:
+        pytest.skip("kiwipiepy not installed")
+    from korean_bpe.pre_tokenizers import get_pre_tokenizer
+
+    spans = gold_rule.morpheme_spans(get_pre_tokenizer("kiwi", lossless=True), [CONTRACTIONS, "", "\u1112\u1162\u11bb다"])
+    assert spans[0] == [(0, 1), (0, 2), (2, 3), (4, 5), (4, 6), (7, 8), (7, 9), (10, 12), (11, 14)]
+    assert spans[1] == [] and spans[2] == [(0, 3), (3, 4)]  # NFD 했다: offsets of the original (했 is 3 jamo)
+    words = metrics.word_spans(CONTRACTIONS)
+    expected = [[frozenset({1, 2}), frozenset({5}), frozenset({8}), frozenset({12})]]
+    assert gold_rule.gold_boundaries(spans[:1], [words]) == expected
+    assert gold_rule.gold_spans("kiwi", [CONTRACTIONS]) == spans[:1]  # through the analysis cache: the same
+    # compare() grades with that gold: the syllable baseline ends a token after every character:
+    # 1 2 | 5 | 8 | 11 12 13, 7 boundaries, 5 gold (all of them): P 5/7, R 1, F1 10/12; the kiwi
+    # morpheme baseline cuts the lossless words 했었|다: {2} only, P 1, R 1/5
+    df = compare([CONTRACTIONS] * 3, eval_texts=[CONTRACTIONS], strategies=["baseline/syllable",
+                 "baseline/morpheme-kiwi"], vocab_sizes=[50], show_progress=False)
+    syl, kiwi = df.iloc[0], df.iloc[1]
+    assert (syl["morph_precision"], syl["morph_recall"], syl["morph_f1"]) == \
+        (pytest.approx(5 / 7), 1.0, pytest.approx(10 / 12))
+    assert (kiwi["morph_precision"], kiwi["morph_recall"]) == (1.0, pytest.approx(1 / 5)) and kiwi["self_graded"]
 
 
 # -- the sweep costs one training, and equals separate trainings ------------------------------------
@@ -202,7 +234,7 @@ def test_worker_processes_give_the_same_rows_and_notes(sweep: pd.DataFrame, swee
     assert parallel["strategy"].tolist()[-len(SWEEP):] == ["sentencepiece-bpe"] * len(SWEEP)
     assert notes == []
     # the tasks: one per analyzer or pre-tokenizer with the baselines that read it, each peer alone
-    assert run._tasks([*SWEEP_STRATEGIES, "baseline/jamo", "hf-bpe", "whitespace/byte"]) == [
+    assert strategies._tasks([*SWEEP_STRATEGIES, "baseline/jamo", "hf-bpe", "whitespace/byte"]) == [
         ["whitespace/jamo", "baseline/word", "whitespace/byte"], ["raw/byte"],
         ["okt/syllable", "okt-analysis/jamo", "baseline/morpheme-okt"], ["baseline/jamo"], ["hf-bpe"]]
 
@@ -281,30 +313,31 @@ def test_span_counts_per_distinct_word_equal_the_per_text_ones(sweep_texts: list
     """compare() counts continued 어절 and boundaries per distinct 어절 (_Layout): the same numbers as
     seg.pieces() text by text, for pre-tokenizers that rewrite spaces (raw, lossless okt) or drop text."""
     texts = [*sweep_texts[:200], "  앞뒤 공백과\t탭 ", "ㅋㅋㅋㅋ ㅠㅠ 개꿀잼!!", "영화  정말   재밌다", "가나가나 가나"] * 2
-    held = run._HeldOut(texts, None)
-    pretok = run._Pretok(texts[:150], texts)
+    held = measure._HeldOut(texts, None)
+    pre = pretok._Pretok(texts[:150], texts)
     if gold is not None:
-        held.gold = run._gold_boundaries(texts, pretok.get(gold)[2], held.word_spans)
+        held.gold = gold_rule.gold_boundaries([gold_rule.piece_spans(t, w) for t, w in zip(texts, pre.get(gold)[2])],
+                                        held.word_spans)
         held.n_gold = sum(len(g) for per_text in held.gold for g in per_text)
     for source, unit in [("whitespace", "jamo"), ("raw", "byte"), ("okt", "syllable"), ("okt-analysis", "jamo")]:
-        pt, _, _, table, _ = pretok.get(source)
-        tok = Tokenizer.train(texts[:150], vocab_size=2000, pre_tokenizer=run._Table(pt, table), unit=unit,
+        pt, _, _, table, _ = pre.get(source)
+        tok = Tokenizer.train(texts[:150], vocab_size=2000, pre_tokenizer=training._Table(pt, table), unit=unit,
                               show_progress=False)
         seg = BPESegmenter(Tokenizer(tok.model, pre_tokenizer=pt, unit=tok.unit, marker=tok.marker,
                                      unk_token=tok.unk_token), strategy=f"{source}/{unit}", pre_tokenizer=source,
-                           words=table, aligned=pretok.aligned(source))
-        layout = pretok.layout(source, held)
+                           words=table, aligned=pre.aligned(source))
+        layout = pre.layout(source, held)
         assert sum(layout.counts.values()) == held.n_words >= 2 * len(layout.counts)  # each text is there twice
-        fast, straight = run._span_counts(seg, layout), run._span_counts_per_text(seg, held)
+        fast, straight = measure._span_counts(seg, layout), measure._span_counts_per_text(seg, held)
         assert fast == straight, source
         chars = list(held.char_counts)  # unrepresentable characters: the words of each character computed once
-        assert seg.encode_pretokenized(pretok.char_words(source, chars)) == seg.encode_batch(chars)
+        assert seg.encode_pretokenized(pre.char_words(source, chars)) == seg.encode_batch(chars)
         assert fast[0] > 0 and (gold is None or fast[1] > fast[2] > 0)
         # and the straightforward counts are the metrics' definitions
         per_word, predicted = [], []
         for text, spans in zip(texts, held.word_spans):
             pieces = [(a, b) for _, a, b in seg.pieces(text) if a < b]
-            per_word += run._tokens_per_word(pieces, spans)
+            per_word += measure._tokens_per_word(pieces, spans)
             predicted += metrics.internal_boundaries(pieces, spans)
         assert metrics.continued_word_rate(per_word) == fast[0] / held.n_words
         if gold is not None:
@@ -456,8 +489,8 @@ def test_the_fast_metric_paths_give_the_straightforward_table(
     fast = compare(sweep_texts, **kwargs)
     monkeypatch.delattr(peers.HFPeer, "encode_with_spans")
     monkeypatch.setattr(metrics, "jamo_token_rate", _jamo_token_rate_straight)
-    monkeypatch.setattr(run, "_token_stats", _token_stats_straight)
-    monkeypatch.setattr(run, "_SORTED_FAST_PATH", False)
+    monkeypatch.setattr(measure, "_token_stats", _token_stats_straight)
+    monkeypatch.setattr(measure, "_SORTED_FAST_PATH", False)
     straight = compare(sweep_texts, **kwargs)
     assert straight["model_cached"].all()
     same = [c for c in run.COLUMNS if c not in VOLATILE]
@@ -684,12 +717,12 @@ def test_the_training_table_declares_what_its_pre_tokenizer_declares() -> None:
     from korean_bpe.pre_tokenizers import get_pre_tokenizer
 
     for pt in (get_pre_tokenizer("raw"), get_pre_tokenizer("whitespace")):
-        table = run._Table(pt, {"영화 최고": ["영화", "최고"]})
+        table = training._Table(pt, {"영화 최고": ["영화", "최고"]})
         assert (table.name, table.lossless, table.piece_kind, table.to_config()) == \
             (pt.name, pt.lossless, pt.piece_kind, pt.to_config())
         assert getattr(table, "add_dummy_prefix", False) == getattr(pt, "add_dummy_prefix", False)
         assert table.batch(["영화 최고"]) == [["영화", "최고"]]  # from the table, not the stage
-    assert not hasattr(run._Table(object(), {}), "piece_kind")  # what the stage lacks, it lacks
+    assert not hasattr(training._Table(object(), {}), "piece_kind")  # what the stage lacks, it lacks
 
 
 def test_a_model_with_a_lone_surrogate_is_cached_and_read_back(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
