@@ -28,7 +28,8 @@ class _HeldOut:
     def __init__(self, test: list[str], labels: list[int] | None) -> None:
         self.texts = test
         self.labels = labels
-        self.n_words = sum(len(t.split()) for t in test)
+        self.words_per_doc = [len(t.split()) for t in test]
+        self.n_words = sum(self.words_per_doc)
         self.n_chars = sum(map(len, test))
         self.n_bytes = sum(len(t.encode("utf-8", "surrogatepass")) for t in test)
         self.char_counts = Counter(ch for t in test for ch in t if not ch.isspace())
@@ -39,12 +40,14 @@ class _HeldOut:
         self.sample = test[:THROUGHPUT_TEXTS]
 
 
-
 def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_encoded: list[list[int]] | None,
              train_labels: list[int] | None, lossy: bool, seed: int, spans_fixed: dict[str, Any] | None = None,
              layout: _Layout | None = None, char_words: list[list[str]] | None = None,
              spans: list[list[tuple[int, int]]] | None = None) -> dict[str, Any]:
-    """One row's metrics.  ``spans_fixed``: a dict shared by the sizes of a strategy whose spans do not
+    """One row's metrics, and under ``"_parts"`` its per-document counts (:func:`_doc_parts`, for the
+    bootstrap), ``"_correct"`` the documents the probe gets right (None without labels) and
+    ``"_tokens_hash"`` a hash of its vocabulary size and held-out ids.
+    ``spans_fixed``: a dict shared by the sizes of a strategy whose spans do not
     depend on the vocabulary size (a baseline: only which tokens are <unk> changes), filled by the
     first size and read by the others.  ``layout``: the held-out 어절 of a BPE row's pre-tokenizer,
     for :func:`_span_counts` (the same counts as :func:`_span_counts_per_text`, per distinct 어절).
@@ -52,15 +55,7 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
     pre-tokenizing segmenter is ``encode_pretokenized`` of them: the analyzer then runs once, not per row)."""
     texts = held.texts
     n_tokens = sum(map(len, encoded))
-    # spans -> tokens per 어절 (how many are continued) and boundaries strictly inside 어절
-    if layout is not None and isinstance(seg, BPESegmenter):
-        continued, n_pred, tp = _span_counts(seg, layout)
-    elif spans_fixed:
-        continued, n_pred, tp = spans_fixed["counts"]
-    else:
-        continued, n_pred, tp = _span_counts_per_text(seg, held, spans)
-        if spans_fixed is not None:
-            spans_fixed["counts"] = (continued, n_pred, tp)
+    (continued, n_pred, tp), by_doc = _span_part(seg, held, layout=layout, spans_fixed=spans_fixed, spans=spans)
     if held.gold is not None:
         precision, recall = metrics._ratio(tp, n_pred), metrics._ratio(tp, held.n_gold)
         f1 = metrics._ratio(2 * tp, n_pred + held.n_gold)
@@ -76,9 +71,11 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
     representable = {ch for ch, ids in zip(chars, alone) if ids and unk.isdisjoint(ids)}
     surfaces = seg.vocab_surfaces()
     decoded = None if lossy else [seg.decode(ids) for ids in encoded]
-    probe = math.nan
+    correct = None
     if train_encoded is not None and train_labels is not None and held.labels is not None:
-        probe = metrics.probe_accuracy(train_encoded, train_labels, encoded, held.labels, seed=seed)
+        predicted = metrics.probe_predictions(train_encoded, train_labels, encoded, seed=seed)
+        correct = [int(a) == int(b) for a, b in zip(predicted, held.labels)]
+    round_trip = None if decoded is None else [a == b for a, b in zip(texts, decoded)]
     return {
         "actual_vocab_size": seg.vocab_size,
         "tokens_per_doc": n_tokens / len(texts) if texts else math.nan,
@@ -94,8 +91,89 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
         "incomplete_hangul_rate": metrics.incomplete_hangul_rate(surfaces),
         "jamo_token_rate": metrics.jamo_token_rate(surfaces),
         "round_trip_rate": math.nan if decoded is None else metrics.round_trip_rate(texts, decoded),
-        "probe_accuracy": probe,
+        "probe_accuracy": math.nan if correct is None else metrics._ratio(sum(correct), len(correct)),
+        "_parts": _doc_parts(held, encoded, n_tokens, unk, by_doc, round_trip, correct, seg.vocab_size),
+        "_correct": correct, "_tokens_hash": _tokens_hash(seg.vocab_size, encoded, n_tokens),
     }
+
+
+def _span_part(seg: Segmenter, held: _HeldOut, *, layout: _Layout | None, spans_fixed: dict[str, Any] | None,
+               spans: list[list[tuple[int, int]]] | None) -> tuple[tuple[int, int, int], tuple[Any, Any, Any]]:
+    """(the totals, the same per held-out document as numpy int arrays) of: 어절 with 2+ tokens,
+    predicted boundaries, predicted boundaries that are gold; from the token spans per distinct 어절
+    of ``layout`` for a BPE row (:func:`_span_counts`), else text by text (:func:`_counts_by_text`;
+    kept in ``spans_fixed``)."""
+    if layout is not None and isinstance(seg, BPESegmenter):
+        found: dict[str, Any] = {}
+        totals = _span_counts(seg, layout, out=found)
+        return totals, layout.by_doc(found, len(held.texts))
+    if spans_fixed:
+        return spans_fixed["by_doc"]
+    by_doc = _counts_by_text(seg, held, spans)
+    got = (int(by_doc[0].sum()), int(by_doc[1].sum()), int(by_doc[2].sum())), by_doc
+    if spans_fixed is not None:
+        spans_fixed["by_doc"] = got
+    return got
+
+
+def _counts_by_text(seg: Segmenter, held: _HeldOut, spans: list[list[tuple[int, int]]] | None) -> tuple[Any, ...]:
+    """:func:`_span_counts_per_text` of each held-out text alone: three int arrays, one entry per text."""
+    import numpy as np
+    from types import SimpleNamespace
+
+    out = np.zeros((3, len(held.texts)), dtype=np.int64)
+    for t, (text, word_spans) in enumerate(zip(held.texts, held.word_spans)):
+        one = SimpleNamespace(texts=[text], word_spans=[word_spans], gold=None if held.gold is None else [held.gold[t]])
+        out[:, t] = _span_counts_per_text(seg, one, None if spans is None else [spans[t]])  # type: ignore[arg-type]
+    return out[0], out[1], out[2]
+
+
+def _doc_parts(held: _HeldOut, encoded: list[list[int]], n_tokens: int, unk: frozenset[int], by_doc: tuple[Any, ...],
+               round_trip: list[bool] | None, correct: list[bool] | None, vocab_size: int) -> Any:
+    """The row's documents x :data:`~korean_bpe.compare.stats.PARTS` matrix (float32: counts are
+    exact below 2**24): what each ratio metric sums per document, and each document's Rényi
+    influence (:func:`~korean_bpe.compare.stats.renyi_influence`)."""
+    import itertools
+
+    import numpy as np
+
+    from .stats import PARTS, renyi_influence
+
+    n = len(held.texts)
+    parts = np.zeros((n, len(PARTS)), dtype=np.float32)
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
+    flat = np.fromiter(itertools.chain.from_iterable(encoded), dtype=np.int64, count=n_tokens)
+    doc_of = np.repeat(np.arange(n), lengths)
+    column = {name: parts[:, k] for k, name in enumerate(PARTS)}
+    column["docs"][:] = 1
+    column["tokens"][:] = lengths
+    column["words"][:] = held.words_per_doc
+    column["continued"][:], column["pred"][:], column["tp"][:] = by_doc
+    if unk:
+        column["unk"][:] = np.bincount(doc_of, weights=np.isin(flat, list(unk)), minlength=n)
+    if round_trip is not None:
+        column["round_trip"][:] = round_trip
+    if held.gold is not None:
+        column["gold"][:] = [sum(map(len, g)) for g in held.gold]
+    if correct is not None:
+        column["correct"][:] = correct
+    column["renyi"][:] = renyi_influence(flat, doc_of, n, alpha=metrics.RENYI_ALPHA, vocab_size=vocab_size)
+    return parts
+
+
+def _tokens_hash(vocab_size: int, encoded: list[list[int]], n_tokens: int) -> str:
+    """A BLAKE2b hash of the vocabulary size and the held-out ids, document by document: two rows
+    with the same hash give the same ids on every held-out document."""
+    import hashlib
+    import itertools
+
+    import numpy as np
+
+    h = hashlib.blake2b(digest_size=16)
+    h.update(str(vocab_size).encode())
+    h.update(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)).tobytes())
+    h.update(np.fromiter(itertools.chain.from_iterable(encoded), dtype=np.int64, count=n_tokens).tobytes())
+    return h.hexdigest()
 
 
 def _token_stats(encoded: list[list[int]], unk_ids: frozenset[int], n_tokens: int) -> tuple[list[int], int]:
@@ -135,13 +213,16 @@ class _Layout:
     """The held-out 어절 of one pre-tokenization, each occurrence keyed by what its counts depend on:
     the pre-tokenizer's words that overlap it (word, start relative to the 어절, ``z`` of
     :func:`~korean_bpe.compare.segmenters.align_words`), its length and its gold boundaries
-    (relative); ``counts`` maps each distinct key to its occurrences.  Shared by the units and sizes
+    (relative); ``counts`` maps each distinct key to its occurrences, ``occurrences`` says which
+    key each 어절 of each document has (:meth:`by_doc`).  Shared by the units and sizes
     of the pre-tokenizer: a row then measures each distinct key once (:func:`_span_counts`)."""
 
     def __init__(self, held: _HeldOut, words: list[list[str]], aligned: dict[str, Any]) -> None:
         import bisect
 
         counts: Counter[tuple[Any, ...]] = Counter()
+        index: dict[tuple[Any, ...], int] = {}  # key -> its position in counts (insertion order)
+        occurrences: list[tuple[int, int]] = []  # (key index, document) of each 어절
         distinct: dict[str, None] = {}
         gold = held.gold
         for t, (text, ws, spans) in enumerate(zip(held.texts, words, held.word_spans)):
@@ -161,8 +242,11 @@ class _Layout:
                 distinct[w] = None
             for j, (s, e) in enumerate(spans):
                 g = None if gold is None else frozenset(k - s for k in gold[t][j])
-                counts[(tuple((w, base - s, z) for w, base, z in assigned[j]), e - s, g)] += 1
+                key = (tuple((w, base - s, z) for w, base, z in assigned[j]), e - s, g)
+                counts[key] += 1
+                occurrences.append((index.setdefault(key, len(index)), t))
         self.counts = counts
+        self.occurrences = occurrences
         self.words = list(distinct)
         self.singletons = [[w] for w in self.words]  # each word a text of its own, for encode_pretokenized
         self._arrays: dict[str, Any] | None = None
@@ -189,6 +273,24 @@ class _Layout:
                             "gold": gold}
         return self._arrays
 
+    def by_doc(self, found: dict[str, Any], n_docs: int) -> tuple[Any, Any, Any]:
+        """Per document (``n_docs``): continued 어절, predicted boundaries, gold ones among them, from
+        what :func:`_span_counts` left in ``found`` (``tokens``: tokens per key; ``ends``: the codes
+        ``key * big + boundary`` of each key's distinct boundaries)."""
+        import numpy as np
+
+        arr = self.arrays()
+        occ = np.array(self.occurrences, dtype=np.int64).reshape(-1, 2)
+        n_keys = len(self.counts)
+        per_key = [found["tokens"] >= 2, np.zeros(n_keys), np.zeros(n_keys)]
+        if "ends" in found:
+            ends = found["ends"]
+            keys = ends // arr["big"]
+            per_key[1] = np.bincount(keys, minlength=n_keys)
+            per_key[2] = np.bincount(keys[np.isin(ends, arr["gold"], assume_unique=True)], minlength=n_keys)
+        return tuple(np.bincount(occ[:, 1], weights=v[occ[:, 0]], minlength=n_docs).astype(np.int64)
+                     for v in per_key)  # type: ignore[return-value]
+
     def symbols(self, unit: str) -> dict[str, Any]:
         """For ``unit``'s symbols of each distinct word (the marker aside): ``char_of`` (all words
         end to end: the character each symbol comes from), ``off`` (each word's first symbol there),
@@ -214,7 +316,7 @@ class _Layout:
         return got
 
 
-def _span_counts(seg: BPESegmenter, layout: _Layout) -> tuple[int, int, int]:
+def _span_counts(seg: BPESegmenter, layout: _Layout, out: dict[str, Any] | None = None) -> tuple[int, int, int]:
     """:func:`_span_counts_per_text` per distinct 어절 of ``layout``, weighted by its occurrences: a
     token span ``(a, b)`` of word ``w`` placed at ``base`` (``z`` of ``align_words``) is
     ``(base + max(a, z), base + max(b, z))`` as in :meth:`BPESegmenter.pieces`; it counts for the 어절
@@ -222,7 +324,9 @@ def _span_counts(seg: BPESegmenter, layout: _Layout) -> tuple[int, int, int]:
 
     Vectorized (numpy) over every token of every placed word; the token spans are those of
     :meth:`BPESegmenter._ranges_of` (symbol ``j`` of a word, the marker aside, belongs to character
-    ``char_of[j]``), and a test checks the counts against the per-text ``pieces()`` ones."""
+    ``char_of[j]``), and a test checks the counts against the per-text ``pieces()`` ones.
+    ``out``, when a dict, receives ``tokens`` (tokens per key) and ``ends`` (the distinct boundary
+    codes) for :meth:`_Layout.by_doc`."""
     import itertools
 
     import numpy as np
@@ -267,6 +371,10 @@ def _span_counts(seg: BPESegmenter, layout: _Layout) -> tuple[int, int, int]:
         keys = ends // big
         n_pred = int(counts[keys].sum())
         tp = int(counts[keys[np.isin(ends, arr["gold"], assume_unique=True)]].sum())
+    if out is not None:  # per key, for the documents' own counts (the bootstrap)
+        out["tokens"] = per_key
+        if arr["gold"] is not None:
+            out["ends"] = ends
     return continued, n_pred, tp
 
 

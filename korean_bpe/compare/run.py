@@ -5,7 +5,7 @@ morpheme-aware subword tokenization on the same data), on your corpus, in one ca
 
 >>> texts = ["영화 정말 재밌다", "영화 진짜 재밌어요", "정말 재밌는 영화", "진짜 최고의 영화"] * 5
 >>> df = compare(texts, strategies=["whitespace/syllable", "baseline/word"], vocab_sizes=[20, 30],
-...              show_progress=False, gold=None)
+...              show_progress=False, gold=None).table
 >>> df[["strategy", "vocab_size", "actual_vocab_size", "tokens_per_doc", "round_trip_rate"]].to_string(index=False)
 '           strategy  vocab_size  actual_vocab_size  tokens_per_doc  round_trip_rate\\nwhitespace/syllable          20                 20             7.0              1.0\\nwhitespace/syllable          30                 30             4.0              1.0\\n      baseline/word          20                  8             3.0              1.0\\n      baseline/word          30                  8             3.0              1.0'
 
@@ -37,56 +37,22 @@ metrics as ``n_jobs=1``; as with any ``multiprocessing`` code, a script calling 
 A vocabulary sweep costs one training per BPE strategy: it is trained at the largest size and each
 smaller size is ``model.truncate(n)`` (BPE merges are a usable prefix; a test shows the rows equal
 separate trainings).  Pre-tokenization runs once per pre-tokenizer (training and held-out texts)
-and is shared by its units and sizes, the baselines and the gold analyzer; so are the held-out 어절
+and is shared by its units and sizes and the baselines (the gold analyzer's morpheme spans of the
+held-out texts are kept in the analysis cache); so are the held-out 어절
 of each pre-tokenization, keyed by the words that cover them, so that a BPE row counts continued
 어절 and boundaries once per distinct 어절 (a test shows the counts equal the per-text ones).  A size a strategy
 cannot reach (merges stop at ``min_frequency``, a baseline runs out of tokens) gives a row whose
 ``actual_vocab_size`` is smaller; a size below a BPE strategy's alphabet is skipped with a note.
 
-Columns (:data:`COLUMNS`), measured on the held-out texts (``eval_texts``, or a seeded
-``test_fraction`` of ``texts``); ``N`` = held-out documents, ``W`` = their 어절 (white-space
-words of the original text), ``T`` = tokens of ``encode_batch``:
+Columns: :data:`korean_bpe.compare.columns.TABLE` describes each one (dtype, header, unit, which
+way is better, format, definition with its formula), and :data:`COLUMNS`, :data:`DTYPES`, the
+printed table, the CLI's legend and the report's definitions are generated from it.  They are
+measured on the held-out texts (``eval_texts``, or a seeded ``test_fraction`` of ``texts``), through
+the same ``encode_batch`` a user calls; every per-document metric has a bootstrap interval and a
+p-value against the row's reference (:mod:`korean_bpe.compare.stats`).  The morpheme gold is
+every morpheme end inside an 어절 (:mod:`korean_bpe.compare.gold`).
 
-* ``strategy``, ``kind``, ``pre_tokenizer`` (``""`` for peers and the jamo/syllable baselines),
-  ``unit``, ``lossless`` (the pipeline promises ``decode(encode(x)) == x``), ``vocab_size`` (asked),
-  ``actual_vocab_size`` (reached);
-* ``tokens_per_doc`` = T / N; ``tokens_per_word`` = T / W; ``continued_word_rate`` = share of 어절
-  occurrences overlapped by two or more tokens (a token of white space alone overlaps none);
-  ``chars_per_token`` = characters / T; ``bytes_per_token`` = UTF-8 bytes / T;
-* ``unk_rate`` = unknown tokens / T; ``unrepresentable_char_rate`` = share of the held-out
-  characters (white space excluded) that the strategy cannot write at all: encoded alone, the
-  character gives no token, or an unknown one (a byte vocabulary writes every character; the word
-  baseline only the characters that are words);
-* ``renyi_efficiency`` = H_2.5(p) / log(actual_vocab_size) of the token distribution over the
-  held-out texts (Zouhar et al. 2023, alpha 2.5; the tokenization-scorer package defaults to 3);
-  ``renyi_efficiency_observed``: the same over the token types seen;
-* ``gold`` (the gold analyzer), ``self_graded`` (the strategy is built on that analyzer, graded by
-  its own ruler), ``morph_precision``, ``morph_recall``, ``morph_f1``: token boundaries strictly
-  inside an 어절 against the gold analyzer's morpheme boundaries (every morpheme end inside an 어절:
-  :mod:`korean_bpe.compare.gold`) on the same held-out texts, as
-  character offsets of the original text, micro-averaged over all 어절 (a span covering part of a
-  character covers all of it);
-* ``incomplete_hangul_rate``: share of vocabulary tokens holding part of a Hangul syllable's UTF-8
-  bytes, not all of it; ``jamo_token_rate``: share holding jamo that do not make whole syllables;
-* ``round_trip_rate``: share of held-out documents with ``decode(encode(x)) == x``;
-* ``probe_accuracy``: with ``labels`` and ``eval_labels``, a seeded logistic regression on
-  bag-of-token counts, fitted on the training split (a seeded sample of ``probe_train_docs``,
-  20,000 by default) and scored on the held-out one;
-* ``train_s`` (seconds to train at the largest size: shared by the smaller, truncated sizes;
-  counting for a baseline, the peer's own trainer at each size, or once for a truncated peer), ``pretok_s`` (seconds to
-  pre-tokenize training + held-out texts, once per pre-tokenizer; NaN for peers and the
-  jamo/syllable baselines), ``encode_texts_per_s`` (the public ``encode_batch`` a user calls, on up
-  to :data:`THROUGHPUT_TEXTS` held-out texts, cold word cache, best of up to three runs; for a row
-  built on an analyzer, whose ``encode_batch`` is ``pre_tokenizer.batch`` then the encoding of its
-  words, ``n / (t_analyzer + t_encode)``: ``t_analyzer`` timed once per pre-tokenizer on the same
-  texts, best of up to three runs (Okt's on-disk cache makes its second run faster), ``t_encode``
-  per row);
-* ``train_docs``, ``test_docs``;
-* ``model_cached``: the row's model was read from the model cache (``compare(model_cache=True)``,
-  the default: see :mod:`korean_bpe.compare.model_cache`) instead of trained in this run; its
-  ``train_s`` is then the original training's.
-
-The lossy ``okt-analysis`` rows measure what such a model sees: the dropped 조사, punctuation and
+The lossy ``okt-analysis`` rows (``drops_text``) measure what such a model sees: the dropped 조사, punctuation and
 foreign characters are not encoded, so ``tokens_per_doc``, ``tokens_per_word`` (still per 어절 of
 the original text), ``chars_per_token`` and ``bytes_per_token`` (characters and bytes of the
 original text) count only the kept tokens; their characters count as unrepresentable, an 어절 left
@@ -113,14 +79,17 @@ from .pretok import _Pretok
 from .segmenters import BPESegmenter, Segmenter
 from .strategies import (BASELINES, BPE_PRE_TOKENIZERS, BPE_UNITS, DEFAULT_STRATEGIES, GOLD_ANALYZERS, _parse,
                          _task_key, _TASK_COST, _tasks, resolve_strategies, why as _why)
-from .table import COLUMNS, DTYPES, format_table
+from .assemble import build_frame, reduce_rows
+from .columns import COLUMNS, DTYPES
+from .result import Comparison, Statistics
+from .table import format_table
 from .training import _segmenters
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
-    "compare", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES",
+    "compare", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES", "Comparison", "Statistics",
     "BPE_PRE_TOKENIZERS", "BPE_UNITS", "BASELINES", "GOLD_ANALYZERS", "THROUGHPUT_TEXTS",
 ]
 
@@ -141,142 +110,186 @@ def compare(
     vocab_sizes: Sequence[int] = (8000,),
     gold: str | None = "kiwi",
     seed: int = 0,
-    show_progress: bool | None = None,
-    notes: list[str] | None = None,
-    segmenters: dict[tuple[str, int], Segmenter] | None = None,
     test_fraction: float = 0.1,
     min_frequency: int = 2,
     probe_train_docs: int | None = 20_000,
+    statistics: Statistics = Statistics(),
+    show_progress: Any = None,
     n_jobs: int | None = None,
-    timings: dict[str, dict[str, float]] | None = None,
-    pieces: dict[tuple[str, int], dict[str, list[tuple[str, int, int]]]] | None = None,
-    pieces_texts: Sequence[str] = (),
     model_cache: bool = True,
-) -> pd.DataFrame:
-    """One row per strategy x vocabulary size, measured on held-out text (see the module docstring).
+    pieces_texts: Sequence[str] = (),
+    keep_segmenters: bool = False,
+) -> Comparison:
+    """One row per strategy x vocabulary size, measured on held-out text (see the module docstring);
+    returns a :class:`~korean_bpe.compare.result.Comparison` (``.table``, ``.notes``, ...).
 
-    ``texts`` are documents.  Without ``eval_texts`` a seeded shuffle holds out ``test_fraction``
-    of them (:func:`korean_bpe.compare.metrics.split_indices`); with it, all of ``texts`` train and
-    ``eval_texts`` are measured.  ``labels`` (one int per text) and ``eval_labels`` (per held-out
-    text; taken from the split when ``eval_texts`` is None) turn on ``probe_accuracy``.
+    *What is compared.*  ``texts`` are documents.  Without ``eval_texts`` a seeded shuffle holds
+    out ``test_fraction`` of them (:func:`korean_bpe.compare.metrics.split_indices`); with it, all
+    of ``texts`` train and ``eval_texts`` are measured.  ``labels`` (one int per text) and
+    ``eval_labels`` (per held-out text; taken from the split when ``eval_texts`` is None) turn on
+    ``probe_accuracy``.  ``strategies`` (None: :data:`DEFAULT_STRATEGIES`), ``vocab_sizes``;
     ``gold``: ``"kiwi"``, ``"mecab"``, ``"okt"`` or None (no morpheme-boundary metrics).
     ``min_frequency``: the BPE trainer's (merges seen fewer times stop training).
     ``probe_train_docs``: the probe is fitted on a seeded sample of at most this many training
     documents (the same for every row; None: all of them), which keeps it to seconds a row.
 
-    A strategy whose analyzer or peer library is missing, or that cannot be trained, is skipped;
-    each skip appends one line ``"skipped X: why"`` to ``notes`` when a list is given.
-    ``segmenters``, when a dict, receives each row's :class:`~korean_bpe.compare.segmenters.Segmenter`
-    under ``(strategy, vocab_size)`` (the rows then run in this process: ``n_jobs`` must be 1).
-    ``pieces``, when a dict, receives the same as plain data, whatever ``n_jobs``: under
-    ``(strategy, largest vocab_size reached)``, ``{text: Segmenter.pieces(text)}`` for each of
-    ``pieces_texts`` (what :func:`korean_bpe.compare.report.segmentation_examples` and
-    :func:`~korean_bpe.compare.report.token_lengths` read, as they read ``segmenters``).
+    *How sure.*  ``statistics`` (:class:`~korean_bpe.compare.result.Statistics`): bootstrap
+    resamples of the held-out documents (drawn with ``seed``, the same for every row), the
+    intervals' confidence and the reference row of the p-values (:mod:`korean_bpe.compare.stats`).
 
-    ``n_jobs``: worker processes (None: 1, all in this process; -1: one per CPU).  With 2 or more,
-    the strategies are grouped into tasks that share nothing but the on-disk caches (the rows of
-    one analyzer or pre-tokenizer with the baselines that read it, the jamo and syllable baselines,
-    each peer alone), and spawned workers run them, the longest first.  Every metric is the same
-    whatever ``n_jobs`` (each row depends only on its own strategy, the texts and ``seed``; a test
-    checks it); the timing columns measure whichever process ran the row, sharing the machine.
-    While the rows are measured, the cyclic garbage collector runs less often
-    (:func:`rare_collections`, restored after; in workers, for their life) and each task's
-    pre-tokenizations are released when it ends: a full collection walks every object a
-    comparison keeps, and on NSMC they took a quarter of a run.
-    ``timings``, when a dict, receives each task's ``{"wall_s", "cpu_s", "rows"}`` (CPU: of the
-    process that ran it) under the task's name (a pre-tokenizer, ``"baseline"`` for the jamo and
-    syllable baselines, or a peer).
+    *How it runs.*  ``n_jobs``: worker processes (None: 1, all in this process; -1: one per CPU).
+    With 2 or more, the strategies are grouped into tasks that share nothing but the on-disk caches
+    (the rows of one analyzer or pre-tokenizer with the baselines that read it, the jamo and
+    syllable baselines, each peer alone), and spawned workers run them, the longest first.  Every
+    metric is the same whatever ``n_jobs`` (a test checks it); the timing columns measure whichever
+    process ran the row, sharing the machine.  While the rows are measured, the cyclic garbage
+    collector runs less often (:func:`rare_collections`) and each task's pre-tokenizations are
+    released when it ends.  ``model_cache`` (on by default): each trained model is kept in
+    ``models/`` under the analysis cache's directory (:mod:`korean_bpe.compare.model_cache`) and
+    read back by a rerun on the same texts, strategy, size and seed (``model_cached`` True,
+    ``train_s`` the original training's); False trains every model and keeps none.
 
-    ``model_cache`` (on by default): each trained model (ours, the baselines' vocabularies, the
-    peers') is kept in ``models/`` under the analysis cache's directory
-    (:mod:`korean_bpe.compare.model_cache`), keyed by the training texts' content hash, the
-    strategy and its configuration, the size, ``seed`` and the library versions; a rerun reads it
-    back instead of training (``model_cached`` True, ``train_s`` the original training's).
-    False: every model is trained, nothing is read or written.
+    *What is kept.*  ``pieces_texts``: the result's ``pieces`` holds, for each strategy at its
+    largest size, ``{text: Segmenter.pieces(text)}`` of these texts (what the report's segmentation
+    examples and token lengths read), whatever ``n_jobs``.  ``keep_segmenters``: the result's
+    ``segmenters`` holds each row's live :class:`~korean_bpe.compare.segmenters.Segmenter` (the rows
+    then run in this process: ``n_jobs`` must be 1).  A strategy whose analyzer or peer library is
+    missing, or that cannot be trained, is skipped with a note (``"skipped X: why"``).
     """
-    pd = _require_pandas()
     texts, train, test, train_labels, test_labels = _split(texts, eval_texts, labels, eval_labels, test_fraction, seed)
-    sizes = _sizes(vocab_sizes)
-    names = resolve_strategies(strategies)
+    sizes, names = _sizes(vocab_sizes), resolve_strategies(strategies)
+    _check_options(gold=gold, min_frequency=min_frequency, probe_train_docs=probe_train_docs,
+                   statistics=statistics, model_cache=model_cache)
+    probe_idx, train_labels = _probe_sample(train, train_labels, probe_train_docs, seed)
+    pieces_texts = _pieces_texts(pieces_texts)
+    jobs = _jobs(n_jobs)
+    if jobs > 1 and keep_segmenters:
+        raise ValueError(f"keep_segmenters needs the rows in this process: pass n_jobs=1 (got n_jobs={n_jobs!r}), "
+                         "or keep_segmenters=False")
+    tasks = _tasks(names)
+    jobs = min(jobs, len(tasks))  # a worker per task at most; one task runs in this process
+    notes: list[str] = []
+    held = _HeldOut(test, test_labels)
+    _grade_with(held, gold, notes)
+    state = {"model_cache_dir": None, "texts_hash": "", "train": train, "train_labels": train_labels,
+             "probe_idx": probe_idx, "sizes": sizes, "held": held, "seed": seed, "min_frequency": min_frequency,
+             "peers_ok": _peers_ok(names, notes), "pieces_texts": pieces_texts}
+    if model_cache:
+        from .model_cache import default_directory, texts_hash
+
+        state.update(model_cache_dir=str(default_directory()), texts_hash=texts_hash(train))
+    segmenters: dict[tuple[str, int], Segmenter] | None = {} if keep_segmenters else None
+    done = _execute(tasks, state, jobs, _Pretok(train, test), show_progress, len(names), segmenters,
+                    reduce=lambda rows: reduce_rows(rows, resamples=statistics.resamples, seed=seed))
+    result = Comparison(table=None, segmenters=segmenters)  # type: ignore[arg-type]
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for k, (task_rows, task_notes, wall, cpu, task_pieces) in sorted(done.items()):
+        notes.extend(task_notes)
+        result.pieces.update(task_pieces)
+        result.timings[_task_key(tasks[k])] = {"wall_s": wall, "cpu_s": cpu, "rows": len(task_rows)}
+        for row in task_rows:
+            by_name.setdefault(row["strategy"], []).append(row)
+    rows = [row for name in names for row in by_name.get(name, [])]
+    result.table = build_frame(rows, confidence=statistics.confidence, reference=statistics.reference, notes=notes)
+    result.notes = notes
+    result.config = {
+        "strategies": names, "vocab_sizes": sizes, "gold": gold, "seed": seed, "held_out": "eval_texts" if
+        eval_texts is not None else f"a seeded {test_fraction:g} of texts", "test_fraction": test_fraction,
+        "train_docs": len(train), "test_docs": len(test), "labels": labels is not None, "min_frequency": min_frequency,
+        "probe_train_docs": probe_train_docs, "resamples": statistics.resamples, "confidence": statistics.confidence,
+        "reference": statistics.reference or "whitespace BPE of the row's unit (syllable for the others)",
+        "n_jobs": jobs, "model_cache": model_cache,
+    }
+    from .report import package_versions
+
+    result.versions = package_versions()
+    return result
+
+
+def _check_options(*, gold: str | None, min_frequency: int, probe_train_docs: int | None, statistics: Any,
+                   model_cache: bool) -> None:
     if gold is not None and gold not in GOLD_ANALYZERS:
         raise ValueError(f"gold={gold!r} is not an analyzer; use one of {GOLD_ANALYZERS} or None")
     if not isinstance(min_frequency, int) or min_frequency < 1:
         raise ValueError(f"min_frequency must be a positive int, got {min_frequency!r}")
     if probe_train_docs is not None and (not isinstance(probe_train_docs, int) or probe_train_docs < 1):
         raise ValueError(f"probe_train_docs must be a positive int or None (all), got {probe_train_docs!r}")
-    probe_idx: list[int] | None = None
-    if train_labels is not None:
-        probe_idx = list(range(len(train)))
-        if probe_train_docs is not None and len(train) > probe_train_docs:
-            import random
+    if not isinstance(statistics, Statistics):
+        raise TypeError(f"statistics must be a korean_bpe.compare.Statistics, e.g. Statistics(resamples=2000), "
+                        f"got {statistics!r}")
+    if not isinstance(model_cache, bool):
+        raise TypeError(f"model_cache must be True or False, got {model_cache!r}")
 
-            probe_idx = sorted(random.Random(seed).sample(probe_idx, probe_train_docs))
-        train_labels = [train_labels[i] for i in probe_idx]
+
+def _probe_sample(train: list[str], train_labels: list[int] | None, probe_train_docs: int | None,
+                  seed: int) -> tuple[list[int] | None, list[int] | None]:
+    """(the training documents the probe is fitted on, their labels): a seeded sample of at most
+    ``probe_train_docs``; (None, None) without labels."""
+    if train_labels is None:
+        return None, None
+    probe_idx = list(range(len(train)))
+    if probe_train_docs is not None and len(train) > probe_train_docs:
+        import random
+
+        probe_idx = sorted(random.Random(seed).sample(probe_idx, probe_train_docs))
+    return probe_idx, [train_labels[i] for i in probe_idx]
+
+
+def _pieces_texts(pieces_texts: Sequence[str]) -> list[str]:
     if isinstance(pieces_texts, str):
         raise TypeError(f"pieces_texts must be a sequence of strings, not the string {pieces_texts!r}; "
                         f"write pieces_texts=[{pieces_texts!r}]")
-    pieces_texts = list(dict.fromkeys(pieces_texts))
-    if not all(isinstance(t, str) for t in pieces_texts):
+    out = list(dict.fromkeys(pieces_texts))
+    if not all(isinstance(t, str) for t in out):
         raise TypeError("pieces_texts must hold strings (the texts to record the pieces of)")
-    jobs = _jobs(n_jobs)
-    if jobs > 1 and segmenters is not None:
-        raise ValueError(f"segmenters needs the rows in this process: pass n_jobs=1 (got n_jobs={n_jobs!r}), "
-                         "or segmenters=None")
-    tasks = _tasks(names)
-    jobs = min(jobs, len(tasks))  # a worker per task at most; one task runs in this process
-    notes = notes if notes is not None else []
-    held = _HeldOut(test, test_labels)
-    pretok = _Pretok(train, test)
-    if gold is not None:
-        try:
-            held.gold = gold_boundaries(gold_spans(gold, test), held.word_spans)
-            held.n_gold = sum(len(g) for per_text in held.gold for g in per_text)
-            held.gold_name = gold
-        except (ImportError, RuntimeError, OSError, ValueError) as exc:
-            notes.append(f"skipped the morpheme-boundary metrics (gold {gold}): {_why(exc)}")
-    peers_ok = True
-    if any(_parse(n).kind == "peer" for n in names):
-        try:
-            from . import peers as _  # noqa: F401
-        except ImportError as exc:
-            peers_ok = False
-            notes.append(f"skipped the peers ({', '.join(n for n in names if _parse(n).kind == 'peer')}): "
-                         f"korean_bpe.compare.peers is not available ({_why(exc)})")
-    if not isinstance(model_cache, bool):
-        raise TypeError(f"model_cache must be True or False, got {model_cache!r}")
-    cache_directory = None
-    if model_cache:
-        from .model_cache import default_directory, texts_hash
+    return out
 
-        cache_directory = str(default_directory())
-    state = {"model_cache_dir": cache_directory, "texts_hash": texts_hash(train) if model_cache else "",
-             "train": train, "train_labels": train_labels, "probe_idx": probe_idx, "sizes": sizes, "held": held,
-             "seed": seed, "min_frequency": min_frequency, "peers_ok": peers_ok,
-             "pieces_texts": pieces_texts if pieces is not None else None}
-    bar = _progress(len(names), show_progress)
-    done: dict[int, tuple[list[dict[str, Any]], list[str], float, float, dict[Any, Any]]] = {}
+
+def _grade_with(held: _HeldOut, gold: str | None, notes: list[str]) -> None:
+    """Set ``held``'s gold boundaries from analyzer ``gold`` (:mod:`korean_bpe.compare.gold`), or note why not."""
+    if gold is None:
+        return
+    try:
+        held.gold = gold_boundaries(gold_spans(gold, held.texts), held.word_spans)
+    except (ImportError, RuntimeError, OSError, ValueError) as exc:
+        notes.append(f"skipped the morpheme-boundary metrics (gold {gold}): {_why(exc)}")
+        return
+    held.n_gold = sum(len(g) for per_text in held.gold for g in per_text)
+    held.gold_name = gold
+
+
+def _peers_ok(names: list[str], notes: list[str]) -> bool:
+    """Whether the peers module imports (a note when it does not and a peer was asked for)."""
+    if not any(_parse(n).kind == "peer" for n in names):
+        return True
+    try:
+        from . import peers as _  # noqa: F401
+    except ImportError as exc:
+        notes.append(f"skipped the peers ({', '.join(n for n in names if _parse(n).kind == 'peer')}): "
+                     f"korean_bpe.compare.peers is not available ({_why(exc)})")
+        return False
+    return True
+
+
+def _execute(tasks: list[list[str]], state: dict[str, Any], jobs: int, pretok: _Pretok, show_progress: Any,
+             n_strategies: int, segmenters: dict[tuple[str, int], Segmenter] | None,
+             reduce: Any) -> dict[int, tuple[list[dict[str, Any]], list[str], float, float, dict[Any, Any]]]:
+    """Run ``tasks`` in this process or in ``jobs`` workers; task index -> (rows, notes, wall s, CPU s,
+    pieces), ``reduce(rows)`` called on each task's rows as they arrive."""
+    bar = _progress(n_strategies, show_progress)
+    done: dict[int, Any] = {}
     try:
         if jobs == 1:
             context = _context(state, pretok)
             with rare_collections():
                 for k, task in enumerate(tasks):
                     done[k] = _timed_task(task, context, bar=bar, segmenters=segmenters)
+                    reduce(done[k][0])
         else:
-            done = _run_pool(tasks, state, jobs, bar)
+            done = _run_pool(tasks, state, jobs, bar, reduce)
     finally:
         bar.close()
-    by_name: dict[str, list[dict[str, Any]]] = {}
-    for k in range(len(tasks)):
-        task_rows, task_notes, wall, cpu, task_pieces = done[k]
-        notes.extend(task_notes)
-        if pieces is not None:
-            pieces.update(task_pieces)
-        if timings is not None:
-            timings[_task_key(tasks[k])] = {"wall_s": wall, "cpu_s": cpu, "rows": len(task_rows)}
-        for row in task_rows:
-            by_name.setdefault(row["strategy"], []).append(row)
-    rows = [row for name in names for row in by_name.get(name, [])]
-    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(DTYPES)
+    return done
 
 
 def _context(state: dict[str, Any], pretok: _Pretok | None = None) -> dict[str, Any]:
@@ -327,12 +340,12 @@ def _run_strategy(name: str, ctx: dict[str, Any], *, bar: Any = None,
                        char_words=char_words, spans=spans)
         rows.append(row | extra | {
             "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
-            "lossless": bool(seg.lossless), "vocab_size": size,
+            "lossless": bool(seg.lossless), "drops_text": lossy, "vocab_size": size,
             "gold": held.gold_name, "self_graded": bool(held.gold_name) and strategy.analyzer == held.gold_name,
             "encode_texts_per_s": _row_throughput(seg, strategy, pretok, held),
             "train_docs": len(train), "test_docs": len(held.texts),
         })
-    if largest is not None and ctx["pieces_texts"] is not None:
+    if largest is not None and ctx["pieces_texts"]:
         size, seg = largest
         ctx["pieces"][(name, size)] = {text: seg.pieces(text) for text in ctx["pieces_texts"]}
     _advance(bar)
@@ -395,9 +408,9 @@ def _worker_run(names: list[str]) -> tuple[list[dict[str, Any]], list[str], floa
     return _timed_task(names, _WORKER)
 
 
-def _run_pool(tasks: list[list[str]], state: dict[str, Any], jobs: int, bar: Any) -> dict[int, Any]:
+def _run_pool(tasks: list[list[str]], state: dict[str, Any], jobs: int, bar: Any, reduce: Any) -> dict[int, Any]:
     """Run ``tasks`` in ``jobs`` spawned worker processes, the longest (by :data:`_TASK_COST`) first;
-    task index -> (rows, notes, wall s, CPU s, pieces).  Each worker receives ``state`` once and keeps its own analyzers
+    task index -> (rows, notes, wall s, CPU s, pieces), ``reduce(rows)`` on each as it arrives.  Each worker receives ``state`` once and keeps its own analyzers
     and pre-tokenizations; the analyses meet in the on-disk caches (SQLite, concurrent-safe)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -410,6 +423,7 @@ def _run_pool(tasks: list[list[str]], state: dict[str, Any], jobs: int, bar: Any
         for future in as_completed(futures):
             k = futures[future]
             done[k] = future.result()
+            reduce(done[k][0])
             bar.update(len(tasks[k]))
     return done
 
@@ -477,12 +491,6 @@ def _sizes(vocab_sizes: Sequence[int]) -> list[int]:
     if not sizes or sizes[0] < 1:
         raise ValueError(f"vocab_sizes must hold positive ints such as [4000, 8000], got {list(vocab_sizes)!r}")
     return sizes
-
-
-def _require_pandas() -> Any:
-    from .._optional import require
-
-    return require("pandas")
 
 
 def _progress(total: int, show: Any) -> Any:

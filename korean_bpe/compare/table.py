@@ -1,77 +1,95 @@
-"""The comparison table: its columns (:data:`COLUMNS`, :data:`DTYPES`) and the text view
-:func:`format_table`."""
+"""The comparison as text: :func:`format_table` (the values, with their significance marks) and
+:func:`format_intervals` (their bootstrap intervals), both at most 100 characters wide, both
+generated from :data:`korean_bpe.compare.columns.TABLE`."""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from . import columns
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["COLUMNS", "DTYPES", "format_table"]
+__all__ = ["format_table", "format_intervals", "MARKS", "marks_legend"]
 
-#: the columns of the frame :func:`compare` returns, in order
-COLUMNS = (
-    "strategy", "kind", "pre_tokenizer", "unit", "lossless", "vocab_size", "actual_vocab_size",
-    "tokens_per_doc", "tokens_per_word", "continued_word_rate", "chars_per_token", "bytes_per_token",
-    "unk_rate", "unrepresentable_char_rate", "renyi_efficiency", "renyi_efficiency_observed",
-    "gold", "self_graded", "morph_precision", "morph_recall", "morph_f1",
-    "incomplete_hangul_rate", "jamo_token_rate", "round_trip_rate", "probe_accuracy",
-    "train_s", "pretok_s", "encode_texts_per_s", "train_docs", "test_docs", "model_cached",
-)
-_TEXT = ("strategy", "kind", "pre_tokenizer", "unit", "gold")
-#: the dtype of each column (an empty frame has them too)
-DTYPES: dict[str, str] = {
-    c: "object" if c in _TEXT else "bool" if c in ("lossless", "self_graded", "model_cached")
-    else "int64" if c in ("vocab_size", "actual_vocab_size", "train_docs", "test_docs") else "float64"
-    for c in COLUMNS
+#: what the marks of the printed table and the reports mean
+MARKS = {
+    "~": "after a value: not significantly different from the row's reference, whitespace BPE of its unit and "
+         "size unless chosen (p >= {alpha:g}; paired bootstrap, McNemar for the probe)",
+    "†": "after a name: drops text (analysis mode), so its counts leave out what it dropped",
+    "*": "after mF1: graded by its own analyzer",
 }
+#: the intervals :func:`format_intervals` prints (what fits 100 columns)
+INTERVALS = ("tokens_per_word", "continued_word_rate", "morph_f1", "round_trip_rate", "probe_accuracy")
 
 
-#: (column, header, format) of :func:`format_table`: what fits a 100-column terminal
-_TABLE: tuple[tuple[str, str, str], ...] = (
-    ("strategy", "strategy", "{}"),
-    ("vocab_size", "vocab", "{:d}"),
-    ("tokens_per_doc", "tok/doc", "{:.2f}"),
-    ("tokens_per_word", "tok/w", "{:.2f}"),
-    ("continued_word_rate", "cont%", "{:.1f}"),
-    ("unk_rate", "unk%", "{:.2f}"),
-    ("renyi_efficiency", "renyi", "{:.3f}"),
-    ("morph_f1", "mF1%", "{:.1f}"),
-    ("round_trip_rate", "rt%", "{:.1f}"),
-    ("probe_accuracy", "probe%", "{:.1f}"),
-    ("train_s", "train s", "{:.1f}"),
-    ("encode_texts_per_s", "k doc/s", "{:.1f}"),
-)
-_PERCENT = {"continued_word_rate", "unk_rate", "morph_f1", "round_trip_rate", "probe_accuracy"}
+def marks_legend(alpha: float = 0.05, *, width: int = 100) -> str:
+    """The marks' legend, wrapped to ``width`` columns."""
+    import textwrap
+
+    return "\n".join(textwrap.fill(text.format(alpha=alpha), width, initial_indent=f"  {mark}  ",
+                                    subsequent_indent="     ") for mark, text in MARKS.items())
 
 
-def format_table(df: pd.DataFrame) -> str:
-    """The frame as an aligned text table, at most 100 characters wide: the main columns, short
-    headers, rates in percent, ``-`` for NaN, ``*`` after a morpheme F1 graded by its own analyzer."""
+def name_marks(row: Any) -> str:
+    """The mark after a row's strategy name: ``†`` for a row that drops text."""
+    return "†" if row.get("drops_text") else ""
+
+
+def not_significant(row: Any, metric: str, alpha: float) -> bool:
+    """The row has a p-value for ``metric`` and it is not below ``alpha``."""
+    p = row.get(f"{metric}_p")
+    return p is not None and not (isinstance(p, float) and math.isnan(p)) and p >= alpha
+
+
+def format_table(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
+    """The frame as an aligned text table, at most 100 characters wide: the columns with a ``short``
+    format, short headers, rates in percent, ``-`` for NaN; the marks of :data:`MARKS` (``~`` for a
+    p-value of ``alpha`` or more)."""
     if df.empty:
         return "(no strategy could be measured)"
+    shown = [c for c in columns.TABLE if c.short]
     cells: list[list[str]] = []
-    for _, row in df.iterrows():
+    for row in df.to_dict("records"):
         line = []
-        for col, _, fmt in _TABLE:
-            v = row[col]
+        for c in shown:
+            v = row[c.name]
+            if c.name == "strategy":
+                line.append(f"{v}{name_marks(row)}")
+                continue
             if isinstance(v, float) and math.isnan(v):
                 line.append("-")
                 continue
-            if col in _PERCENT:
-                v = v * 100
-            elif col == "encode_texts_per_s":
-                v = v / 1000
-            text = fmt.format(v)
-            if col == "morph_f1" and row["self_graded"]:
+            text = c.shown(v, short=True)
+            if c.name == "morph_f1" and row["self_graded"]:
                 text += "*"
+            if c.interval and not_significant(row, c.name, alpha):
+                text += "~"
             line.append(text)
         cells.append(line)
-    headers = [h for _, h, _ in _TABLE]
+    return _aligned([c.header for c in shown], cells)
+
+
+def format_intervals(df: pd.DataFrame) -> str:
+    """The bootstrap intervals of the main metrics (:data:`INTERVALS`, those measured in some row) as
+    ``[low, high]``, in the printed table's units, one row per row of ``df``; ``-`` where there is none."""
+    if df.empty:
+        return "(no strategy could be measured)"
+    metrics = [columns.by_name(m) for m in INTERVALS if df[columns.interval_columns(m)[0]].notna().any()]
+    cells = []
+    for row in df.to_dict("records"):
+        line = [f"{row['strategy']}{name_marks(row)}", f"{row['vocab_size']:d}"]
+        for c in metrics:
+            low, high = (row[n] for n in columns.interval_columns(c.name)[:2])
+            line.append("-" if math.isnan(low) else f"[{c.shown(low, short=True)}, {c.shown(high, short=True)}]")
+        cells.append(line)
+    return _aligned(["strategy", "vocab", *(c.header for c in metrics)], cells)
+
+
+def _aligned(headers: list[str], cells: list[list[str]]) -> str:
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
     fmt_row = lambda vals: " ".join(  # noqa: E731
         v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(vals, widths))).rstrip()
     return "\n".join([fmt_row(headers), *map(fmt_row, cells)])
-
