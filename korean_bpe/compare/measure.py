@@ -76,6 +76,7 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
         predicted = metrics.probe_predictions(train_encoded, train_labels, encoded, seed=seed)
         correct = [int(a) == int(b) for a, b in zip(predicted, held.labels)]
     round_trip = None if decoded is None else [a == b for a, b in zip(texts, decoded)]
+    flat = _flat_ids(encoded, n_tokens)
     return {
         "actual_vocab_size": seg.vocab_size,
         "tokens_per_doc": n_tokens / len(texts) if texts else math.nan,
@@ -92,8 +93,8 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
         "jamo_token_rate": metrics.jamo_token_rate(surfaces),
         "round_trip_rate": math.nan if decoded is None else metrics.round_trip_rate(texts, decoded),
         "probe_accuracy": math.nan if correct is None else metrics._ratio(sum(correct), len(correct)),
-        "_parts": _doc_parts(held, encoded, n_tokens, unk, by_doc, round_trip, correct, seg.vocab_size),
-        "_correct": correct, "_tokens_hash": _tokens_hash(seg.vocab_size, encoded, n_tokens),
+        "_parts": _doc_parts(held, encoded, flat, unk, by_doc, round_trip, correct, seg.vocab_size),
+        "_correct": correct, "_tokens_hash": _tokens_hash(seg.vocab_size, encoded, flat),
     }
 
 
@@ -128,13 +129,20 @@ def _counts_by_text(seg: Segmenter, held: _HeldOut, spans: list[list[tuple[int, 
     return out[0], out[1], out[2]
 
 
-def _doc_parts(held: _HeldOut, encoded: list[list[int]], n_tokens: int, unk: frozenset[int], by_doc: tuple[Any, ...],
+def _flat_ids(encoded: list[list[int]], n_tokens: int) -> Any:
+    """Every held-out id, document after document, as one int64 array."""
+    import itertools
+
+    import numpy as np
+
+    return np.fromiter(itertools.chain.from_iterable(encoded), dtype=np.int64, count=n_tokens)
+
+
+def _doc_parts(held: _HeldOut, encoded: list[list[int]], flat: Any, unk: frozenset[int], by_doc: tuple[Any, ...],
                round_trip: list[bool] | None, correct: list[bool] | None, vocab_size: int) -> Any:
     """The row's documents x :data:`~korean_bpe.compare.stats.PARTS` matrix (float32: counts are
     exact below 2**24): what each ratio metric sums per document, and each document's Rényi
     influence (:func:`~korean_bpe.compare.stats.renyi_influence`)."""
-    import itertools
-
     import numpy as np
 
     from .stats import PARTS, renyi_influence
@@ -142,7 +150,6 @@ def _doc_parts(held: _HeldOut, encoded: list[list[int]], n_tokens: int, unk: fro
     n = len(held.texts)
     parts = np.zeros((n, len(PARTS)), dtype=np.float32)
     lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
-    flat = np.fromiter(itertools.chain.from_iterable(encoded), dtype=np.int64, count=n_tokens)
     doc_of = np.repeat(np.arange(n), lengths)
     column = {name: parts[:, k] for k, name in enumerate(PARTS)}
     column["docs"][:] = 1
@@ -161,18 +168,17 @@ def _doc_parts(held: _HeldOut, encoded: list[list[int]], n_tokens: int, unk: fro
     return parts
 
 
-def _tokens_hash(vocab_size: int, encoded: list[list[int]], n_tokens: int) -> str:
+def _tokens_hash(vocab_size: int, encoded: list[list[int]], flat: Any) -> str:
     """A BLAKE2b hash of the vocabulary size and the held-out ids, document by document: two rows
     with the same hash give the same ids on every held-out document."""
     import hashlib
-    import itertools
 
     import numpy as np
 
     h = hashlib.blake2b(digest_size=16)
     h.update(str(vocab_size).encode())
     h.update(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)).tobytes())
-    h.update(np.fromiter(itertools.chain.from_iterable(encoded), dtype=np.int64, count=n_tokens).tobytes())
+    h.update(flat.tobytes())
     return h.hexdigest()
 
 
@@ -280,7 +286,9 @@ class _Layout:
         import numpy as np
 
         arr = self.arrays()
-        occ = np.array(self.occurrences, dtype=np.int64).reshape(-1, 2)
+        if not isinstance(self.occurrences, np.ndarray):  # built once, shared by the rows
+            self.occurrences = np.array(self.occurrences, dtype=np.int64).reshape(-1, 2)
+        occ = self.occurrences
         n_keys = len(self.counts)
         per_key = [found["tokens"] >= 2, np.zeros(n_keys), np.zeros(n_keys)]
         if "ends" in found:
