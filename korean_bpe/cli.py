@@ -547,17 +547,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UserError("--eval-labels needs --eval (without it the held-out labels come from --labels)")
 
     from .compare.report import pick_sentences
-    from .compare.result import Statistics
     from .compare.run import compare, resolve_strategies
     from .compare.table import format_intervals, format_table
 
     # an unknown name or a bad statistics option fails before the corpus is read
     strategies = resolve_strategies(None if args.strategies == ["all"] else args.strategies)
-    try:
-        statistics = Statistics(resamples=args.resamples, confidence=args.confidence, reference=args.reference)
-    except ValueError as exc:
-        raise UserError(str(exc).replace("resamples", "--resamples", 1).replace("confidence", "--confidence", 1)
-                        .replace("reference=", "--reference ", 1)) from None
+    statistics = _compare_statistics(args)
     if args.corpus is None and args.strategies is None:
         strategies = [s for s in strategies if s not in COMPARE_SLOW_PEERS]
     if args.vocab_sizes is None:
@@ -590,16 +585,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
               f"documents, seed {args.seed}):\n{format_intervals(df)}")
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
           f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}")
-    corpus = {
-        "corpus": args.corpus or "the corpus embedded in konlpy (kolaw constitution + kobill bills)",
-        "held-out documents from": args.eval or f"a seeded {args.test_fraction:.0%} of the corpus (seed {args.seed})",
-        "labels": "yes: probe_accuracy measured" if labels is not None else "none (no probe_accuracy)",
-        "vocabulary sizes": ", ".join(f"{v:,}" for v in sorted(set(args.vocab_sizes))),
-        "gold analyzer": args.gold,
-        "run time": f"{seconds:.0f} s",
-    }
     result.notes = [speak_cli(n, "compare") for n in result.notes]
-    written = result.write_report(out_dir, corpus=corpus, sentences=sentences, length_texts=held_out[:1000],
+    written = result.write_report(out_dir, corpus=_compare_corpus(args, labels is not None, seconds),
+                                  sentences=sentences, length_texts=held_out[:1000],
                                   command=["korean-bpe", *sys.argv[1:]])
     if args.csv is not None:
         from .io.files import atomic_write_text
@@ -610,6 +598,30 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _info(f"wrote {args.output.rstrip('/')}/: table.csv, report.md, report.html (open it in a browser: images embedded) "
           f"and {len(pngs)} plots ({', '.join(pngs)})")
     return 0
+
+
+def _compare_statistics(args: argparse.Namespace) -> Any:
+    """The :class:`~korean_bpe.compare.result.Statistics` of ``--resamples``, ``--confidence``,
+    ``--reference``; a bad one is a UserError naming the option."""
+    from .compare.result import Statistics
+
+    try:
+        return Statistics(resamples=args.resamples, confidence=args.confidence, reference=args.reference)
+    except ValueError as exc:
+        raise UserError(str(exc).replace("resamples", "--resamples", 1).replace("confidence", "--confidence", 1)
+                        .replace("reference=", "--reference ", 1)) from None
+
+
+def _compare_corpus(args: argparse.Namespace, labelled: bool, seconds: float) -> dict[str, str]:
+    """What the report says about the corpus: its paths as given on the command line."""
+    return {
+        "corpus": args.corpus or "the corpus embedded in konlpy (kolaw constitution + kobill bills)",
+        "held-out documents from": args.eval or f"a seeded {args.test_fraction:.0%} of the corpus (seed {args.seed})",
+        "labels": "yes: probe_accuracy measured" if labelled else "none (no probe_accuracy)",
+        "vocabulary sizes": ", ".join(f"{v:,}" for v in sorted(set(args.vocab_sizes))),
+        "gold analyzer": args.gold,
+        "run time": f"{seconds:.0f} s",
+    }
 
 
 def _documents(source: str | None, labels_file: str | None, option: str, *,

@@ -83,7 +83,7 @@ from .assemble import build_frame, reduce_rows
 from .columns import COLUMNS, DTYPES
 from .result import Comparison, Statistics
 from .table import format_table
-from .training import _segmenters
+from .training import Context, State, _segmenters
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -171,13 +171,12 @@ def compare(
     notes: list[str] = []
     held = _HeldOut(test, test_labels)
     _grade_with(held, gold, notes)
-    state = {"model_cache_dir": None, "texts_hash": "", "train": train, "train_labels": train_labels,
-             "probe_idx": probe_idx, "sizes": sizes, "held": held, "seed": seed, "min_frequency": min_frequency,
-             "peers_ok": _peers_ok(names, notes), "pieces_texts": pieces_texts}
+    state = State(train=train, train_labels=train_labels, probe_idx=probe_idx, sizes=sizes, held=held, seed=seed,
+                  min_frequency=min_frequency, peers_ok=_peers_ok(names, notes), pieces_texts=pieces_texts)
     if model_cache:
         from .model_cache import default_directory, texts_hash
 
-        state.update(model_cache_dir=str(default_directory()), texts_hash=texts_hash(train))
+        state.model_cache_dir, state.texts_hash = str(default_directory()), texts_hash(train)
     segmenters: dict[tuple[str, int], Segmenter] | None = {} if keep_segmenters else None
     done = _execute(tasks, state, jobs, _Pretok(train, test), show_progress, len(names), segmenters,
                     reduce=lambda rows: reduce_rows(rows, resamples=statistics.resamples, seed=seed))
@@ -192,18 +191,29 @@ def compare(
     rows = [row for name in names for row in by_name.get(name, [])]
     result.table = build_frame(rows, confidence=statistics.confidence, reference=statistics.reference, notes=notes)
     result.notes = notes
-    result.config = {
-        "strategies": names, "vocab_sizes": sizes, "gold": gold, "seed": seed, "held_out": "eval_texts" if
-        eval_texts is not None else f"a seeded {test_fraction:g} of texts", "test_fraction": test_fraction,
-        "train_docs": len(train), "test_docs": len(test), "labels": labels is not None, "min_frequency": min_frequency,
-        "probe_train_docs": probe_train_docs, "resamples": statistics.resamples, "confidence": statistics.confidence,
-        "reference": statistics.reference or "whitespace BPE of the row's unit (syllable for the others)",
-        "n_jobs": jobs, "model_cache": model_cache,
-    }
+    result.config = _config(names, sizes, gold=gold, seed=seed, eval_texts=eval_texts, test_fraction=test_fraction,
+                            train=train, test=test, labels=labels, min_frequency=min_frequency,
+                            probe_train_docs=probe_train_docs, statistics=statistics, jobs=jobs,
+                            model_cache=model_cache)
     from .report import package_versions
 
     result.versions = package_versions()
     return result
+
+
+def _config(names: list[str], sizes: list[int], *, gold: str | None, seed: int, eval_texts: Any,
+            test_fraction: float, train: list[str], test: list[str], labels: Any, min_frequency: int,
+            probe_train_docs: int | None, statistics: Statistics, jobs: int, model_cache: bool) -> dict[str, Any]:
+    """The exact configuration of a run, as the result and the report record it."""
+    return {
+        "strategies": names, "vocab_sizes": sizes, "gold": gold, "seed": seed,
+        "held_out": "eval_texts" if eval_texts is not None else f"a seeded {test_fraction:g} of texts",
+        "train_docs": len(train), "test_docs": len(test), "labels": labels is not None,
+        "min_frequency": min_frequency, "probe_train_docs": probe_train_docs, "resamples": statistics.resamples,
+        "confidence": statistics.confidence,
+        "reference": statistics.reference or "whitespace BPE of the row's unit (syllable for the others)",
+        "n_jobs": jobs, "model_cache": model_cache,
+    }
 
 
 def _check_options(*, gold: str | None, min_frequency: int, probe_train_docs: int | None, statistics: Any,
@@ -271,7 +281,7 @@ def _peers_ok(names: list[str], notes: list[str]) -> bool:
     return True
 
 
-def _execute(tasks: list[list[str]], state: dict[str, Any], jobs: int, pretok: _Pretok, show_progress: Any,
+def _execute(tasks: list[list[str]], state: State, jobs: int, pretok: _Pretok, show_progress: Any,
              n_strategies: int, segmenters: dict[tuple[str, int], Segmenter] | None,
              reduce: Any) -> dict[int, tuple[list[dict[str, Any]], list[str], float, float, dict[Any, Any]]]:
     """Run ``tasks`` in this process or in ``jobs`` workers; task index -> (rows, notes, wall s, CPU s,
@@ -292,35 +302,37 @@ def _execute(tasks: list[list[str]], state: dict[str, Any], jobs: int, pretok: _
     return done
 
 
-def _context(state: dict[str, Any], pretok: _Pretok | None = None) -> dict[str, Any]:
-    """What :func:`_run_task` reads: ``state`` (plain data) plus this process's pre-tokenizations
-    and the peers module."""
+def _context(state: State, pretok: _Pretok | None = None) -> Context:
+    """What :func:`_run_task` reads: ``state`` (plain data) plus this process's pre-tokenizations,
+    the peers module and the model cache."""
+    from dataclasses import fields
+
     peers_module = None
-    if state["peers_ok"]:
+    if state.peers_ok:
         from . import peers as peers_module
-    if pretok is None:
-        pretok = _Pretok(state["train"], state["held"].texts)
     cache = None
-    if state["model_cache_dir"] is not None:
+    if state.model_cache_dir is not None:
         from .model_cache import ModelCache
 
-        cache = ModelCache(state["model_cache_dir"])
-    return {**state, "pretok": pretok, "peers": peers_module, "notes": [], "pieces": {}, "model_cache": cache}
+        cache = ModelCache(state.model_cache_dir)
+    return Context(**{f.name: getattr(state, f.name) for f in fields(State)},
+                   pretok=pretok if pretok is not None else _Pretok(state.train, state.held.texts),
+                   peers=peers_module, model_cache=cache)
 
 
-def _run_task(names: list[str], ctx: dict[str, Any], *, bar: Any = None,
+def _run_task(names: list[str], ctx: Context, *, bar: Any = None,
               segmenters: dict[tuple[str, int], Segmenter] | None = None) -> list[dict[str, Any]]:
-    """The rows of ``names`` (one task), measured in this process; skips go to ``ctx["notes"]``."""
+    """The rows of ``names`` (one task), measured in this process; skips go to ``ctx.notes``."""
     rows: list[dict[str, Any]] = []
     for name in names:
         rows += _run_strategy(name, ctx, bar=bar, segmenters=segmenters)
     return rows
 
 
-def _run_strategy(name: str, ctx: dict[str, Any], *, bar: Any = None,
+def _run_strategy(name: str, ctx: Context, *, bar: Any = None,
                   segmenters: dict[tuple[str, int], Segmenter] | None = None) -> list[dict[str, Any]]:
     """The rows of one strategy (one per size), measured in this process."""
-    held, pretok, train = ctx["held"], ctx["pretok"], ctx["train"]
+    held, pretok, train = ctx.held, ctx.pretok, ctx.train
     rows: list[dict[str, Any]] = []
     _describe(bar, name)
     strategy = _parse(name)
@@ -335,8 +347,8 @@ def _run_strategy(name: str, ctx: dict[str, Any], *, bar: Any = None,
         layout = pretok.layout(strategy.source, held) if isinstance(seg, BPESegmenter) else None
         char_words = pretok.char_words(strategy.source, list(held.char_counts)) if (
             isinstance(seg, BPESegmenter) or strategy.unit == "morpheme") else None
-        row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=ctx["train_labels"],
-                       lossy=lossy, seed=ctx["seed"], spans_fixed=spans_fixed, layout=layout,
+        row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=ctx.train_labels,
+                       lossy=lossy, seed=ctx.seed, spans_fixed=spans_fixed, layout=layout,
                        char_words=char_words, spans=spans)
         rows.append(row | extra | {
             "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
@@ -345,9 +357,9 @@ def _run_strategy(name: str, ctx: dict[str, Any], *, bar: Any = None,
             "encode_texts_per_s": _row_throughput(seg, strategy, pretok, held),
             "train_docs": len(train), "test_docs": len(held.texts),
         })
-    if largest is not None and ctx["pieces_texts"]:
+    if largest is not None and ctx.pieces_texts:
         size, seg = largest
-        ctx["pieces"][(name, size)] = {text: seg.pieces(text) for text in ctx["pieces_texts"]}
+        ctx.pieces[(name, size)] = {text: seg.pieces(text) for text in ctx.pieces_texts}
     _advance(bar)
     return rows
 
@@ -382,33 +394,32 @@ def _raise_gc_thresholds() -> tuple[int, ...]:
     return old
 
 
-def _timed_task(names: list[str], ctx: dict[str, Any], *, bar: Any = None,
+def _timed_task(names: list[str], ctx: Context, *, bar: Any = None,
                 segmenters: dict[tuple[str, int], Segmenter] | None = None,
                 ) -> tuple[list[dict[str, Any]], list[str], float, float, dict[Any, Any]]:
     """(rows, notes, wall s, CPU s, pieces) of one task; the pre-tokenizations it read are then
     released (tasks share none: :func:`_tasks` groups the strategies of a pre-tokenizer)."""
-    ctx["notes"], ctx["pieces"] = [], {}
+    ctx.notes, ctx.pieces = [], {}
     wall, cpu = time.perf_counter(), time.process_time()
     rows = _run_task(names, ctx, bar=bar, segmenters=segmenters)
     took = (time.perf_counter() - wall, time.process_time() - cpu)
-    ctx["pretok"].forget({_parse(n).source for n in names} - {""})
-    return rows, ctx["notes"], *took, ctx["pieces"]
+    ctx.pretok.forget({_parse(n).source for n in names} - {""})
+    return rows, ctx.notes, *took, ctx.pieces
 
 
-_WORKER: dict[str, Any] = {}  # a worker process's context (set by _worker_init)
+_WORKER: list[Context] = []  # a worker process's context (set by _worker_init)
 
 
-def _worker_init(state: dict[str, Any]) -> None:
+def _worker_init(state: State) -> None:
     _raise_gc_thresholds()  # for the worker's life: the process is ours
-    _WORKER.clear()
-    _WORKER.update(_context(state))
+    _WORKER[:] = [_context(state)]
 
 
 def _worker_run(names: list[str]) -> tuple[list[dict[str, Any]], list[str], float, float, dict[Any, Any]]:
-    return _timed_task(names, _WORKER)
+    return _timed_task(names, _WORKER[0])
 
 
-def _run_pool(tasks: list[list[str]], state: dict[str, Any], jobs: int, bar: Any, reduce: Any) -> dict[int, Any]:
+def _run_pool(tasks: list[list[str]], state: State, jobs: int, bar: Any, reduce: Any) -> dict[int, Any]:
     """Run ``tasks`` in ``jobs`` spawned worker processes, the longest (by :data:`_TASK_COST`) first;
     task index -> (rows, notes, wall s, CPU s, pieces), ``reduce(rows)`` on each as it arrives.  Each worker receives ``state`` once and keeps its own analyzers
     and pre-tokenizations; the analyses meet in the on-disk caches (SQLite, concurrent-safe)."""
