@@ -293,3 +293,30 @@ def test_examples_and_token_lengths_read_recorded_pieces_like_segmenters() -> No
         "baseline/word": [["영화", "정말", "<unk>"], ["정말", "재밌다", "<unk>"]]}
     assert report.token_lengths(recorded, texts) == report.token_lengths(segmenters, texts) == {
         "baseline/word": Counter({2: 5, 3: 1})}
+
+
+def test_the_cli_report_shows_paths_as_given_intervals_and_marks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """korean-bpe compare with relative paths: report.md and report.html name the corpus as typed (no
+    absolute path of this machine); the printed table has its interval table and legend."""
+    from korean_bpe.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "data").mkdir()
+    reviews = ["영화 정말 재밌다 최고", "배우 연기가 좋아요", "지루하고 별로였다 ㅠㅠ", "다시 보고 싶은 영화"]
+    (tmp_path / "data" / "train.txt").write_text("\n".join(r + f" {i}" for i in range(60) for r in reviews),
+                                                 encoding="utf-8")
+    (tmp_path / "data" / "test.txt").write_text("\n".join(reviews * 5), encoding="utf-8")
+    assert main(["compare", "data/train.txt", "--eval", "data/test.txt", "--strategies",
+                 "whitespace/syllable,raw/syllable,baseline/word", "--vocab-sizes", "60", "--gold", "none",
+                 "--resamples", "200", "--no-progress", "--jobs", "1", "-o", "out"]) == 0
+    out = capsys.readouterr()
+    assert "95% bootstrap intervals (200 resamples of the held-out documents, seed 0):" in out.out
+    assert "  ~  after a value: not significantly different" in out.out and "wrote out/:" in out.err
+    for page in ("report.md", "report.html"):
+        text = (tmp_path / "out" / page).read_text(encoding="utf-8")
+        assert "data/train.txt" in text and "data/test.txt" in text and str(tmp_path) not in text, page
+    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "| raw/syllable (≡ whitespace/syllable) |" in md  # the same ids on these single-spaced reviews
+    assert "| resamples | 200 |" in md  # the configuration, as run
