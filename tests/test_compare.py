@@ -826,6 +826,7 @@ def test_intervals_reference_and_identical_rows(spaced_texts: list[str]) -> None
     word = df.iloc[6]
     assert word["tokens_per_word_ci_low"] == word["tokens_per_word_ci_high"] == 1.0
     assert word["tokens_per_doc_p"] < 0.01
+    assert result.significant("tokens_per_doc").tolist() == [False] * 6 + [True] * 2  # references, same, word
     # the same seed gives the same intervals; another seed other intervals, the same values
     again = _stats_run(spaced_texts, statistics=Statistics(resamples=300), seed=4).table
     stable = [c for c in run.COLUMNS if c not in VOLATILE]

@@ -38,6 +38,13 @@ class _HeldOut:
         self.gold_name = ""
         self.n_gold = 0  # gold boundaries over all 어절
         self.sample = test[:THROUGHPUT_TEXTS]
+        self._gold_per_doc: list[int] | None = None
+
+    def gold_per_doc(self) -> list[int]:
+        """Gold boundaries in each held-out document (computed once)."""
+        if self._gold_per_doc is None:
+            self._gold_per_doc = [sum(map(len, g)) for g in self.gold or ()]
+        return self._gold_per_doc
 
 
 def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_encoded: list[list[int]] | None,
@@ -123,9 +130,15 @@ def _counts_by_text(seg: Segmenter, held: _HeldOut, spans: list[list[tuple[int, 
     from types import SimpleNamespace
 
     out = np.zeros((3, len(held.texts)), dtype=np.int64)
+    one = SimpleNamespace(texts=[""], word_spans=[[]], gold=None if held.gold is None else [frozenset()])
+    alone = None if spans is None else [[]]
     for t, (text, word_spans) in enumerate(zip(held.texts, held.word_spans)):
-        one = SimpleNamespace(texts=[text], word_spans=[word_spans], gold=None if held.gold is None else [held.gold[t]])
-        out[:, t] = _span_counts_per_text(seg, one, None if spans is None else [spans[t]])  # type: ignore[arg-type]
+        one.texts[0], one.word_spans[0] = text, word_spans  # one held-out text, the same object reused
+        if held.gold is not None:
+            one.gold[0] = held.gold[t]
+        if alone is not None:
+            alone[0] = spans[t]  # type: ignore[index]
+        out[:, t] = _span_counts_per_text(seg, one, alone)  # type: ignore[arg-type]
     return out[0], out[1], out[2]
 
 
@@ -161,7 +174,7 @@ def _doc_parts(held: _HeldOut, encoded: list[list[int]], flat: Any, unk: frozens
     if round_trip is not None:
         column["round_trip"][:] = round_trip
     if held.gold is not None:
-        column["gold"][:] = [sum(map(len, g)) for g in held.gold]
+        column["gold"][:] = held.gold_per_doc()
     if correct is not None:
         column["correct"][:] = correct
     column["renyi"][:] = renyi_influence(flat, doc_of, n, alpha=metrics.RENYI_ALPHA, vocab_size=vocab_size)

@@ -61,13 +61,13 @@ RATIOS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "morph_f1": (("tp", "tp"), ("pred", "gold")),
     "probe_accuracy": (("correct",), ("docs",)),
 }
-_CHUNK = 64  # resamples per matrix product (bounds the float copy of the draw counts)
 
 
 @lru_cache(maxsize=2)
 def resample_counts(n: int, *, resamples: int, seed: int) -> Any:
     """How many times each of ``n`` documents is drawn in each of ``resamples`` resamples with
-    replacement (a ``resamples x n`` array of small unsigned ints, each row summing to ``n``),
+    replacement (a ``resamples x n`` uint8 array, each row summing to ``n``: a document drawn 256
+    times in one resample, probability far below 1e-300, would raise OverflowError),
     from ``numpy.random.default_rng(seed)``: the same in every process.  Kept for the last two
     calls (the rows of a comparison share it)."""
     import numpy as np
@@ -75,10 +75,10 @@ def resample_counts(n: int, *, resamples: int, seed: int) -> Any:
     if n < 1 or resamples < 1:
         raise ValueError(f"need documents and resamples, got n={n}, resamples={resamples}")
     rng = np.random.default_rng(seed)
-    out = np.empty((resamples, n), dtype=np.uint16 if n > 255 else np.uint8)
+    out = np.empty((resamples, n), dtype=np.uint8)
     for b in range(resamples):
         counts = np.bincount(rng.integers(0, n, size=n), minlength=n)
-        if counts.max() > np.iinfo(out.dtype).max:  # pragma: no cover - a document drawn 65,536 times
+        if counts.max() > 255:  # pragma: no cover - see above
             raise OverflowError("a document was drawn more often than the count type holds")
         out[b] = counts
     out.setflags(write=False)
@@ -86,16 +86,25 @@ def resample_counts(n: int, *, resamples: int, seed: int) -> Any:
 
 
 def replicate_sums(parts: Any, counts: Any) -> Any:
-    """``counts @ parts``: each resample's sum of each part (``resamples x parts``, float64), in
-    chunks of :data:`_CHUNK` resamples."""
+    """``counts @ parts``: each resample's sum of each part (``resamples x parts``, float64), one
+    float32 matrix product (:func:`_as_float32` of the counts, kept for the rows of a run; sums of
+    whole counts are exact below 2**24, the Rényi influences float32-rounded)."""
     import numpy as np
 
-    parts = np.asarray(parts, dtype=np.float64)
-    out = np.empty((counts.shape[0], parts.shape[1]), dtype=np.float64)
-    for start in range(0, counts.shape[0], _CHUNK):
-        stop = min(start + _CHUNK, counts.shape[0])
-        out[start:stop] = counts[start:stop].astype(np.float64) @ parts
-    return out
+    return (_as_float32(counts) @ np.asarray(parts, dtype=np.float32)).astype(np.float64)
+
+
+_FLOAT32: list[tuple[Any, Any]] = []  # (counts, their float32 copy) of the last call
+
+
+def _as_float32(counts: Any) -> Any:
+    """``counts`` as float32, the copy kept for the next call with the same array (the rows of a
+    comparison share one: converting it is most of a row's bootstrap)."""
+    import numpy as np
+
+    if not _FLOAT32 or _FLOAT32[0][0] is not counts:
+        _FLOAT32[:] = [(counts, counts.astype(np.float32))]
+    return _FLOAT32[0][1]
 
 
 def ratio_replicates(sums: Any, metrics: Sequence[str] | None = None) -> dict[str, Any]:
