@@ -17,7 +17,7 @@ driver runs three, on one new temporary ``KOREAN_BPE_CACHE_DIR`` (``--cache-dir`
 
 Trains on ``ratings_train.txt``, measures on ``ratings_test.txt``, with the sentiment labels for
 the probe.  Prints the notes, the 100-column table, each task's wall and CPU seconds
-(``compare(timings=)``: a pre-tokenizer's rows with the baselines that read it, the
+(``compare(...).timings``: a pre-tokenizer's rows with the baselines that read it, the
 jamo/syllable baselines, each peer), the seconds of each run, the load average, and writes the
 full frame of the last run as CSV (``--csv``) and as a markdown table (``--markdown``).  The
 driver ends with a summary: each run's wall seconds and CPU seconds (user + system of the run and
@@ -54,12 +54,14 @@ FAMILIES = ("whitespace", "raw", "okt-analysis", "okt", "kiwi", "mecab", "baseli
 
 
 def run_once(args: argparse.Namespace) -> None:
-    from korean_bpe.compare import compare, format_table
+    from korean_bpe.compare import Statistics, compare, format_table
+    from korean_bpe.compare.table import format_intervals
     from korean_bpe.corpus import load_nsmc
 
     train, train_labels, _ = load_nsmc("train", limit=args.limit)
     test, test_labels, _ = load_nsmc("test", limit=args.test_limit)
     strategies = args.strategies.split(",") if args.strategies else None
+    statistics = Statistics(resamples=args.resamples)
     notes: list[str] = []
     profiler = None
     if args.profile:
@@ -74,9 +76,11 @@ def run_once(args: argparse.Namespace) -> None:
         parts = []
         for family in (strategies or list(FAMILIES)):
             t0 = time.perf_counter()
-            part = compare(train, labels=train_labels, eval_texts=test, eval_labels=test_labels,
-                           strategies=[family], vocab_sizes=args.sizes, notes=notes, show_progress=False,
-                           model_cache=not args.no_model_cache)
+            result = compare(train, labels=train_labels, eval_texts=test, eval_labels=test_labels,
+                             strategies=[family], vocab_sizes=args.sizes, show_progress=False,
+                             model_cache=not args.no_model_cache, statistics=statistics)
+            part = result.table
+            notes += result.notes
             print(f"-- {family}: {time.perf_counter() - t0:.1f} s, {len(part)} rows, load {os.getloadavg()}", flush=True)
             if not part.empty:
                 print(format_table(part), flush=True)
@@ -85,10 +89,11 @@ def run_once(args: argparse.Namespace) -> None:
                     pd.concat(parts, ignore_index=True).to_csv(args.csv, index=False)
         df = pd.concat(parts, ignore_index=True)
     else:
-        timings: dict = {}
-        df = compare(train, labels=train_labels, eval_texts=test, eval_labels=test_labels, strategies=strategies,
-                     vocab_sizes=args.sizes, notes=notes, show_progress=False, n_jobs=args.jobs, timings=timings,
-                     model_cache=not args.no_model_cache)
+        result = compare(train, labels=train_labels, eval_texts=test, eval_labels=test_labels, strategies=strategies,
+                         vocab_sizes=args.sizes, show_progress=False, n_jobs=args.jobs,
+                         model_cache=not args.no_model_cache, statistics=statistics)
+        df, timings = result.table, result.timings
+        notes += result.notes
         print("task              rows   wall s    CPU s")
         for name, t in sorted(timings.items(), key=lambda kv: -kv[1]["wall_s"]):
             print(f"{name:16s} {t['rows']:5d} {t['wall_s']:8.1f} {t['cpu_s']:8.1f}")
@@ -99,6 +104,8 @@ def run_once(args: argparse.Namespace) -> None:
     for note in notes:
         print(f"note: {note}")
     print(format_table(df))
+    if args.resamples:
+        print(format_intervals(df))
     import resource
 
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -125,6 +132,8 @@ def main() -> None:
     p.add_argument("--no-model-cache", action="store_true",
                    help="with --once: compare(model_cache=False), every model trained (the analysis cache stays)")
     p.add_argument("--jobs", type=int, default=2, help="compare(n_jobs=) worker processes (default: 2)")
+    p.add_argument("--resamples", type=int, default=1000,
+                   help="Statistics(resamples=): bootstrap resamples (default: 1000; 0: none, the cost without them)")
     p.add_argument("--csv", default=None)
     p.add_argument("--markdown", default=None)
     args = p.parse_args()
@@ -136,7 +145,7 @@ def main() -> None:
     cache = args.cache_dir or tempfile.mkdtemp(prefix="korean_bpe_bench_cache_")
     base = [sys.executable, __file__, "--once", "--cache-dir", cache,
             "--sizes", ",".join(map(str, args.sizes))]
-    for flag in ("limit", "test_limit", "strategies", "jobs"):
+    for flag in ("limit", "test_limit", "strategies", "jobs", "resamples"):
         value = getattr(args, flag)
         if value is not None:
             base += [f"--{flag.replace('_', '-')}", str(value)]

@@ -77,21 +77,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{PROG}: error: {' '.join(message.split())} (see '{self.prog} --help')\n")
 
 
-#: what the short headers of the ``compare`` table mean (printed under the table and in ``--help``)
-COMPARE_LEGEND = """\
-columns of the printed table, measured on the held-out documents (table.csv names in brackets;
-report.md and report.html define every column):
-  vocab     vocabulary size asked for [vocab_size]
-  tok/doc   tokens per document [tokens_per_doc]
-  tok/w     tokens per 어절 (white-space word), the fertility; lower = shorter [tokens_per_word]
-  cont%     어절 cut into two or more tokens [continued_word_rate]
-  unk%      tokens that are unknown [unk_rate]
-  renyi     Rényi efficiency (alpha 2.5) of the token distribution [renyi_efficiency]
-  mF1%      morpheme-boundary F1 against --gold; * = graded by its own analyzer [morph_f1]
-  rt%       documents with decode(encode(text)) == text [round_trip_rate]
-  probe%    bag-of-tokens logistic regression accuracy, with labels [probe_accuracy]
-  train s   seconds to train (our BPE: once, at the largest size) [train_s]
-  k doc/s   thousand held-out documents encoded per second [encode_texts_per_s]"""
+def compare_legend(alpha: float = 0.05) -> str:
+    """What the short headers and marks of the ``compare`` table mean (printed under the table and
+    in ``--help``), from :data:`korean_bpe.compare.columns.TABLE`."""
+    from .compare.columns import legend
+    from .compare.table import marks_legend
+
+    return ("columns of the printed table, measured on the held-out documents (table.csv names in brackets;\n"
+            "report.md and report.html define every column), rates in percent:\n" + legend() +
+            "\nmarks:\n" + marks_legend(alpha))
+
 
 #: how ``encode`` and ``decode`` write what standard output cannot encode (their ``--help``)
 UNENCODABLE_HELP = ("A token or text holding a character standard output cannot encode, such as a lone "
@@ -267,7 +262,7 @@ def _add_compare(sub: Any) -> None:
                     "(korean_bpe.compare.compare). Prints the table and writes DIR/table.csv, report.md,\n"
                     "report.html (one self-contained page) and the plots (*.png). A missing analyzer or\n"
                     "peer library is skipped with a note.",
-        epilog=COMPARE_LEGEND, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=compare_legend(), formatter_class=argparse.RawDescriptionHelpFormatter)
     _corpus_arg(p)
     p.add_argument("--eval", default=None, metavar="FILE",
                    help="measure on FILE (text or NSMC-format TSV) and train on all of CORPUS "
@@ -292,6 +287,14 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("--test-fraction", type=float, default=0.1, metavar="F",
                    help="share of CORPUS held out when there is no --eval (default: 0.1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the split and the probe (default: 0)")
+    p.add_argument("--resamples", type=_nonnegative_int, default=1000, metavar="N",
+                   help="bootstrap resamples of the held-out documents for the intervals and p-values "
+                        "(default: 1000; 0: none)")
+    p.add_argument("--confidence", type=float, default=0.95, metavar="C",
+                   help="coverage of the intervals; p-values below 1 - C count as significant (default: 0.95)")
+    p.add_argument("--reference", default=None, metavar="STRATEGY",
+                   help="the strategy every row is compared with at its size (default: whitespace BPE of the "
+                        "row's unit, whitespace/syllable for the others)")
     p.add_argument("--csv", default=None, metavar="PATH", help="also write the table to PATH")
     p.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                    help="worker processes, each running groups of strategies (an analyzer's rows, a peer); "
@@ -304,6 +307,16 @@ def _add_compare(sub: Any) -> None:
                         "texts, strategy, size and seed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_compare)
+
+
+def _nonnegative_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value!r}")
+    return n
 
 
 def _strategy_list(value: str) -> list[str]:
@@ -618,11 +631,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UserError("--eval-labels needs --eval (without it the held-out labels come from --labels)")
     _check_compare_files(args, out_dir)
 
-    from .compare.report import pick_sentences, segmentation_examples, token_lengths, write_report
-    from .compare.run import compare, format_table, resolve_strategies
+    from .compare.report import pick_sentences
+    from .compare.run import compare, resolve_strategies
+    from .compare.table import format_intervals, format_table
 
-    # an unknown name fails before the corpus is read
+    # an unknown name or a bad statistics option fails before the corpus is read
     strategies = resolve_strategies(None if args.strategies == ["all"] else args.strategies)
+    statistics = _compare_statistics(args)
     if args.corpus is None and args.strategies is None:
         strategies = [s for s in strategies if s not in COMPARE_SLOW_PEERS]
     if args.vocab_sizes is None:
@@ -633,46 +648,39 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if (labels is None) != (eval_labels is None) and args.eval is not None:
         _info("note: labels for only one of CORPUS and --eval: no probe_accuracy")
         labels = eval_labels = None
-    notes: list[str] = []
     held_out = _held_out(texts, eval_texts, args.test_fraction, args.seed)
     sentences = pick_sentences(held_out)
-    pieces: dict[tuple[str, int], Any] = {}  # recorded by whichever process runs the row
     start = time.perf_counter()
-    df = compare(
+    result = compare(
         texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels, strategies=strategies,
         vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold, seed=args.seed,
         test_fraction=args.test_fraction, show_progress=False if args.no_progress else None,
-        notes=notes, n_jobs=args.jobs or (1 if args.corpus is None else -1), pieces=pieces,
-        pieces_texts=sentences + held_out[:1000], model_cache=not args.no_model_cache,
+        n_jobs=args.jobs or (1 if args.corpus is None else -1), pieces_texts=sentences + held_out[:1000],
+        model_cache=not args.no_model_cache, statistics=statistics,
     )
     seconds = time.perf_counter() - start
-    for note in notes:
+    df = result.table
+    for note in result.notes:
         _info(f"note: {speak_cli(note, 'compare')}")
-    print(format_table(df))
+    print(format_table(df, alpha=statistics.alpha))
     if df.empty:
         raise UserError("no strategy could be measured (see the notes above)")
+    if statistics.resamples:
+        print(f"\n{statistics.confidence:.0%} bootstrap intervals ({statistics.resamples:,} resamples of the held-out "
+              f"documents, seed {args.seed}):\n{format_intervals(df)}")
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
-          f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{COMPARE_LEGEND}")
-    corpus = {
-        "corpus": args.corpus or "the corpus embedded in konlpy (kolaw constitution + kobill bills)",
-        "held-out documents from": args.eval or f"a seeded {args.test_fraction:.0%} of the corpus (seed {args.seed})",
-        "labels": "yes: probe_accuracy measured" if labels is not None else "none (no probe_accuracy)",
-        "vocabulary sizes": ", ".join(f"{v:,}" for v in sorted(set(args.vocab_sizes))),
-        "gold analyzer": args.gold,
-        "run time": f"{seconds:.0f} s",
-    }
-    written = write_report(
-        df, out_dir, corpus=corpus, sentences=sentences, examples=segmentation_examples(pieces, sentences),
-        token_lengths=token_lengths(pieces, held_out[:1000]), command=["korean-bpe", *sys.argv[1:]],
-        notes=[speak_cli(n, "compare") for n in notes],
-    )
+          f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}")
+    result.notes = [speak_cli(n, "compare") for n in result.notes]
+    written = result.write_report(out_dir, corpus=_compare_corpus(args, labels is not None, seconds),
+                                  sentences=sentences, length_texts=held_out[:1000],
+                                  command=["korean-bpe", *sys.argv[1:]])
     if args.csv is not None:
         from .io.files import atomic_write_text
 
         atomic_write_text(args.csv, df.to_csv(index=False))
         _info(f"wrote {args.csv}")
     pngs = [name for name in written if name.endswith(".png")]
-    _info(f"wrote {out_dir}/: table.csv, report.md, report.html (open it in a browser: images embedded) "
+    _info(f"wrote {args.output.rstrip('/')}/: table.csv, report.md, report.html (open it in a browser: images embedded) "
           f"and {len(pngs)} plots ({', '.join(pngs)})")
     return 0
 
@@ -689,6 +697,30 @@ def _check_compare_files(args: argparse.Namespace, out_dir: Path) -> None:
     report = ["table.csv", "report.md", "report.html", *(name for name, *_ in PLOTS)]
     _refuse_overwriting("-o/--output", [out_dir / name for name in report], inputs,
                         "give another directory for the report")
+
+
+def _compare_statistics(args: argparse.Namespace) -> Any:
+    """The :class:`~korean_bpe.compare.result.Statistics` of ``--resamples``, ``--confidence``,
+    ``--reference``; a bad one is a UserError naming the option."""
+    from .compare.result import Statistics
+
+    try:
+        return Statistics(resamples=args.resamples, confidence=args.confidence, reference=args.reference)
+    except ValueError as exc:
+        raise UserError(str(exc).replace("resamples", "--resamples", 1).replace("confidence", "--confidence", 1)
+                        .replace("reference=", "--reference ", 1)) from None
+
+
+def _compare_corpus(args: argparse.Namespace, labelled: bool, seconds: float) -> dict[str, str]:
+    """What the report says about the corpus: its paths as given on the command line."""
+    return {
+        "corpus": args.corpus or "the corpus embedded in konlpy (kolaw constitution + kobill bills)",
+        "held-out documents from": args.eval or f"a seeded {args.test_fraction:.0%} of the corpus (seed {args.seed})",
+        "labels": "yes: probe_accuracy measured" if labelled else "none (no probe_accuracy)",
+        "vocabulary sizes": ", ".join(f"{v:,}" for v in sorted(set(args.vocab_sizes))),
+        "gold analyzer": args.gold,
+        "run time": f"{seconds:.0f} s",
+    }
 
 
 def _documents(source: str | None, labels_file: str | None, option: str, *,

@@ -13,7 +13,8 @@ pd = pytest.importorskip("pandas")
 
 from korean_bpe import Tokenizer  # noqa: E402
 from korean_bpe.compare import metrics  # noqa: E402
-from korean_bpe.compare import run  # noqa: E402
+from korean_bpe.compare import gold as gold_rule  # noqa: E402
+from korean_bpe.compare import measure, pretok, run, strategies, training  # noqa: E402
 from korean_bpe.compare.run import compare, resolve_strategies  # noqa: E402
 from korean_bpe.compare.segmenters import BPESegmenter, Segmenter, align_words  # noqa: E402
 
@@ -45,10 +46,9 @@ HAND_TEST = ["가나 다 라", "가나가나 가나"]
 
 
 def test_bpe_rows_by_hand() -> None:
-    notes: list[str] = []
-    segs: dict = {}
-    df = compare(HAND_TRAIN, eval_texts=HAND_TEST, strategies=["whitespace/syllable"], vocab_sizes=[4, 6, 7, 100],
-                 gold=None, show_progress=False, notes=notes, segmenters=segs)
+    result = compare(HAND_TRAIN, eval_texts=HAND_TEST, strategies=["whitespace/syllable"], vocab_sizes=[4, 6, 7, 100],
+                     gold=None, show_progress=False, keep_segmenters=True)
+    df, notes, segs = result.table, result.notes, result.segmenters
     assert notes == ["skipped whitespace/syllable at vocab size 4: smaller than its 5 special tokens + alphabet"]
     assert tuple(df.columns) == run.COLUMNS and {c: str(t) for c, t in df.dtypes.items()} == run.DTYPES
     assert df["vocab_size"].tolist() == [6, 7, 100] and df["actual_vocab_size"].tolist() == [6, 7, 7]
@@ -90,7 +90,7 @@ def test_baseline_rows_by_hand() -> None:
     Training counts ▁ 3, 가 4, 나 4, 다 1: ranked 가, 나, ▁, 다 (ties by code point: 가 < 나 < ▁).
     At 3 tokens (<unk> 가 나) the held-out texts are 6 + 7 tokens, ▁ x3, 다 and 라 unknown."""
     df = compare(HAND_TRAIN, eval_texts=HAND_TEST, strategies=["baseline/syllable", "baseline/word"],
-                 vocab_sizes=[3, 5], gold=None, show_progress=False)
+                 vocab_sizes=[3, 5], gold=None, show_progress=False).table
     assert df["strategy"].tolist() == ["baseline/syllable"] * 2 + ["baseline/word"] * 2
     assert df["actual_vocab_size"].tolist() == [3, 5, 3, 3]  # words: <unk> 가나 다
     small, full, word, _ = (df.iloc[i] for i in range(4))
@@ -135,7 +135,7 @@ def test_morpheme_boundaries_by_hand_against_real_kiwi() -> None:
         pytest.skip("kiwipiepy not installed")
     text = "아이언맨은 올해 봤다!!"
     df = compare([text, "올해 봤다"], eval_texts=[text], strategies=["baseline/syllable", "baseline/word",
-                 "baseline/morpheme-kiwi"], vocab_sizes=[50], show_progress=False)
+                 "baseline/morpheme-kiwi"], vocab_sizes=[50], show_progress=False).table
     syl, word, kiwi = (df.iloc[i] for i in range(3))
     assert (syl["morph_precision"], syl["morph_recall"]) == (pytest.approx(3 / 8), 1.0)
     assert syl["morph_f1"] == pytest.approx(6 / 11)
@@ -145,12 +145,43 @@ def test_morpheme_boundaries_by_hand_against_real_kiwi() -> None:
 
 
 def test_gold_boundaries_from_lossless_pieces() -> None:
+    """Okt gives no offsets: its lossless pieces (surfaces that never overlap) are its morphemes."""
     text = "아이언맨은 올해  봤다!!"
     pieces = ["아이언맨", "은", "▁올해", "▁▁봤", "다", "!!"]
     assert align_words(text, pieces) == [(0, 0), (4, 0), (5, 0), (8, 0), (11, 0), (12, 0)]
     assert align_words("영화 좋다", ["▁영화", "▁좋다"]) == [(-1, 1), (2, 0)]  # SentencePiece's dummy prefix
-    assert run._gold_boundaries([text], [pieces], [metrics.word_spans(text)]) == \
+    assert gold_rule.gold_boundaries([gold_rule.piece_spans(text, pieces)], [metrics.word_spans(text)]) == \
         [[frozenset({4}), frozenset(), frozenset({11, 12})]]
+
+
+CONTRACTIONS = "했었다 된다 봐요 아닌가요"  # 했0 었1 다2 _ 된4 다5 _ 봐7 요8 _ 아10 닌11 가12 요13
+
+
+def test_gold_keeps_the_boundary_of_a_contraction_with_real_kiwi() -> None:
+    """The documented rule (metrics, gold): every morpheme end inside an 어절.  Kiwi's morphemes of
+    a contraction share the fused syllable's span: 했었다 = 하 (0, 1) 었었 (0, 2) 다 (2, 3) -> {1, 2};
+    된다 = 되 (4, 5) ᆫ다 (4, 6) -> {5}; 봐요 = 보 (7, 8) 어요 (7, 9) -> {8}; 아닌가요 = 아니 (10, 12)
+    ᆫ가요 (11, 14) -> {12}.  The lossless kiwi words (했었|다, 된다, 봐요, 아닌가요) would keep only {2}."""
+    if not HAS_KIWI:
+        pytest.skip("kiwipiepy not installed")
+    from korean_bpe.pre_tokenizers import get_pre_tokenizer
+
+    spans = gold_rule.morpheme_spans(get_pre_tokenizer("kiwi", lossless=True), [CONTRACTIONS, "", "\u1112\u1162\u11bb다"])
+    assert spans[0] == [(0, 1), (0, 2), (2, 3), (4, 5), (4, 6), (7, 8), (7, 9), (10, 12), (11, 14)]
+    assert spans[1] == [] and spans[2] == [(0, 3), (3, 4)]  # NFD 했다: offsets of the original (했 is 3 jamo)
+    words = metrics.word_spans(CONTRACTIONS)
+    expected = [[frozenset({1, 2}), frozenset({5}), frozenset({8}), frozenset({12})]]
+    assert gold_rule.gold_boundaries(spans[:1], [words]) == expected
+    assert gold_rule.gold_spans("kiwi", [CONTRACTIONS]) == spans[:1]  # through the analysis cache: the same
+    # compare() grades with that gold: the syllable baseline ends a token after every character:
+    # 1 2 | 5 | 8 | 11 12 13, 7 boundaries, 5 gold (all of them): P 5/7, R 1, F1 10/12; the kiwi
+    # morpheme baseline cuts the lossless words 했었|다: {2} only, P 1, R 1/5
+    df = compare([CONTRACTIONS] * 3, eval_texts=[CONTRACTIONS], strategies=["baseline/syllable",
+                 "baseline/morpheme-kiwi"], vocab_sizes=[50], show_progress=False).table
+    syl, kiwi = df.iloc[0], df.iloc[1]
+    assert (syl["morph_precision"], syl["morph_recall"], syl["morph_f1"]) == \
+        (pytest.approx(5 / 7), 1.0, pytest.approx(10 / 12))
+    assert (kiwi["morph_precision"], kiwi["morph_recall"]) == (1.0, pytest.approx(1 / 5)) and kiwi["self_graded"]
 
 
 # -- the sweep costs one training, and equals separate trainings ------------------------------------
@@ -166,10 +197,15 @@ def sweep_texts(real_texts: list[str]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def sweep(sweep_texts: list[str]) -> pd.DataFrame:
+def sweep_result(sweep_texts: list[str]) -> object:
     labels = [len(t) % 2 for t in sweep_texts]
     return compare(sweep_texts, labels=labels, strategies=SWEEP_STRATEGIES, vocab_sizes=SWEEP, gold="okt",
                    seed=3, show_progress=False)
+
+
+@pytest.fixture(scope="module")
+def sweep(sweep_result: object) -> pd.DataFrame:
+    return sweep_result.table  # type: ignore[attr-defined]
 
 
 def test_sweep_rows_equal_separate_trainings(sweep: pd.DataFrame, sweep_texts: list[str]) -> None:
@@ -178,7 +214,7 @@ def test_sweep_rows_equal_separate_trainings(sweep: pd.DataFrame, sweep_texts: l
     assert len(sweep) == len(SWEEP_STRATEGIES) * len(SWEEP)
     for size in SWEEP:
         alone = compare(sweep_texts, labels=labels, strategies=SWEEP_STRATEGIES, vocab_sizes=[size], gold="okt",
-                        seed=3, show_progress=False)
+                        seed=3, show_progress=False).table
         rows = sweep[sweep["vocab_size"] == size].reset_index(drop=True)
         pd.testing.assert_frame_equal(rows[stable], alone[stable])
     # sizes differ where the vocabulary does
@@ -191,18 +227,27 @@ def test_sweep_rows_equal_separate_trainings(sweep: pd.DataFrame, sweep_texts: l
     assert not sweep.loc[sweep["strategy"].str.startswith(("whitespace", "raw")), "self_graded"].any()
 
 
-def test_worker_processes_give_the_same_rows_and_notes(sweep: pd.DataFrame, sweep_texts: list[str]) -> None:
+def test_worker_processes_give_the_same_rows_and_notes(sweep_result: object, sweep_texts: list[str]) -> None:
+    sweep = sweep_result.table  # type: ignore[attr-defined]
     labels = [len(t) % 2 for t in sweep_texts]
-    notes: list[str] = []
-    parallel = compare(sweep_texts, labels=labels, strategies=[*SWEEP_STRATEGIES, "sentencepiece-bpe"],
-                       vocab_sizes=SWEEP, gold="okt", seed=3, show_progress=False, n_jobs=2, notes=notes)
+    result = compare(sweep_texts, labels=labels, strategies=[*SWEEP_STRATEGIES, "sentencepiece-bpe"],
+                     vocab_sizes=SWEEP, gold="okt", seed=3, show_progress=False, n_jobs=2)
+    parallel, notes = result.table, result.notes
     stable = [c for c in run.COLUMNS if c not in VOLATILE]
     ours = parallel[parallel["kind"] != "peer"].reset_index(drop=True)
     pd.testing.assert_frame_equal(ours[stable], sweep[stable])  # same rows, same order
     assert parallel["strategy"].tolist()[-len(SWEEP):] == ["sentencepiece-bpe"] * len(SWEEP)
-    assert notes == []
+    # raw/byte has no whitespace/byte to be compared with; the syllable rows, baselines and peers are
+    # compared with whitespace/syllable, which this sweep does not run: no p-values, one note each
+    assert sweep_result.notes == [  # type: ignore[attr-defined]
+        "no p-values for raw/byte at vocab size 900, 1,100, 1,400: the reference whitespace/byte was not measured "
+        "there (add it to strategies, or choose another reference)",
+        "no p-values for okt/syllable, baseline/word, baseline/morpheme-okt at vocab size 900, 1,100, 1,400: the "
+        "reference whitespace/syllable was not measured there (add it to strategies, or choose another reference)"]
+    assert notes == [sweep_result.notes[0], sweep_result.notes[1].replace(  # type: ignore[attr-defined]
+        "baseline/morpheme-okt at", "baseline/morpheme-okt, sentencepiece-bpe at")]
     # the tasks: one per analyzer or pre-tokenizer with the baselines that read it, each peer alone
-    assert run._tasks([*SWEEP_STRATEGIES, "baseline/jamo", "hf-bpe", "whitespace/byte"]) == [
+    assert strategies._tasks([*SWEEP_STRATEGIES, "baseline/jamo", "hf-bpe", "whitespace/byte"]) == [
         ["whitespace/jamo", "baseline/word", "whitespace/byte"], ["raw/byte"],
         ["okt/syllable", "okt-analysis/jamo", "baseline/morpheme-okt"], ["baseline/jamo"], ["hf-bpe"]]
 
@@ -211,26 +256,23 @@ def test_pieces_are_recorded_alike_in_worker_processes(sweep_texts: list[str]) -
     # what the report shows (segmentation examples, token lengths), as plain data from any process
     names, sizes, probe = ["whitespace/syllable", "okt/jamo", "baseline/word", "hf-bpe"], [700, 900], \
         [*sweep_texts[:4], "영화 정말 재밌다"]
-    segs: dict = {}
-    serial: dict = {}
-    compare(sweep_texts[:120], strategies=names, vocab_sizes=sizes, gold=None, show_progress=False,
-            segmenters=segs, pieces=serial, pieces_texts=probe)
+    result = compare(sweep_texts[:120], strategies=names, vocab_sizes=sizes, gold=None, show_progress=False,
+                     keep_segmenters=True, pieces_texts=probe)
+    segs, serial = result.segmenters, result.pieces
     assert set(serial) == {(name, 900) for name in names}  # the largest size only
     assert serial == {key: {text: segs[key].pieces(text) for text in probe} for key in serial}
     assert [(a, b) for _, a, b in serial[("baseline/word", 900)]["영화 정말 재밌다"]] == [(0, 2), (3, 5), (6, 9)]
-    parallel: dict = {}
-    compare(sweep_texts[:120], strategies=names, vocab_sizes=sizes, gold=None, show_progress=False, n_jobs=2,
-            pieces=parallel, pieces_texts=probe)
+    parallel = compare(sweep_texts[:120], strategies=names, vocab_sizes=sizes, gold=None, show_progress=False, n_jobs=2,
+                       pieces_texts=probe).pieces
     assert parallel == serial
     with pytest.raises(TypeError, match="pieces_texts=\\['영화'\\]"):
         compare(sweep_texts[:20], strategies=["baseline/word"], vocab_sizes=[9], gold=None, show_progress=False,
-                pieces={}, pieces_texts="영화")
+                pieces_texts="영화")
 
 
 def test_rows_are_measured_through_the_public_encode_path(sweep_texts: list[str]) -> None:
-    segs: dict = {}
-    compare(sweep_texts[:80], strategies=["whitespace/syllable", "okt/jamo"], vocab_sizes=[700], gold=None,
-            show_progress=False, segmenters=segs)
+    segs = compare(sweep_texts[:80], strategies=["whitespace/syllable", "okt/jamo"], vocab_sizes=[700], gold=None,
+                   show_progress=False, keep_segmenters=True).segmenters
     ws, okt = segs[("whitespace/syllable", 700)], segs[("okt/jamo", 700)]
     assert isinstance(ws, BPESegmenter) and ws.tokenizer._encoder.plan.fused  # the compiled whitespace path users get
     assert type(okt.tokenizer.pre_tokenizer).__name__ == "OktPreTokenizer"  # the real analyzer, not a table
@@ -246,9 +288,9 @@ def test_rows_are_measured_through_the_public_encode_path(sweep_texts: list[str]
 
 def test_probe_is_fitted_on_a_seeded_sample_of_the_training_split(sweep_texts: list[str]) -> None:
     labels = [int(len(t) > 30) for t in sweep_texts]
-    segs: dict = {}
-    df = compare(sweep_texts, labels=labels, strategies=["whitespace/syllable"], vocab_sizes=[900], gold=None,
-                 seed=5, probe_train_docs=100, show_progress=False, segmenters=segs)
+    result = compare(sweep_texts, labels=labels, strategies=["whitespace/syllable"], vocab_sizes=[900], gold=None,
+                     seed=5, probe_train_docs=100, show_progress=False, keep_segmenters=True)
+    df, segs = result.table, result.segmenters
     train_idx, test_idx = metrics.split_indices(len(sweep_texts), test_fraction=0.1, seed=5)
     import random
 
@@ -265,9 +307,9 @@ def test_probe_is_fitted_on_a_seeded_sample_of_the_training_split(sweep_texts: l
 
 def test_peer_rows_are_measured_like_ours(sweep_texts: list[str]) -> None:
     pytest.importorskip("sentencepiece")
-    segs: dict = {}
-    df = compare(sweep_texts, strategies=["sentencepiece-bpe", "whitespace/syllable"], vocab_sizes=[900, 1100],
-                 gold=None, show_progress=False, segmenters=segs)
+    result = compare(sweep_texts, strategies=["sentencepiece-bpe", "whitespace/syllable"], vocab_sizes=[900, 1100],
+                     gold=None, show_progress=False, keep_segmenters=True)
+    df, segs = result.table, result.segmenters
     peer = df[df["kind"] == "peer"]
     assert peer["strategy"].tolist() == ["sentencepiece-bpe"] * 2 and (peer["pre_tokenizer"] == "").all()
     assert (peer["train_s"] > 0).all() and peer["pretok_s"].isna().all()
@@ -281,30 +323,31 @@ def test_span_counts_per_distinct_word_equal_the_per_text_ones(sweep_texts: list
     """compare() counts continued 어절 and boundaries per distinct 어절 (_Layout): the same numbers as
     seg.pieces() text by text, for pre-tokenizers that rewrite spaces (raw, lossless okt) or drop text."""
     texts = [*sweep_texts[:200], "  앞뒤 공백과\t탭 ", "ㅋㅋㅋㅋ ㅠㅠ 개꿀잼!!", "영화  정말   재밌다", "가나가나 가나"] * 2
-    held = run._HeldOut(texts, None)
-    pretok = run._Pretok(texts[:150], texts)
+    held = measure._HeldOut(texts, None)
+    pre = pretok._Pretok(texts[:150], texts)
     if gold is not None:
-        held.gold = run._gold_boundaries(texts, pretok.get(gold)[2], held.word_spans)
+        held.gold = gold_rule.gold_boundaries([gold_rule.piece_spans(t, w) for t, w in zip(texts, pre.get(gold)[2])],
+                                        held.word_spans)
         held.n_gold = sum(len(g) for per_text in held.gold for g in per_text)
     for source, unit in [("whitespace", "jamo"), ("raw", "byte"), ("okt", "syllable"), ("okt-analysis", "jamo")]:
-        pt, _, _, table, _ = pretok.get(source)
-        tok = Tokenizer.train(texts[:150], vocab_size=2000, pre_tokenizer=run._Table(pt, table), unit=unit,
+        pt, _, _, table, _ = pre.get(source)
+        tok = Tokenizer.train(texts[:150], vocab_size=2000, pre_tokenizer=training._Table(pt, table), unit=unit,
                               show_progress=False)
         seg = BPESegmenter(Tokenizer(tok.model, pre_tokenizer=pt, unit=tok.unit, marker=tok.marker,
                                      unk_token=tok.unk_token), strategy=f"{source}/{unit}", pre_tokenizer=source,
-                           words=table, aligned=pretok.aligned(source))
-        layout = pretok.layout(source, held)
+                           words=table, aligned=pre.aligned(source))
+        layout = pre.layout(source, held)
         assert sum(layout.counts.values()) == held.n_words >= 2 * len(layout.counts)  # each text is there twice
-        fast, straight = run._span_counts(seg, layout), run._span_counts_per_text(seg, held)
+        fast, straight = measure._span_counts(seg, layout), measure._span_counts_per_text(seg, held)
         assert fast == straight, source
         chars = list(held.char_counts)  # unrepresentable characters: the words of each character computed once
-        assert seg.encode_pretokenized(pretok.char_words(source, chars)) == seg.encode_batch(chars)
+        assert seg.encode_pretokenized(pre.char_words(source, chars)) == seg.encode_batch(chars)
         assert fast[0] > 0 and (gold is None or fast[1] > fast[2] > 0)
         # and the straightforward counts are the metrics' definitions
         per_word, predicted = [], []
         for text, spans in zip(texts, held.word_spans):
             pieces = [(a, b) for _, a, b in seg.pieces(text) if a < b]
-            per_word += run._tokens_per_word(pieces, spans)
+            per_word += measure._tokens_per_word(pieces, spans)
             predicted += metrics.internal_boundaries(pieces, spans)
         assert metrics.continued_word_rate(per_word) == fast[0] / held.n_words
         if gold is not None:
@@ -318,11 +361,11 @@ def test_greedy_bpe_peer_sweep_equals_separate_trainings(sweep_texts: list[str])
     stable = [c for c in run.COLUMNS if c not in VOLATILE]
     labels = [len(t) % 2 for t in sweep_texts]
     sweep = compare(sweep_texts, labels=labels, strategies=["hf-bpe"], vocab_sizes=[400, 600], gold="okt",
-                    show_progress=False)
+                    show_progress=False).table
     assert sweep["train_s"].nunique() == 1  # one training
     for size in (400, 600):
         alone = compare(sweep_texts, labels=labels, strategies=["hf-bpe"], vocab_sizes=[size], gold="okt",
-                        show_progress=False)
+                        show_progress=False).table
         rows = sweep[sweep["vocab_size"] == size].reset_index(drop=True)
         pd.testing.assert_frame_equal(rows[stable], alone[stable])
 
@@ -337,9 +380,9 @@ def test_a_crashing_peer_skips_its_remaining_sizes_with_one_note(monkeypatch: py
         raise RuntimeError("kiwipiepy SwTokenizer.train crashed its process")
 
     monkeypatch.setattr(peers, "train_peer", crash)
-    notes: list[str] = []
-    df = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["kiwi-swtokenizer", "whitespace/syllable"],
-                 vocab_sizes=[6, 7, 8], gold=None, show_progress=False, notes=notes)
+    result = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["kiwi-swtokenizer", "whitespace/syllable"],
+                 vocab_sizes=[6, 7, 8], gold=None, show_progress=False)
+    df, notes = result.table, result.notes
     assert calls == [6]
     assert notes == ["skipped kiwi-swtokenizer at vocab size 6, 7, 8: kiwipiepy SwTokenizer.train crashed its process"]
     assert df["strategy"].unique().tolist() == ["whitespace/syllable"]
@@ -382,7 +425,8 @@ def test_strategy_selection_errors(strategies: object, error: type, match: str) 
     ({"eval_texts": ["가"], "labels": [0, 1]}, ValueError, "labels and eval_labels together"),
     ({"test_fraction": 1.0}, ValueError, "test_fraction"),
     ({"n_jobs": 0}, ValueError, "n_jobs must be a positive int"),
-    ({"n_jobs": 2, "segmenters": {}}, ValueError, "pass n_jobs=1"),
+    ({"n_jobs": 2, "keep_segmenters": True}, ValueError, "pass n_jobs=1"),
+    ({"statistics": {"resamples": 10}}, TypeError, "Statistics"),
 ])
 def test_bad_arguments_name_the_fix(kwargs: dict, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
@@ -396,9 +440,9 @@ def test_missing_peers_module_is_one_note(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setitem(sys.modules, "korean_bpe.compare.peers", None)  # fault injection: the import fails
     monkeypatch.delattr(korean_bpe.compare, "peers", raising=False)
-    notes: list[str] = []
-    df = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["peer", "whitespace/syllable"], vocab_sizes=[7],
-                 gold=None, show_progress=False, notes=notes)
+    result = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["peer", "whitespace/syllable"], vocab_sizes=[7],
+                 gold=None, show_progress=False)
+    df, notes = result.table, result.notes
     assert len(notes) == 1 and notes[0].startswith("skipped the peers (")
     assert "korean_bpe.compare.peers is not available" in notes[0]
     assert df["strategy"].tolist() == ["whitespace/syllable"]
@@ -409,9 +453,9 @@ def test_missing_analyzer_skips_its_strategies_and_the_gold(monkeypatch: pytest.
 
     monkeypatch.setattr(kiwi_module._kiwi, "value", None)
     monkeypatch.setitem(sys.modules, "kiwipiepy", None)  # fault injection: the import fails
-    notes: list[str] = []
-    df = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["kiwi/jamo", "baseline/morpheme-kiwi",
-                 "whitespace/syllable"], vocab_sizes=[7], gold="kiwi", show_progress=False, notes=notes)
+    result = compare(HAND_TRAIN * 3, eval_texts=HAND_TEST, strategies=["kiwi/jamo", "baseline/morpheme-kiwi",
+                 "whitespace/syllable"], vocab_sizes=[7], gold="kiwi", show_progress=False)
+    df, notes = result.table, result.notes
     assert [n.split(":")[0] for n in notes] == ["skipped the morpheme-boundary metrics (gold kiwi)",
                                                 "skipped kiwi/jamo", "skipped baseline/morpheme-kiwi"]
     assert all("pip install" in n and "\n" not in n for n in notes)
@@ -453,12 +497,12 @@ def test_the_fast_metric_paths_give_the_straightforward_table(
     names = ["whitespace/jamo", "raw/byte", "okt/jamo", "baseline/jamo", "hf-bpe", "hf-wordpiece"]
     kwargs = {"labels": [len(t) % 2 for t in sweep_texts], "strategies": names, "vocab_sizes": [700, 900],
               "gold": "okt", "seed": 3, "show_progress": False}
-    fast = compare(sweep_texts, **kwargs)
+    fast = compare(sweep_texts, **kwargs).table
     monkeypatch.delattr(peers.HFPeer, "encode_with_spans")
     monkeypatch.setattr(metrics, "jamo_token_rate", _jamo_token_rate_straight)
-    monkeypatch.setattr(run, "_token_stats", _token_stats_straight)
-    monkeypatch.setattr(run, "_SORTED_FAST_PATH", False)
-    straight = compare(sweep_texts, **kwargs)
+    monkeypatch.setattr(measure, "_token_stats", _token_stats_straight)
+    monkeypatch.setattr(measure, "_SORTED_FAST_PATH", False)
+    straight = compare(sweep_texts, **kwargs).table
     assert straight["model_cached"].all()
     same = [c for c in run.COLUMNS if c not in VOLATILE]
     pd.testing.assert_frame_equal(fast[same], straight[same], check_exact=True)
@@ -516,23 +560,22 @@ def test_a_rerun_reads_every_model_back_and_gives_the_same_table(
     labels = [len(t) % 2 for t in sweep_texts]
     kwargs = {"labels": labels, "strategies": names, "vocab_sizes": [700, 900], "gold": None, "seed": 1,
               "show_progress": False}
-    notes: list[str] = []
-    first = compare(sweep_texts, notes=notes, **kwargs)
+    first_result = compare(sweep_texts, **kwargs)
+    first, notes = first_result.table, first_result.notes
     trained = list(trainings)
     assert not first["model_cached"].any() and len(trained) >= 4
     entries = sorted((tmp_path / "models").glob("*.json"))  # type: ignore[operator]
     assert len(entries) == len(trained)  # one entry per training (a crash included)
     trainings.clear()
-    again: list[str] = []
-    timings: dict = {}
-    second = compare(sweep_texts, notes=again, timings=timings, **kwargs)
+    second_result = compare(sweep_texts, **kwargs)
+    second, again = second_result.table, second_result.notes
     assert trainings == []  # nothing trained
     assert second["model_cached"].all() and again == notes
     same = [c for c in run.COLUMNS if c not in ("pretok_s", "encode_texts_per_s", "model_cached")]
     pd.testing.assert_frame_equal(first[same], second[same])  # train_s included: the original training's
     # turned off: everything is trained, nothing read or written
     trainings.clear()
-    third = compare(sweep_texts, model_cache=False, **kwargs)
+    third = compare(sweep_texts, model_cache=False, **kwargs).table
     assert sorted(trainings) == sorted(trained) and not third["model_cached"].any()
     assert sorted((tmp_path / "models").glob("*.json")) == entries  # type: ignore[operator]
     with pytest.raises(TypeError, match="model_cache must be True or False"):
@@ -549,10 +592,10 @@ def test_other_texts_seed_or_size_train_again(
     everything = list(trainings)
     for changed in ({"texts": sweep_texts[1:]}, {"seed": 2}):
         trainings.clear()
-        df = compare(changed.get("texts", sweep_texts), vocab_sizes=[700, 900], seed=changed.get("seed", 1), **kwargs)
+        df = compare(changed.get("texts", sweep_texts), vocab_sizes=[700, 900], seed=changed.get("seed", 1), **kwargs).table
         assert trainings == everything and not df["model_cached"].any(), changed
     trainings.clear()  # a new largest size: our models train again, the peer's 700 is read back
-    df = compare(sweep_texts, vocab_sizes=[700, 1000], seed=1, **kwargs)
+    df = compare(sweep_texts, vocab_sizes=[700, 1000], seed=1, **kwargs).table
     assert trainings == [t for t in everything if not t.endswith(" 900") and not t.startswith("sentencepiece")] + \
         (["sentencepiece-bpe 1000"] if "sentencepiece-bpe" in names else [])
     assert df.loc[df["model_cached"], "strategy"].tolist() == (["sentencepiece-bpe"] if "sentencepiece-bpe" in names
@@ -563,7 +606,7 @@ def test_an_unreadable_entry_is_trained_again(
         sweep_texts: list[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch, trainings: list[str]) -> None:
     monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))
     kwargs = {"strategies": ["whitespace/jamo"], "vocab_sizes": [800], "gold": None, "show_progress": False}
-    first = compare(sweep_texts, **kwargs)
+    first = compare(sweep_texts, **kwargs).table
     (entry,) = (tmp_path / "models").glob("*.json")  # type: ignore[operator]
     good = entry.read_text(encoding="utf-8")
     same = [c for c in run.COLUMNS if c not in VOLATILE]
@@ -571,7 +614,7 @@ def test_an_unreadable_entry_is_trained_again(
                   good.replace('"format": 1', '"format": 999')):  # fault injection: damaged files
         entry.write_text(fault, encoding="utf-8")
         trainings.clear()
-        df = compare(sweep_texts, **kwargs)
+        df = compare(sweep_texts, **kwargs).table
         assert trainings == ["bpe whitespace/jamo"] and not df["model_cached"].any()
         pd.testing.assert_frame_equal(df[same], first[same])
         assert entry.read_text(encoding="utf-8") == good.replace(
@@ -579,7 +622,7 @@ def test_an_unreadable_entry_is_trained_again(
     entry.unlink()  # a directory that cannot be written costs the cache, not the run
     (tmp_path / "models").rmdir()  # type: ignore[operator]
     (tmp_path / "models").write_text("not a directory")  # type: ignore[operator]
-    df = compare(sweep_texts, **kwargs)
+    df = compare(sweep_texts, **kwargs).table
     pd.testing.assert_frame_equal(df[same], first[same])
 
 
@@ -597,10 +640,8 @@ def test_a_peer_crash_is_kept_as_its_note(
     monkeypatch.setattr(peers, "train_peer", crash)
     kwargs = {"eval_texts": HAND_TEST, "strategies": ["kiwi-swtokenizer"], "vocab_sizes": [6, 7], "gold": None,
               "show_progress": False}
-    notes: list[str] = []
-    compare(HAND_TRAIN * 3, notes=notes, **kwargs)
-    again: list[str] = []
-    compare(HAND_TRAIN * 3, notes=again, **kwargs)
+    notes = compare(HAND_TRAIN * 3, **kwargs).notes
+    again = compare(HAND_TRAIN * 3, **kwargs).notes
     assert calls == [6] and notes == again == [
         "skipped kiwi-swtokenizer at vocab size 6, 7: kiwipiepy SwTokenizer.train crashed its process"]
     compare(HAND_TRAIN * 3, model_cache=False, **kwargs)
@@ -610,23 +651,45 @@ def test_a_peer_crash_is_kept_as_its_note(
 # -- the table -------------------------------------------------------------------------------------
 
 def test_format_table_fits_100_columns(sweep: pd.DataFrame) -> None:
+    from korean_bpe.compare.columns import INTERVAL_METRICS
+
+    # the widest row: the longest name, wide numbers, and every interval metric not significant (~)
     longest = sweep.iloc[[0]].assign(strategy="baseline/morpheme-mecab", tokens_per_doc=12345.678,
-                                     encode_texts_per_s=1.5e6, train_s=1234.5)
+                                     encode_texts_per_s=1.5e6, train_s=1234.5, self_graded=True,
+                                     **{f"{m}_p": 0.5 for m in INTERVAL_METRICS})
     text = run.format_table(pd.concat([sweep, longest], ignore_index=True))
     lines = text.splitlines()
     assert len(lines) == 2 + len(sweep) and max(map(len, lines)) <= 100
+    assert lines[-1].split()[2:4] == ["12345.68~", f"{sweep.iloc[0]['tokens_per_word']:.2f}~"]
+    assert lines[-1].split()[7].endswith("*~")
     assert lines[0].split() == ["strategy", "vocab", "tok/doc", "tok/w", "cont%", "unk%", "renyi", "mF1%", "rt%",
                                 "probe%", "train", "s", "k", "doc/s"]
     first = sweep.iloc[0]
     cells = lines[1].split()
     assert cells[:4] == [first["strategy"], str(first["vocab_size"]), f"{first['tokens_per_doc']:.2f}",
-                         f"{first['tokens_per_word']:.2f}"]
+                         f"{first['tokens_per_word']:.2f}"]  # whitespace/jamo: the reference of the jamo rows
+    assert first["reference"] == first["strategy"] == "whitespace/jamo" and math.isnan(first["tokens_per_doc_p"])
     assert cells[7] == f"{first['morph_f1'] * 100:.1f}"
     okt_row = lines[1 + sweep.index[sweep["strategy"] == "okt/syllable"][0]].split()
     assert okt_row[7].endswith("*")  # graded by its own analyzer
-    lossy = lines[1 + sweep.index[sweep["strategy"] == "okt-analysis/jamo"][0]].split()
-    assert lossy[8] == "-"
+    index = sweep.index[sweep["strategy"] == "okt-analysis/jamo"][0]
+    lossy = lines[1 + index].split()
+    assert lossy[0] == "okt-analysis/jamo†" and lossy[8] == "-"  # drops text; no round trip
+    # ~ exactly where the p-value is not below 0.05
+    row = sweep.loc[index]
+    assert lossy[3].endswith("~") == (row["tokens_per_word_p"] >= 0.05)
+    assert lossy[9].endswith("~") == (row["probe_accuracy_p"] >= 0.05)
     assert run.format_table(sweep.iloc[:0]) == "(no strategy could be measured)"
+    from korean_bpe.cli import compare_legend
+    from korean_bpe.compare.table import format_intervals
+
+    legend = compare_legend(0.01)
+    assert max(map(len, legend.splitlines())) <= 100 and "p >= 0.01" in legend and "mF1%" in legend
+    intervals = format_intervals(pd.concat([sweep, longest], ignore_index=True)).splitlines()
+    assert max(map(len, intervals)) <= 100 and intervals[0].split() == ["strategy", "vocab", "tok/w", "cont%",
+                                                                         "mF1%", "rt%", "probe%"]
+    assert intervals[1].split()[2:4] == [f"[{first['tokens_per_word_ci_low']:.2f},",
+                                         f"{first['tokens_per_word_ci_high']:.2f}]"]
 
 
 # -- the run's memory: collections and pre-tokenizations -------------------------------------------
@@ -673,7 +736,7 @@ def test_a_task_runs_with_rare_collections_and_releases_its_pre_tokenizations(
     monkeypatch.setattr(run._Pretok, "forget", spy_forget)
     before = gc.get_threshold()
     df = compare(sweep_texts[:60], strategies=["whitespace/syllable", "baseline/word", "raw/syllable"],
-                 vocab_sizes=[700], gold=None, show_progress=False)
+                 vocab_sizes=[700], gold=None, show_progress=False).table
     assert len(df) == 3 and seen and all(t[0] >= run.GC_THRESHOLDS[0] for t in seen)
     assert gc.get_threshold() == before
     # each task held its pre-tokenization (words, layout of the held-out 어절) and let go of it at its end
@@ -684,20 +747,20 @@ def test_the_training_table_declares_what_its_pre_tokenizer_declares() -> None:
     from korean_bpe.pre_tokenizers import get_pre_tokenizer
 
     for pt in (get_pre_tokenizer("raw"), get_pre_tokenizer("whitespace")):
-        table = run._Table(pt, {"영화 최고": ["영화", "최고"]})
+        table = training._Table(pt, {"영화 최고": ["영화", "최고"]})
         assert (table.name, table.lossless, table.piece_kind, table.to_config()) == \
             (pt.name, pt.lossless, pt.piece_kind, pt.to_config())
         assert getattr(table, "add_dummy_prefix", False) == getattr(pt, "add_dummy_prefix", False)
         assert table.batch(["영화 최고"]) == [["영화", "최고"]]  # from the table, not the stage
-    assert not hasattr(run._Table(object(), {}), "piece_kind")  # what the stage lacks, it lacks
+    assert not hasattr(training._Table(object(), {}), "piece_kind")  # what the stage lacks, it lacks
 
 
 def test_a_model_with_a_lone_surrogate_is_cached_and_read_back(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))
     texts = ["영화 \ud800 재밌다", "영화 최고 \ud800"] * 30  # the syllable alphabet holds the surrogate
     kwargs = {"strategies": ["whitespace/syllable"], "vocab_sizes": [20], "gold": None, "show_progress": False}
-    first = compare(texts, **kwargs)
-    again = compare(texts, **kwargs)
+    first = compare(texts, **kwargs).table
+    again = compare(texts, **kwargs).table
     assert not first["model_cached"].any() and again["model_cached"].all()
     same = [c for c in run.COLUMNS if c not in VOLATILE]
     pd.testing.assert_frame_equal(first[same], again[same], check_exact=True)
@@ -716,3 +779,97 @@ def test_model_cache_entries_leave_out_a_writes_leftovers(tmp_path: object) -> N
     assert cache.entries() == [cache.path(key)]
     assert cache.get(key)["vocab_tokens"] == ["<unk>", "영화"]
     assert cache.clear() == 1 and not list(tmp_path.iterdir())  # type: ignore[attr-defined]
+
+
+# -- intervals and the paired comparison ------------------------------------------------------------
+
+STATS_STRATEGIES = ["whitespace/syllable", "raw/syllable", "whitespace/jamo", "baseline/word"]
+
+
+@pytest.fixture(scope="module")
+def spaced_texts(real_texts: list[str]) -> list[str]:
+    """Reviews with single spaces only: raw and whitespace pre-tokenization then give the same ids."""
+    return [" ".join(t.split()) for t in real_texts[:400] if t.split()]
+
+
+def _stats_run(texts: list[str], **kwargs: object) -> object:
+    labels = [len(t) % 2 for t in texts]
+    return compare(texts[:300], labels=labels[:300], eval_texts=texts[300:], eval_labels=labels[300:],
+                   strategies=STATS_STRATEGIES, vocab_sizes=[1000, 1200], gold=None, show_progress=False,
+                   **kwargs)
+
+
+def test_intervals_reference_and_identical_rows(spaced_texts: list[str]) -> None:
+    from korean_bpe.compare import Statistics
+    from korean_bpe.compare.columns import INTERVAL_METRICS, interval_columns
+
+    result = _stats_run(spaced_texts, statistics=Statistics(resamples=300), seed=4)
+    df = result.table
+    assert result.config["resamples"] == 300 and result.config["seed"] == 4 and len(result) == 8
+    # every row is compared with whitespace BPE of its unit; the word baseline with whitespace/syllable
+    assert df["reference"].tolist() == ["whitespace/syllable"] * 4 + ["whitespace/jamo"] * 2 + \
+        ["whitespace/syllable"] * 2
+    ws, raw = df.iloc[0], df.iloc[2]
+    assert raw["same_as"] == "whitespace/syllable" and ws["same_as"] == ""
+    assert any(n.startswith("raw/syllable gives the same ids as whitespace/syllable") for n in result.notes)
+    for metric in INTERVAL_METRICS:
+        low, high, p = interval_columns(metric)
+        if metric.startswith("morph"):  # gold=None
+            assert df[[low, high, p]].isna().all().all(), metric
+            continue
+        assert math.isnan(ws[p]) and raw[p] == 1.0, metric  # the reference itself; an identical row
+        assert (raw[low], raw[high]) == (ws[low], ws[high]), metric
+        assert (df[low] <= df[high]).all() and df[p].iloc[6:].between(0, 1).all(), metric
+    jamo = df.iloc[4]
+    assert jamo[["tokens_per_doc_p", "probe_accuracy_p"]].isna().all()  # the jamo rows' reference
+    # the word baseline: one token an 어절, far fewer tokens than syllable BPE at any size
+    word = df.iloc[6]
+    assert word["tokens_per_word_ci_low"] == word["tokens_per_word_ci_high"] == 1.0
+    assert word["tokens_per_doc_p"] < 0.01
+    assert result.significant("tokens_per_doc").tolist() == [False] * 6 + [True] * 2  # references, same, word
+    # the same seed gives the same intervals; another seed other intervals, the same values
+    again = _stats_run(spaced_texts, statistics=Statistics(resamples=300), seed=4).table
+    stable = [c for c in run.COLUMNS if c not in VOLATILE]
+    pd.testing.assert_frame_equal(again[stable], df[stable])
+    other = _stats_run(spaced_texts, statistics=Statistics(resamples=300), seed=5).table
+    assert other["tokens_per_doc"].tolist() == df["tokens_per_doc"].tolist()
+    assert other["tokens_per_doc_ci_low"].tolist() != df["tokens_per_doc_ci_low"].tolist()
+    # none: no intervals, no p-values; a reference of one's choosing
+    off = _stats_run(spaced_texts, statistics=Statistics(resamples=0, reference="baseline/word")).table
+    ci = [c for m in INTERVAL_METRICS for c in interval_columns(m)[:2]]
+    assert off[ci].isna().all().all() and (off["reference"] == "baseline/word").all()
+    assert off["probe_accuracy_p"].iloc[:6].between(0, 1).all()  # McNemar needs no resamples
+    with pytest.raises(ValueError, match="reference='baseline/letters' is not a strategy"):
+        Statistics(reference="baseline/letters")
+    with pytest.raises(ValueError, match="resamples must be an int >= 0"):
+        Statistics(resamples=-1)
+
+
+def test_document_parts_add_up_to_every_row(spaced_texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """One 'resample' that draws every document once gives each metric's own value: the per-document
+    counts the bootstrap resamples (BPE rows per distinct 어절, baselines and peers per text, HF's
+    spans) add up to what the row reports, exactly, and Rényi's influences sum to 0."""
+    import numpy as np
+
+    from korean_bpe.compare import Statistics, stats
+    from korean_bpe.compare.columns import INTERVAL_METRICS, interval_columns
+
+    monkeypatch.setattr(stats, "resample_counts", lambda n, resamples, seed: np.ones((resamples, n), dtype=np.uint8))
+    names = ["whitespace/jamo", "okt/syllable", "okt-analysis/jamo", "baseline/syllable", "baseline/morpheme-okt"]
+    if importlib.util.find_spec("tokenizers") is not None:
+        names.append("hf-bpe")
+    texts = [*spaced_texts[:200], "  앞뒤 공백과\t탭 ", "ㅋㅋㅋㅋ ㅠㅠ 개꿀잼!!", "영화  정말   재밌다"]
+    labels = [len(t) % 2 for t in texts]
+    df = compare(texts, labels=labels, strategies=names, vocab_sizes=[1500], gold="okt", seed=1,
+                 statistics=Statistics(resamples=2), show_progress=False).table
+    assert len(df) == len(names)
+    for metric in INTERVAL_METRICS:
+        low, high, _ = interval_columns(metric)
+        for _, row in df.iterrows():
+            if math.isnan(row[metric]):
+                assert math.isnan(row[low]), (metric, row["strategy"])
+            elif metric == "renyi_efficiency":
+                assert row[low] == pytest.approx(row[metric], abs=1e-8) and row[high] == row[low]  # float32 parts
+            else:
+                assert row[low] == row[high] == row[metric], (metric, row["strategy"])
+    assert df["morph_f1"].notna().all() and df["probe_accuracy"].notna().all()

@@ -471,3 +471,109 @@ def test_helpers_nan_cases_split_and_throughput() -> None:
     assert metrics.split_indices(100, test_fraction=0.1, seed=4) != (train, test)
     with pytest.raises(ValueError, match="test_fraction"):
         metrics.split_indices(10, test_fraction=1.0, seed=0)
+
+
+# -- bootstrap intervals and paired comparisons (korean_bpe.compare.stats) ----------------------------
+
+np = pytest.importorskip("numpy")
+from korean_bpe.compare import stats  # noqa: E402
+
+
+def _parts(n: int, **columns: object) -> object:
+    """A documents x PARTS matrix: ``docs`` 1, the named parts as given (a scalar or one value a document)."""
+    x = np.zeros((n, len(stats.PARTS)))
+    x[:, stats.PARTS.index("docs")] = 1
+    for name, values in columns.items():
+        x[:, stats.PARTS.index(name)] = values
+    return x
+
+
+def test_bootstrap_of_a_rate_is_binomial() -> None:
+    """30 of 100 documents round-trip: a resample's rate is Binomial(100, 0.3) / 100 (mean 0.3, variance
+    0.0021); its 2.5% and 97.5% quantiles are 0.21 and 0.39 (scipy.stats.binom.ppf)."""
+    x = _parts(100, round_trip=[1] * 30 + [0] * 70)
+    reps = stats.ratio_replicates(stats.replicate_sums(x, stats.resample_counts(100, resamples=20_000, seed=1)))
+    rate = reps["round_trip_rate"]
+    assert rate.mean() == pytest.approx(0.3, abs=0.002) and rate.var() == pytest.approx(0.0021, rel=0.05)
+    assert stats.percentile_interval(rate, 0.95) == (pytest.approx(0.21, abs=0.005), pytest.approx(0.39, abs=0.005))
+    assert stats.percentile_interval(rate, 0.5) == (pytest.approx(0.27, abs=0.005), pytest.approx(0.33, abs=0.005))
+
+
+def test_bootstrap_of_equal_documents_is_a_point_and_f1_is_2tp_over_pred_plus_gold() -> None:
+    x = _parts(40, tokens=5, words=2, tp=2, pred=3, gold=5)
+    reps = stats.ratio_replicates(stats.replicate_sums(x, stats.resample_counts(40, resamples=50, seed=0)))
+    assert stats.percentile_interval(reps["tokens_per_doc"], 0.95) == (5.0, 5.0)
+    assert set(reps["tokens_per_word"]) == {2.5} and set(reps["morph_f1"]) == {0.5}  # 2*2 / (3 + 5)
+    assert set(reps["morph_precision"]) == {2 / 3} and set(reps["morph_recall"]) == {0.4}
+    assert np.isnan(reps["unk_rate"]).sum() == 0 and np.isnan(reps["probe_accuracy"]).sum() == 0
+    empty = stats.ratio_replicates(stats.replicate_sums(_parts(40), stats.resample_counts(40, resamples=5, seed=0)))
+    assert np.isnan(empty["morph_precision"]).all()  # no predicted boundary: NaN, not an error
+    assert stats.percentile_interval(empty["morph_precision"], 0.95) == (pytest.approx(float("nan"), nan_ok=True),) * 2
+
+
+def test_resamples_are_the_same_for_the_same_seed() -> None:
+    a = stats.resample_counts(1000, resamples=30, seed=7)
+    assert (a.sum(axis=1) == 1000).all() and not a.flags.writeable
+    stats.resample_counts.cache_clear()  # drawn again, not the cached array
+    again = stats.resample_counts(1000, resamples=30, seed=7)
+    assert again is not a and (again == a).all()
+    assert not (stats.resample_counts(1000, resamples=30, seed=8) == a).all()
+    x = _parts(1000, tokens=np.arange(1000) % 7)
+    lo_hi = [stats.percentile_interval(stats.ratio_replicates(stats.replicate_sums(x, w))["tokens_per_doc"], 0.95)
+             for w in (a, again, stats.resample_counts(1000, resamples=30, seed=8))]
+    assert lo_hi[0] == lo_hi[1] != lo_hi[2]
+
+
+def test_paired_p_by_hand() -> None:
+    b = 999
+    w = stats.resample_counts(200, resamples=b, seed=3)
+    tokens = np.arange(200) % 5
+    ref = stats.ratio_replicates(stats.replicate_sums(_parts(200, tokens=tokens), w))["tokens_per_doc"]
+    same = stats.ratio_replicates(stats.replicate_sums(_parts(200, tokens=tokens), w))["tokens_per_doc"]
+    shifted = stats.ratio_replicates(stats.replicate_sums(_parts(200, tokens=tokens + 1), w))["tokens_per_doc"]
+    assert stats.paired_p(same, ref) == 1.0  # identical rows
+    assert stats.paired_p(shifted, ref) == 2 / (b + 1)  # one more token in every document: every resample
+    # the same documents swapped between the rows: the difference is symmetric around 0
+    swapped = stats.ratio_replicates(stats.replicate_sums(_parts(200, tokens=tokens[::-1]), w))["tokens_per_doc"]
+    assert stats.paired_p(swapped, ref) > 0.5
+    assert np.isnan(stats.paired_p([np.nan], [1.0]))
+
+
+def test_mcnemar_by_hand() -> None:
+    import math
+
+    # b = 9 documents only the row gets right, c = 1 only the reference: 2 * (C(10,0) + C(10,1)) / 2^10
+    assert stats.mcnemar_p([True] * 9 + [False] + [True] * 5, [False] * 9 + [True] * 6) == pytest.approx(22 / 1024)
+    assert stats.mcnemar_p([True, False], [True, False]) == 1.0  # never differ
+    assert stats.mcnemar_p([True, False, True], [False, True, True]) == 1.0  # b = c = 1
+    exact = 2 * sum(math.comb(25, j) for j in range(6)) / 2 ** 25  # b = 20, c = 5
+    assert stats.mcnemar_p([True] * 20 + [False] * 5, [False] * 20 + [True] * 5) == pytest.approx(exact, rel=1e-12)
+    big = stats.mcnemar_p([True] * 2100 + [False] * 1900, [False] * 2100 + [True] * 1900)  # n = 4,000: no overflow
+    assert 0.001 < big < 0.01
+    with pytest.raises(ValueError, match="same documents"):
+        stats.mcnemar_p([True], [True, False])
+
+
+def test_renyi_influence_is_the_derivative_and_its_bootstrap_follows_the_exact_one() -> None:
+    """g_d is d/de E(c + e c_d) (checked by finite differences on metrics.renyi_efficiency), the g_d
+    sum to 0, and the linearized resamples E + sum w_d g_d track E recomputed on each resample."""
+    rng = np.random.default_rng(0)
+    docs = [rng.integers(0, 60, size=rng.integers(3, 30)) ** 2 % 60 for _ in range(400)]  # skewed ids
+    flat = np.concatenate(docs)
+    doc_of = np.repeat(np.arange(len(docs)), [len(d) for d in docs])
+    g = stats.renyi_influence(flat, doc_of, len(docs), alpha=2.5, vocab_size=64)
+    counts = np.bincount(flat, minlength=64).astype(float)
+    e = metrics.renyi_efficiency(counts, vocab_size=64)
+    assert abs(g.sum()) < 1e-12
+    for d in (0, 7, 123):
+        step = 1e-6
+        moved = counts + step * np.bincount(docs[d], minlength=64)
+        assert (metrics.renyi_efficiency(moved, vocab_size=64) - e) / step == pytest.approx(g[d], rel=1e-4, abs=1e-9)
+    w = stats.resample_counts(len(docs), resamples=300, seed=2)
+    linear = e + w.astype(float) @ g
+    exact = np.array([metrics.renyi_efficiency(np.bincount(flat, weights=wb[doc_of], minlength=64), vocab_size=64)
+                      for wb in w])
+    assert np.corrcoef(linear, exact)[0, 1] > 0.99
+    lo, hi = stats.percentile_interval(exact, 0.95)
+    assert stats.percentile_interval(linear, 0.95) == (pytest.approx(lo, abs=0.1 * (hi - lo)),
+                                                       pytest.approx(hi, abs=0.1 * (hi - lo)))

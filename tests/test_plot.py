@@ -14,9 +14,10 @@ pd = pytest.importorskip("pandas")
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
-from korean_bpe.compare import plot  # noqa: E402
+from korean_bpe.compare import columns, plot  # noqa: E402
 
-#: the columns of korean_bpe.compare.compare, in order (COMPARE_SPEC.md)
+#: the columns of korean_bpe.compare.compare before the statistics (COMPARE_SPEC.md): a frame of an
+#: older run, which the plots and the report still draw
 SPEC_COLUMNS = (
     "strategy", "kind", "pre_tokenizer", "unit", "lossless", "vocab_size", "actual_vocab_size",
     "tokens_per_doc", "tokens_per_word", "continued_word_rate", "chars_per_token", "bytes_per_token",
@@ -48,8 +49,11 @@ def _row(strategy: str, kind: str, pre: str, unit: str, vocab: int, tpw: float, 
     }
 
 
-def sample_frame(*, probe: bool = True) -> pd.DataFrame:
-    """A comparison at vocab 4k and 8k: BPE rows, peers, baselines (realistic NSMC-like values)."""
+def sample_frame(*, probe: bool = True, stats: bool = True) -> pd.DataFrame:
+    """A comparison at vocab 4k and 8k: BPE rows, peers, baselines (realistic NSMC-like values);
+    ``stats``: with every column of today's table (intervals of half-width 2% of each value, p-values
+    0.5 for the okt rows and 0.001 for the others, okt-analysis dropping text, raw/byte the same as
+    whitespace/jamo), else the 31 older columns."""
     rows = []
     for vocab, shrink in ((4000, 1.0), (8000, 0.9)):
         for pre, unit, tpw, f1, renyi, acc, own in (
@@ -73,7 +77,17 @@ def sample_frame(*, probe: bool = True) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=list(SPEC_COLUMNS))
     if not probe:
         df["probe_accuracy"] = NAN
-    return df
+    if not stats:
+        return df
+    df["drops_text"] = df["strategy"] == "okt-analysis/syllable"
+    df["same_as"] = ["whitespace/jamo" if s == "raw/byte" else "" for s in df["strategy"]]
+    df["reference"] = [f"whitespace/{u}" if u in ("syllable", "jamo", "byte") else "whitespace/syllable"
+                       for u in df["unit"]]
+    for metric in columns.INTERVAL_METRICS:
+        low, high, p = columns.interval_columns(metric)
+        df[low], df[high] = df[metric] * 0.98, df[metric] * 1.02
+        df[p] = [NAN if r == s else 0.5 if s.startswith("okt") else 0.001 for s, r in zip(df["strategy"], df["reference"])]
+    return df[list(columns.COLUMNS)].astype(columns.DTYPES)
 
 
 def sample_segmentations() -> tuple[list[str], dict[str, list[list[str]]]]:
@@ -96,9 +110,10 @@ def _glyph_errors() -> warnings.catch_warnings:
     return ctx
 
 
-def test_spec_columns_are_thirty_one() -> None:
+def test_sample_frames_have_the_columns() -> None:
     assert len(SPEC_COLUMNS) == 31 and len(set(SPEC_COLUMNS)) == 31  # the issue's 30 and model_cached
-    assert list(sample_frame().columns) == list(SPEC_COLUMNS)
+    assert list(sample_frame(stats=False).columns) == list(SPEC_COLUMNS)
+    assert list(sample_frame().columns) == list(columns.COLUMNS) and set(SPEC_COLUMNS) < set(columns.COLUMNS)
 
 
 def test_missing_glyph_filter_catches_tofu_without_the_font(tmp_path: Path) -> None:
@@ -147,15 +162,21 @@ def test_the_user_rc_params_are_left_alone(tmp_path: Path) -> None:
     assert list(matplotlib.rcParams["font.family"]) == before
 
 
+def _lines(ax: object) -> dict[str, object]:
+    """label -> the data line of each labelled errorbar of ``ax``."""
+    return {c.get_label(): c.lines[0] for c in ax.containers}  # type: ignore[attr-defined]
+
+
 def test_tokens_per_word_lines_and_baseline_references() -> None:
     import matplotlib.pyplot as plt
 
     fig = plot.plot_tokens_per_word(sample_frame())
     ax = fig.axes[0]
-    labels = [line.get_label() for line in ax.get_lines()]
+    lines = _lines(ax)
     # one line per bpe strategy and per peer, each with its two vocabulary sizes
-    assert "okt/syllable" in labels and "kiwi-bpe (peer)" in labels and "baseline/jamo" not in labels
-    okt = ax.get_lines()[labels.index("okt/syllable")]
+    assert "okt/syllable" in lines and "kiwi-bpe (peer)" in lines and "baseline/jamo" not in lines
+    assert "okt-analysis/syllable †" in lines  # drops text: marked
+    okt = lines["okt/syllable"]
     assert list(okt.get_xdata()) == [4000.0, 8000.0]
     assert okt.get_ydata()[0] == pytest.approx(2.55) and okt.get_ydata()[1] == pytest.approx(2.55 * 0.9 + 0.12)
     # baselines: horizontal reference lines at their value, labelled
@@ -164,7 +185,23 @@ def test_tokens_per_word_lines_and_baseline_references() -> None:
     assert horizontal == pytest.approx([1.0])
     assert {t.get_text() for t in ax.texts} == {"baseline/word 1",
                                                  "off the scale: baseline/jamo 10.9, baseline/syllable 4.6"}
+    # error bars: the interval around each point (2% of the value either side)
+    bars = ax.containers[list(lines).index("okt/syllable")].lines[2][0].get_segments()
+    assert [(a[1], b[1]) for a, b in bars] == [pytest.approx((2.55 * 0.98, 2.55 * 1.02)),
+                                               pytest.approx(((2.55 * 0.9 + 0.12) * 0.98, (2.55 * 0.9 + 0.12) * 1.02))]
+    notes = " ".join(t.get_text() for t in fig.texts)
+    assert "raw/byte same as whitespace/jamo" in notes and "† drops text" in notes and "bootstrap intervals" in notes
     plt.close(fig)
+
+
+def test_a_frame_without_intervals_is_drawn_without_bars() -> None:
+    import matplotlib.pyplot as plt
+
+    for draw in (plot.plot_tokens_per_word, plot.plot_tradeoff, plot.plot_probe):
+        fig = draw(sample_frame(stats=False))
+        assert not any(c.has_xerr or c.has_yerr for c in fig.axes[0].containers), draw.__name__
+        assert not any("bootstrap" in t.get_text() for t in fig.texts)
+        plt.close(fig)
 
 
 def test_tradeoff_one_labelled_point_per_row_hollow_when_self_graded() -> None:
@@ -173,10 +210,14 @@ def test_tradeoff_one_labelled_point_per_row_hollow_when_self_graded() -> None:
     df = sample_frame()
     fig = plot.plot_tradeoff(df)
     ax = fig.axes[0]
-    assert len(ax.collections) == len(df)  # one point per row
+    points = [c for c in ax.collections if type(c).__name__ == "PathCollection"]
+    assert len(points) == len(df)  # one point per row
+    assert len(ax.containers) == df["strategy"].nunique()  # its error bars, both ways
+    assert all(c.has_xerr and c.has_yerr for c in ax.containers)
     texts = [t.get_text() for t in ax.texts]
     assert texts.count("kiwi/jamo") == 1 and texts.count("8k") >= 5  # the name once, the size at each point
-    hollow = [c for c in ax.collections if len(c.get_facecolors()) == 0 or c.get_facecolors()[0][3] == 0]
+    assert texts.count("okt-analysis/syllable †") == 1  # drops text: not comparable, and says so
+    hollow = [c for c in points if len(c.get_facecolors()) == 0 or c.get_facecolors()[0][3] == 0]
     assert len(hollow) == int(df["self_graded"].sum())
     assert "kiwi" in ax.get_ylabel()
     plt.close(fig)
@@ -195,6 +236,22 @@ def test_probe_orders_strategies_best_on_top() -> None:
     fig = plot.plot_probe(sample_frame())
     names = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert names[-1] == "kiwi/jamo" and names[0] == "baseline/jamo"
+    plt.close(fig)
+
+
+def test_probe_legend_sits_outside_the_points_and_bars_show_intervals() -> None:
+    """The legend ("vocab 8,000") used to sit on a data point and read as one: it is outside the axes."""
+    import matplotlib.pyplot as plt
+
+    fig = plot.plot_probe(sample_frame())
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    assert legend.x0 >= ax.get_window_extent().x1  # right of the axes: on no point
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["vocab 4,000", "vocab 8,000"]
+    assert all(c.has_xerr for c in ax.containers) and len(ax.containers) == 2
+    low, high = ax.containers[1].lines[2][0].get_segments()[0][:, 0]  # whitespace/syllable at 8,000: 0.803
+    assert (low, high) == (pytest.approx(0.803 * 0.98), pytest.approx(0.803 * 1.02))
     plt.close(fig)
 
 
@@ -271,6 +328,6 @@ def test_nan_is_not_a_number_plotted() -> None:
     df = sample_frame()
     df.loc[df["strategy"] == "raw/byte", "renyi_efficiency"] = NAN
     fig = plot.plot_renyi(df)
-    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    labels = list(_lines(fig.axes[0]))
     assert "raw/byte" not in labels and "okt/syllable" in labels
     assert not any(math.isnan(y) for line in fig.axes[0].get_lines() for y in line.get_ydata())

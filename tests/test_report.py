@@ -13,7 +13,7 @@ import pytest
 pd = pytest.importorskip("pandas")
 pytest.importorskip("matplotlib")
 
-from korean_bpe.compare import report  # noqa: E402
+from korean_bpe.compare import columns, report  # noqa: E402
 from test_plot import SPEC_COLUMNS, sample_frame, sample_segmentations  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -32,10 +32,14 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
 
 
-def test_definitions_cover_the_spec_columns_in_order() -> None:
-    assert tuple(report.DEFINITIONS) == SPEC_COLUMNS
+def test_definitions_cover_every_column_in_order() -> None:
+    assert tuple(report.DEFINITIONS) == columns.COLUMNS and set(SPEC_COLUMNS) < set(columns.COLUMNS)
     assert all(len(d) > 15 for d in report.DEFINITIONS.values())
     assert set(report.FORMATS) <= set(report.DEFINITIONS)
+    # one unit for rates: every rate says it is a percentage in the reports
+    rates = [c.name for c in columns.ALL if c.unit == "%"]
+    assert {"morph_f1", "morph_precision", "unk_rate", "probe_accuracy", "morph_f1_ci_low"} <= set(rates)
+    assert all("a percentage in the reports" in report.DEFINITIONS[r] for r in rates)
 
 
 def test_files_written(written: dict[str, Path]) -> None:
@@ -58,8 +62,10 @@ def test_files_get_the_umask_permissions(written: dict[str, Path]) -> None:
 def test_csv_round_trips_the_frame(written: dict[str, Path]) -> None:
     df = sample_frame()
     back = pd.read_csv(written["table.csv"])
-    back["pre_tokenizer"] = back["pre_tokenizer"].fillna("")  # a peer's "" and NaN are one empty CSV field
-    assert list(back.columns) == list(SPEC_COLUMNS)
+    for text in ("pre_tokenizer", "same_as"):  # "" and NaN are one empty CSV field
+        back[text] = back[text].fillna("")
+    assert list(back.columns) == list(columns.COLUMNS)
+    assert {"probe_accuracy_ci_low", "probe_accuracy_ci_high", "probe_accuracy_p"} <= set(back.columns)
     pd.testing.assert_frame_equal(back, df, check_dtype=False)
 
 
@@ -80,14 +86,15 @@ def test_html_is_self_contained(written: dict[str, Path]) -> None:
 
 def test_html_holds_table_definitions_examples_notes_command_versions(written: dict[str, Path]) -> None:
     page = written["report.html"].read_text(encoding="utf-8")
-    start = page.index('id="comparison"')
+    start = page.index('id="all-columns"')
     table = page[start:page.index("</table>", start)]
     assert table.count("<tr") == 1 + len(sample_frame())
-    for column in SPEC_COLUMNS:
+    for column in columns.COLUMNS:
         assert f"<th>{column}</th>" in table
         assert f"<dt>{column}</dt><dd>" in page
-    assert "<td>okt-analysis/syllable</td>" in table and '<td class="num">90.00%</td>' in table
+    assert "<td>okt-analysis/syllable</td>" in table and '<td class="num">48.00%</td>' in table  # morph_f1 0.48
     assert "<td>no</td>" in table  # the lossy row; NaN-free frame
+    assert page.index('id="comparison"') < page.index("<details><summary>All columns") < start
     assert "NSMC 영화 리뷰" in page and "skipped mecab: python-mecab-ko is not installed" in page
     assert "korean-bpe compare ratings_train.txt -o &#x27;results dir&#x27;" in page
     assert "▁너무너무 | 재밌게 | 보아 | ㅆ습니다" in page  # jamo composed, stray ㅆ as compatibility jamo
@@ -100,12 +107,12 @@ def test_markdown_links_pngs_and_holds_everything(written: dict[str, Path]) -> N
     for name in written:
         if name.endswith(".png"):
             assert re.search(rf"!\[[^\]]+\]\({re.escape(name)}\)", md)
-    header = "| " + " | ".join(SPEC_COLUMNS) + " |"
+    header = "| " + " | ".join(columns.COLUMNS) + " |"
     assert header in md
     assert md.count("\n| whitespace/syllable | bpe |") == 2
     for column, definition in report.DEFINITIONS.items():
-        assert f"- `{column}`: {definition}" in md
-    assert "- skipped mecab: python-mecab-ko is not installed" in md
+        assert f"- `{column}`: {report._md(definition)}" in md
+    assert "- `skipped mecab: python-mecab-ko is not installed`" in md
     assert "korean-bpe compare ratings_train.txt -o 'results dir'" in md
 
 
@@ -115,6 +122,79 @@ def test_cells_format_nan_bool_and_percent() -> None:
     assert report._cell("unk_rate", 0.00125) == "0.12%"
     assert report._cell("vocab_size", 32000) == "32,000"
     assert report._cell("strategy", "okt/jamo") == "okt/jamo"
+
+
+def test_main_view_short_headers_percent_marks_and_intervals(written: dict[str, Path]) -> None:
+    """The table people read: short headers that carry the unit, every rate in percent (morpheme
+    scores too), ~ where the p-value is not below 0.05 (the okt rows of the sample), † after a row
+    that drops text, (≡ X) after a row identical to X, and the intervals."""
+    view = report.main_view(sample_frame())
+    assert view["headers"] == ["strategy", "vocab", "tok/doc", "tok/w", "cont%", "unk%", "renyi", "mP%", "mR%",
+                               "mF1%", "rt%", "probe%", "train s", "k doc/s"]
+    rows = {r[0]: r for r in view["rows"][:7]}  # vocab 4,000
+    ws, okt, lossy = rows["whitespace/syllable"], rows["okt/syllable"], rows["okt-analysis/syllable†"]
+    assert ws[9] == "48.00" and ws[7] == "50.00" and ws[11] == "80.10"  # mF1 0.48, mP 0.50, probe 0.801: percent
+    assert ws[13] == "120.0"  # 120,000 documents a second, in thousands as the header says
+    assert okt[9] == "74.00~" and okt[2].endswith("~") and not rows["raw/byte (≡ whitespace/jamo)"][9].endswith("~")
+    assert lossy[0] == "okt-analysis/syllable†"
+    assert view["interval_headers"][:4] == ["strategy", "vocab", "tok/doc", "tok/w"]
+    assert view["intervals"][0][view["interval_headers"].index("mF1%")] == "47.04–48.96"  # 0.48 -+ 2%
+    md = written["report.md"].read_text(encoding="utf-8")
+    assert "| okt/syllable | 4,000 |" in md and "Intervals, in the same units:" in md
+    assert "95% bootstrap percentile intervals" in md and "† after a name" in md
+    page = written["report.html"].read_text(encoding="utf-8")
+    main = page[page.index('id="comparison"'):page.index("</table>", page.index('id="comparison"'))]
+    assert '<td class="num">48.00<br><small>47.04–48.96</small></td>' in main  # each value over its interval
+    assert "position:sticky;left:0" in page  # the strategy column stays when scrolling sideways
+
+
+def test_a_frame_of_an_older_run_gets_no_marks(tmp_path: Path) -> None:
+    view = report.main_view(sample_frame(stats=False))
+    assert view["intervals"] == [] and not any(c.endswith(("~", "†")) for r in view["rows"] for c in r)
+    md = report.write_report(sample_frame(stats=False), tmp_path)["report.md"].read_text(encoding="utf-8")
+    assert "Intervals, in the same units" not in md and "bootstrap percentile" not in md
+
+
+HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "[x](javascript:alert(1))",
+           "<!-- a --> &amp; *b* `c`", "[x]: javascript:alert(1)"]
+
+
+def _outside_code(md: str) -> str:
+    """The Markdown outside fenced code blocks and code spans (inside them nothing is HTML)."""
+    out, fence = [], None
+    for line in md.splitlines():
+        m = re.match(r"^(`{3,})", line)
+        if fence is None and m:
+            fence = m.group(1)
+        elif fence is not None and line.strip() == fence:
+            fence = None
+        elif fence is None:
+            out.append(re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", line))
+    return "\n".join(out)
+
+
+def test_corpus_text_and_file_names_are_escaped_in_both_reports(tmp_path: Path) -> None:
+    """A review or a corpus file named like HTML is text in report.md (in any CommonMark viewer that
+    renders HTML) as in report.html."""
+    sentences = [f"영화 {h} 최고" for h in HOSTILE]
+    cuts = {"whitespace/syllable": [s.split() for s in sentences], "raw/byte": [[s] for s in sentences]}
+    corpus = {"corpus": f"reviews {HOSTILE[0]}.txt", "held-out documents from": f"{HOSTILE[1]}.tsv"}
+    paths = report.write_report(sample_frame(), tmp_path, corpus=corpus, sentences=sentences, examples=cuts,
+                                notes=[f"skipped x: {h}" for h in HOSTILE],
+                                command=["korean-bpe", "compare", f"{HOSTILE[0]}.txt", "```", "-o", "r"])
+    md = paths["report.md"].read_text(encoding="utf-8")
+    text = _outside_code(md)
+    assert "<script>alert(1)</script>" in md and text.count("|") > 100  # the hostile text is there, tables too
+    assert not re.search(r"<[A-Za-z!/]", text)  # no tag, comment or closing tag outside code
+    links = set(re.findall(r"\]\([^)]*\)", text))
+    assert links == {f"]({name})" for name in paths if name.endswith(".png")}  # our images, no other link
+    assert "- **corpus**: `reviews <script>alert(1)</script>.txt`" in md  # the name as given, literally
+    assert "- `` skipped x: <!-- a --> &amp; *b* `c` ``" in md  # a backtick inside: a longer code span
+    assert f"korean-bpe compare '{HOSTILE[0]}.txt' '```' -o r" in md  # the command in a longer fence, as run
+    assert "\n````sh\n" in md
+    page = paths["report.html"].read_text(encoding="utf-8")
+    assert "<script>alert" not in page and "<img src=x" not in page and "<!-- a -->" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
 def test_markdown_table_escapes_pipes() -> None:
@@ -213,3 +293,30 @@ def test_examples_and_token_lengths_read_recorded_pieces_like_segmenters() -> No
         "baseline/word": [["영화", "정말", "<unk>"], ["정말", "재밌다", "<unk>"]]}
     assert report.token_lengths(recorded, texts) == report.token_lengths(segmenters, texts) == {
         "baseline/word": Counter({2: 5, 3: 1})}
+
+
+def test_the_cli_report_shows_paths_as_given_intervals_and_marks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """korean-bpe compare with relative paths: report.md and report.html name the corpus as typed (no
+    absolute path of this machine); the printed table has its interval table and legend."""
+    from korean_bpe.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "data").mkdir()
+    reviews = ["영화 정말 재밌다 최고", "배우 연기가 좋아요", "지루하고 별로였다 ㅠㅠ", "다시 보고 싶은 영화"]
+    (tmp_path / "data" / "train.txt").write_text("\n".join(r + f" {i}" for i in range(60) for r in reviews),
+                                                 encoding="utf-8")
+    (tmp_path / "data" / "test.txt").write_text("\n".join(reviews * 5), encoding="utf-8")
+    assert main(["compare", "data/train.txt", "--eval", "data/test.txt", "--strategies",
+                 "whitespace/syllable,raw/syllable,baseline/word", "--vocab-sizes", "60", "--gold", "none",
+                 "--resamples", "200", "--no-progress", "--jobs", "1", "-o", "out"]) == 0
+    out = capsys.readouterr()
+    assert "95% bootstrap intervals (200 resamples of the held-out documents, seed 0):" in out.out
+    assert "  ~  after a value: not significantly different" in out.out and "wrote out/:" in out.err
+    for page in ("report.md", "report.html"):
+        text = (tmp_path / "out" / page).read_text(encoding="utf-8")
+        assert "data/train.txt" in text and "data/test.txt" in text and str(tmp_path) not in text, page
+    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "| raw/syllable (≡ whitespace/syllable) |" in md  # the same ids on these single-spaced reviews
+    assert "| resamples | 200 |" in md  # the configuration, as run

@@ -1,11 +1,15 @@
-"""Compare tokenization strategies on held-out text: :func:`compare` (one call, one pandas table).
+"""Compare tokenization strategies on held-out text: :func:`compare` (one call, a
+:class:`~korean_bpe.compare.result.Comparison` holding one pandas table).
 
-* :mod:`.run`: :func:`~korean_bpe.compare.run.compare` trains every strategy (our BPE over each
-  pre-tokenizer x unit, kortok-style baselines, peer libraries) and returns one row per strategy
-  and vocabulary size; :func:`~korean_bpe.compare.run.format_table` prints it;
-* :mod:`.segmenters`: the :class:`~korean_bpe.compare.segmenters.Segmenter` protocol every row is
-  measured through;
-* :mod:`.metrics`: pure metric functions; :mod:`.plot`: draws a frame with matplotlib.
+One module a stage: :mod:`.strategies` (names and families), :mod:`.pretok` (each
+pre-tokenization once), :mod:`.gold` (the gold morpheme boundaries), :mod:`.training` (each
+strategy at each size, or from :mod:`.model_cache`), :mod:`.measure` (one row), :mod:`.stats`
+(bootstrap intervals, paired comparisons), :mod:`.assemble` (rows to the table), :mod:`.run`
+(:func:`~korean_bpe.compare.run.compare`, in this process or in workers), :mod:`.result`
+(:class:`Comparison`, :class:`Statistics`), :mod:`.columns` (the one description of the columns),
+:mod:`.table` (:func:`~korean_bpe.compare.table.format_table`); beside them :mod:`.segmenters`
+(the :class:`~korean_bpe.compare.segmenters.Segmenter` protocol every row is measured through),
+:mod:`.peers`, :mod:`.metrics` (pure metric functions), :mod:`.plot` and :mod:`.report`.
 
 ``korean-bpe compare`` runs it from the command line.  Importing this package imports neither
 pandas nor matplotlib.
@@ -13,7 +17,7 @@ pandas nor matplotlib.
 
 from __future__ import annotations
 
-__all__ = ["compare", "format_table", "DEFAULT_STRATEGIES", "COLUMNS"]
+__all__ = ["compare", "format_table", "DEFAULT_STRATEGIES", "COLUMNS", "Comparison", "Statistics"]
 
 
 def __getattr__(name: str) -> object:

@@ -42,7 +42,7 @@ __all__ = [
     "fertility", "chars_per_token", "unk_rate", "whole_word_rate", "round_trip_rate", "throughput",
     "split_indices", "bytes_per_token", "continued_word_rate", "unrepresentable_char_rate",
     "renyi_efficiency", "word_spans", "internal_boundaries", "boundary_scores", "incomplete_hangul_rate",
-    "jamo_token_rate", "probe_accuracy", "RENYI_ALPHA",
+    "jamo_token_rate", "probe_accuracy", "probe_predictions", "RENYI_ALPHA",
 ]
 
 #: Rényi order of :func:`renyi_efficiency` (Zouhar et al. 2023's best correlate of BLEU)
@@ -424,27 +424,45 @@ def probe_accuracy(
     seed: int = 0,
 ) -> float:
     """Accuracy on the test documents of a logistic regression fitted on bag-of-token counts of the
-    training documents: ``#{d : predicted(d) == label(d)} / #test docs``.
-
-    Features: ``x_d[i]`` = how many times token id ``i`` occurs in document ``d`` (a sparse CSR
-    matrix, one column per id up to the largest seen in either split); scikit-learn's
-    ``LogisticRegression`` (L2, ``C=1``, L-BFGS, ``max_iter=1000``, ``random_state=seed``; binary or
-    multinomial).  ``nan`` without test documents.  Needs scikit-learn (``pip install
-    "korean_bpe[eval]"``).  NSMC's 165k training reviews fit in seconds.
+    training documents: ``#{d : predicted(d) == label(d)} / #test docs`` (:func:`probe_predictions`).
+    ``nan`` without test documents.
 
     >>> docs = [[1, 2], [1, 2, 2], [3, 4], [3, 3, 4]]   # ids of 좋다 최고 / 좋다 최고 최고 / 별로 지루 / ...
     >>> probe_accuracy(docs, [1, 1, 0, 0], [[2], [4, 3], [1, 4, 4]], [1, 0, 0])
     1.0
     """
-    if len(train_docs) != len(train_labels):
-        raise ValueError(
-            f"train_docs and train_labels must have the same length, got {len(train_docs)} and {len(train_labels)}: "
-            "pass one label per training document"
-        )
     if len(test_docs) != len(test_labels):
         raise ValueError(
             f"test_docs and test_labels must have the same length, got {len(test_docs)} and {len(test_labels)}: "
             "pass one label per test document"
+        )
+    predicted = probe_predictions(train_docs, train_labels, test_docs, seed=seed)
+    return _ratio(sum(int(p) == int(t) for p, t in zip(predicted, test_labels)), len(test_docs))
+
+
+def probe_predictions(
+    train_docs: Sequence[Sequence[int]],
+    train_labels: Sequence[int],
+    test_docs: Sequence[Sequence[int]],
+    *,
+    seed: int = 0,
+) -> list[int]:
+    """The label a logistic regression fitted on bag-of-token counts of the training documents
+    predicts for each test document.
+
+    Features: ``x_d[i]`` = how many times token id ``i`` occurs in document ``d`` (a sparse CSR
+    matrix, one column per id up to the largest seen in either split); scikit-learn's
+    ``LogisticRegression`` (L2, ``C=1``, L-BFGS, ``max_iter=1000``, ``random_state=seed``; binary or
+    multinomial).  Needs scikit-learn (``pip install "korean_bpe[eval]"``).  NSMC's 165k training
+    reviews fit in seconds.
+
+    >>> probe_predictions([[1, 2], [1, 2, 2], [3, 4], [3, 3, 4]], [1, 1, 0, 0], [[2], [4, 3], [1, 4, 4]])
+    [1, 0, 0]
+    """
+    if len(train_docs) != len(train_labels):
+        raise ValueError(
+            f"train_docs and train_labels must have the same length, got {len(train_docs)} and {len(train_labels)}: "
+            "pass one label per training document"
         )
     classes = sorted(set(train_labels))
     if len(classes) < 2:
@@ -453,7 +471,7 @@ def probe_accuracy(
             "train_labels; pass labelled training documents of every class (NSMC: 0 and 1)"
         )
     if len(test_docs) == 0:
-        return math.nan
+        return []
     from .._optional import require
 
     linear_model = require("sklearn.linear_model", purpose="probe_accuracy's logistic regression")
@@ -472,7 +490,7 @@ def probe_accuracy(
     # 12.8 s of CPU against 1.0 s with one thread; liblinear gives the same accuracy in ~10 s)
     with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
         model.fit(x_train, np.asarray(train_labels))
-    return float(np.mean(model.predict(x_test) == np.asarray(test_labels)))
+    return [int(v) for v in model.predict(x_test)]
 
 
 def _bag_of_tokens(docs: Sequence[Sequence[int]], np):  # noqa: ANN001, ANN202 - numpy is imported lazily

@@ -168,6 +168,45 @@ def _numeric(values: Any) -> list[float]:
     return [float("nan") if v is None else float(v) for v in values]
 
 
+def _errors(group: pd.DataFrame, column: str) -> list[list[float]] | None:
+    """``[below, above]`` distances from each value of ``column`` to its interval bounds
+    (``<column>_ci_low``, ``<column>_ci_high``), for matplotlib's ``xerr``/``yerr``; None when the
+    frame has no interval for it."""
+    low, high = f"{column}_ci_low", f"{column}_ci_high"
+    if low not in group.columns or not group[low].notna().any():
+        return None
+    values, lo, hi = _numeric(group[column]), _numeric(group[low]), _numeric(group[high])
+    return [[max(v - a, 0.0) if a == a else 0.0 for v, a in zip(values, lo)],
+            [max(b - v, 0.0) if b == b else 0.0 for v, b in zip(values, hi)]]
+
+
+def _label(name: str, group: pd.DataFrame) -> str:
+    """A strategy's label: ``†`` after a strategy that drops text."""
+    drops = "drops_text" in group.columns and bool(group["drops_text"].any())
+    return f"{name} †" if drops else name
+
+
+def _footnotes(df: pd.DataFrame) -> list[str]:
+    """What a figure must say about its rows: identical rows (``same_as``) drawn on top of each
+    other, rows that drop text (``drops_text``), intervals."""
+    out = []
+    if "same_as" in df.columns:
+        pairs = dict.fromkeys(f"{a} same as {b}" for a, b in zip(df["strategy"], df["same_as"])
+                              if isinstance(b, str) and b)
+        if pairs:
+            out.append("identical rows, drawn on top of each other: " + ", ".join(pairs))
+    if "drops_text" in df.columns and df["drops_text"].any():
+        out.append("† drops text (조사, punctuation, foreign words): its counts leave out what it dropped")
+    if any(c.endswith("_ci_low") for c in df.columns):
+        out.append("bars: bootstrap intervals over the held-out documents (95% unless the run chose otherwise)")
+    return out
+
+
+def _write_footnotes(fig: Any, notes: list[str]) -> None:
+    if notes:
+        fig.text(0.01, 0.005, "; ".join(notes), fontsize=7, color="#555555", va="bottom", wrap=True)
+
+
 def _by_vocab(df: pd.DataFrame, column: str, *, ylabel: str, title: str,
               path: str | os.PathLike[str] | None) -> Any:
     """``column`` against the vocabulary size: bpe and peer lines, baseline reference lines."""
@@ -186,16 +225,17 @@ def _by_vocab(df: pd.DataFrame, column: str, *, ylabel: str, title: str,
                 continue
             group = group.sort_values("vocab_size")
             xs, ys = _numeric(group["vocab_size"]), _numeric(group[column])
+            err = _errors(group, column)
             if kind == "peer":
-                ax.plot(xs, ys, color="#444444", linestyle="-.", marker="DPXv*h"[peer_k % 6], markersize=6,
-                        linewidth=1.2, label=f"{strategy} (peer)")
+                ax.errorbar(xs, ys, yerr=err, color="#444444", linestyle="-.", marker="DPXv*h"[peer_k % 6],
+                            markersize=6, linewidth=1.2, capsize=2, label=f"{strategy} (peer)")
                 peer_k += 1
                 continue
             pre = str(group["pre_tokenizer"].iloc[0])
             color = pre_colors.setdefault(pre, colors[len(pre_colors) % len(colors)])
             marker, style = UNIT_STYLE.get(str(group["unit"].iloc[0]), ("o", "-"))
-            ax.plot(xs, ys, color=color, linestyle=style, marker=marker, markersize=5, linewidth=1.6,
-                    label=str(strategy))
+            ax.errorbar(xs, ys, yerr=err, color=color, linestyle=style, marker=marker, markersize=5, linewidth=1.6,
+                        capsize=2, label=_label(str(strategy), group))
         sizes = sorted({int(v) for v in rows["vocab_size"]})
         baselines = rows[rows["kind"] == "baseline"].groupby("strategy", sort=False)[column].mean()
         swept = _numeric(rows.loc[rows["kind"] != "baseline", column])
@@ -223,7 +263,9 @@ def _by_vocab(df: pd.DataFrame, column: str, *, ylabel: str, title: str,
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.17, 1.0), frameon=False,
                       title="BPE: colour = pre-tokenizer, marker = unit", title_fontsize=8)
-        fig.tight_layout()
+        notes = _footnotes(rows)
+        fig.tight_layout(rect=(0, 0.04 if notes else 0, 1, 1))
+        _write_footnotes(fig, notes)
         return _finish(fig, path, plt)
 
 
@@ -259,6 +301,10 @@ def plot_tradeoff(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) 
             if len(group) > 1:
                 ax.plot(xs, ys, color=color, linewidth=0.8, alpha=0.6)
             marker = kind_marker.get(str(group["kind"].iloc[0]), "o")
+            xerr, yerr = _errors(group, "tokens_per_word"), _errors(group, "morph_f1")
+            if xerr is not None or yerr is not None:
+                ax.errorbar(xs, ys, xerr=xerr, yerr=yerr, fmt="none", ecolor=color, elinewidth=0.8, alpha=0.7,
+                            capsize=1.5, zorder=2)
             seen: set[tuple[float, float]] = set()
             for x, y, own, size in zip(xs, ys, group["self_graded"], group["vocab_size"]):
                 ax.scatter([x], [y], marker=marker, s=42, color=color, facecolors="none" if bool(own) else color,
@@ -270,7 +316,7 @@ def plot_tradeoff(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) 
                                 ha="center")
                 seen.add((x, y))
             right = max(range(len(xs)), key=lambda i: xs[i])
-            names.append((str(strategy), xs[right], ys[right], color))
+            names.append((_label(str(strategy), group), xs[right], ys[right], color))
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(matplotlib_ticker().FormatStrFormatter("%g"))
         ax.set_xlabel("tokens per 어절 (log scale; lower = shorter sequences)")
@@ -278,7 +324,9 @@ def plot_tradeoff(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) 
         ax.set_title("형태소 경계 F1 vs 토큰 수: circles BPE, diamonds peers, squares baselines; "
                      "hollow = graded by its own analyzer", fontsize=10)
         ax.grid(alpha=0.3)
-        fig.tight_layout()
+        notes = _footnotes(rows)
+        fig.tight_layout(rect=(0, 0.04 if notes else 0, 1, 1))
+        _write_footnotes(fig, notes)
         _place_labels(fig, ax, names)
         return _finish(fig, path, plt)
 
@@ -326,19 +374,27 @@ def plot_probe(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> 
     # best on top; ties keep the frame's order (a stable sort)
     order = rows.groupby("strategy", sort=False)["probe_accuracy"].max().sort_values(kind="stable")
     with _figure_context(path) as plt:
-        fig, ax = plt.subplots(figsize=(9, 0.8 + 0.32 * len(order)), dpi=110)
+        fig, ax = plt.subplots(figsize=(9, 1.6 + 0.34 * len(order)), dpi=110)
         colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         position = {s: i for i, s in enumerate(order.index)}
-        for k, size in enumerate(sorted({int(v) for v in rows["vocab_size"]})):
+        sizes = sorted({int(v) for v in rows["vocab_size"]})
+        for k, size in enumerate(sizes):
             sub = rows[rows["vocab_size"] == size]
-            ax.scatter(_numeric(sub["probe_accuracy"]), [position[s] for s in sub["strategy"]], s=36,
-                       color=colors[k % len(colors)], label=f"vocab {size:,}", zorder=3)
-        ax.set_yticks(range(len(order)), [str(s) for s in order.index], fontsize=8)
+            offset = (k - (len(sizes) - 1) / 2) * min(0.18, 0.6 / max(len(sizes), 1))  # sizes side by side
+            ax.errorbar(_numeric(sub["probe_accuracy"]), [position[s] + offset for s in sub["strategy"]],
+                        xerr=_errors(sub, "probe_accuracy"), fmt="o", markersize=5, capsize=2, elinewidth=1,
+                        color=colors[k % len(colors)], label=f"vocab {size:,}", zorder=3)
+        labels = {s: _label(str(s), rows[rows["strategy"] == s]) for s in order.index}
+        ax.set_yticks(range(len(order)), [labels[s] for s in order.index], fontsize=8)
         ax.set_xlabel("held-out accuracy of a bag-of-tokens logistic regression")
         ax.set_title("감성 분류 probe: accuracy per strategy (not a fine-tuned model)", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
-        ax.legend(fontsize=8, frameon=False, loc="lower right")
-        fig.tight_layout()
+        # outside the axes: a legend inside would sit on a point and read as one
+        ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  title="vocabulary size", title_fontsize=8, alignment="left")
+        notes = _footnotes(rows)
+        fig.tight_layout(rect=(0, 0.05 if notes else 0, 1, 1))
+        _write_footnotes(fig, notes)
         return _finish(fig, path, plt)
 
 

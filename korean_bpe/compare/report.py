@@ -39,12 +39,15 @@ import html
 import math
 import os
 import platform
+import re
 import shlex
 import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from . import columns
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections import Counter
@@ -56,68 +59,13 @@ __all__ = [
     "token_lengths", "DEFINITIONS", "FORMATS", "VERSIONED",
 ]
 
-#: what each column of the comparison table means, in the table's order (used in report.md and
-#: report.html, and the reference for the docs)
-DEFINITIONS: dict[str, str] = {
-    "strategy": "a readable unique name: pre-tokenizer/unit for our BPE (okt/jamo), baseline/unit for "
-                "the baselines, the peer's name for the other tokenizers (sentencepiece-unigram)",
-    "kind": "bpe (our BPE after a pre-tokenizer), baseline (no BPE: every jamo, syllable, morpheme or "
-            "어절 a token, as in kortok) or peer (a tokenizer people use instead, trained on the same texts)",
-    "pre_tokenizer": "how text is cut before BPE (whitespace, raw, okt, okt-analysis, kiwi, mecab); "
-                     "empty for peers, which pre-tokenize themselves",
-    "unit": "the symbols BPE starts from (syllable, jamo, byte); for baselines the token itself "
-            "(jamo, syllable, morpheme, word); for peers their own model",
-    "lossless": "the pipeline promises decode(encode(text)) == text (analysis mode, which drops 조사, "
-                "punctuation and foreign words, does not)",
-    "vocab_size": "the vocabulary size asked for",
-    "actual_vocab_size": "the vocabulary size reached (smaller when merges ran out, or a baseline has "
-                         "fewer types)",
-    "tokens_per_doc": "tokens per held-out document",
-    "tokens_per_word": "tokens per 어절 (white-space word) of the original text: the fertility; lower "
-                       "means shorter sequences",
-    "continued_word_rate": "share of 어절 occurrences cut into two or more tokens",
-    "chars_per_token": "characters of the held-out text per token",
-    "bytes_per_token": "UTF-8 bytes of the held-out text per token (a Hangul syllable is 3 bytes)",
-    "unk_rate": "share of tokens that are unknown (<unk> or the peer's equivalent)",
-    "unrepresentable_char_rate": "share of held-out characters the vocabulary cannot represent at all",
-    "renyi_efficiency": "Rényi efficiency of the unigram token distribution, H_a(p) / log |V| with "
-                        "H_a(p) = log(sum p_i^a) / (1 - a), a = 2.5 (Zouhar et al. 2023; the "
-                        "tokenization-scorer package defaults to a = 3), |V| the row's vocabulary size",
-    "renyi_efficiency_observed": "the same with |V| the number of token types seen in the held-out text",
-    "gold": "the analyzer whose morpheme boundaries are the gold standard (Kiwi by default)",
-    "self_graded": "the strategy is built on the gold analyzer, so it is graded by its own ruler",
-    "morph_precision": "share of the token boundaries inside 어절 that are gold morpheme boundaries "
-                       "(character offsets in the original text; micro-averaged over all 어절)",
-    "morph_recall": "share of the gold morpheme boundaries inside 어절 that are token boundaries",
-    "morph_f1": "harmonic mean of morph_precision and morph_recall",
-    "incomplete_hangul_rate": "share of the vocabulary's tokens holding part of a Hangul syllable's "
-                              "UTF-8 bytes but not all of it (byte-level vocabularies)",
-    "jamo_token_rate": "share of the vocabulary's tokens holding jamo that do not compose into whole "
-                       "syllables",
-    "round_trip_rate": "share of held-out documents with decode(encode(text)) == text exactly",
-    "probe_accuracy": "held-out accuracy of a logistic regression on bag-of-token counts, fitted on "
-                      "the training split with a fixed seed (NaN without labels): a quick extrinsic "
-                      "signal, not a fine-tuned model",
-    "train_s": "seconds to train (once at the largest size for our BPE: smaller sizes are truncations)",
-    "pretok_s": "seconds to pre-tokenize the training and held-out texts (shared by the units and sizes "
-                "of one pre-tokenizer; analyzers cache on disk)",
-    "encode_texts_per_s": "held-out documents encoded per second through the path users call",
-    "train_docs": "documents in the training split",
-    "test_docs": "held-out documents measured",
-    "model_cached": "the row's model was read from compare()'s model cache instead of trained in this "
-                    "run (train_s is then the original training's)",
-}
+#: what each column of the comparison table means, in the table's order (generated from
+#: :data:`korean_bpe.compare.columns.TABLE`, as in report.md and report.html)
+DEFINITIONS: dict[str, str] = columns.definitions()
 
-#: how report.md and report.html show a column (table.csv keeps full precision); others as str
-FORMATS: dict[str, str] = {
-    **dict.fromkeys(("tokens_per_doc", "tokens_per_word", "chars_per_token", "bytes_per_token"), "{:.3f}"),
-    **dict.fromkeys(("continued_word_rate", "unk_rate", "unrepresentable_char_rate", "incomplete_hangul_rate",
-                     "jamo_token_rate", "round_trip_rate", "probe_accuracy"), "{:.2%}"),
-    **dict.fromkeys(("renyi_efficiency", "renyi_efficiency_observed", "morph_precision", "morph_recall",
-                     "morph_f1"), "{:.3f}"),
-    **dict.fromkeys(("train_s", "pretok_s"), "{:.2f}"),
-    **dict.fromkeys(("vocab_size", "actual_vocab_size", "train_docs", "test_docs", "encode_texts_per_s"), "{:,.0f}"),
-}
+#: how report.md and report.html show a column (after a rate is turned into a percentage;
+#: table.csv keeps full precision); others as str
+FORMATS: dict[str, str] = {c.name: c.format for c in columns.ALL if c.format != "{}"}
 
 #: distributions whose versions the report records (when installed)
 VERSIONED = ("korean_bpe", "pandas", "numpy", "matplotlib", "koreanize-matplotlib", "konlpy", "JPype1",
@@ -137,7 +85,7 @@ PLOTS = (
      "Held-out sentences as each strategy cuts them; jamo composed back to syllables for reading."),
 )
 
-_NA = "–"
+_NA = columns.NA
 
 
 # --- the output directory ------------------------------------------------------------------------
@@ -197,24 +145,14 @@ def package_versions() -> dict[str, str]:
 
 
 def _cell(column: str, value: Any) -> str:
-    """A value as the reports show it: FORMATS, NaN as an en dash, booleans as yes/no."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return _NA
-    if type(value).__name__ in ("bool", "bool_"):  # Python's and numpy's
-        return "yes" if bool(value) else "no"
-    fmt = FORMATS.get(column)
-    if fmt is not None:
-        try:
-            return fmt.format(value)
-        except (TypeError, ValueError):
-            return str(value)
-    return str(value)
+    """A value as the reports show it (:func:`korean_bpe.compare.columns.cell`): the column's format,
+    rates as percentages, NaN as an en dash, booleans as yes/no."""
+    return columns.cell(column, value)
 
 
 def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[bool] | None = None) -> str:
-    """A GitHub-flavoured Markdown table (``|`` escaped); ``right`` aligns columns right."""
-    def esc(s: str) -> str:
-        return s.replace("|", "\\|").replace("\n", " ")
+    """A GitHub-flavoured Markdown table, every cell escaped (:func:`_md`); ``right`` aligns columns right."""
+    esc = _md
 
     align = right or [False] * len(header)
     lines = ["| " + " | ".join(esc(h) for h in header) + " |",
@@ -347,6 +285,8 @@ def write_report(
     command: str | Sequence[str] | None = None,
     notes: Sequence[str] = (),
     title: str = "korean_bpe: tokenization strategies compared",
+    config: Mapping[str, Any] | None = None,
+    versions: Mapping[str, str] | None = None,
 ) -> dict[str, Path]:
     """Write ``table.csv``, the plots (``*.png``), ``report.md`` and ``report.html`` into ``out_dir``
     (created if missing); returns file name -> path, in the order written.
@@ -355,7 +295,13 @@ def write_report(
     file": "ratings_train.txt"}``); ``sentences`` and ``examples`` (strategy -> the tokens of each
     sentence) draw the segmentation examples; ``token_lengths`` (strategy -> token lengths in
     characters, or a Counter) the histograms; ``command`` is recorded as run (a list is shell-quoted);
-    ``notes`` (e.g. "skipped mecab: not installed") are listed.
+    ``notes`` (e.g. "skipped mecab: not installed") are listed; ``config`` (the comparison's exact
+    configuration) and ``versions`` (default: :func:`package_versions` now) are recorded.
+    :meth:`korean_bpe.compare.Comparison.write_report` passes all of them from a comparison.
+
+    Every text from the corpus or the user (file names, sentences, notes, the command) is literal
+    in ``report.md`` (code spans and fenced blocks; table cells escaped) as in ``report.html``
+    (escaped): Markdown viewers that render HTML show it as text.
     """
     import pandas as pd
 
@@ -384,15 +330,18 @@ def write_report(
     for name in pngs:
         written[name] = out / name
 
-    columns = [str(c) for c in df.columns]
-    cells = [[_cell(c, v) for c, v in zip(columns, row)] for row in df.itertuples(index=False, name=None)]
-    numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in columns]
+    names = [str(c) for c in df.columns]
+    cells = [[_cell(c, v) for c, v in zip(names, row)] for row in df.itertuples(index=False, name=None)]
+    numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in names]
+    confidence = float((config or {}).get("confidence", 0.95))
     context = {
-        "title": title, "corpus": _corpus_lines(corpus, df), "columns": columns, "cells": cells,
+        "title": title, "corpus": _corpus_lines(corpus, df), "columns": names, "cells": cells,
         "numeric": numeric, "pngs": pngs, "skipped": skipped, "notes": [str(n) for n in notes],
-        "command": command_text, "versions": package_versions(),
+        "command": command_text, "versions": dict(versions) if versions is not None else package_versions(),
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "sentences": list(sentences), "examples": dict(examples or {}),
+        "main": main_view(df, alpha=1 - confidence), "config": dict(config or {}),
+        "legend": _legend(df, confidence, (config or {}).get("resamples")),
     }
     atomic_write_text(out / "report.md", _render_markdown(context), errors="backslashreplace")
     written["report.md"] = out / "report.md"
@@ -421,32 +370,144 @@ def _readable_cut(tokens: Sequence[str]) -> str:
 
 
 def _render_markdown(c: Mapping[str, Any]) -> str:
-    parts = [f"# {c['title']}", "", f"Generated {c['generated']} by korean_bpe {c['versions'].get('korean_bpe', '?')}.", "",
-             "## Corpus", ""]
-    parts += [f"- **{k}**: {v}" for k, v in c["corpus"]] + ["", "## Table", "",
-              "Measured on the held-out documents; the column definitions are below; `table.csv` has full precision.", ""]
-    parts += [_markdown_table(c["columns"], c["cells"], right=c["numeric"]), "", "## Plots", ""]
+    md = _md
+    parts = [f"# {md(c['title'])}", "", f"Generated {c['generated']} by korean_bpe "
+             f"{md(c['versions'].get('korean_bpe', '?'))}.", "", "## Corpus", ""]
+    parts += [f"- **{md(k)}**: {_code_span(v)}" for k, v in c["corpus"]] + ["", "## Table", ""]
+    main = c["main"]
+    parts += [md(c["legend"]), "", _markdown_table(main["headers"], main["rows"], right=main["right"]), ""]
+    if main["intervals"]:
+        parts += ["Intervals, in the same units:", "",
+                  _markdown_table(main["interval_headers"], main["intervals"], right=main["interval_right"]), ""]
+    parts += ["## Plots", ""]
     captions = {name: (t, cap) for name, t, cap in PLOTS}
     for name in c["pngs"]:
         t, cap = captions.get(name, (name, ""))
         parts += [f"### {t}", "", f"![{t}]({name})", "", cap, ""]
     if c["skipped"]:
-        parts += ["Not drawn:", ""] + [f"- {s}" for s in c["skipped"]] + [""]
+        parts += ["Not drawn:", ""] + [f"- {md(s)}" for s in c["skipped"]] + [""]
     if c["examples"]:
         parts += ["## Segmentation examples", "", "Tokens separated by `|`, jamo composed back to syllables; "
                   "`▁` marks the start of a word.", ""]
+        width = max(len(n) for n in c["examples"])
         for i, sentence in enumerate(c["sentences"]):
-            parts += [f"{i + 1}. {sentence}", "", "```"]
-            width = max(len(n) for n in c["examples"])
-            parts += [f"{name:<{width}}  {_readable_cut(cuts[i])}" for name, cuts in c["examples"].items()]
-            parts += ["```", ""]
-    parts += ["## Columns", ""]
-    parts += [f"- `{col}`: {DEFINITIONS.get(col, '(not a column of korean_bpe.compare.compare)')}" for col in c["columns"]]
+            cut = "\n".join(f"{name:<{width}}  {_readable_cut(cuts[i])}" for name, cuts in c["examples"].items())
+            parts += [f"{i + 1}\\. {_code_span(sentence)}", "", _fenced(cut), ""]
+    parts += ["## All columns", "", "Every column of `table.csv`, which has full precision.", ""]
+    parts += [_markdown_table(c["columns"], c["cells"], right=c["numeric"]), "", "## Columns", ""]
+    parts += [f"- {_code_span(col)}: {md(DEFINITIONS.get(col, '(not a column of korean_bpe.compare.compare)'))}"
+              for col in c["columns"]]
     parts += ["", "## Notes", ""]
-    parts += [f"- {n}" for n in c["notes"]] or ["- none: every strategy ran"]
-    parts += ["", "## How this was made", "", "```sh", c["command"], "```", ""]
+    parts += [f"- {_code_span(n)}" for n in c["notes"]] or ["- none: every strategy ran"]
+    parts += ["", "## How this was made", "", _fenced(c["command"], info="sh"), ""]
+    if c["config"]:
+        parts += [_markdown_table(["setting", "value"], [[k, _setting(v)] for k, v in c["config"].items()]), ""]
     parts += [_markdown_table(["package", "version"], sorted(c["versions"].items(), key=lambda kv: kv[0] != "python")), ""]
     return "\n".join(parts)
+
+
+_MD_ESCAPE = re.compile(r"([\\`*\[\]{}|~#!])")
+
+
+def _md(text: Any) -> str:
+    """``text`` as literal Markdown on one line: ``&``, ``<``, ``>`` as entities (no raw HTML, in
+    any CommonMark viewer), the characters that make emphasis, code, links, tables or headings
+    backslash-escaped.
+
+    >>> _md('<script>alert(1)</script> "><img src=x onerror=alert(1)> *a* [b](javascript:c)')
+    '&lt;script&gt;alert(1)&lt;/script&gt; "&gt;&lt;img src=x onerror=alert(1)&gt; \\\\*a\\\\* \\\\[b\\\\](javascript:c)'
+    """
+    text = " ".join(str(text).splitlines())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_ESCAPE.sub(r"\\\1", text)
+
+
+def _fenced(text: str, *, info: str = "") -> str:
+    """``text`` in a fenced code block whose fence is longer than any run of backticks in it (so
+    nothing in the text can close it); inside, nothing is Markdown or HTML."""
+    longest = max((len(m) for m in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+def _code_span(text: Any) -> str:
+    """``text`` (on one line) as a Markdown code span: shown literally, nothing in it is Markdown or
+    HTML (the backtick run around it is longer than any inside).
+
+    >>> _code_span('<img src=x onerror=alert(1)> `x`')
+    '`` <img src=x onerror=alert(1)> `x` ``'
+    """
+    text = " ".join(str(text).splitlines()) or " "
+    longest = max((len(m) for m in re.findall("`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _setting(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(f"{v:,}" if isinstance(v, int) else str(v) for v in value)
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def _legend(df: pd.DataFrame, confidence: float, resamples: Any) -> str:
+    """What the main view shows: units, intervals, marks."""
+    text = "Measured on the held-out documents; rates in percent."
+    if any(c.endswith("_ci_low") for c in df.columns):
+        many = f"{resamples:,} " if isinstance(resamples, int) else ""
+        text += (f" Intervals: {confidence:.0%} bootstrap percentile intervals over {many}resamples of the held-out "
+                 "documents.")
+    alpha = 1 - confidence
+    text += (f" Marks: ~ after a value, not significantly different from the row's reference (column reference: "
+             f"whitespace BPE of the row's unit and size unless chosen; p >= {alpha:g}: paired bootstrap on the same "
+             "resamples, McNemar's exact test for the probe); † after a name, the row drops text (analysis mode drops 조사, punctuation and "
+             "foreign words), so its counts leave out what it dropped: not comparable with the rows that keep "
+             "everything; * after mF1, graded by its own analyzer; (≡ X) after a name, the same ids as X on every "
+             "held-out document, so the same row. The definitions are below; every column with full precision is "
+             "in table.csv.")
+    return text
+
+
+def main_view(df: pd.DataFrame, *, alpha: float = 0.05) -> dict[str, Any]:
+    """The report's main table: the columns of :data:`korean_bpe.compare.columns.TABLE` with a
+    short header, the values in their reports' format with the marks of
+    :data:`korean_bpe.compare.table.MARKS`; and, when the frame has intervals, a second table of
+    them (``low–high``).  A frame without the statistics or marking columns gets no marks."""
+    from .table import name_marks, not_significant
+
+    shown = [c for c in columns.TABLE if c.header and c.name in df.columns]
+    with_ci = [c for c in shown if c.interval and f"{c.name}_ci_low" in df.columns
+               and df[f"{c.name}_ci_low"].notna().any()]
+    rows, intervals = [], []
+    for row in df.to_dict("records"):
+        line = []
+        for c in shown:
+            if c.name == "strategy":
+                same = row.get("same_as") or ""
+                line.append(f"{row['strategy']}{name_marks(row)}" + (f" (≡ {same})" if same else ""))
+                continue
+            text = columns.cell(c.name, row[c.name], percent_sign=False)  # the header says %
+            if c.scale != 1.0 and text != _NA:  # the header's unit (k doc/s)
+                text = c.shown(row[c.name], short=True)
+            if text != _NA:
+                text += ("*" if c.name == "morph_f1" and row.get("self_graded") else "") + \
+                    ("~" if c.interval and not_significant(row, c.name, alpha) else "")
+            line.append(text)
+        rows.append(line)
+        if with_ci:
+            bounds = [(row[f"{c.name}_ci_low"], row[f"{c.name}_ci_high"]) for c in with_ci]
+            intervals.append([line[0], _cell("vocab_size", row["vocab_size"]),
+                              *(_NA if _isnan(lo) else f"{columns.cell(c.name, lo, percent_sign=False)}–"
+                                f"{columns.cell(c.name, hi, percent_sign=False)}"
+                                for c, (lo, hi) in zip(with_ci, bounds))])
+    return {"headers": [c.header for c in shown], "rows": rows, "right": [c.name != "strategy" for c in shown],
+            "names": [c.name for c in shown], "intervals": intervals,
+            "interval_headers": ["strategy", "vocab", *(c.header for c in with_ci)],
+            "interval_right": [False] + [True] * (1 + len(with_ci)), "interval_names": [c.name for c in with_ci]}
+
+
+def _isnan(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 _STYLE = """
@@ -457,6 +518,9 @@ table{border-collapse:collapse;font-size:.82em}th,td{border:1px solid #ddd;paddi
 th{background:#f3f5f8;position:sticky;top:0}table.sortable th{cursor:pointer;user-select:none}
 table.sortable th:after{content:" \\2195";color:#aaa}td{white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .wide{overflow-x:auto;max-height:80vh}tbody tr:nth-child(even){background:#fafbfc}
+table.main td:first-child,table.main th:first-child{position:sticky;left:0;background:#fff;z-index:1}
+table.main th:first-child{background:#f3f5f8;z-index:2}td small{color:#666;font-size:.8em}
+details summary{cursor:pointer;margin:1em 0 .5em}
 img{max-width:100%;border:1px solid #eee}figure{margin:1.2em 0}figcaption{color:#555;font-size:.9em}
 dl dt{font-family:monospace;font-weight:bold;margin-top:.5em}dl dd{margin-left:1.5em}
 pre,code,.cut td{font-family:"korean_bpe Nanum",ui-monospace,monospace}pre{background:#f6f8fa;padding:.8em;overflow-x:auto}
@@ -487,16 +551,17 @@ def _render_html(c: Mapping[str, Any], out: Path) -> str:
 
     # the cells already formatted (pandas' formatters skip boolean columns), escaped by to_html
     shown = pd.DataFrame(c["cells"], columns=c["columns"])
-    table = shown.to_html(index=False, border=0, classes="sortable", table_id="comparison", justify="left")
-    table = _mark_numeric(table, c["numeric"])
+    full = shown.to_html(index=False, border=0, classes="sortable", table_id="all-columns", justify="left")
+    full = _mark_numeric(full, c["numeric"])
     body = [f"<h1>{e(c['title'])}</h1>",
             f"<p>Generated {e(c['generated'])} by korean_bpe {e(c['versions'].get('korean_bpe', '?'))}. "
             "This page is self-contained: images are embedded, nothing is loaded from the network.</p>",
             "<h2>Corpus</h2><ul>"]
     body += [f"<li><b>{e(k)}</b>: {e(v)}</li>" for k, v in c["corpus"]]
-    body += ["</ul>", "<h2>Table</h2>",
-             "<p>Measured on the held-out documents. Click a column header to sort; definitions below; "
-             "<code>table.csv</code> has full precision.</p>", f'<div class="wide">{table}</div>', "<h2>Plots</h2>"]
+    body += ["</ul>", "<h2>Table</h2>", f"<p>{e(c['legend'])} Click a column header to sort.</p>",
+             f'<div class="wide">{_main_table_html(c["main"])}</div>',
+             "<details><summary>All columns (as in <code>table.csv</code>)</summary>",
+             f'<div class="wide">{full}</div></details>', "<h2>Plots</h2>"]
     captions = {name: (t, cap) for name, t, cap in PLOTS}
     for name in c["pngs"]:
         t, cap = captions.get(name, (name, ""))
@@ -519,7 +584,11 @@ def _render_html(c: Mapping[str, Any], out: Path) -> str:
              for col in c["columns"]]
     body += ["</dl>", "<h2>Notes</h2><ul>"]
     body += [f"<li>{e(n)}</li>" for n in c["notes"]] or ["<li>none: every strategy ran</li>"]
-    body += ["</ul>", "<h2>How this was made</h2>", f"<pre>{e(c['command'])}</pre>", "<table><tbody>"]
+    body += ["</ul>", "<h2>How this was made</h2>", f"<pre>{e(c['command'])}</pre>"]
+    if c["config"]:
+        body += ["<table><tbody>"] + [f"<tr><th>{e(k)}</th><td>{e(_setting(v))}</td></tr>"
+                                      for k, v in c["config"].items()] + ["</tbody></table>", "<p></p>"]
+    body += ["<table><tbody>"]
     body += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in c["versions"].items()]
     body += ["</tbody></table>"]
     text = "\n".join(body)
@@ -527,6 +596,26 @@ def _render_html(c: Mapping[str, Any], out: Path) -> str:
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{e(c['title'])}</title>"
             f"<style>{_font_face(text)}{_STYLE}</style></head><body>\n" + text +
             f"\n<script>{_SORT_JS}</script>\n</body></html>\n")
+
+
+def _main_table_html(main: Mapping[str, Any]) -> str:
+    """The main view as a sortable HTML table (``id="comparison"``), each value's interval on a
+    second line of its cell, the strategy column sticky."""
+    e = html.escape
+    bounds = {name: k for k, name in enumerate(main["interval_names"])}
+    head = "".join(f"<th>{e(h)}</th>" for h in main["headers"])
+    lines = []
+    for r, row in enumerate(main["rows"]):
+        cells = []
+        for name, right, text in zip(main["names"], main["right"], row):
+            extra = ""
+            if name in bounds and main["intervals"]:
+                ci = main["intervals"][r][2 + bounds[name]]
+                extra = "" if ci == _NA else f"<br><small>{e(ci)}</small>"
+            cells.append(f'<td class="num">{e(text)}{extra}</td>' if right else f"<td>{e(text)}</td>")
+        lines.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<table class="sortable main" id="comparison"><thead><tr>{head}</tr></thead><tbody>'
+            + "".join(lines) + "</tbody></table>")
 
 
 def _font_face(text: str) -> str:

@@ -1,0 +1,90 @@
+"""The gold standard of the morpheme-boundary metrics: the analyzer's morphemes, under the one rule
+of :mod:`korean_bpe.compare.metrics`.
+
+The rule, for every strategy and for the gold analyzer alike: the boundaries of a segmentation
+are the ends of its spans strictly inside an 어절 (:func:`~korean_bpe.compare.metrics.internal_boundaries`).
+The gold spans are the analyzer's *morphemes*, each with its own character span.  Kiwi gives the
+morphemes of a contraction the span of the syllable they were fused into (했었다 is ``하/VV (0, 1)``,
+``었었/EP (0, 2)``, ``다/EF (2, 3)``), so a contraction keeps the boundary at the end of that
+syllable's span:
+
+=========== ====================================================== ==========
+어절         Kiwi's morphemes (start, end)                           gold
+=========== ====================================================== ==========
+했었다       하/VV (0, 1), 었었/EP (0, 2), 다/EF (2, 3)               {1, 2}
+된다         되/VV (0, 1), ᆫ다/EF (0, 2)                              {1}
+봐요         보/VV (0, 1), 어요/EF (0, 2)                             {1}
+아닌가요     아니/VCN (0, 2), ᆫ가요/EF (1, 4)                         {2}
+=========== ====================================================== ==========
+
+(The lossless ``kiwi`` pre-tokenizer merges overlapping morphemes into one word, ``했었`` + ``다``,
+``된다``: its words are what our ``kiwi`` BPE rows are trained on, not the gold.)
+
+>>> gold_boundaries([[(0, 1), (0, 2), (2, 3), (4, 5), (4, 6)]], [metrics.word_spans("했었다 된다")])
+[[frozenset({1, 2}), frozenset({5})]]
+
+Kiwi and MeCab report each morpheme's offsets (:func:`morpheme_spans`); Okt does not, but its
+morphemes are surfaces that never overlap, so the lossless ``okt`` pieces are its morphemes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..units import SPACE_MARK
+from . import metrics
+from .segmenters import align_words
+
+__all__ = ["gold_spans", "morpheme_spans", "gold_boundaries", "piece_spans"]
+
+Span = tuple[int, int]
+
+
+def gold_boundaries(spans: Sequence[Sequence[Span]], word_spans: Sequence[Sequence[Span]]) -> list[list[frozenset[int]]]:
+    """Per text, per 어절 (``word_spans``): the ends of the morpheme ``spans`` strictly inside it."""
+    return [metrics.internal_boundaries(s, w) for s, w in zip(spans, word_spans)]
+
+
+def gold_spans(gold: str, texts: list[str]) -> list[list[Span]]:
+    """The morpheme spans of analyzer ``gold`` (``"kiwi"``, ``"mecab"``, ``"okt"``) on ``texts``:
+    :func:`morpheme_spans` of its lossless pre-tokenizer, kept in the analysis cache (a rerun on
+    the same texts reads them back).  Raises the analyzer's ImportError / RuntimeError / OSError
+    when it cannot run."""
+    from .pretok import _batch_cached, _build_pre_tokenizer
+
+    pt = _build_pre_tokenizer(gold)
+    got = _batch_cached(pt, texts, what="morpheme spans", compute=lambda ts: morpheme_spans(pt, ts))
+    return [[(int(s), int(e)) for s, e in spans] for spans in got]  # read back from JSON: lists
+
+
+def morpheme_spans(pt: Any, texts: list[str]) -> list[list[Span]]:
+    """``(start, end)`` of every morpheme of each text (character offsets of the text, sorted,
+    empty spans left out).  A Kiwi or MeCab pre-tokenizer (``_morphemes_many``) gives its
+    analyzer's own spans, overlapping morphemes kept apart; any other (Okt) its lossless pieces,
+    which are its morphemes (:func:`piece_spans`)."""
+    if not hasattr(pt, "_morphemes_many"):
+        return [piece_spans(text, words) for text, words in zip(texts, pt.batch(texts, show_progress=False))]
+    from ..pre_tokenizers._sejong import _prepare  # the text as the analyzer sees it, and the offset map back
+
+    prepared = [_prepare(t) for t in texts]
+    todo = [i for i, t in enumerate(texts) if t]
+    out: list[list[Span]] = [[] for _ in texts]
+    for i, morphemes in zip(todo, pt._morphemes_many([prepared[i][0] for i in todo])):
+        offsets = prepared[i][1]
+        out[i] = sorted({(s, e) if offsets is None else (offsets[s], offsets[e]) for s, e, _ in morphemes if s < e})
+    return out
+
+
+def piece_spans(text: str, pieces: Sequence[str]) -> list[Span]:
+    """The spans of lossless pieces in ``text``, each without the spaces its ``▁`` stand for.
+
+    >>> piece_spans("아이언맨은 올해  봤다!!", ["아이언맨", "은", "▁올해", "▁▁봤", "다", "!!"])
+    [(0, 4), (4, 5), (6, 8), (10, 11), (11, 12), (12, 14)]
+    """
+    out = []
+    for w, (base, z) in zip(pieces, align_words(text, pieces)):
+        start = base + max(len(w) - len(w.lstrip(SPACE_MARK)), z)  # the morpheme, not the spaces before it
+        if start < base + len(w):
+            out.append((start, base + len(w)))
+    return out

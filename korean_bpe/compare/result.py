@@ -1,0 +1,130 @@
+"""What :func:`korean_bpe.compare.compare` returns (:class:`Comparison`) and how it states its
+uncertainty (:class:`Statistics`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import stats
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections import Counter
+
+    import pandas as pd
+
+    from .segmenters import Segmenter
+
+__all__ = ["Comparison", "Statistics"]
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """The intervals and the paired comparison of :func:`~korean_bpe.compare.compare`.
+
+    ``resamples``: bootstrap resamples of the held-out documents (0: no intervals, no p-values);
+    ``confidence``: coverage of the percentile intervals, and ``1 - confidence`` the level below
+    which a p-value counts as significant (the reports mark the others); ``reference``: the strategy
+    every row is compared with at its vocabulary size, or None for the default (whitespace BPE of
+    the row's unit, :func:`korean_bpe.compare.assemble.default_reference`).  The resamples are
+    drawn with ``compare``'s ``seed``.
+
+    >>> Statistics(resamples=200).alpha
+    0.05...
+    >>> Statistics(confidence=95)
+    Traceback (most recent call last):
+    ...
+    ValueError: confidence must be between 0 and 1 (0.95 for 95% intervals), got 95
+    """
+
+    resamples: int = stats.RESAMPLES
+    confidence: float = stats.CONFIDENCE
+    reference: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.resamples, bool) or not isinstance(self.resamples, int) or self.resamples < 0:
+            raise ValueError(f"resamples must be an int >= 0 (0: no intervals), got {self.resamples!r}")
+        if not isinstance(self.confidence, (int, float)) or not 0 < self.confidence < 1:
+            raise ValueError(f"confidence must be between 0 and 1 (0.95 for 95% intervals), got {self.confidence!r}")
+        if self.reference is not None:
+            from .strategies import DEFAULT_STRATEGIES
+
+            if self.reference not in DEFAULT_STRATEGIES:
+                raise ValueError(f"reference={self.reference!r} is not a strategy; name one such as "
+                                 "'whitespace/syllable' (korean_bpe.compare.DEFAULT_STRATEGIES), or None")
+
+    @property
+    def alpha(self) -> float:
+        """The significance level: ``1 - confidence``."""
+        return 1 - self.confidence
+
+
+@dataclass
+class Comparison:
+    """The result of :func:`korean_bpe.compare.compare`.
+
+    ``table``: one row per strategy x vocabulary size (:data:`korean_bpe.compare.columns.COLUMNS`);
+    ``notes``: what was skipped and why, identical rows, missing references; ``timings``: each
+    task's ``{"wall_s", "cpu_s", "rows"}``; ``pieces``: ``(strategy, largest size) -> {text:
+    Segmenter.pieces(text)}`` for the ``pieces_texts`` given; ``config``: the exact configuration
+    (strategies, sizes, seed, split, statistics, ...); ``versions``: the packages it ran with;
+    ``segmenters``: ``(strategy, size) -> Segmenter`` with ``keep_segmenters=True``, else None.
+    ``len()`` is the number of rows.
+    """
+
+    table: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+    timings: dict[str, dict[str, float]] = field(default_factory=dict)
+    pieces: dict[tuple[str, int], dict[str, list[tuple[str, int, int]]]] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    segmenters: dict[tuple[str, int], Segmenter] | None = None
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __repr__(self) -> str:
+        return (f"Comparison({len(self.table)} rows, {self.table['strategy'].nunique() if len(self.table) else 0} "
+                f"strategies, {len(self.notes)} notes)")
+
+    def examples(self, sentences: Sequence[str]) -> dict[str, list[list[str]]]:
+        """strategy -> the tokens of each sentence at its largest size (the sentences must be among
+        the ``pieces_texts`` of the run): :func:`korean_bpe.compare.report.segmentation_examples`."""
+        from .report import segmentation_examples
+
+        return segmentation_examples(self.pieces, sentences)
+
+    def token_lengths(self, texts: Sequence[str]) -> dict[str, Counter[int]]:
+        """strategy -> Counter of its tokens' lengths in characters of ``texts`` (among the
+        ``pieces_texts``): :func:`korean_bpe.compare.report.token_lengths`."""
+        from .report import token_lengths
+
+        return token_lengths(self.pieces, texts)
+
+    def write_report(self, out_dir: str | os.PathLike[str], *, sentences: Sequence[str] = (),
+                     corpus: str | Mapping[str, Any] | None = None, command: str | Sequence[str] | None = None,
+                     length_texts: Sequence[str] = (), **options: Any) -> dict[str, Path]:
+        """:func:`korean_bpe.compare.report.write_report` of this comparison: its table, notes,
+        configuration and versions, the segmentation of ``sentences`` and the token lengths on
+        ``length_texts`` (both among the ``pieces_texts`` of the run)."""
+        from .report import write_report
+
+        return write_report(self.table, out_dir, corpus=corpus, sentences=sentences,
+                            examples=self.examples(sentences) if sentences else None,
+                            token_lengths=self.token_lengths(length_texts) if length_texts else None,
+                            command=command, notes=self.notes, config=self.config, versions=self.versions,
+                            **options)
+
+    @property
+    def alpha(self) -> float:
+        """The significance level the marks use (``1 - confidence`` of the run)."""
+        return 1 - float(self.config.get("confidence", stats.CONFIDENCE))
+
+    def significant(self, metric: str) -> Any:
+        """A boolean Series: the rows whose ``metric`` differs from their reference's at the run's
+        level (``<metric>_p < alpha``); False where there is no p-value."""
+        p = self.table[f"{metric}_p"]
+        return p.notna() & (p < self.alpha)

@@ -1,0 +1,218 @@
+"""Bootstrap intervals and paired comparisons of the per-document metrics of a comparison.
+
+The held-out documents are resampled with replacement, ``resamples`` times, with a fixed seed
+(:func:`resample_counts`: how many times each document is drawn in each resample).  Every row of
+a comparison uses the same resamples, in any process, so the difference between two rows on a
+resample is a *paired* bootstrap.
+
+Each metric is a ratio of sums over the documents (:data:`RATIOS`): a row measures, per document,
+the parts of :data:`PARTS` (its tokens, 어절, continued 어절, unknown tokens, ...), and the metric
+on a resample is the same ratio of the resample's sums, ``W @ X`` (``W``: resamples x documents
+draw counts, ``X``: documents x parts), one matrix product per row.  The interval is the
+percentile interval of those values (95% by default).  Rényi efficiency is not a ratio of sums: its
+resampled values are its first-order (delta-method) expansion in the documents' token counts,
+``E + sum_d (w_d - 1) g_d``, with ``g_d`` the document's influence (:func:`renyi_influence`).
+
+Paired comparison against a reference row (:func:`paired_p`): the two-sided p-value
+``2 min(P*(d <= 0), P*(d >= 0))`` of the resampled differences ``d`` (each share counted as
+``(1 + k) / (resamples + 1)``), so ``p < 1 - confidence`` exactly when 0 lies outside the
+percentile interval of the difference; identical rows give 1.  ``probe_accuracy`` uses McNemar's
+exact test on the documents the two rows classify differently (:func:`mcnemar_p`).
+
+A hand case: 30 of 100 documents round-trip, so a resample's rate is Binomial(100, 0.3) / 100,
+whose 2.5% and 97.5% quantiles are 0.21 and 0.39:
+
+>>> import numpy as np
+>>> w = resample_counts(100, resamples=4000, seed=0)
+>>> x = np.zeros((100, len(PARTS))); x[:, PARTS.index("docs")] = 1; x[:30, PARTS.index("round_trip")] = 1
+>>> reps = ratio_replicates(replicate_sums(x, w))["round_trip_rate"]
+>>> [round(float(v), 2) for v in percentile_interval(reps, 0.95)]
+[0.21, 0.39]
+>>> round(mcnemar_p([True] * 9 + [False], [False] * 9 + [True]), 12)   # 9 vs 1 differ: 2 P(Bin(10, .5) <= 1)
+0.021484375
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["RESAMPLES", "CONFIDENCE", "PARTS", "RATIOS", "resample_counts", "replicate_sums", "ratio_replicates",
+           "renyi_influence", "percentile_interval", "paired_p", "mcnemar_p"]
+
+#: resamples of the held-out documents (``compare(resamples=)``)
+RESAMPLES = 1000
+#: coverage of the intervals; ``1 - CONFIDENCE`` is the significance level of the marks
+CONFIDENCE = 0.95
+#: the per-document counts a row measures, the columns of its document matrix
+PARTS = ("docs", "tokens", "words", "continued", "unk", "round_trip", "tp", "pred", "gold", "correct", "renyi")
+#: metric -> (numerator parts, denominator parts): the metric is the sum of the numerator parts over
+#: the documents divided by that of the denominator parts (F1: 2 TP / (predicted + gold))
+RATIOS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "tokens_per_doc": (("tokens",), ("docs",)),
+    "tokens_per_word": (("tokens",), ("words",)),
+    "continued_word_rate": (("continued",), ("words",)),
+    "unk_rate": (("unk",), ("tokens",)),
+    "round_trip_rate": (("round_trip",), ("docs",)),
+    "morph_precision": (("tp",), ("pred",)),
+    "morph_recall": (("tp",), ("gold",)),
+    "morph_f1": (("tp", "tp"), ("pred", "gold")),
+    "probe_accuracy": (("correct",), ("docs",)),
+}
+
+
+@lru_cache(maxsize=2)
+def resample_counts(n: int, *, resamples: int, seed: int) -> Any:
+    """How many times each of ``n`` documents is drawn in each of ``resamples`` resamples with
+    replacement (a ``resamples x n`` uint8 array, each row summing to ``n``: a document drawn 256
+    times in one resample, probability far below 1e-300, would raise OverflowError),
+    from ``numpy.random.default_rng(seed)``: the same in every process.  Kept for the last two
+    calls (the rows of a comparison share it)."""
+    import numpy as np
+
+    if n < 1 or resamples < 1:
+        raise ValueError(f"need documents and resamples, got n={n}, resamples={resamples}")
+    rng = np.random.default_rng(seed)
+    out = np.empty((resamples, n), dtype=np.uint8)
+    for b in range(resamples):
+        counts = np.bincount(rng.integers(0, n, size=n), minlength=n)
+        if counts.max() > 255:  # pragma: no cover - see above
+            raise OverflowError("a document was drawn more often than the count type holds")
+        out[b] = counts
+    out.setflags(write=False)
+    return out
+
+
+def replicate_sums(parts: Any, counts: Any) -> Any:
+    """``counts @ parts``: each resample's sum of each part (``resamples x parts``, float64), one
+    float32 matrix product (:func:`_as_float32` of the counts, kept for the rows of a run; sums of
+    whole counts are exact below 2**24, the Rényi influences float32-rounded)."""
+    import numpy as np
+
+    return (_as_float32(counts) @ np.asarray(parts, dtype=np.float32)).astype(np.float64)
+
+
+_FLOAT32: list[tuple[Any, Any]] = []  # (counts, their float32 copy) of the last call
+
+
+def _as_float32(counts: Any) -> Any:
+    """``counts`` as float32, the copy kept for the next call with the same array (the rows of a
+    comparison share one: converting it is most of a row's bootstrap)."""
+    import numpy as np
+
+    if not _FLOAT32 or _FLOAT32[0][0] is not counts:
+        _FLOAT32[:] = [(counts, counts.astype(np.float32))]
+    return _FLOAT32[0][1]
+
+
+def ratio_replicates(sums: Any, metrics: Sequence[str] | None = None) -> dict[str, Any]:
+    """metric -> its value on each resample (NaN where the denominator is 0), from
+    :func:`replicate_sums` of a row's document matrix (columns :data:`PARTS`)."""
+    import numpy as np
+
+    out = {}
+    for name in (RATIOS if metrics is None else metrics):
+        num, den = RATIOS[name]
+        top = sum(sums[:, PARTS.index(p)] for p in num)
+        bottom = sum(sums[:, PARTS.index(p)] for p in den)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[name] = np.where(bottom != 0, top / np.where(bottom != 0, bottom, 1), np.nan)
+    return out
+
+
+def renyi_influence(flat_ids: Any, doc_of_token: Any, n_docs: int, *, alpha: float, vocab_size: int) -> Any:
+    """Each document's first-order effect on Rényi efficiency ``E = H_a(p) / log |V|`` (the
+    derivative of ``E`` along the document's token counts): with ``c_i`` the count of token ``i``
+    over all documents, ``S = sum c_i^a``, ``T = sum c_i`` and ``c_di`` the document's counts,
+    ``g_d = a / (1 - a) (sum_i c_di c_i^(a-1) / S - T_d / T) / log |V|``.  The ``g_d`` sum to 0 (``E``
+    does not change when every count is scaled), so a resample drawing document ``d`` ``w_d`` times
+    has ``E* ~= E + sum_d w_d g_d``.  Zeros when ``|V| <= 1`` or there are no tokens."""
+    import numpy as np
+
+    g = np.zeros(n_docs, dtype=np.float64)
+    if flat_ids.size == 0 or vocab_size <= 1 or alpha == 1:
+        return g
+    c = np.bincount(flat_ids).astype(np.float64)
+    s, t = float(np.sum(c ** alpha)), float(flat_ids.size)
+    u = np.bincount(doc_of_token, weights=(c ** (alpha - 1) / s)[flat_ids], minlength=n_docs)
+    t_d = np.bincount(doc_of_token, minlength=n_docs)
+    return alpha / (1 - alpha) * (u - t_d / t) / math.log(vocab_size)
+
+
+def percentile_interval(replicates: Any, confidence: float) -> tuple[float, float]:
+    """The ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of the non-NaN
+    ``replicates`` (numpy's linear interpolation); NaN, NaN when there are none."""
+    import numpy as np
+
+    values = np.asarray(replicates, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return math.nan, math.nan
+    lo, hi = np.quantile(values, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(lo), float(hi)
+
+
+def paired_p(replicates: Any, reference: Any) -> float:
+    """Two-sided paired-bootstrap p-value of a row against its reference from their values on the
+    same resamples: ``min(1, 2 min((1 + #{d <= 0}) / (B + 1), (1 + #{d >= 0}) / (B + 1)))`` with
+    ``d`` the differences (resamples where either is NaN left out); NaN without any.
+
+    >>> paired_p([0.5, 0.6, 0.7], [0.5, 0.6, 0.7])     # identical rows
+    1.0
+    >>> paired_p([1.0, 1.1, 1.2], [0.0, 0.1, 0.2])     # better on every resample: the smallest p
+    0.5
+    """
+    import numpy as np
+
+    d = np.asarray(replicates, dtype=np.float64) - np.asarray(reference, dtype=np.float64)
+    d = d[~np.isnan(d)]
+    if d.size == 0:
+        return math.nan
+    low = (1 + int(np.count_nonzero(d <= 0))) / (d.size + 1)
+    high = (1 + int(np.count_nonzero(d >= 0))) / (d.size + 1)
+    return min(1.0, 2 * min(low, high))
+
+
+def mcnemar_p(correct: Sequence[bool] | Any, reference: Sequence[bool] | Any) -> float:
+    """McNemar's exact two-sided test of two classifiers on the same documents: with ``b`` the
+    documents only the first gets right and ``c`` those only the reference gets right,
+    ``min(1, 2 P(X <= min(b, c)))`` for ``X ~ Binomial(b + c, 1/2)``; 1.0 when they never differ.
+
+    >>> mcnemar_p([True, True, False], [True, False, True])   # b = c = 1
+    1.0
+    """
+    import numpy as np
+
+    a, r = np.asarray(correct, dtype=bool), np.asarray(reference, dtype=bool)
+    if a.shape != r.shape:
+        raise ValueError(f"correct and reference must be per document of the same documents, got {a.shape} and "
+                         f"{r.shape}")
+    b, c = int(np.count_nonzero(a & ~r)), int(np.count_nonzero(~a & r))
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    # P(X <= k) = sum_{j <= k} C(n, j) / 2^n, summed in log space (n can be thousands)
+    logs = [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) - n * math.log(2) for j in range(k + 1)]
+    top = max(logs)
+    return min(1.0, 2 * math.exp(top) * math.fsum(math.exp(x - top) for x in logs))
+
+
+def row_replicates(parts: Any, point: Mapping[str, float], *, resamples: int, seed: int,
+                   renyi: float = math.nan) -> dict[str, Any]:
+    """metric -> its values on the resamples, for every metric of :data:`RATIOS` whose ``point``
+    value is a number (NaN ones are left out) and ``renyi_efficiency`` (``renyi``, from the
+    ``renyi`` part: :func:`renyi_influence`)."""
+    counts = resample_counts(parts.shape[0], resamples=resamples, seed=seed)
+    sums = replicate_sums(parts, counts)
+    keep = [m for m in RATIOS if not _nan(point.get(m))]
+    out = ratio_replicates(sums, keep)
+    if not _nan(renyi):
+        out["renyi_efficiency"] = renyi + sums[:, PARTS.index("renyi")]
+    return out
+
+
+def _nan(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))

@@ -1,0 +1,154 @@
+"""Strategy names: the grid of :func:`korean_bpe.compare.compare`, families, and how they group into tasks.
+
+>>> resolve_strategies(["baseline/word", "raw"])
+['baseline/word', 'raw/syllable', 'raw/jamo', 'raw/byte']
+>>> _tasks(["whitespace/jamo", "baseline/word", "okt/jamo", "hf-bpe"])
+[['whitespace/jamo', 'baseline/word'], ['okt/jamo'], ['hf-bpe']]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["BPE_PRE_TOKENIZERS", "BPE_UNITS", "GOLD_ANALYZERS", "BASELINES", "DEFAULT_STRATEGIES",
+           "resolve_strategies"]
+
+#: the pre-tokenizations of the ``bpe`` rows: name -> (registered pre-tokenizer, options)
+BPE_PRE_TOKENIZERS: dict[str, tuple[str, dict[str, Any]]] = {
+    "whitespace": ("whitespace", {}),
+    "raw": ("raw", {}),
+    "okt-analysis": ("okt", {}),
+    "okt": ("okt", {"lossless": True}),
+    "kiwi": ("kiwi", {"lossless": True}),
+    "mecab": ("mecab", {"lossless": True}),
+}
+BPE_UNITS = ("syllable", "jamo", "byte")
+#: the analyzers a ``gold`` can name (their lossless morphemes are the gold spans)
+GOLD_ANALYZERS = ("kiwi", "mecab", "okt")
+#: baseline name -> (unit, pre-tokenization it reads, "" for none)
+BASELINES: dict[str, tuple[str, str]] = {
+    "baseline/jamo": ("jamo", ""),
+    "baseline/syllable": ("syllable", ""),
+    "baseline/morpheme-okt": ("morpheme", "okt"),
+    "baseline/morpheme-kiwi": ("morpheme", "kiwi"),
+    "baseline/morpheme-mecab": ("morpheme", "mecab"),
+    "baseline/word": ("word", "whitespace"),
+}
+_PEER_NAMES_FALLBACK = ("sentencepiece-bpe", "sentencepiece-unigram", "hf-bpe", "hf-wordpiece", "kiwi-bpe",
+                        "kiwi-swtokenizer")
+
+
+def _peer_names() -> tuple[str, ...]:
+    try:
+        from . import peers
+    except ImportError:
+        return _PEER_NAMES_FALLBACK
+    return tuple(peers.PEERS)
+
+
+def _default_strategies() -> tuple[str, ...]:
+    bpe = tuple(f"{p}/{u}" for p in BPE_PRE_TOKENIZERS for u in BPE_UNITS)
+    return bpe + tuple(BASELINES) + _peer_names()
+
+
+#: every strategy of the default grid, in row order
+DEFAULT_STRATEGIES: tuple[str, ...] = _default_strategies()
+
+
+@dataclass(frozen=True)
+class _Strategy:
+    name: str
+    kind: str
+    source: str  # the pre-tokenization it reads ("" for none)
+    unit: str
+    analyzer: str  # the morpheme analyzer it is built on ("" for none)
+
+
+def _parse(name: str) -> _Strategy:
+    if name in BASELINES:
+        unit, source = BASELINES[name]
+        return _Strategy(name, "baseline", source, unit, source if unit == "morpheme" else "")
+    if name in _peer_names():
+        return _Strategy(name, "peer", "", "", "kiwi" if name.startswith("kiwi") else "")
+    pre, _, unit = name.partition("/")
+    analyzer = "okt" if pre == "okt-analysis" else pre if pre in GOLD_ANALYZERS else ""
+    return _Strategy(name, "bpe", pre, unit, analyzer)
+
+
+def resolve_strategies(strategies: Sequence[str] | None) -> list[str]:
+    """Strategy names in row order: ``None`` is the default grid; a family (``"bpe"``,
+    ``"baseline"``, ``"peer"``) or a pre-tokenizer name (``"okt"``) stands for its members.
+
+    >>> resolve_strategies(["baseline/word", "raw"])
+    ['baseline/word', 'raw/syllable', 'raw/jamo', 'raw/byte']
+    >>> resolve_strategies(["whitespace/letters"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown strategy 'whitespace/letters'; valid names: bpe, baseline, peer, whitespace, raw, okt-analysis, okt, kiwi, mecab, whitespace/syllable, ... (see korean_bpe.compare.DEFAULT_STRATEGIES)
+    """
+    grid = _default_strategies()
+    if strategies is None:
+        return list(grid)
+    if isinstance(strategies, str):
+        raise TypeError(f"strategies must be a list of names such as ['okt/jamo', 'baseline/word'], not the string "
+                        f"{strategies!r}; write strategies=[{strategies!r}]")
+    families: dict[str, list[str]] = {
+        "bpe": [n for n in grid if _parse(n).kind == "bpe"],
+        "baseline": list(BASELINES),
+        "peer": list(_peer_names()),
+        **{p: [f"{p}/{u}" for u in BPE_UNITS] for p in BPE_PRE_TOKENIZERS},
+    }
+    out: list[str] = []
+    for name in strategies:
+        if not isinstance(name, str):
+            raise TypeError(f"strategies must hold names (str), got {name!r}")
+        if name in families:
+            members = families[name]
+        elif name in grid:
+            members = [name]
+        else:
+            shown = [*families, *grid]
+            raise ValueError(
+                f"unknown strategy {name!r}; valid names: {', '.join(shown[:10])}, ... "
+                f"(see korean_bpe.compare.DEFAULT_STRATEGIES)"
+                if len(shown) > 10 else f"unknown strategy {name!r}; valid names: {', '.join(shown)}"
+            )
+        out.extend(m for m in members if m not in out)
+    if not out:
+        raise ValueError("strategies names no strategy; give at least one, e.g. ['whitespace/syllable'] or None")
+    return out
+
+
+
+# -- tasks: what runs together in one process ---------------------------------------------------------
+
+#: rough seconds of each task on NSMC (165k/55k reviews, 4 sizes, cold) on one core: only the order in
+#: which the worker processes start tasks (longest first), never a result
+_TASK_COST = {"okt": 340, "sentencepiece-unigram": 180, "kiwi": 160, "baseline": 110, "mecab": 120,
+              "kiwi-bpe": 100, "raw": 90, "whitespace": 90, "kiwi-swtokenizer": 60}
+
+
+def _tasks(names: list[str]) -> list[list[str]]:
+    """The strategies grouped into tasks that share nothing but the on-disk caches: the rows of one
+    analyzer or pre-tokenizer (its BPE units and the baselines that read it; ``okt`` and
+    ``okt-analysis`` together, as they read the same cached Okt analysis), the jamo and syllable
+    baselines, each peer alone; in the order of their first strategy in ``names``."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(_task_key([name]), []).append(name)
+    return list(groups.values())
+
+
+def _task_key(task: list[str]) -> str:
+    s = _parse(task[0])
+    if s.kind == "peer":
+        return s.name
+    return "okt" if s.source == "okt-analysis" else s.source or "baseline"
+
+
+
+def why(exc: BaseException) -> str:
+    """An exception as one line for a note."""
+    return " ".join(str(exc).split()) or type(exc).__name__

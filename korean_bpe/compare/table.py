@@ -1,0 +1,95 @@
+"""The comparison as text: :func:`format_table` (the values, with their significance marks) and
+:func:`format_intervals` (their bootstrap intervals), both at most 100 characters wide, both
+generated from :data:`korean_bpe.compare.columns.TABLE`."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from . import columns
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["format_table", "format_intervals", "MARKS", "marks_legend"]
+
+#: what the marks of the printed table and the reports mean
+MARKS = {
+    "~": "after a value: not significantly different from the row's reference, whitespace BPE of its unit and "
+         "size unless chosen (p >= {alpha:g}; paired bootstrap, McNemar for the probe)",
+    "†": "after a name: drops text (analysis mode), so its counts leave out what it dropped",
+    "*": "after mF1: graded by its own analyzer",
+}
+#: the intervals :func:`format_intervals` prints (what fits 100 columns)
+INTERVALS = ("tokens_per_word", "continued_word_rate", "morph_f1", "round_trip_rate", "probe_accuracy")
+
+
+def marks_legend(alpha: float = 0.05, *, width: int = 100) -> str:
+    """The marks' legend, wrapped to ``width`` columns."""
+    import textwrap
+
+    return "\n".join(textwrap.fill(text.format(alpha=alpha), width, initial_indent=f"  {mark}  ",
+                                    subsequent_indent="     ") for mark, text in MARKS.items())
+
+
+def name_marks(row: Any) -> str:
+    """The mark after a row's strategy name: ``†`` for a row that drops text."""
+    return "†" if row.get("drops_text") else ""
+
+
+def not_significant(row: Any, metric: str, alpha: float) -> bool:
+    """The row has a p-value for ``metric`` and it is not below ``alpha``."""
+    p = row.get(f"{metric}_p")
+    return p is not None and not (isinstance(p, float) and math.isnan(p)) and p >= alpha
+
+
+def format_table(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
+    """The frame as an aligned text table, at most 100 characters wide: the columns with a ``short``
+    format, short headers, rates in percent, ``-`` for NaN; the marks of :data:`MARKS` (``~`` for a
+    p-value of ``alpha`` or more)."""
+    if df.empty:
+        return "(no strategy could be measured)"
+    shown = [c for c in columns.TABLE if c.short]
+    cells: list[list[str]] = []
+    for row in df.to_dict("records"):
+        line = []
+        for c in shown:
+            v = row[c.name]
+            if c.name == "strategy":
+                line.append(f"{v}{name_marks(row)}")
+                continue
+            if isinstance(v, float) and math.isnan(v):
+                line.append("-")
+                continue
+            text = c.shown(v, short=True)
+            if c.name == "morph_f1" and row["self_graded"]:
+                text += "*"
+            if c.interval and not_significant(row, c.name, alpha):
+                text += "~"
+            line.append(text)
+        cells.append(line)
+    return _aligned([c.header for c in shown], cells)
+
+
+def format_intervals(df: pd.DataFrame) -> str:
+    """The bootstrap intervals of the main metrics (:data:`INTERVALS`, those measured in some row) as
+    ``[low, high]``, in the printed table's units, one row per row of ``df``; ``-`` where there is none."""
+    if df.empty:
+        return "(no strategy could be measured)"
+    metrics = [columns.by_name(m) for m in INTERVALS if df[columns.interval_columns(m)[0]].notna().any()]
+    cells = []
+    for row in df.to_dict("records"):
+        line = [f"{row['strategy']}{name_marks(row)}", f"{row['vocab_size']:d}"]
+        for c in metrics:
+            low, high = (row[n] for n in columns.interval_columns(c.name)[:2])
+            line.append("-" if math.isnan(low) else f"[{c.shown(low, short=True)}, {c.shown(high, short=True)}]")
+        cells.append(line)
+    return _aligned(["strategy", "vocab", *(c.header for c in metrics)], cells)
+
+
+def _aligned(headers: list[str], cells: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+    fmt_row = lambda vals: " ".join(  # noqa: E731
+        v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(vals, widths))).rstrip()
+    return "\n".join([fmt_row(headers), *map(fmt_row, cells)])
