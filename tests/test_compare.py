@@ -16,6 +16,7 @@ from korean_bpe.compare import metrics  # noqa: E402
 from korean_bpe.compare import gold as gold_rule  # noqa: E402
 from korean_bpe.compare import measure, pretok, run, strategies, training  # noqa: E402
 from korean_bpe.compare.run import compare, resolve_strategies  # noqa: E402
+from korean_bpe.pre_tokenizers import get_pre_tokenizer  # noqa: E402
 from korean_bpe.compare.segmenters import BPESegmenter, Segmenter, align_words  # noqa: E402
 
 NEW_TIMING = ["train_s", "pretok_s", "encode_texts_per_s"]
@@ -148,9 +149,10 @@ def test_gold_boundaries_from_lossless_pieces() -> None:
     """Okt gives no offsets: its lossless pieces (surfaces that never overlap) are its morphemes."""
     text = "아이언맨은 올해  봤다!!"
     pieces = ["아이언맨", "은", "▁올해", "▁▁봤", "다", "!!"]
-    assert align_words(text, pieces) == [(0, 0), (4, 0), (5, 0), (8, 0), (11, 0), (12, 0)]
-    assert align_words("영화 좋다", ["▁영화", "▁좋다"]) == [(-1, 1), (2, 0)]  # SentencePiece's dummy prefix
-    assert gold_rule.gold_boundaries([gold_rule.piece_spans(text, pieces)], [metrics.word_spans(text)]) == \
+    okt = get_pre_tokenizer("okt", lossless=True)  # its declarations only: no JVM
+    assert align_words(text, pieces, okt) == [(0, 0), (4, 0), (5, 0), (8, 0), (11, 0), (12, 0)]
+    assert align_words("영화 좋다", ["▁영화", "▁좋다"], get_pre_tokenizer("raw")) == [(-1, 1), (2, 0)]  # the dummy prefix
+    assert gold_rule.gold_boundaries([gold_rule.piece_spans(text, pieces, okt)], [metrics.word_spans(text)]) == \
         [[frozenset({4}), frozenset(), frozenset({11, 12})]]
 
 
@@ -326,7 +328,8 @@ def test_span_counts_per_distinct_word_equal_the_per_text_ones(sweep_texts: list
     held = measure._HeldOut(texts, None)
     pre = pretok._Pretok(texts[:150], texts)
     if gold is not None:
-        held.gold = gold_rule.gold_boundaries([gold_rule.piece_spans(t, w) for t, w in zip(texts, pre.get(gold)[2])],
+        gold_pt = pre.get(gold)[0]
+        held.gold = gold_rule.gold_boundaries([gold_rule.piece_spans(t, w, gold_pt) for t, w in zip(texts, pre.get(gold)[2])],
                                         held.word_spans)
         held.n_gold = sum(len(g) for per_text in held.gold for g in per_text)
     for source, unit in [("whitespace", "jamo"), ("raw", "byte"), ("okt", "syllable"), ("okt-analysis", "jamo")]:
@@ -335,7 +338,7 @@ def test_span_counts_per_distinct_word_equal_the_per_text_ones(sweep_texts: list
                               show_progress=False)
         seg = BPESegmenter(Tokenizer(tok.model, pre_tokenizer=pt, unit=tok.unit, marker=tok.marker,
                                      unk_token=tok.unk_token), strategy=f"{source}/{unit}", pre_tokenizer=source,
-                           words=table, aligned=pre.aligned(source))
+                           words=table)
         layout = pre.layout(source, held)
         assert sum(layout.counts.values()) == held.n_words >= 2 * len(layout.counts)  # each text is there twice
         fast, straight = measure._span_counts(seg, layout), measure._span_counts_per_text(seg, held)

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from korean_bpe import Tokenizer
-from korean_bpe.encoding.offsets import find_in_order, token_offsets, word_places
+from korean_bpe.encoding.offsets import find_in_order, token_offsets, word_bases, word_places
 from korean_bpe.pre_tokenizers import get_pre_tokenizer
 
 from _strings import hard, korean_heavy
@@ -99,3 +99,21 @@ def test_word_places_and_find_in_order():
     assert find_in_order("아이언맨은 올해", ["아이언맨", "", "은", "올해"]) == [(0, 4), (4, 5), (6, 8)]
     with pytest.raises(ValueError, match="the analyzer changed the surface"):
         find_in_order("영화", ["영하"])
+
+
+@pytest.mark.parametrize("pre_tokenizer", ["whitespace", "raw", {"type": "raw", "split_by_whitespace": False},
+                                           {"type": "kiwi", "lossless": True, "drop": []}], ids=str)
+@settings(max_examples=60, deadline=None)
+@given(text=st.one_of(korean_heavy(40, no_space_mark=True), st.sampled_from(hard(no_surrogates=True,
+                                                                                  no_space_mark=True))))
+def test_word_bases_say_what_word_places_say(pre_tokenizer, text):
+    """compare's compact placement: character i >= z of a word is text[base + i], z its stand-ins."""
+    if isinstance(pre_tokenizer, dict):
+        pytest.importorskip("kiwipiepy")
+    pt = get_pre_tokenizer(pre_tokenizer)
+    words = pt(text)
+    for place, (base, z) in zip(word_places(text, words, pt), word_bases(text, words, pt), strict=True):
+        assert z == place.stand_ins
+        assert all(place.places[i] == base + i for i in range(z, len(place.word)))
+    # a word that is not the text (an analyzer that rewrote it) stands for nothing, where the search stopped
+    assert word_bases("영화 좋다", ["영화", "조타"], get_pre_tokenizer("whitespace")) == [(0, 0), (0, 2)]

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..units import SPACE_MARK
 from . import metrics
-from .segmenters import align_words
+from ..encoding.offsets import word_bases
 
 __all__ = ["gold_spans", "morpheme_spans", "gold_boundaries", "piece_spans"]
 
@@ -64,7 +64,7 @@ def morpheme_spans(pt: Any, texts: list[str]) -> list[list[Span]]:
     analyzer's own spans, overlapping morphemes kept apart; any other (Okt) its lossless pieces,
     which are its morphemes (:func:`piece_spans`)."""
     if not hasattr(pt, "_morphemes_many"):
-        return [piece_spans(text, words) for text, words in zip(texts, pt.batch(texts, show_progress=False))]
+        return [piece_spans(text, words, pt) for text, words in zip(texts, pt.batch(texts, show_progress=False))]
     from ..pre_tokenizers._sejong import _prepare  # the text as the analyzer sees it, and the offset map back
 
     prepared = [_prepare(t) for t in texts]
@@ -76,14 +76,16 @@ def morpheme_spans(pt: Any, texts: list[str]) -> list[list[Span]]:
     return out
 
 
-def piece_spans(text: str, pieces: Sequence[str]) -> list[Span]:
+def piece_spans(text: str, pieces: Sequence[str], pre_tokenizer: Any) -> list[Span]:
     """The spans of lossless pieces in ``text``, each without the spaces its ``▁`` stand for.
 
-    >>> piece_spans("아이언맨은 올해  봤다!!", ["아이언맨", "은", "▁올해", "▁▁봤", "다", "!!"])
+    >>> from korean_bpe.pre_tokenizers import get_pre_tokenizer
+    >>> piece_spans("아이언맨은 올해  봤다!!", ["아이언맨", "은", "▁올해", "▁▁봤", "다", "!!"],
+    ...             get_pre_tokenizer("kiwi", lossless=True))
     [(0, 4), (4, 5), (6, 8), (10, 11), (11, 12), (12, 14)]
     """
     out = []
-    for w, (base, z) in zip(pieces, align_words(text, pieces)):
+    for w, (base, z) in zip(pieces, word_bases(text, pieces, pre_tokenizer)):
         start = base + max(len(w) - len(w.lstrip(SPACE_MARK)), z)  # the morpheme, not the spaces before it
         if start < base + len(w):
             out.append((start, base + len(w)))

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..units import SPACE_MARK
 from . import metrics
-from .segmenters import BPESegmenter, Segmenter, align_words
+from ..encoding.offsets import word_bases
+from .segmenters import BPESegmenter, Segmenter
 
 if TYPE_CHECKING:  # pragma: no cover
     from .pretok import _Pretok
@@ -231,12 +232,12 @@ def _span_counts_per_text(seg: Segmenter, held: _HeldOut,
 class _Layout:
     """The held-out 어절 of one pre-tokenization, each occurrence keyed by what its counts depend on:
     the pre-tokenizer's words that overlap it (word, start relative to the 어절, ``z`` of
-    :func:`~korean_bpe.compare.segmenters.align_words`), its length and its gold boundaries
+    :func:`~korean_bpe.encoding.offsets.word_bases`), its length and its gold boundaries
     (relative); ``counts`` maps each distinct key to its occurrences, ``occurrences`` says which
     key each 어절 of each document has (:meth:`by_doc`).  Shared by the units and sizes
     of the pre-tokenizer: a row then measures each distinct key once (:func:`_span_counts`)."""
 
-    def __init__(self, held: _HeldOut, words: list[list[str]], aligned: dict[str, Any]) -> None:
+    def __init__(self, held: _HeldOut, words: list[list[str]], aligned: dict[str, Any], pre_tokenizer: Any) -> None:
         import bisect
 
         counts: Counter[tuple[Any, ...]] = Counter()
@@ -247,7 +248,7 @@ class _Layout:
         for t, (text, ws, spans) in enumerate(zip(held.texts, words, held.word_spans)):
             where = aligned.get(text)
             if where is None:
-                where = aligned[text] = align_words(text, ws)
+                where = aligned[text] = word_bases(text, ws, pre_tokenizer)
             ends = [e for _, e in spans]
             assigned: list[list[tuple[str, int, int]]] = [[] for _ in spans]
             for w, (base, z) in zip(ws, where):
@@ -312,25 +313,23 @@ class _Layout:
         return tuple(np.bincount(occ[:, 1], weights=v[occ[:, 0]], minlength=n_docs).astype(np.int64)
                      for v in per_key)  # type: ignore[return-value]
 
-    def symbols(self, unit: str) -> dict[str, Any]:
+    def symbols(self, unit: Any) -> dict[str, Any]:
         """For ``unit``'s symbols of each distinct word (the marker aside): ``char_of`` (all words
         end to end: the character each symbol comes from), ``off`` (each word's first symbol there),
         ``n_sym`` and ``wlen`` (characters); built once per unit."""
-        got = self._symbols.get(unit)
+        got = self._symbols.get(unit.name)
         if got is None:
             import itertools
 
             import numpy as np
 
-            from .segmenters import _char_len
-
-            char_len = _char_len(unit)
-            per_word = [[k for k, ch in enumerate(w) for _ in range(char_len(ch))] for w in self.words]
+            split = unit.split
+            per_word = [[k for k, ch in enumerate(w) for _ in split(ch)] for w in self.words]
             n_sym = np.fromiter(map(len, per_word), dtype=np.int64, count=len(per_word))
             off = np.zeros(len(per_word), dtype=np.int64)
             np.cumsum(n_sym[:-1], out=off[1:])
             char_of = np.fromiter(itertools.chain.from_iterable(per_word), dtype=np.int64, count=int(n_sym.sum()))
-            got = self._symbols[unit] = {
+            got = self._symbols[unit.name] = {
                 "char_of": np.append(char_of, 0), "off": off, "n_sym": n_sym,
                 "wlen": np.fromiter(map(len, self.words), dtype=np.int64, count=len(self.words)),
             }
@@ -339,13 +338,13 @@ class _Layout:
 
 def _span_counts(seg: BPESegmenter, layout: _Layout, out: dict[str, Any] | None = None) -> tuple[int, int, int]:
     """:func:`_span_counts_per_text` per distinct 어절 of ``layout``, weighted by its occurrences: a
-    token span ``(a, b)`` of word ``w`` placed at ``base`` (``z`` of ``align_words``) is
+    token span ``(a, b)`` of word ``w`` placed at ``base`` (``z`` of ``word_bases``) is
     ``(base + max(a, z), base + max(b, z))`` as in :meth:`BPESegmenter.pieces`; it counts for the 어절
     ``(0, n)`` when non-empty and overlapping it, its end is a boundary when ``0 < end < n``.
 
-    Vectorized (numpy) over every token of every placed word; the token spans are those of
-    :meth:`BPESegmenter._ranges_of` (symbol ``j`` of a word, the marker aside, belongs to character
-    ``char_of[j]``), and a test checks the counts against the per-text ``pieces()`` ones.
+    Vectorized (numpy) over every token of every placed word (symbol ``j`` of a word, the marker
+    aside, belongs to character ``char_of[j]``); the definition is the offsets module's spelled
+    view (:meth:`BPESegmenter.pieces`), and a test checks these counts against the per-text ones.
     ``out``, when a dict, receives ``tokens`` (tokens per key) and ``ends`` (the distinct boundary
     codes) for :meth:`_Layout.by_doc`."""
     import itertools
@@ -353,7 +352,7 @@ def _span_counts(seg: BPESegmenter, layout: _Layout, out: dict[str, Any] | None 
     import numpy as np
 
     arr = layout.arrays()
-    sym = layout.symbols(seg.unit)
+    sym = layout.symbols(seg.tokenizer.unit)
     n_words = len(layout.words)
     ids_lists = seg.encode_pretokenized(layout.singletons)
     ntok = np.fromiter(map(len, ids_lists), dtype=np.int64, count=n_words)
@@ -415,7 +414,7 @@ _SORTED_FAST_PATH = True
 
 
 def _symbol_lengths(seg: BPESegmenter, np: Any) -> Any:
-    """Symbols each id spells (a special token: one), as :meth:`BPESegmenter._ranges_of` counts them."""
+    """Symbols each id spells (a special token: one), as the encoder's ``segment`` counts them."""
     got = getattr(seg, "_symbol_lengths", None)
     if got is None:
         specials = seg._specials

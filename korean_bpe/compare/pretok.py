@@ -25,8 +25,8 @@ class _Pretok:
         """The held-out 어절 of pre-tokenization ``key`` (:class:`_Layout`), built once."""
         got = self._layouts.get(key)
         if got is None:
-            table = self.get(key)[3]
-            got = self._layouts[key] = _Layout(held, [table[t] for t in held.texts], self.aligned(key))
+            pt, _, _, table, _ = self.get(key)
+            got = self._layouts[key] = _Layout(held, [table[t] for t in held.texts], self.aligned(key), pt)
         return got
 
     def char_words(self, key: str, chars: list[str]) -> list[list[str]]:
@@ -55,7 +55,7 @@ class _Pretok:
                 store.pop(key, None)
 
     def aligned(self, key: str) -> dict[str, Any]:
-        """A dict shared by the segmenters of one pre-tokenization: text -> ``align_words``."""
+        """A dict shared by the segmenters of one pre-tokenization: text -> ``word_bases``."""
         return self._aligned.setdefault(key, {})
 
     def get(self, key: str) -> tuple[Any, list[list[str]], list[list[str]], dict[str, list[str]], float]:

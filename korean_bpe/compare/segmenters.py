@@ -21,10 +21,12 @@ of the ``whitespace`` pre-tokenizer) has ``start == end`` at its position.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from ..encoding.offsets import token_offsets, word_bases
 from ..jamo import compose, decompose
+from ..pre_tokenizers.base import get_pre_tokenizer
 from ..units import SPACE_MARK, bytes_to_unicode
 
 __all__ = ["Segmenter", "BPESegmenter", "BaselineSegmenter", "BASELINE_UNITS", "align_words"]
@@ -58,33 +60,10 @@ class Segmenter(Protocol):
 # -- aligning pre-tokenizer words with the text --------------------------------------------------
 
 
-def align_words(text: str, words: Sequence[str]) -> list[tuple[int, int]]:
-    """Where each word lies in ``text``: ``(base, z)`` such that character ``i >= z`` of the word is
-    ``text[base + i]`` and characters ``i < z`` stand for nothing of the text (they sit at
-    ``base + z``).  Words are surfaces in order (``whitespace``, analysis mode) or lossless pieces
-    whose ``▁`` stand for spaces (``raw``, lossless morpheme mode); a ``▁`` with no space before it
-    (SentencePiece's dummy prefix) stands for nothing, and so does a word not found in the text.
-
-    >>> align_words("영화  좋다", ["영화", "▁▁좋", "다"])
-    [(0, 0), (2, 0), (5, 0)]
-    >>> align_words("영화 좋다", ["▁영화", "▁좋다"])     # the first ▁ stands for no space
-    [(-1, 1), (2, 0)]
-    """
-    out: list[tuple[int, int]] = []
-    pos = 0
-    for w in words:
-        core = w.lstrip(SPACE_MARK)
-        n_marks = len(w) - len(core)
-        start = text.find(core.replace(SPACE_MARK, " "), pos) if core else pos
-        if start < 0:  # the pre-tokenizer rewrote the text: the word covers nothing we can name
-            out.append((pos - len(w), len(w)))
-            continue
-        if n_marks and (start - n_marks < pos or not text[start - n_marks:start].isspace()):
-            out.append((start - n_marks, n_marks))
-        else:
-            out.append((start - n_marks, 0))
-        pos = start + len(core)
-    return out
+#: where each word lies in the text: the offsets module's definition (compare's own copy is gone)
+align_words = word_bases
+#: the pre-tokenizer of the word baseline's 어절
+_WORDS = get_pre_tokenizer("whitespace")
 
 
 # -- our BPE --------------------------------------------------------------------------------------
@@ -94,30 +73,26 @@ class BPESegmenter:
     """A :class:`~korean_bpe.Tokenizer` as a :class:`Segmenter`.
 
     ``words``: an optional ``text -> words`` table (the pre-tokenization :func:`compare` already
-    computed), used by :meth:`pieces` instead of running the analyzer again, and ``aligned`` a dict
-    that keeps their :func:`align_words` (shared by the segmenters of one pre-tokenizer);
-    :meth:`encode_batch` always runs the tokenizer's own public path.
+    computed), used by :meth:`pieces` instead of running the analyzer again; :meth:`encode_batch`
+    always runs the tokenizer's own public path.
     """
 
     kind = "bpe"
 
     def __init__(self, tokenizer: Any, *, strategy: str, pre_tokenizer: str,
-                 words: Mapping[str, list[str]] | None = None, aligned: dict[str, Any] | None = None) -> None:
+                 words: Mapping[str, list[str]] | None = None) -> None:
         self.tokenizer = tokenizer
         self.strategy = strategy
         self.pre_tokenizer = pre_tokenizer
         self.unit = tokenizer.unit.name
-        self.lossless = bool(getattr(tokenizer.pre_tokenizer, "lossless", False))
+        self.lossless = tokenizer.pre_tokenizer.lossless
         self.vocab_size = tokenizer.vocab_size
         unk = tokenizer.unk_token
         self.unk_ids = frozenset({tokenizer.token_to_id(unk)} if unk is not None and tokenizer.token_to_id(unk) is not None else ())
         self._words = words or {}
-        self._aligned = aligned if aligned is not None else {}  # text -> align_words(text, words)
-        self._word_ranges: dict[str, list[tuple[str, int, int]]] = {}
         self._readable_cache: dict[int, str] = {}
         self._specials = frozenset(tokenizer.token_to_id(t) for t in tokenizer.special_tokens)
         self._marker = tokenizer.marker
-        self._char_len = _char_len(self.unit)
 
     def __repr__(self) -> str:
         return f"BPESegmenter({self.strategy!r}, vocab_size={self.vocab_size})"
@@ -151,49 +126,17 @@ class BPESegmenter:
             self._readable_cache[i] = got
         return got
 
-    def _ranges_of(self, words: Sequence[str]) -> dict[str, list[tuple[str, int, int]]]:
-        """word -> (readable token, first char, end char) within the word, for each of its tokens;
-        the words not seen before are encoded in one batch."""
-        cache = self._word_ranges
-        missing = [w for w in dict.fromkeys(words) if w not in cache]
-        if not missing:
-            return cache
-        if len(cache) + len(missing) > 1 << 19:
-            cache.clear()
-        marker = 1 if self._marker == SPACE_MARK else 0
-        specials, id_to_token, char_len, readable = self._specials, self.tokenizer.id_to_token, self._char_len, self._readable
-        for word, ids in zip(missing, self.encode_pretokenized([[w] for w in missing])):
-            # symbol j of the word (marker excluded) belongs to character char_of[j]
-            char_of = [k for k, ch in enumerate(word) for _ in range(char_len(ch))]
-            out = []
-            sym = 0
-            for i in ids:
-                n = 1 if i in specials else len(id_to_token[i])
-                a, b = max(sym - marker, 0), sym + n - marker
-                if b <= 0:
-                    out.append((readable(i), 0, 0))
-                elif a >= len(char_of):
-                    out.append((readable(i), len(word), len(word)))
-                else:
-                    out.append((readable(i), char_of[a], char_of[b - 1] + 1))
-                sym += n
-            cache[word] = out
-        return cache
-
     def pieces(self, text: str) -> list[tuple[str, int, int]]:
+        """Each token with the characters of ``text`` it spells: the ``"spelled"`` view of
+        :func:`korean_bpe.encoding.offsets.token_offsets` (the ``▁`` marker and a dummy prefix
+        spell nothing), over the words :func:`compare` already cut when it has them."""
+        tok = self.tokenizer
         words = self._words.get(text)
         if words is None:
-            words = self.tokenizer.pre_tokenizer(text)
-            where = align_words(text, words)
-        else:
-            where = self._aligned.get(text)
-            if where is None:
-                where = self._aligned[text] = align_words(text, words)
-        ranges = self._ranges_of(words)
-        out: list[tuple[str, int, int]] = []
-        for word, (base, z) in zip(words, where):
-            out += [(token, base + (a if a > z else z), base + (b if b > z else z)) for token, a, b in ranges[word]]
-        return out
+            words = tok.pre_tokenizer(text)
+        ids, spans = token_offsets(text, words, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark,
+                                   segment=tok._encoder.segment, view="spelled", strict=False)
+        return [(self._readable(i), a, b) for i, (a, b) in zip(ids, spans)]
 
     def vocab_surfaces(self) -> list[bytes]:
         tok = self.tokenizer
@@ -209,16 +152,6 @@ class BPESegmenter:
             else:
                 surfaces.append(token.replace(SPACE_MARK, " ").encode("utf-8", "surrogatepass"))
         return surfaces
-
-
-def _char_len(unit: str) -> Callable[[str], int]:
-    """Symbols per character of a unit: 1 (syllable), 2-3 for a Hangul syllable (jamo), UTF-8
-    length (byte)."""
-    if unit == "jamo":
-        return lambda ch: len(decompose(ch))
-    if unit == "byte":
-        return lambda ch: len(ch.encode("utf-8", "surrogatepass"))
-    return lambda ch: 1
 
 
 # -- kortok-style baselines -----------------------------------------------------------------------
@@ -248,11 +181,11 @@ def _split_chars(text: str, *, jamo: bool) -> list[tuple[str, int, int]]:
     return out
 
 
-def _split_words(text: str, words: Sequence[str]) -> list[tuple[str, int, int]]:
+def _split_words(text: str, words: Sequence[str], pre_tokenizer: Any) -> list[tuple[str, int, int]]:
     """Morpheme baseline: lossless pieces, each space before a morpheme a ``▁`` token of its own;
     word baseline: the 어절 as they are."""
     out: list[tuple[str, int, int]] = []
-    for word, (base, z) in zip(words, align_words(text, words)):
+    for word, (base, z) in zip(words, word_bases(text, words, pre_tokenizer)):
         core = word.lstrip(SPACE_MARK)
         n_marks = len(word) - len(core)
         for k in range(n_marks):
@@ -341,7 +274,8 @@ class BaselineSegmenter:
                 words = [t.split() for t in texts]
             else:
                 words = self._pt.batch(texts, show_progress=False)
-        return ((t, _split_words(t, w)) for t, w in zip(texts, words))
+        pt = self._pt if self._pt is not None else _WORDS  # the word baseline: 어절, as str.split() cuts them
+        return ((t, _split_words(t, w, pt)) for t, w in zip(texts, words))
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         if self.unit == "word":

@@ -100,8 +100,7 @@ def _bpe_segmenters(strategy: _Strategy, ctx: Context) -> Any:
             n += 1
         tok = full if n == len(full.model.merges) else Tokenizer(
             full.model.truncate(n), pre_tokenizer=pt, unit=full.unit, marker=full.marker, unk_token=full.unk_token)
-        seg = BPESegmenter(tok, strategy=name, pre_tokenizer=strategy.source, words=table,
-                           aligned=ctx.pretok.aligned(strategy.source))
+        seg = BPESegmenter(tok, strategy=name, pre_tokenizer=strategy.source, words=table)
         yield seg, size, {
             "encoded": seg.encode_pretokenized(test_words),
             "train_encoded": None if ctx.probe_idx is None else

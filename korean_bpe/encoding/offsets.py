@@ -35,7 +35,7 @@ from typing import Any, Literal, NamedTuple
 
 from ..markers import SPACE_MARK
 
-__all__ = ["find_in_order", "word_places", "WordPlace", "symbol_chars", "token_offsets", "Segment", "View"]
+__all__ = ["find_in_order", "word_places", "word_bases", "WordPlace", "symbol_chars", "token_offsets", "Segment", "View"]
 
 #: how the characters that stand for no text character are spanned: ``"hf"`` as HF aligns what its
 #: normalizers insert (the ``▁`` marker: the white space before its word; a dummy prefix: the
@@ -123,6 +123,24 @@ def word_places(text: str, words: Sequence[str], pre_tokenizer: Any, *, strict: 
                 cursor = start = at
                 cursor += len(word)
         yield WordPlace(word, places, start, stand_ins)
+
+
+def word_bases(text: str, words: Sequence[str], pre_tokenizer: Any) -> list[tuple[int, int]]:
+    """:func:`word_places` in compact form, lenient (``strict=False``): ``(base, z)`` per word
+    such that character ``i >= z`` of the word is ``text[base + i]`` and characters ``i < z``
+    stand for nothing (they sit at ``base + z``).  :mod:`korean_bpe.compare` places words with it.
+
+    >>> from korean_bpe.pre_tokenizers import get_pre_tokenizer
+    >>> word_bases("영화 좋다", ["▁영화", "▁좋다"], get_pre_tokenizer("raw"))     # the first ▁: a dummy prefix
+    [(-1, 1), (2, 0)]
+    >>> word_bases("영화  좋다", ["영화", "▁▁좋", "다"], get_pre_tokenizer("kiwi", lossless=True))
+    [(0, 0), (2, 0), (5, 0)]
+    """
+    out: list[tuple[int, int]] = []
+    for place in word_places(text, words, pre_tokenizer, strict=False):
+        z = place.stand_ins
+        out.append((place.places[z] - z, z) if z < len(place.word) else (place.start - z, z))
+    return out
 
 
 def symbol_chars(word: str, split: Callable[[str], Sequence[str]], *, word_start: bool) -> list[int]:
