@@ -75,7 +75,10 @@ def test_same_ids_as_korean_bpe_on_nsmc_reviews(pre_tokenizer: dict[str, object]
     test = list(iter_texts(nsmc / "ratings_test.txt", limit=2000))
     kb = Tokenizer.train(train, vocab_size=3000, pre_tokenizer=pre_tokenizer)
     tok = KoreanBPETokenizerFast.from_korean_bpe(kb)
-    assert tok(test)["input_ids"] == kb.encode_batch(test)
+    out = tok(test, return_offsets_mapping=True)
+    assert out["input_ids"] == kb.encode_batch(test)
+    for k, text in enumerate(test):  # offsets = encode_with_offsets; alignment methods agree with them
+        _check_alignment(out, kb, text, k)
 
 
 @pytest.mark.parametrize("unit", ["jamo", "byte"])
