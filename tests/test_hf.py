@@ -480,3 +480,44 @@ def test_raw_export_on_nsmc(nsmc, tmp_path):
     ids = _raw_agrees(ours, test, tmp_path)
     assert sum(map(len, ids)) > 10 * len(test)
     assert not any("▁" in t[1:] for t in ours.id_to_token)  # no token crosses a space
+
+
+# --- complete folders -----------------------------------------------------------------------------
+
+
+def test_export_folder_loads_in_auto_tokenizer_and_decodes_exactly(split, tmp_path):
+    """to_huggingface(dir/) writes the three files a HF client reads; clean_up_tokenization_spaces
+    is false (a client defaulting to true turned "영화 ," into "영화,"); the single file stays."""
+    transformers = pytest.importorskip("transformers")
+    train, test = split
+    ours = Tokenizer.train(train, vocab_size=3300, byte_fallback=True, special_tokens=("<unk>", "<pad>", "[MASK]", "<x>"),
+                           show_progress=False)
+    folder = ours.to_huggingface(f"{tmp_path / 'hf'}/")
+    assert sorted(p.name for p in folder.iterdir()) == ["special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"]
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["tokenizer_class"] == "PreTrainedTokenizerFast" and config["clean_up_tokenization_spaces"] is False
+    assert json.loads((folder / "special_tokens_map.json").read_text(encoding="utf-8")) == {
+        "unk_token": "<unk>", "pad_token": "<pad>", "mask_token": "[MASK]", "additional_special_tokens": ["<x>"]}
+    assert {v["content"] for v in config["added_tokens_decoder"].values()} == {"<unk>", "<pad>", "[MASK]", "<x>"}
+    auto = transformers.AutoTokenizer.from_pretrained(folder)
+    assert (auto.pad_token_id, auto.mask_token_id, auto.unk_token_id) == tuple(ours.vocab[t] for t in ("<pad>", "[MASK]", "<unk>"))
+    assert auto(test)["input_ids"] == ours.encode_batch(test)
+    spaced = "영화 , 정말 ! 재밌다 . ㅋㅋ ?"
+    assert auto.decode(ours.encode(spaced)) == ours.decode(ours.encode(spaced)) == spaced
+    single = ours.to_huggingface(tmp_path / "one.json")
+    assert single.is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["hf", "one.json"]
+    assert json.loads(single.read_text(encoding="utf-8")) == json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+
+
+def test_cli_export_hf_writes_a_folder(tmp_path):
+    import subprocess
+    import sys
+
+    ours = Tokenizer.train(["영화 정말 재밌다", "최고의 영화"] * 3, vocab_size=30, show_progress=False)
+    ours.save(tmp_path / "model")
+    cmd = [sys.executable, "-m", "korean_bpe.cli", "export-hf", "-m", str(tmp_path / "model"), "-o", f"{tmp_path / 'out'}/"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "AutoTokenizer.from_pretrained(" in proc.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"]

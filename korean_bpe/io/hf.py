@@ -91,7 +91,8 @@ from ..markers import SPACE_MARK, get_marker
 from ..pre_tokenizers.base import LINE_BREAKS
 from .format import BYTE_TOKENS, SURROGATE
 
-__all__ = ["export_tokenizer_json", "tokenizer_json", "hf_token_names", "PY_WHITESPACE"]
+__all__ = ["export_tokenizer_json", "export_folder", "tokenizer_json", "tokenizer_config", "special_tokens_map",
+           "hf_token_names", "PY_WHITESPACE"]
 
 #: every character Python's ``str.split()`` splits on (``chr(c).isspace()``)
 PY_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
@@ -265,6 +266,14 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     }
 
 
+TOKENIZER_FILE = "tokenizer.json"
+TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
+SPECIAL_TOKENS_MAP_FILE = "special_tokens_map.json"
+#: HF's role names for the special tokens known by their usual text
+_ROLES = {"<unk>": "unk_token", "[UNK]": "unk_token", "<pad>": "pad_token", "[PAD]": "pad_token", "<s>": "bos_token",
+          "</s>": "eos_token", "[CLS]": "cls_token", "[SEP]": "sep_token", "<mask>": "mask_token", "[MASK]": "mask_token"}
+
+
 def render_tokenizer_json(tokenizer: Any, *, dropout: float | None = None) -> str:
     """The text of ``tokenizer.json`` (what :func:`export_tokenizer_json` writes, e.g. to standard output)."""
     return json.dumps(tokenizer_json(tokenizer, dropout=dropout), ensure_ascii=False, indent=2) + "\n"
@@ -273,7 +282,8 @@ def render_tokenizer_json(tokenizer: Any, *, dropout: float | None = None) -> st
 def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropout: float | None = None) -> Path:
     """Write ``tokenizer`` as a Hugging Face ``tokenizer.json`` at ``path`` (atomically).
 
-    ``path`` may be a directory (``tokenizer.json`` is written inside it).  Returns the file's path.
+    ``path`` may be a directory (an existing one, or a path ending with ``/``): it gets a complete
+    HF tokenizer folder (:func:`export_folder`).  Returns the ``tokenizer.json`` path.
     A symbolic link is written through to its target; a FIFO or device is refused; a new file
     gets the umask's mode, a replaced one keeps its own (:func:`korean_bpe.io.files.atomic_write_text`).
     See the module docstring for the mapping and the few cases where HF cannot follow.
@@ -281,18 +291,84 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropo
     >>> import tempfile, korean_bpe
     >>> tok = korean_bpe.Tokenizer.train(["아이언맨 또 보고 싶다", "또 보고 싶다"] * 3, vocab_size=40)
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     p = export_tokenizer_json(tok, d)
+    ...     p = export_tokenizer_json(tok, d + "/tokenizer.json")
     ...     from tokenizers import Tokenizer as HF
     ...     HF.from_file(str(p)).encode("또 보고 싶다").ids == tok.encode("또 보고 싶다")
     True
     """
     from .files import atomic_write_text
 
-    text = render_tokenizer_json(tokenizer, dropout=dropout)
-    target = Path(path)
-    if target.is_dir():
-        target = target / "tokenizer.json"
-    return atomic_write_text(target, text)
+    if is_folder(path):
+        return export_folder(tokenizer, path, dropout=dropout) / TOKENIZER_FILE
+    return atomic_write_text(Path(path), render_tokenizer_json(tokenizer, dropout=dropout))
+
+
+def is_folder(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names a folder to export into: an existing directory, or a path written
+    with a trailing ``/``."""
+    return Path(path).is_dir() or os.fspath(path).endswith(("/", os.sep))
+
+
+def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout: float | None = None) -> Path:
+    """Write a complete Hugging Face tokenizer folder: ``tokenizer.json``, ``tokenizer_config.json``
+    (:func:`tokenizer_config`) and ``special_tokens_map.json``, each atomically (the folder is
+    created when missing).  ``AutoTokenizer.from_pretrained(directory)`` and HF's clients in other
+    languages load it with our ids and decode it exactly.  Returns the folder.
+
+    >>> import tempfile, korean_bpe
+    >>> tok = korean_bpe.Tokenizer.train(["아이언맨 또 보고 싶다", "또 보고 싶다"] * 3, vocab_size=40)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     sorted(p.name for p in export_folder(tok, d).iterdir())
+    ['special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json']
+    """
+    from .files import atomic_write_text
+
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(folder / TOKENIZER_FILE, render_tokenizer_json(tokenizer, dropout=dropout))
+    for name, content in ((TOKENIZER_CONFIG_FILE, tokenizer_config(tokenizer)),
+                          (SPECIAL_TOKENS_MAP_FILE, special_tokens_map(tokenizer))):
+        atomic_write_text(folder / name, json.dumps(content, ensure_ascii=False, indent=2) + "\n")
+    return folder
+
+
+def special_tokens_map(tokenizer: Any) -> dict[str, Any]:
+    """The special tokens by HF's role names: ``unk_token`` (the model's), the usual texts of the
+    others (``<pad>``/``[PAD]`` -> ``pad_token``, ``<s>``, ``</s>``, ``[CLS]``, ``[SEP]``,
+    ``<mask>``/``[MASK]``), the rest as ``additional_special_tokens``.
+
+    >>> from korean_bpe import Tokenizer
+    >>> special_tokens_map(Tokenizer.train(["영화 최고"] * 2, vocab_size=12, special_tokens=("<unk>", "<pad>", "<x>")))
+    {'unk_token': '<unk>', 'pad_token': '<pad>', 'additional_special_tokens': ['<x>']}
+    """
+    unk = getattr(tokenizer, "unk_token", None)
+    out: dict[str, Any] = {} if unk is None else {"unk_token": unk}
+    extra = []
+    for token in tokenizer.special_tokens:
+        role = _ROLES.get(token)
+        if token == unk:
+            continue
+        if role is not None and role not in out:
+            out[role] = token
+        else:
+            extra.append(token)
+    if extra:
+        out["additional_special_tokens"] = extra
+    return out
+
+
+def tokenizer_config(tokenizer: Any) -> dict[str, Any]:
+    """``tokenizer_config.json`` for the stock ``PreTrainedTokenizerFast``: its class, the special
+    tokens (:func:`special_tokens_map`, and each one's ``added_tokens_decoder`` entry) and
+    ``clean_up_tokenization_spaces: false`` (a client that defaults to ``true``, such as HF's
+    JavaScript tokenizers or older transformers, would turn ``"영화 ,"`` into ``"영화,"``)."""
+    from .. import __version__
+
+    vocab = tokenizer.vocab
+    added = {str(vocab[t]): {"content": t, "lstrip": False, "normalized": False, "rstrip": False, "single_word": False,
+                             "special": True} for t in tokenizer.special_tokens}
+    return {"tokenizer_class": "PreTrainedTokenizerFast", "clean_up_tokenization_spaces": False,
+            "added_tokens_decoder": added, **special_tokens_map(tokenizer), "korean_bpe_version": __version__}
 
 
 def _replace(pattern: str | dict[str, str], content: str) -> dict[str, Any]:
