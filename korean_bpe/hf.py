@@ -127,15 +127,14 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
     model_input_names = ["input_ids", "attention_mask"]
     slow_tokenizer_class = None
 
-    def __init__(
-        self,
-        *args: Any,
-        korean_bpe_tokenizer: Tokenizer | None = None,
-        korean_bpe_vocab_file: str | None = None,
-        korean_bpe_merges_file: str | None = None,
-        korean_bpe_config_file: str | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """``korean_bpe_tokenizer=`` (a :class:`korean_bpe.Tokenizer`) or, from ``from_pretrained``,
+        ``korean_bpe_config_file=`` (its saved ``korean_bpe/`` folder); the rest is transformers'.
+        (Only ``**kwargs``: transformers' suite checks every defaulted parameter is kept in
+        ``init_kwargs``, which must not hold the model object.)"""
+        korean_bpe_tokenizer = kwargs.pop("korean_bpe_tokenizer", None)
+        korean_bpe_config_file = kwargs.pop("korean_bpe_config_file", None)
+        kwargs.pop("korean_bpe_vocab_file", None), kwargs.pop("korean_bpe_merges_file", None)
         if korean_bpe_tokenizer is None:
             if korean_bpe_config_file is None:
                 raise ValueError(
@@ -147,7 +146,7 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
             raise TypeError(f"korean_bpe_tokenizer must be a korean_bpe.Tokenizer, got {type(korean_bpe_tokenizer).__name__}")
         self._korean_bpe = korean_bpe_tokenizer
         # transformers 5 hands a class with its own __init__ the vocabulary and merges it read from
-        # tokenizer.json; ours come from korean_bpe/ (kept, they would land in tokenizer_config.json)
+        # tokenizer.json; ours come from korean_bpe/ (dropped: they would land in tokenizer_config.json)
         kwargs.pop("vocab", None), kwargs.pop("merges", None)
         if kwargs.get("tokenizer_file") is None and kwargs.get("tokenizer_object") is None:
             kwargs["tokenizer_object"] = backend_tokenizer(korean_bpe_tokenizer)
@@ -260,16 +259,27 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         pre-tokenizer, unit, marker, byte and Hangul fallback and special tokens (renamed by
         ``special_tokens_map``, with ``new_special_tokens`` after them), and transformers' settings
         (``pad_token``, ``model_max_length``, ...).  ``text_iterator`` yields texts or batches
-        of texts; ``kwargs`` go to :meth:`korean_bpe.Tokenizer.train` (``min_frequency=...``)."""
+        of texts; ``kwargs`` go to :meth:`korean_bpe.Tokenizer.train` (``min_frequency=...``).  A
+        ``vocab_size`` below the special tokens + the alphabet gives those alone, as HF's trainers do."""
         kb = self._korean_bpe
         rename = dict(special_tokens_map or {})
         specials = [rename.get(t, t) for t in kb.special_tokens]
         specials += [str(t) for t in new_special_tokens or () if str(t) not in specials]
         unk = None if kb.unk_token is None else rename.get(kb.unk_token, kb.unk_token)
+        from .counting import WordCounts
+
         kwargs.setdefault("show_progress", False)
-        new = Tokenizer.train(_flatten(text_iterator), vocab_size=vocab_size, pre_tokenizer=kb.pre_tokenizer,
-                              unit=kb.unit, marker=kb.marker, byte_fallback=kb.byte_fallback,
-                              hangul_fallback=kb.hangul_fallback, unk_token=unk, special_tokens=specials, **kwargs)
+        counts = WordCounts.from_texts(_flatten(text_iterator), pre_tokenizer=kb.pre_tokenizer,
+                                       show_progress=kwargs["show_progress"])
+        options = dict(unit=kb.unit, marker=kb.marker, byte_fallback=kb.byte_fallback,
+                       hangul_fallback=kb.hangul_fallback, unk_token=unk, special_tokens=specials, **kwargs)
+        try:
+            new = Tokenizer.train_from_counts(counts, vocab_size=vocab_size, **options)
+        except ValueError as exc:  # as HF's trainers: the special tokens and the alphabet whatever vocab_size says
+            least = re.search(r"use vocab_size >= (\d+)", str(exc))
+            if least is None or int(least.group(1)) <= vocab_size:
+                raise
+            new = Tokenizer.train_from_counts(counts, vocab_size=int(least.group(1)), **options)
         init = {k: v for k, v in self.init_kwargs.items() if k not in _NOT_CARRIED}
         for name in self.SPECIAL_TOKENS_ATTRIBUTES:
             value = getattr(self, name, None)

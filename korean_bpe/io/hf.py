@@ -20,7 +20,10 @@ ours                         ``tokenizer.json``
                              (Python's ``str.split`` set, which is wider than Rust's) +
                              ``WhitespaceSplit``
 unit ``syllable``            nothing (HF BPE splits a piece into characters)
-unit ``jamo``                ``NFD`` normalizer (decode gives jamo: compose with NFC)
+unit ``jamo``                a ``Precompiled`` normalizer that decomposes the 11,172
+                             Hangul syllables and nothing else, and one ``Replace``
+                             decoder per syllable that composes them back
+                             (:mod:`korean_bpe.io.hf_jamo`)
 unit ``byte``                ``ByteLevel(add_prefix_space=False, use_regex=False)`` and the
                              ``ByteLevel`` decoder (the same GPT-2 byte table)
 marker ``"▁"``               ``Strip`` + ``Prepend("▁")`` + ``Replace(" ", " ▁")``
@@ -49,12 +52,11 @@ the decoder drops every ``▁`` of the first token only, not the one opening eac
 
 Where HF cannot follow exactly (the ids differ only in these cases):
 
-* unit ``jamo``: HF's ``NFD`` also decomposes non-Hangul characters (``é``, ``Å``, kana with
-  a voicing mark such as ``デ``, CJK compatibility ideographs such as ``盧`` U+F933, which NFD
-  maps to U+76E7) and reorders combining marks, where our jamo unit leaves them alone: the ids
-  differ on exactly the texts where ``unicodedata.normalize("NFD", t) != decompose(t)`` (5 of the
-  55,106 NSMC test reviews).  And HF has no NFC decoder, so ``decode`` returns conjoining jamo:
-  apply ``unicodedata.normalize("NFC", ...)`` to get syllables back.
+* unit ``jamo``: a Hangul syllable directly followed by a combining mark of U+0300..U+07FF
+  (``"가\u0301"``): HF's ``Precompiled`` normalizer drops the mark
+  (:func:`korean_bpe.io.hf_jamo.precompiled_drops`; none of the 55,106 NSMC test reviews).
+  Composing on decode costs one ``Replace`` pass per syllable: HF decodes a jamo model some
+  hundred times more slowly than the other units (see docs/API.md).
 * ``byte_fallback=True`` with marker ``"</w>"`` or ``"##"``: HF turns an unknown character into the
   bytes of the character *with* the marker (``<0x23><0x23>...`` for ``##X``).
 * ``hangul_fallback=True``: HF's BPE has no such fallback: a syllable outside the vocabulary is
@@ -90,6 +92,7 @@ from typing import Any
 from ..markers import SPACE_MARK, get_marker
 from ..pre_tokenizers.base import LINE_BREAKS
 from .format import BYTE_TOKENS, SURROGATE
+from .hf_jamo import jamo_normalizer, recompose_decoders
 
 __all__ = ["export_tokenizer_json", "export_folder", "tokenizer_json", "tokenizer_config", "special_tokens_map",
            "hf_token_names", "PY_WHITESPACE"]
@@ -144,13 +147,16 @@ def hf_token_names(model: Any, *, marker: str | None) -> tuple[str, ...]:
     return out
 
 
-def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float | None = None) -> dict[str, Any]:
+def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float | None = None,
+                   compose_jamo: bool = True) -> dict[str, Any]:
     """The ``tokenizer.json`` content (a dict) for ``tokenizer``; see the module docstring.
 
     ``pretokenized=True`` (morpheme pre-tokenizers only): the file is for words that our analysis
     already cut (``encode(words, is_pretokenized=True)``, as :mod:`korean_bpe.hf` feeds it), so
     it has no white-space stage: each word goes to BPE whole, a lossless line-break piece included.
-    ``dropout``: HF BPE's ``dropout`` probability (``None``: none).
+    ``dropout``: HF BPE's ``dropout`` probability (``None``: none).  ``compose_jamo=False``
+    (unit ``jamo``): no composing decoders, so HF decodes some hundred times faster but gives
+    conjoining jamo back (``unicodedata.normalize("NFC", ...)`` composes them).
     """
     if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))
                                 or not 0.0 < dropout <= 1.0):
@@ -214,8 +220,8 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     else:  # whitespace, and the analysers (fed pre-split, space-joined words)
         normalizers.append(_replace({"Regex": _char_class(PY_WHITESPACE) + "+"}, " "))
         pre_tokenizers.append({"type": "WhitespaceSplit"})
-    if unit == "jamo":  # first: HF's NFD panics on text that a zero-width Replace changed before it
-        normalizers.insert(0, {"type": "NFD"})
+    if unit == "jamo":  # first: the stages after it see jamo, as our unit gives them
+        normalizers.insert(0, jamo_normalizer())
     normalizers += mark.hf_normalizers(raw=raw, byte=byte)
     if byte:
         pre_tokenizers.append(byte_level)
@@ -233,6 +239,8 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     if raw:
         decoders.append(_replace(SPACE_MARK, " "))
     decoders += mark.hf_text_decoders(raw=raw, byte=byte)
+    if unit == "jamo" and compose_jamo:
+        decoders += recompose_decoders()
 
     # The byte tokens are ordinary vocabulary, as SentencePiece exports them: as added special
     # tokens, HF's default decode (skip_special_tokens) would delete every byte-fallback character.
@@ -274,12 +282,14 @@ _ROLES = {"<unk>": "unk_token", "[UNK]": "unk_token", "<pad>": "pad_token", "[PA
           "</s>": "eos_token", "[CLS]": "cls_token", "[SEP]": "sep_token", "<mask>": "mask_token", "[MASK]": "mask_token"}
 
 
-def render_tokenizer_json(tokenizer: Any, *, dropout: float | None = None) -> str:
+def render_tokenizer_json(tokenizer: Any, *, dropout: float | None = None, compose_jamo: bool = True) -> str:
     """The text of ``tokenizer.json`` (what :func:`export_tokenizer_json` writes, e.g. to standard output)."""
-    return json.dumps(tokenizer_json(tokenizer, dropout=dropout), ensure_ascii=False, indent=2) + "\n"
+    content = tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo)
+    return json.dumps(content, ensure_ascii=False, indent=2) + "\n"
 
 
-def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropout: float | None = None) -> Path:
+def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropout: float | None = None,
+                          compose_jamo: bool = True) -> Path:
     """Write ``tokenizer`` as a Hugging Face ``tokenizer.json`` at ``path`` (atomically).
 
     ``path`` may be a directory (an existing one, or a path ending with ``/``): it gets a complete
@@ -299,8 +309,8 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropo
     from .files import atomic_write_text
 
     if is_folder(path):
-        return export_folder(tokenizer, path, dropout=dropout) / TOKENIZER_FILE
-    return atomic_write_text(Path(path), render_tokenizer_json(tokenizer, dropout=dropout))
+        return export_folder(tokenizer, path, dropout=dropout, compose_jamo=compose_jamo) / TOKENIZER_FILE
+    return atomic_write_text(Path(path), render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo))
 
 
 def is_folder(path: str | os.PathLike[str]) -> bool:
@@ -309,7 +319,8 @@ def is_folder(path: str | os.PathLike[str]) -> bool:
     return Path(path).is_dir() or os.fspath(path).endswith(("/", os.sep))
 
 
-def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout: float | None = None) -> Path:
+def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout: float | None = None,
+                  compose_jamo: bool = True) -> Path:
     """Write a complete Hugging Face tokenizer folder: ``tokenizer.json``, ``tokenizer_config.json``
     (:func:`tokenizer_config`) and ``special_tokens_map.json``, each atomically (the folder is
     created when missing).  ``AutoTokenizer.from_pretrained(directory)`` and HF's clients in other
@@ -325,7 +336,8 @@ def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout:
 
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(folder / TOKENIZER_FILE, render_tokenizer_json(tokenizer, dropout=dropout))
+    text = render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo)
+    atomic_write_text(folder / TOKENIZER_FILE, text)
     for name, content in ((TOKENIZER_CONFIG_FILE, tokenizer_config(tokenizer)),
                           (SPECIAL_TOKENS_MAP_FILE, special_tokens_map(tokenizer))):
         atomic_write_text(folder / name, json.dumps(content, ensure_ascii=False, indent=2) + "\n")
