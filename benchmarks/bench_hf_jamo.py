@@ -72,10 +72,10 @@ def main() -> None:
             load = time.perf_counter() - t
             enc = best(lambda: hf.encode_batch(test, add_special_tokens=False), args.repeat)
             one = best(lambda: [hf.encode(x, add_special_tokens=False) for x in test[:5000]], args.repeat)
-            dec = best(lambda: hf.decode_batch(ids[:n]), args.repeat)
-            dec_one = best(lambda: [hf.decode(x) for x in ids[:n]], 1)
+            dec = best(lambda: hf.decode_batch(ids[:n], skip_special_tokens=False), args.repeat)
+            dec_one = best(lambda: [hf.decode(x, skip_special_tokens=False) for x in ids[:n]], 1)
             theirs = [e.ids for e in hf.encode_batch(test, add_special_tokens=False)]
-            back = hf.decode_batch(ids[:n])
+            back = hf.decode_batch(ids[:n], skip_special_tokens=False)
             print(f"{name}: {path.stat().st_size / 1e6:.1f} MB, loads in {load:.2f} s")
             print(f"  encode_batch {len(test) / enc:,.0f} reviews/s, one by one {5000 / one:,.0f} reviews/s; "
                   f"decode_batch {n / dec:,.0f} reviews/s, one by one {n / dec_one:,.0f} reviews/s")
