@@ -69,7 +69,8 @@ import json
 import re
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -193,14 +194,8 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         if hidden:
             _check_no_stand_ins(text), _check_no_stand_ins(text_pair)
             text, text_pair = _map_texts(_hide_surrogates, text), _map_texts(_hide_surrogates, text_pair)
-        backend = self._tokenizer
-        normalizer, pre_tokenizer = backend.normalizer, backend.pre_tokenizer
-        backend.normalizer = None  # the splits are slices of the text itself: offsets in the text
-        backend.pre_tokenizer = _pre_tokenizers.PreTokenizer.custom(_Carrier(self._korean_bpe, hidden))
-        try:
+        with _carrying(self._tokenizer, _Carrier(self._korean_bpe, hidden)):
             return super()._encode_plus(text, text_pair, *args, is_split_into_words=False, **kwargs)
-        finally:
-            backend.normalizer, backend.pre_tokenizer = normalizer, pre_tokenizer
 
     def _encode_without_added_tokens(self, text: str) -> list[int]:
         """Plain text, no added token matched (chat templates' control-token sanitizing)."""
@@ -333,6 +328,19 @@ class _Carrier:
 
         pretok.split(split)
         pretok.tokenize(lambda _: queue.popleft())
+
+
+@contextmanager
+def _carrying(backend: Any, carrier: _Carrier) -> Iterator[None]:
+    """The fast tokenizer with ``carrier`` as its pre-tokenizer and no normalizer (the splits are
+    slices of the text itself: offsets in the text), for the length of one call: HF can neither
+    save nor pickle a Python stage."""
+    normalizer, pre_tokenizer = backend.normalizer, backend.pre_tokenizer
+    backend.normalizer, backend.pre_tokenizer = None, _pre_tokenizers.PreTokenizer.custom(carrier)
+    try:
+        yield
+    finally:
+        backend.normalizer, backend.pre_tokenizer = normalizer, pre_tokenizer
 
 
 def _carried_words(kb: Tokenizer, text: str) -> list[tuple[int, int, list[tuple[int, int, int]]]]:
