@@ -189,6 +189,10 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
     def _encode_plus(self, text: Any, text_pair: Any = None, *args: Any, is_split_into_words: bool = False,
                      **kwargs: Any) -> Any:
         if is_split_into_words:  # analysed words, as they are: the fast tokenizer's BPE on each
+            if _has_surrogates(text) or _has_surrogates(text_pair):
+                raise ValueError("a pre-split word holds a lone surrogate, which the fast tokenizer cannot take "
+                                 "(its strings are UTF-8): pass the text itself (is_split_into_words=False), "
+                                 "which gets our ids")
             return super()._encode_plus(text, text_pair, *args, is_split_into_words=True, **kwargs)
         hidden = _has_surrogates(text) or _has_surrogates(text_pair)
         if hidden:
@@ -358,9 +362,7 @@ def _carried_words(kb: Tokenizer, text: str) -> list[tuple[int, int, list[tuple[
         return []
     try:
         ids, offsets = kb.encode_with_offsets(text, disallowed_special=())
-    except ValueError as exc:
-        if "not the text from offset" not in str(exc):
-            raise
+    except ValueError:  # no spans to give; a text that cannot be encoded at all raises from encode itself
         return [(0, len(text), [(i, 0, len(text)) for i in kb.encode(text, disallowed_special=())])]
     starts, ends = _word_spans(text, kb.pre_tokenizer(text), kb.pre_tokenizer)
     groups: list[tuple[int, list[tuple[int, int, int]]]] = []

@@ -354,6 +354,8 @@ def test_lone_surrogates_get_our_ids(unit: str, byte_fallback: bool) -> None:
         assert [tok.decode(ids) for ids in out["input_ids"]] == texts
     with pytest.raises(ValueError, match="U\\+F0000..U\\+F07FF that stands in for them"):
         tok(["영화\ud800", "\U000f0000"])
+    with pytest.raises(ValueError, match="a pre-split word holds a lone surrogate"):
+        tok(["영화", "\ud800"], is_split_into_words=True)
 
 
 def test_a_damaged_tokenizer_json_is_named(kiwi_tok: KoreanBPETokenizerFast, tmp_path: Path) -> None:
