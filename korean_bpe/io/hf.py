@@ -1,9 +1,11 @@
-"""Export a :class:`korean_bpe.Tokenizer` as a Hugging Face ``tokenizer.json``.
+"""Export a :class:`korean_bpe.Tokenizer` as a Hugging Face ``tokenizer.json`` or a complete folder.
 
 The file loads with ``tokenizers.Tokenizer.from_file(path)`` and with
-``transformers.PreTrainedTokenizerFast(tokenizer_file=path)`` and gives the same ids as ours.
-It is written as plain JSON (the format of ``tokenizers`` 0.19-0.23: ``"version": "1.0"``, merges
-as ``[left, right]`` pairs), so exporting needs no ``tokenizers`` install.
+``transformers.PreTrainedTokenizerFast(tokenizer_file=path)`` and gives the same ids as ours, and
+decodes to our text.  A folder (:func:`export_folder`: the file, ``tokenizer_config.json`` and
+``special_tokens_map.json``) loads with ``AutoTokenizer.from_pretrained(folder)`` and in HF's
+clients in other languages.  It is written as plain JSON (the format of ``tokenizers`` 0.19-0.23:
+``"version": "1.0"``, merges as ``[left, right]`` pairs), so exporting needs no ``tokenizers`` install.
 
 How each part of our pipeline maps to HF stages:
 
@@ -43,6 +45,7 @@ special tokens               ``added_tokens`` (``special: true``), byte tokens e
 ``encode_with_offsets``      the ``offsets`` HF computes (``return_offsets_mapping``): the
                              same spans for ``raw`` (every unit) and ``whitespace``
                              (syllable, jamo); see :meth:`korean_bpe.Tokenizer.encode_with_offsets`
+                             (:class:`korean_bpe.hf.KoreanBPETokenizerFast` gives ours for all)
 ============================ ===========================================================
 
 HF's own ``Metaspace`` prepend (``prepend_scheme="always"``/``"first"``) and decoder are not used
