@@ -198,8 +198,43 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         if hidden:
             _check_no_stand_ins(text), _check_no_stand_ins(text_pair)
             text, text_pair = _map_texts(_hide_surrogates, text), _map_texts(_hide_surrogates, text_pair)
-        with _carrying(self._tokenizer, _Carrier(self._korean_bpe, hidden)):
-            return super()._encode_plus(text, text_pair, *args, is_split_into_words=False, **kwargs)
+        view, analysed = self._analysed_view()
+        split = self.split_special_tokens if kwargs.get("split_special_tokens") is None else kwargs["split_special_tokens"]
+        pieces = [p for t in (*_texts_in(text), *_texts_in(text_pair)) for p in self._cut(t, split)]
+        if hidden:
+            pieces = [_reveal_surrogates(p) for p in pieces]
+        analysed.table = dict(zip(pieces, self._korean_bpe.pre_tokenizer.batch(pieces, show_progress=False)))
+        try:
+            with _carrying(self._tokenizer, _Carrier(view, hidden)):
+                return super()._encode_plus(text, text_pair, *args, is_split_into_words=False, **kwargs)
+        finally:
+            analysed.table = {}
+
+    def _analysed_view(self) -> tuple[Tokenizer, _Analysed]:
+        """Our tokenizer, but with a pre-tokenizer that answers from one ``batch`` call per
+        encoding call (``encode_with_offsets`` analyses one text at a time: one JVM call each for
+        Okt), built once."""
+        if getattr(self, "_view", None) is None:
+            kb = self._korean_bpe
+            analysed = _Analysed(kb.pre_tokenizer)
+            view = Tokenizer(kb.model, pre_tokenizer=analysed, unit=kb.unit, marker=kb.marker,
+                             byte_fallback=kb.byte_fallback, unk_token=kb.unk_token, hangul_fallback=kb.hangul_fallback)
+            self._view = (view, analysed)
+        return self._view
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(super().__getstate__())  # type: ignore[misc]
+        state.pop("_view", None)  # rebuilt when needed
+        return state
+
+    def _cut(self, text: str, split_special_tokens: bool) -> list[str]:
+        """``text`` between the added tokens, as HF cuts it before our pre-tokenizer sees it (for
+        the one batch analysis; a piece cut otherwise is analysed on its own, the same words)."""
+        contents = sorted({t.content for t in self.added_tokens_decoder.values()
+                           if t.content and not (split_special_tokens and t.special)}, key=lambda c: (-len(c), c))
+        if not contents:
+            return [text]
+        return [p for p in re.split("|".join(map(re.escape, contents)), text) if p]
 
     def _encode_without_added_tokens(self, text: str) -> list[int]:
         """Plain text, no added token matched (chat templates' control-token sanitizing)."""
@@ -332,6 +367,36 @@ class _Carrier:
 
         pretok.split(split)
         pretok.tokenize(lambda _: queue.popleft())
+
+
+class _Analysed:
+    """A pre-tokenizer that answers from ``table`` (the words of texts analysed in one batch),
+    else asks the one it wraps; its declarations (``piece_kind``, ...) are the wrapped one's."""
+
+    def __init__(self, pre_tokenizer: Any) -> None:
+        self._pre_tokenizer = pre_tokenizer
+        self.table: dict[str, list[str]] = {}
+
+    def __getattr__(self, name: str) -> Any:  # only for names not found on the object itself
+        if name.startswith("__") or name == "_pre_tokenizer":  # copy / pickle probe an empty object
+            raise AttributeError(name)
+        return getattr(self._pre_tokenizer, name)
+
+    def __call__(self, text: str) -> list[str]:
+        words = self.table.get(text)
+        return list(words) if words is not None else self._pre_tokenizer(text)
+
+    def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+    def restore(self, words: Sequence[str]) -> str:
+        return str(self._pre_tokenizer.restore(words))
+
+    def to_config(self) -> dict[str, Any]:
+        return dict(self._pre_tokenizer.to_config())
+
+    def __repr__(self) -> str:
+        return repr(self._pre_tokenizer)
 
 
 @contextmanager
