@@ -58,7 +58,7 @@ Where HF cannot follow exactly (the ids differ only in these cases):
 * unit ``jamo``: a Hangul syllable directly followed by a combining mark of U+0300..U+07FF
   (``"가\u0301"``): HF's ``Precompiled`` normalizer drops the mark
   (:func:`korean_bpe.io.hf_jamo.precompiled_drops`; none of the 55,106 NSMC test reviews).
-  Composing on decode costs one ``Replace`` pass per syllable: HF decodes a jamo model some
+  Composing on decode costs one ``Replace`` pass per syllable: HF decodes a jamo model a few
   hundred times more slowly than the other units (see docs/API.md).
 * ``byte_fallback=True`` with marker ``"</w>"`` or ``"##"``: HF turns an unknown character into the
   bytes of the character *with* the marker (``<0x23><0x23>...`` for ``##X``).
@@ -158,7 +158,7 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     already cut (``encode(words, is_pretokenized=True)``, as :mod:`korean_bpe.hf` feeds it), so
     it has no white-space stage: each word goes to BPE whole, a lossless line-break piece included.
     ``dropout``: HF BPE's ``dropout`` probability (``None``: none).  ``compose_jamo=False``
-    (unit ``jamo``): no composing decoders, so HF decodes some hundred times faster but gives
+    (unit ``jamo``): no composing decoders, so HF decodes a few hundred times faster but gives
     conjoining jamo back (``unicodedata.normalize("NFC", ...)`` composes them).
     """
     if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))
