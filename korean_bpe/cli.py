@@ -12,6 +12,7 @@
     korean-bpe encode -m model/ --offsets "영화 정말 재밌다"                  (▁영화@0:2 ▁정말@2:5 ...)
     korean-bpe decode -m model/ "5 812 97"                                   (or < ids.txt)
     korean-bpe export-hf -m model/ -o tokenizer.json                        (-o - : standard output)
+    korean-bpe export-hf -m model/ -o hf-tokenizer/                         (a folder for AutoTokenizer)
     korean-bpe export-hf -m model/ -o tokenizer.json --dropout 0.1          (HF BPE dropout)
     korean-bpe cache list | korean-bpe cache clear [okt]
     korean-bpe compare [CORPUS] [--eval FILE] --vocab-sizes 4000,8000 -o results/    (report.html, table.csv, *.png)
@@ -230,12 +231,14 @@ def _add_decode(sub: Any) -> None:
 
 
 def _add_export_hf(sub: Any) -> None:
-    p = sub.add_parser("export-hf", help="write a Hugging Face tokenizer.json",
-                       description="Write a tokenizer.json that tokenizers and transformers load with the same ids.")
+    p = sub.add_parser("export-hf", help="write a Hugging Face tokenizer.json or tokenizer folder",
+                       description="Write a tokenizer.json that tokenizers and transformers load with the same ids; "
+                                   "to a directory (DIR/), a complete folder for AutoTokenizer.from_pretrained(DIR).")
     _model_arg(p)
     p.add_argument("-o", "--output", required=True, metavar="PATH",
-                   help="file (or directory) to write; '-' for standard output. A symbolic link is written "
-                        "through to its target; FIFOs and devices are refused")
+                   help="file to write, or a directory (existing, or written DIR/) that gets tokenizer.json, "
+                        "tokenizer_config.json and special_tokens_map.json; '-' for standard output. A symbolic "
+                        "link is written through to its target; FIFOs and devices are refused")
     p.add_argument("--dropout", type=_probability, default=None, metavar="P",
                    help="write HF BPE's dropout P (0 < P <= 1; default: none)")
     p.set_defaults(func=cmd_export_hf)
@@ -550,13 +553,16 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 def cmd_export_hf(args: argparse.Namespace) -> int:
     from .io.files import NotRegularFileError
-    from .io.hf import export_tokenizer_json, render_tokenizer_json
+    from .io.hf import (SPECIAL_TOKENS_MAP_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, export_tokenizer_json, is_folder,
+                        render_tokenizer_json)
     from .io.serialization import FILES
 
-    if args.output != "-":
-        target = os.path.join(args.output, "tokenizer.json") if os.path.isdir(args.output) else args.output
-        _refuse_overwriting("-o/--output", [target], [(f"the model's {f}", os.path.join(args.model, f)) for f in FILES],
-                            f"give another path, such as {os.path.join(args.model, 'tokenizer.json')}")
+    if args.output != "-":  # a folder gets three files, one of them named as the model's own config
+        targets = ([os.path.join(args.output, f) for f in (TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, SPECIAL_TOKENS_MAP_FILE)]
+                   if is_folder(args.output) else [args.output])
+        _refuse_overwriting("-o/--output", targets, [(f"the model's {f}", os.path.join(args.model, f)) for f in FILES],
+                            f"give another path, such as {os.path.join(args.model, 'tokenizer.json')} or a folder "
+                            "of its own")
     tok = _load(args.model)
     if args.dropout == 0.0:
         raise UserError("argument --dropout: HF's BPE refuses dropout 0; leave --dropout out for no dropout")
@@ -567,8 +573,12 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
         path = export_tokenizer_json(tok, args.output, dropout=args.dropout)
     except NotRegularFileError as exc:
         raise UserError(f"argument -o/--output: {exc}, or -o - for standard output") from None
-    _info(f"wrote {path} (load it with tokenizers.Tokenizer.from_file or "
-          "transformers.PreTrainedTokenizerFast(tokenizer_file=...))")
+    if is_folder(args.output):
+        _info(f"wrote {path.parent}/: tokenizer.json, tokenizer_config.json, special_tokens_map.json (load it with "
+              f"transformers.AutoTokenizer.from_pretrained({str(path.parent)!r}))")
+    else:
+        _info(f"wrote {path} (load it with tokenizers.Tokenizer.from_file or "
+              "transformers.PreTrainedTokenizerFast(tokenizer_file=...))")
     return 0
 
 

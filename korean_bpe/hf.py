@@ -2,13 +2,17 @@
 
 HF ``tokenizers`` cannot serialize a Python pre-tokenizer, so a ``tokenizer.json`` exported from a
 model trained on Okt / Kiwi / MeCab morphemes only works on words analysed by hand first.
-``KoreanBPETokenizerFast`` (a ``PreTrainedTokenizerFast``) does that step itself: each text is
-cut into morphemes by the model's own pre-tokenizer (analysis or lossless mode, batched: one
-analyzer call per batch) and the words go to the fast tokenizer as pre-tokenized input
-(``is_pretokenized``), which applies the unit, marker and merges in Rust.  Everything after that
-is transformers' own: batches, padding, truncation, attention masks, ``return_tensors``,
-``return_overflowing_tokens`` with ``stride``, special-token templates.  ``decode`` is ours
-(:meth:`korean_bpe.Tokenizer.decode`, exact, jamo recomposed), with added tokens spliced in.
+``KoreanBPETokenizerFast`` (a ``PreTrainedTokenizerFast``) gives transformers our encoding of the
+text itself: :meth:`korean_bpe.Tokenizer.encode_with_offsets` of each text (between added tokens),
+every token with its span in the text, cut into our pre-tokenizer's words, handed to the fast
+tokenizer as the splits of a pre-tokenizer that carries them (:class:`_Carrier`), so its model
+never runs on them.  So the ids, the offsets (``return_offsets_mapping``) and the alignment
+methods (``token_to_chars``, ``char_to_token``, ``word_ids`` = our words, ``word_to_chars``)
+are ours, for every pre-tokenizer and unit, Hangul fallback and lone surrogates included.
+Everything after that is transformers' own: batches, pairs, padding, truncation, attention masks,
+``return_tensors``, ``return_overflowing_tokens`` with ``stride``, special-token templates.
+``decode`` is ours (:meth:`korean_bpe.Tokenizer.decode`, exact, jamo recomposed), with added
+tokens spliced in.
 
 >>> import korean_bpe
 >>> reviews = ["영화 정말 재밌어요", "배우 연기가 정말 좋아요", "영화가 너무 지루해요"] * 3
@@ -36,21 +40,24 @@ missing package).
 What differs from the fast tokenizer alone:
 
 * ``is_split_into_words=True`` means the words are *already analysed* (our pre-tokenizer's
-  output, e.g. ``kb.pre_tokenizer(text)``): they go to the fast tokenizer as they are.
-* ``add_tokens``: the text is cut at each added token first (longest first, as HF matches them),
-  the analyzer runs on the rest, each added token is one word of its own, so it keeps its one id
-  and the text around it is analysed as usual.  Added tokens are matched on the raw text
-  (``normalized=False`` is forced: the ``▁`` marker and the jamo unit's NFD would otherwise split
-  them).  Kiwi's own ``SwTokenizer`` has no ``add_tokens``.
-* ``return_overflowing_tokens=True`` with ``stride``: transformers' own windows over our ids.
-* ``return_offsets_mapping=True`` with a morpheme pre-tokenizer raises ``ValueError``: the fast
-  tokenizer would give offsets inside each analysed word, not in the text; mapping them back needs
-  each word's span in the text, which the pre-tokenizers do not expose yet.  With ``whitespace``
-  and ``raw`` (run inside ``tokenizer.json``) the offsets are HF's own, in the text.
-* Ids are :meth:`korean_bpe.Tokenizer.encode`'s, except where HF and we treat special-token text
-  differently: a text holding ``"<unk>"`` gets that token's id here (HF's rule), where
-  ``Tokenizer.encode`` refuses it; and the jamo unit's NFD on non-Hangul (see
-  :mod:`korean_bpe.io.hf`).
+  output, e.g. ``kb.pre_tokenizer(text)``): they go to the fast tokenizer's own BPE as they are
+  (offsets inside each word, as HF gives them for pre-tokenized input; no Hangul fallback).
+* ``add_tokens``: HF cuts the text at each added token first, our encoding runs on the rest, so
+  an added token keeps its one id and the text around it is analysed as usual; one added with
+  the text of a model token keeps that token's id and decodes as a piece of its own.  Added
+  tokens are matched on the raw text (``normalized=False`` is forced).  Kiwi's own
+  ``SwTokenizer`` has no ``add_tokens``.
+* A text holding a special token's text (``"<unk>"``) gets that token's id here (HF's rule),
+  where ``Tokenizer.encode`` refuses it (``split_special_tokens=True``: its characters).
+* A lone surrogate cannot enter Rust: the fast tokenizer sees a stand-in character in its place
+  (U+F0000 + its offset from U+D800), the ids and offsets are ours of the real text.
+* Okt with ``norm=True`` or ``stem=True`` rewrites words, which then have no span in the text:
+  such a text gets the ids of :meth:`~korean_bpe.Tokenizer.encode`, each token spanning it all.
+* ``train_new_from_iterator`` retrains with this pipeline (:meth:`korean_bpe.Tokenizer.train`).
+
+The carrier is set on the fast tokenizer for the length of each call (HF cannot save or pickle a
+Python stage), so one instance should not encode from two threads at once (transformers already
+sets padding and truncation on it per call).
 
 Needs transformers 5 (``_encode_plus`` is its one encoding seam; transformers 4 had two, with
 other signatures, and is refused at import with the upgrade command).
@@ -60,14 +67,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from bisect import bisect_left, bisect_right
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from ._optional import require
+from .io.format import SURROGATE
 from .io.hf import _ANALYZED_PRE_TOKENIZERS, _name, tokenizer_json
 from .io.serialization import CONFIG_FILE, MERGES_FILE, VOCAB_FILE
-from .markers import pieces_keep_spaces
+from .markers import SPACE_MARK, pieces_keep_spaces
+from .pre_tokenizers.base import LINE_BREAKS
 from .tokenizer import Tokenizer
 
 _transformers = require("transformers")
@@ -75,8 +87,9 @@ if int(_transformers.__version__.split(".")[0]) < 5:
     raise ImportError(f"korean_bpe.hf needs transformers >= 5 (its _encode_plus seam); found {_transformers.__version__}: "
                       'pip install -U "transformers>=5"')
 require("tokenizers")
-from tokenizers import AddedToken  # noqa: E402
+from tokenizers import AddedToken, Token  # noqa: E402
 from tokenizers import Tokenizer as _HFTokenizer  # noqa: E402
+from tokenizers import pre_tokenizers as _pre_tokenizers  # noqa: E402
 
 __all__ = ["KoreanBPETokenizerFast", "MODEL_SUBDIR"]
 
@@ -85,6 +98,10 @@ MODEL_SUBDIR = "korean_bpe"
 #: the two-line module ``save_pretrained`` writes for ``AutoTokenizer(..., trust_remote_code=True)``:
 #: it imports this class from the installed korean_bpe (no code of ours is copied or downloaded)
 _SHIM_MODULE = "tokenization_korean_bpe"
+#: init_kwargs that name files or objects of the old tokenizer, not settings a retrained one keeps
+_NOT_CARRIED = frozenset({"tokenizer_file", "tokenizer_object", "korean_bpe_tokenizer", "korean_bpe_vocab_file",
+                          "korean_bpe_merges_file", "korean_bpe_config_file", "name_or_path", "added_tokens_decoder",
+                          "vocab", "merges", "auto_map"})
 
 
 def backend_tokenizer(tok: Tokenizer) -> Any:
@@ -111,15 +128,14 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
     model_input_names = ["input_ids", "attention_mask"]
     slow_tokenizer_class = None
 
-    def __init__(
-        self,
-        *args: Any,
-        korean_bpe_tokenizer: Tokenizer | None = None,
-        korean_bpe_vocab_file: str | None = None,
-        korean_bpe_merges_file: str | None = None,
-        korean_bpe_config_file: str | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """``korean_bpe_tokenizer=`` (a :class:`korean_bpe.Tokenizer`) or, from ``from_pretrained``,
+        ``korean_bpe_config_file=`` (its saved ``korean_bpe/`` folder); the rest is transformers'.
+        (Only ``**kwargs``: transformers' suite checks every defaulted parameter is kept in
+        ``init_kwargs``, which must not hold the model object.)"""
+        korean_bpe_tokenizer = kwargs.pop("korean_bpe_tokenizer", None)
+        korean_bpe_config_file = kwargs.pop("korean_bpe_config_file", None)
+        kwargs.pop("korean_bpe_vocab_file", None), kwargs.pop("korean_bpe_merges_file", None)
         if korean_bpe_tokenizer is None:
             if korean_bpe_config_file is None:
                 raise ValueError(
@@ -130,7 +146,9 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         if not isinstance(korean_bpe_tokenizer, Tokenizer):
             raise TypeError(f"korean_bpe_tokenizer must be a korean_bpe.Tokenizer, got {type(korean_bpe_tokenizer).__name__}")
         self._korean_bpe = korean_bpe_tokenizer
-        self._analyzes = _name(korean_bpe_tokenizer.pre_tokenizer) in _ANALYZED_PRE_TOKENIZERS
+        # transformers 5 hands a class with its own __init__ the vocabulary and merges it read from
+        # tokenizer.json; ours come from korean_bpe/ (dropped: they would land in tokenizer_config.json)
+        kwargs.pop("vocab", None), kwargs.pop("merges", None)
         if kwargs.get("tokenizer_file") is None and kwargs.get("tokenizer_object") is None:
             kwargs["tokenizer_object"] = backend_tokenizer(korean_bpe_tokenizer)
         if korean_bpe_tokenizer.unk_token is not None:
@@ -139,6 +157,14 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         kwargs.pop("auto_map", None)  # written again by save_pretrained
         super().__init__(*args, **kwargs)
         self._auto_map = {"AutoTokenizer": [None, f"{_SHIM_MODULE}.{type(self).__name__}"]}
+
+    @classmethod
+    def _from_pretrained(cls, resolved_vocab_files: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        """``from_pretrained``'s loading: a damaged ``tokenizer.json`` is named (transformers parses
+        it with a bare ``json.load``)."""
+        if resolved_vocab_files.get("tokenizer_file") is not None:
+            _check_json(resolved_vocab_files["tokenizer_file"])
+        return super()._from_pretrained(resolved_vocab_files, *args, **kwargs)
 
     @classmethod
     def from_korean_bpe(cls, tokenizer: Tokenizer, **kwargs: Any) -> KoreanBPETokenizerFast:
@@ -158,75 +184,61 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         """The :class:`korean_bpe.Tokenizer` inside (its pre-tokenizer, unit, marker and merges)."""
         return self._korean_bpe
 
-    # --- analysis before the fast tokenizer -------------------------------------------------------
-
-    def _split_pattern(self, split_special_tokens: bool) -> re.Pattern[str] | None:
-        """The added tokens the text is cut at, longest first (special ones not when
-        ``split_special_tokens``: their text is then ordinary text)."""
-        contents = {t.content for t in self.added_tokens_decoder.values()
-                    if t.content and not (split_special_tokens and t.special)}
-        if not contents:
-            return None
-        return re.compile("|".join(re.escape(c) for c in sorted(contents, key=lambda c: (-len(c), c))))
-
-    def _analyse(self, texts: Sequence[str], split_special_tokens: bool) -> list[list[str]]:
-        """Each text as words: added tokens whole, the rest through our pre-tokenizer (one batch)."""
-        pattern = self._split_pattern(split_special_tokens)
-        plans: list[list[tuple[bool, str]]] = []
-        segments: list[str] = []
-        for text in texts:
-            if not isinstance(text, str):
-                raise TypeError(f"texts must be strings (or pass is_split_into_words=True with analysed words), "
-                                f"got {type(text).__name__} {text!r}")
-            plan: list[tuple[bool, str]] = []
-            cursor = 0
-            for m in pattern.finditer(text) if pattern is not None else ():
-                if m.start() > cursor:
-                    plan.append((False, text[cursor:m.start()]))
-                plan.append((True, m.group()))
-                cursor = m.end()
-            if cursor < len(text) or not plan:
-                plan.append((False, text[cursor:]))
-            segments += [s for added, s in plan if not added]
-            plans.append(plan)
-        analysed = iter(self._korean_bpe.pre_tokenizer.batch(segments, show_progress=False)) if segments else iter(())
-        out: list[list[str]] = []
-        for plan in plans:
-            words: list[str] = []
-            for added, s in plan:
-                words += [s] if added else next(analysed)
-            out.append(words)
-        return out
-
-    def _to_words(self, text: Any, pair: Any, split_special_tokens: bool | None) -> tuple[Any, Any]:
-        split = self.split_special_tokens if split_special_tokens is None else split_special_tokens
-        if isinstance(text, str):
-            return self._analyse([text], split)[0], None if pair is None else self._analyse([pair], split)[0]
-        text = list(text)
-        if pair is None and text and all(isinstance(t, (tuple, list)) and len(t) == 2 for t in text):
-            firsts, seconds = self._analyse([a for a, _ in text], split), self._analyse([b for _, b in text], split)
-            return list(zip(firsts, seconds)), None  # a batch of (text, pair) tuples
-        return self._analyse(text, split), None if pair is None else self._analyse(list(pair), split)
-
-    def _check_offsets(self, return_offsets_mapping: bool) -> None:
-        if return_offsets_mapping and self._analyzes:
-            raise ValueError(
-                "return_offsets_mapping=True is not supported with the morpheme pre-tokenizer "
-                f"{self._korean_bpe.pre_tokenizer!r}: the fast tokenizer only sees the analysed words, so its offsets "
-                "are inside each word, not in the text; use word_ids() on the result to map tokens to the analysed "
-                "words, or a whitespace/raw model, whose offsets are in the text"
-            )
+    # --- encoding: our ids and offsets, carried by the fast tokenizer --------------------------------
 
     def _encode_plus(self, text: Any, text_pair: Any = None, *args: Any, is_split_into_words: bool = False,
-                     return_offsets_mapping: bool = False, split_special_tokens: bool | None = None,
                      **kwargs: Any) -> Any:
-        self._check_offsets(return_offsets_mapping)
-        if self._analyzes and not is_split_into_words:
-            text, text_pair = self._to_words(text, text_pair, split_special_tokens)
-            is_split_into_words = True
-        return super()._encode_plus(text, text_pair, *args, is_split_into_words=is_split_into_words,
-                                    return_offsets_mapping=return_offsets_mapping,
-                                    split_special_tokens=split_special_tokens, **kwargs)
+        if is_split_into_words:  # analysed words, as they are: the fast tokenizer's BPE on each
+            if _has_surrogates(text) or _has_surrogates(text_pair):
+                raise ValueError("a pre-split word holds a lone surrogate, which the fast tokenizer cannot take "
+                                 "(its strings are UTF-8): pass the text itself (is_split_into_words=False), "
+                                 "which gets our ids")
+            return super()._encode_plus(text, text_pair, *args, is_split_into_words=True, **kwargs)
+        hidden = _has_surrogates(text) or _has_surrogates(text_pair)
+        if hidden:
+            _check_no_stand_ins(text), _check_no_stand_ins(text_pair)
+            text, text_pair = _map_texts(_hide_surrogates, text), _map_texts(_hide_surrogates, text_pair)
+        view, analysed = self._analysed_view()
+        split = self.split_special_tokens if kwargs.get("split_special_tokens") is None else kwargs["split_special_tokens"]
+        pieces = [p for t in (*_texts_in(text), *_texts_in(text_pair)) for p in self._cut(t, split)]
+        if hidden:
+            pieces = [_reveal_surrogates(p) for p in pieces]
+        analysed.table = dict(zip(pieces, self._korean_bpe.pre_tokenizer.batch(pieces, show_progress=False)))
+        try:
+            with _carrying(self._tokenizer, _Carrier(view, hidden)):
+                return super()._encode_plus(text, text_pair, *args, is_split_into_words=False, **kwargs)
+        finally:
+            analysed.table = {}
+
+    def _analysed_view(self) -> tuple[Tokenizer, _Analysed]:
+        """Our tokenizer, but with a pre-tokenizer that answers from one ``batch`` call per
+        encoding call (``encode_with_offsets`` analyses one text at a time: one JVM call each for
+        Okt), built once."""
+        if getattr(self, "_view", None) is None:
+            kb = self._korean_bpe
+            analysed = _Analysed(kb.pre_tokenizer)
+            view = Tokenizer(kb.model, pre_tokenizer=analysed, unit=kb.unit, marker=kb.marker,
+                             byte_fallback=kb.byte_fallback, unk_token=kb.unk_token, hangul_fallback=kb.hangul_fallback)
+            self._view = (view, analysed)
+        return self._view
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(super().__getstate__())  # type: ignore[misc]
+        state.pop("_view", None)  # rebuilt when needed
+        return state
+
+    def _cut(self, text: str, split_special_tokens: bool) -> list[str]:
+        """``text`` between the added tokens, as HF cuts it before our pre-tokenizer sees it (for
+        the one batch analysis; a piece cut otherwise is analysed on its own, the same words)."""
+        contents = sorted({t.content for t in self.added_tokens_decoder.values()
+                           if t.content and not (split_special_tokens and t.special)}, key=lambda c: (-len(c), c))
+        if not contents:
+            return [text]
+        return [p for p in re.split("|".join(map(re.escape, contents)), text) if p]
+
+    def _encode_without_added_tokens(self, text: str) -> list[int]:
+        """Plain text, no added token matched (chat templates' control-token sanitizing)."""
+        return self._korean_bpe.encode(text, disallowed_special=())
 
     def _add_tokens(self, new_tokens: Any, special_tokens: bool = False) -> int:
         """Added tokens match the raw text (``normalized=False``), before the analyzer."""
@@ -247,32 +259,69 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         """Ours: runs of model ids through :meth:`korean_bpe.Tokenizer.decode`, added tokens as their
         text (special ones left out with ``skip_special_tokens``), pieces joined by a space (by
         nothing when the pre-tokenizer's pieces carry their spaces, ``piece_kind = "marked"``:
-        :func:`korean_bpe.markers.pieces_keep_spaces`, as the marker checks ask)."""
+        :func:`korean_bpe.markers.pieces_keep_spaces`, as the marker checks ask).  A token added
+        with the text of a model token (``add_tokens(["영화"])``) keeps that id but is a piece of its
+        own, as it was one when encoding."""
         if isinstance(token_ids, int):
             token_ids = [token_ids]
-        ids = [int(i) for i in token_ids]
         kb = self._korean_bpe
         n = kb.vocab_size
         added = self.added_tokens_decoder
+        own = {kb.vocab[t] for t in kb.special_tokens}  # the model's special tokens: kb.decode writes them
         pieces: list[str] = []
         run: list[int] = []
-        for i in [*ids, -1]:
-            if 0 <= i < n:
+        for i in map(int, token_ids):
+            token = added.get(i)
+            if 0 <= i < n and (token is None or i in own):
                 run.append(i)
                 continue
-            if run:
-                text = kb.decode(run, skip_special_tokens=skip_special_tokens)
-                if text:
-                    pieces.append(text)
-                run = []
-            if i == -1:
-                break
-            token = added.get(i)
             if token is None:
                 raise ValueError(f"id {i} is neither a model id (0..{n - 1}) nor an added token's")
+            pieces += _decoded(kb, run, skip_special_tokens)
+            run = []
             if not (skip_special_tokens and token.special):
                 pieces.append(token.content)
+        pieces += _decoded(kb, run, skip_special_tokens)
         return ("" if pieces_keep_spaces(kb.pre_tokenizer) else " ").join(pieces)
+
+    # --- training ---------------------------------------------------------------------------------
+
+    def train_new_from_iterator(self, text_iterator: Iterable[Any], vocab_size: int, length: int | None = None,
+                                new_special_tokens: Sequence[Any] | None = None,
+                                special_tokens_map: dict[str, str] | None = None, **kwargs: Any) -> KoreanBPETokenizerFast:
+        """A tokenizer of this class trained on new texts with this one's pipeline: the same
+        pre-tokenizer, unit, marker, byte and Hangul fallback and special tokens (renamed by
+        ``special_tokens_map``, with ``new_special_tokens`` after them), and transformers' settings
+        (``pad_token``, ``model_max_length``, ...).  ``text_iterator`` yields texts or batches
+        of texts; ``kwargs`` go to :meth:`korean_bpe.Tokenizer.train` (``min_frequency=...``).  A
+        ``vocab_size`` below the special tokens + the alphabet gives those alone, as HF's trainers do."""
+        kb = self._korean_bpe
+        rename = dict(special_tokens_map or {})
+        specials = [rename.get(t, t) for t in kb.special_tokens]
+        specials += [str(t) for t in new_special_tokens or () if str(t) not in specials]
+        unk = None if kb.unk_token is None else rename.get(kb.unk_token, kb.unk_token)
+        from .counting import WordCounts
+
+        kwargs.setdefault("show_progress", False)
+        counts = WordCounts.from_texts(_flatten(text_iterator), pre_tokenizer=kb.pre_tokenizer,
+                                       show_progress=kwargs["show_progress"])
+        options = dict(unit=kb.unit, marker=kb.marker, byte_fallback=kb.byte_fallback,
+                       hangul_fallback=kb.hangul_fallback, unk_token=unk, special_tokens=specials, **kwargs)
+        try:
+            new = Tokenizer.train_from_counts(counts, vocab_size=vocab_size, **options)
+        except ValueError as exc:  # as HF's trainers: the special tokens and the alphabet whatever vocab_size says
+            least = re.search(r"use vocab_size >= (\d+)", str(exc))
+            if least is None or int(least.group(1)) <= vocab_size:
+                raise
+            new = Tokenizer.train_from_counts(counts, vocab_size=int(least.group(1)), **options)
+        init = {k: v for k, v in self.init_kwargs.items() if k not in _NOT_CARRIED}
+        for name in self.SPECIAL_TOKENS_ATTRIBUTES:
+            value = getattr(self, name, None)
+            if value is not None:
+                init[name] = rename.get(str(value), str(value))
+        if new_special_tokens:
+            init["extra_special_tokens"] = [*map(str, self.extra_special_tokens or ()), *map(str, new_special_tokens)]
+        return type(self).from_korean_bpe(new, **init)
 
     # --- files ------------------------------------------------------------------------------------
 
@@ -287,3 +336,221 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
             f"from korean_bpe.hf import {type(self).__name__}  # noqa: F401  (pip install \"korean_bpe[hf]\")\n",
         )
         return (*files, *(str(model_dir / name) for name in (VOCAB_FILE, MERGES_FILE, CONFIG_FILE)), str(shim))
+
+
+# --- the carrier: our encoding inside the fast tokenizer's Encoding ----------------------------------
+
+
+class _Carrier:
+    """A ``tokenizers`` pre-tokenizer that hands over our encoding: each text between added tokens
+    is cut into our pre-tokenizer's words (slices of the text: HF counts offsets in the text, and
+    its ``word_ids`` are our words), each carrying our tokens with their
+    :meth:`korean_bpe.Tokenizer.encode_with_offsets` spans, so HF's model never runs on them."""
+
+    def __init__(self, kb: Tokenizer, hidden: bool) -> None:
+        self._kb = kb
+        self._hidden = hidden
+
+    def pre_tokenize(self, pretok: Any) -> None:
+        queue: deque[list[Any]] = deque()  # each word's tokens, for pretok.tokenize (called in split order)
+
+        def split(_: int, segment: Any) -> list[Any]:
+            shown = str(segment)
+            text = _reveal_surrogates(shown) if self._hidden else shown
+            out = []
+            for start, end, tokens in _carried_words(self._kb, text):
+                word = shown[start:end]
+                queue.append([Token(i, self._kb.id_to_token[i], (_utf8_len(word, a - start), _utf8_len(word, b - start)))
+                              for i, a, b in tokens])
+                out.append(segment.slice((start, end)))
+            return out
+
+        pretok.split(split)
+        pretok.tokenize(lambda _: queue.popleft())
+
+
+class _Analysed:
+    """A pre-tokenizer that answers from ``table`` (the words of texts analysed in one batch),
+    else asks the one it wraps; its declarations (``piece_kind``, ...) are the wrapped one's."""
+
+    def __init__(self, pre_tokenizer: Any) -> None:
+        self._pre_tokenizer = pre_tokenizer
+        self.table: dict[str, list[str]] = {}
+
+    def __getattr__(self, name: str) -> Any:  # only for names not found on the object itself
+        if name.startswith("__") or name == "_pre_tokenizer":  # copy / pickle probe an empty object
+            raise AttributeError(name)
+        return getattr(self._pre_tokenizer, name)
+
+    def __call__(self, text: str) -> list[str]:
+        words = self.table.get(text)
+        return list(words) if words is not None else self._pre_tokenizer(text)
+
+    def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
+        return [self(t) for t in texts]
+
+    def restore(self, words: Sequence[str]) -> str:
+        return str(self._pre_tokenizer.restore(words))
+
+    def to_config(self) -> dict[str, Any]:
+        return dict(self._pre_tokenizer.to_config())
+
+    def __repr__(self) -> str:
+        return repr(self._pre_tokenizer)
+
+
+@contextmanager
+def _carrying(backend: Any, carrier: _Carrier) -> Iterator[None]:
+    """The fast tokenizer with ``carrier`` as its pre-tokenizer and no normalizer (the splits are
+    slices of the text itself: offsets in the text), for the length of one call: HF can neither
+    save nor pickle a Python stage."""
+    normalizer, pre_tokenizer = backend.normalizer, backend.pre_tokenizer
+    backend.normalizer, backend.pre_tokenizer = None, _pre_tokenizers.PreTokenizer.custom(carrier)
+    try:
+        yield
+    finally:
+        backend.normalizer, backend.pre_tokenizer = normalizer, pre_tokenizer
+
+
+def _carried_words(kb: Tokenizer, text: str) -> list[tuple[int, int, list[tuple[int, int, int]]]]:
+    """Our encoding of ``text`` by word: ``(start, end, [(id, start, end), ...])``, each token with
+    its span from :meth:`~korean_bpe.Tokenizer.encode_with_offsets`, ``start:end`` covering them.
+
+    >>> kb = Tokenizer.train(["영화 정말 재밌다"] * 3, vocab_size=14)
+    >>> [(s, e, [kb.id_to_token[i] for i, _, _ in t]) for s, e, t in _carried_words(kb, "영화 정말")]
+    [(0, 2, ['▁영화']), (2, 5, ['▁정', '말'])]
+
+    When the pre-tokenizer's words are not slices of the text (Okt with ``norm=True``), there are no
+    offsets to give: the ids of :meth:`~korean_bpe.Tokenizer.encode`, each spanning the whole text.
+    """
+    if not text:
+        return []
+    try:
+        ids, offsets = kb.encode_with_offsets(text, disallowed_special=())
+    except ValueError:  # no spans to give; a text that cannot be encoded at all raises from encode itself
+        return [(0, len(text), [(i, 0, len(text)) for i in kb.encode(text, disallowed_special=())])]
+    starts, ends = _word_spans(text, kb.pre_tokenizer(text), kb.pre_tokenizer)
+    groups: list[tuple[int, list[tuple[int, int, int]]]] = []
+    for i, (a, b) in zip(ids, offsets):
+        k = _word_index(starts, ends, a, b)
+        if groups and k <= groups[-1][0]:
+            groups[-1][1].append((i, a, b))
+        else:
+            groups.append((k, [(i, a, b)]))
+    out: list[tuple[int, int, list[tuple[int, int, int]]]] = []
+    for _, t in groups:
+        s, e = min(a for _, a, _ in t), max(b for _, _, b in t)
+        if out and (s == e or out[-1][0] == out[-1][1]):  # tokens that cover no character join a neighbour
+            s0, e0, t0 = out.pop()
+            s, e, t = min(s0, s), max(e0, e), t0 + t
+        out.append((s, e, t))
+    return out
+
+
+def _word_spans(text: str, words: Sequence[str], pt: Any) -> tuple[list[int], list[int]]:
+    """Where each pre-tokenizer word sits in ``text`` (starts, ends): pieces that keep every
+    character (``piece_kind = "marked"``: ``▁`` for a space, ``raw``'s dummy prefix for none) one
+    after the other, other words looked up from the end of the previous one."""
+    marked = getattr(pt, "piece_kind", "words") == "marked"
+    dummy = marked and getattr(pt, "add_dummy_prefix", False) is True
+    starts: list[int] = []
+    ends: list[int] = []
+    cursor, line_start = 0, True
+    for w in words:
+        if marked:
+            start, end = cursor, cursor + len(w) - (dummy and line_start and w.startswith(SPACE_MARK))
+            line_start = w in LINE_BREAKS
+        else:
+            start = text.find(w, cursor)
+            if start < 0:
+                raise ValueError(f"the pre-tokenizer {pt!r} gave the word {w!r}, not in the text after offset {cursor}")
+            end = start + len(w)
+        starts.append(start)
+        ends.append(end)
+        cursor = end
+    return starts, ends
+
+
+def _word_index(starts: list[int], ends: list[int], a: int, b: int) -> int:
+    """The word a token spanning ``a:b`` belongs to: the word holding its last character; for a
+    span of a space only (the ``▁`` marker) or an empty one (a glued morpheme's ``▁``), the word
+    that starts there."""
+    if b > a:
+        k = bisect_right(starts, b - 1) - 1
+        if k >= 0 and b - 1 < ends[k]:
+            return k
+    return min(bisect_left(starts, b), len(starts) - 1)
+
+
+def _flatten(texts: Iterable[Any]) -> Iterable[str]:
+    """Texts from an iterator of texts or of batches of texts (what transformers' callers pass)."""
+    for t in texts:
+        if isinstance(t, str):
+            yield t
+        else:
+            yield from t
+
+
+def _check_json(path: Any) -> None:
+    """A ``tokenizer.json`` that does not parse, named with the fix (transformers' own error is a
+    bare ``JSONDecodeError``)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a valid tokenizer.json ({exc}); the file is damaged: delete it and save "
+                         "the tokenizer again (KoreanBPETokenizerFast.from_korean_bpe(Tokenizer.load(dir / "
+                         f"'{MODEL_SUBDIR}')).save_pretrained(dir))") from None
+
+
+def _decoded(kb: Tokenizer, run: list[int], skip_special_tokens: bool) -> list[str]:
+    text = kb.decode(run, skip_special_tokens=skip_special_tokens) if run else ""
+    return [text] if text else []
+
+
+def _utf8_len(text: str, chars: int) -> int:
+    """HF's token offsets are UTF-8 byte offsets into the split."""
+    return len(text[:chars].encode("utf-8"))
+
+
+# A lone surrogate cannot cross into Rust (its strings are UTF-8): the fast tokenizer is shown
+# U+F0000 + (surrogate - U+D800) instead (one character, so offsets stay), and the carrier encodes
+# the real text.  A batch that holds both a surrogate and such a character is refused.
+_STAND_IN = 0xF0000
+_STAND_INS = re.compile("[\U000F0000-\U000F07FF]")
+
+
+def _hide_surrogates(text: str) -> str:
+    return SURROGATE.sub(lambda m: chr(_STAND_IN + ord(m.group()) - 0xD800), text)
+
+
+def _reveal_surrogates(text: str) -> str:
+    return _STAND_INS.sub(lambda m: chr(ord(m.group()) - _STAND_IN + 0xD800), text)
+
+
+def _texts_in(x: Any) -> Iterable[str]:
+    if isinstance(x, str):
+        yield x
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            yield from _texts_in(y)
+
+
+def _has_surrogates(x: Any) -> bool:
+    return any(SURROGATE.search(t) for t in _texts_in(x))
+
+
+def _check_no_stand_ins(x: Any) -> None:
+    bad = next((t for t in _texts_in(x) if _STAND_INS.search(t)), None)
+    if bad is not None:
+        raise ValueError(f"this batch holds lone surrogates and the text {bad!r}, with a character of "
+                         "U+F0000..U+F07FF that stands in for them on the way to the fast tokenizer; "
+                         "encode the texts with lone surrogates in a batch of their own")
+
+
+def _map_texts(fn: Any, x: Any) -> Any:
+    if isinstance(x, str):
+        return fn(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_map_texts(fn, y) for y in x)
+    return x

@@ -476,6 +476,8 @@ class Tokenizer:
 
     def to_huggingface(self, path: str | Path, *, dropout: float | None = None) -> Path:
         """Write a Hugging Face ``tokenizer.json`` (see :mod:`korean_bpe.io.hf`).  Returns the path.
+        A directory (an existing one, or ``"dir/"``) gets a complete HF tokenizer folder, loadable
+        with ``AutoTokenizer.from_pretrained(dir)`` (:func:`korean_bpe.io.hf.export_folder`).
 
         ``dropout``: HF BPE's ``dropout`` (BPE-dropout on every ``encode`` of the loaded
         tokenizer, HF drawing its own random numbers).  ``None``: no dropout."""

@@ -332,3 +332,21 @@ def test_what_initial_fixes_is_refused_in_cli_words(corpus: Path, model: Path, t
                  str(tmp_path / "m"))
     assert expect.format(m=model) in line and f"leave {option[0]} out" in line
     assert "pass " not in line and "=" not in line
+
+
+def test_an_hf_folder_export_never_replaces_the_models_own_config(tmp_path):
+    """HF's folder holds a tokenizer_config.json too: exported into a saved model's directory (the
+    API or export-hf -o MODEL/), it would replace the model's own. Refused; the single file is fine."""
+    from korean_bpe import Tokenizer
+    from korean_bpe.cli import main
+
+    tok = Tokenizer.train(["영화 정말 재밌다"] * 3, vocab_size=20)
+    model = tok.save(tmp_path / "model")
+    before = {p.name: p.read_bytes() for p in model.iterdir()}
+    with pytest.raises(ValueError, match="holds a korean_bpe model .* export to another folder"):
+        tok.to_huggingface(model)
+    assert main(["export-hf", "-m", str(model), "-o", f"{model}/"]) != 0
+    assert {p.name: p.read_bytes() for p in model.iterdir()} == before
+    assert Tokenizer.load(model).encode("영화 정말") == tok.encode("영화 정말")
+    tok.to_huggingface(model / "tokenizer.json")  # beside the model: the single file is fine
+    assert Tokenizer.load(model).model == tok.model

@@ -4,14 +4,13 @@ on real reviews, for the raw and whitespace pre-tokenizers, every unit and every
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 
 import pytest
 
 from korean_bpe import Tokenizer
 from korean_bpe.corpus import load_nsmc
 from korean_bpe.io.hf import PY_WHITESPACE, export_tokenizer_json, hf_token_names, tokenizer_json
+from korean_bpe.io.hf_jamo import precompiled_drops
 from korean_bpe.jamo import decompose
 from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET
 from korean_bpe.trainer import BPEModel
@@ -61,26 +60,10 @@ def _train(texts, pre, unit, marker, byte_fallback):
                            byte_fallback=byte_fallback, show_progress=False, **kw)
 
 
-def _nfd_safe(text: str) -> bool:
-    """HF's NFD normalizer and our jamo unit agree on this text (see korean_bpe.io.hf): NFD
-    changes nothing but Hangul syllables.  Where it changes more, the ids differ (pinned in
-    ``test_divergence_jamo_nfd_decomposes_more_than_hangul``); the comparisons below check
-    that they differ exactly there."""
-    return unicodedata.normalize("NFD", text) == decompose(text)
-
-
 def _jamo_divergent(unit: str, texts: list[str]) -> list[str]:
-    """The texts whose HF ids differ from ours, by the documented rule: none but under jamo."""
-    return [t for t in texts if not _nfd_safe(t)] if unit == "jamo" else []
-
-
-_CONJOINING_RUN = re.compile("[\u1100-\u11ff]+")
-
-
-def _compose_jamo(text: str) -> str:
-    """HF decodes the jamo unit to conjoining jamo (it has no NFC decoder): compose those runs,
-    and only them (NFC of the whole text would also change a CJK compatibility ideograph)."""
-    return _CONJOINING_RUN.sub(lambda m: unicodedata.normalize("NFC", m.group()), text)
+    """The texts whose HF ids differ from ours, by the documented rule: none but under jamo, where
+    HF's Precompiled normalizer drops a combining mark right after a syllable (korean_bpe.io.hf_jamo)."""
+    return [t for t in texts if precompiled_drops(t)] if unit == "jamo" else []
 
 
 @pytest.fixture(scope="module")
@@ -100,20 +83,16 @@ def test_tokenizers_gives_our_ids_and_text(split, tmp_path, pre, unit, marker, b
     assert len(test) > 400
     ids = [ours.encode(t) for t in test]
     theirs = [e.ids for e in hf.encode_batch(test)]
-    # the same ids for every text but where HF's NFD decomposes more than Hangul (jamo only)
-    assert [t for t, a, b in zip(test, theirs, ids) if a != b] == _jamo_divergent(unit, test)
-    if unit == "jamo":
-        assert [t for t in HARD if not _nfd_safe(t)] == ["é", "Café 日本語 けいおん", "漢字 ひらがな Привет ①②"]
+    # the same ids for every text (jamo: but a syllable followed by a combining mark, none here)
+    assert [t for t, a, b in zip(test, theirs, ids) if a != b] == _jamo_divergent(unit, test) == []
     # somewhere the test split needs the fallback (or <unk>), so that path is compared too
     unknown = {ours.vocab[t] for t in ours.special_tokens} | {ours.vocab[f"<0x{b:02X}>"] for b in range(256) if byte_fallback}
     if unit != "byte":
         assert any(unknown.intersection(x) for x in ids)
-    # decode: exactly our text; HF gives jamo back as conjoining jamo (no NFC decoder): compose them
+    # decode: exactly our text, jamo composed back into syllables
     lost = []
     for t, x in zip(test, ids):
         back, ours_back = hf.decode(x, skip_special_tokens=False), ours.decode(x)
-        if unit == "jamo":
-            back = _compose_jamo(back)
         if back != ours_back:
             lost.append((ours_back, back))
     if marker == "##" and byte_fallback:
@@ -132,12 +111,12 @@ def test_transformers_loads_the_export(split, tmp_path, unit):
     ours = _train(train, "whitespace", unit, "default", False)
     path = ours.to_huggingface(tmp_path / "tokenizer.json")
     fast = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path), unk_token="<unk>")
-    test = test[:300] + [t for t in test[300:] if not _nfd_safe(t)]
+    test = test[:300] + HARD
     differ = [t for t in test if fast(t)["input_ids"] != ours.encode(t)]
-    assert differ == _jamo_divergent(unit, test)  # only where HF's NFD decomposes more than Hangul
+    assert differ == []
     assert fast.convert_tokens_to_ids("<unk>") == ours.vocab["<unk>"]
     x = ours.encode("스파이더맨 파프롬홈은 MCU 최고의 영화이다")
-    assert _compose_jamo(fast.decode(x)) == ours.decode(x)
+    assert fast.decode(x) == ours.decode(x)
 
 
 def test_morpheme_pre_tokenizer_is_fed_analysed_words(split, tmp_path):
@@ -228,18 +207,35 @@ def _hf(ours: Tokenizer):
     return tokenizers.Tokenizer.from_str(json.dumps(tokenizer_json(ours)))
 
 
-def test_divergence_jamo_nfd_decomposes_more_than_hangul():
-    """HF's NFD normalizer also decomposes é (e + U+0301) and maps the CJK compatibility
-    ideograph 盧 U+F933 to U+76E7; our jamo unit decomposes Hangul syllables only."""
+def test_jamo_decomposes_hangul_only_and_composes_back():
+    """HF's NFD also decomposed é (e + U+0301) and mapped the CJK compatibility ideograph 盧 U+F933
+    to U+76E7, and decode gave conjoining jamo; the Precompiled normalizer decomposes the 11,172
+    syllables only, and the Replace decoders compose them back."""
     # ids: <unk> 0, ▁ 1, ᄀ 2, ᅡ 3, e 4, U+0301 5, U+76E7 6, ▁ᄀ 7, ▁가 8
     model = BPEModel(("<unk>",), ("▁", "ᄀ", "ᅡ", "e", "\u0301", "\u76e7"), (("▁", "ᄀ"), ("▁ᄀ", "ᅡ")))
     ours = Tokenizer(model, unit="jamo")
     hf = _hf(ours)
-    assert ours.encode("가 é") == [8, 1, 0] and hf.encode("가 é").ids == [8, 1, 4, 5]
-    assert ours.encode("\uf933") == [1, 0] and hf.encode("\uf933").ids == [1, 6]
+    assert ours.encode("가 é") == hf.encode("가 é").ids == [8, 1, 0]
+    assert ours.encode("\uf933") == hf.encode("\uf933").ids == [1, 0]
     assert ours.encode("가 e\u0301") == hf.encode("가 e\u0301").ids == [8, 1, 4, 5]  # typed decomposed: the same
-    # and HF has no NFC decoder: the jamo come back conjoining
-    assert ours.decode([8]) == "가" and hf.decode([8]) == "\u1100\u1161"
+    assert ours.decode([8]) == hf.decode([8]) == "가"
+    assert ours.decode([2, 3, 1, 2, 1, 3]) == hf.decode([2, 3, 1, 2, 1, 3]) == "가 ᄀ ᅡ"  # lone jamo stay
+    every = "".join(map(chr, range(0xAC00, 0xD7A4)))  # all 11,172 syllables, as our unit splits them
+    full = Tokenizer(BPEModel(("<unk>",), ("▁", *sorted(set(decompose(every)))), ()), unit="jamo")
+    hf_full = _hf(full)
+    assert hf_full.encode(every).ids == full.encode(every)
+    assert hf_full.decode(full.encode(every)) == every
+
+
+def test_divergence_jamo_syllable_then_combining_mark():
+    """HF's Precompiled looks a grapheme cluster under 6 bytes up whole: 가 + U+0301 (3 + 2 bytes)
+    becomes 가's jamo, the mark is lost; 가 + ᆨ (6 bytes) and é + U+0301 are fine."""
+    model = BPEModel(("<unk>",), ("▁", "ᄀ", "ᅡ", "ᆨ", "\u0301"), ())
+    ours = Tokenizer(model, unit="jamo")
+    hf = _hf(ours)
+    assert ours.tokenize("가\u0301") == ["▁", "ᄀ", "ᅡ", "\u0301"] and hf.encode("가\u0301").tokens == ["▁", "ᄀ", "ᅡ"]
+    assert precompiled_drops("가\u0301") and not precompiled_drops("가\u11a8 e\u0301")
+    assert ours.encode("가\u11a8 \u0301") == hf.encode("가\u11a8 \u0301").ids
 
 
 def test_divergence_continuing_prefix_byte_runs_lose_the_space():
@@ -333,9 +329,8 @@ def test_unknown_unit_is_refused():
 @pytest.mark.parametrize("unit", ["syllable", "jamo"])
 def test_nsmc_scale_export_agrees_id_for_id(nsmc, tmp_path, unit):
     """On the movie reviews at scale (20k train reviews, 8k vocab, the first 5k test reviews),
-    ``tokenizers`` and ``transformers`` running our export give our ids for every review (jamo:
-    but the reviews where HF's NFD decomposes more than Hangul: the documented CJK compatibility
-    ideographs / kana, where the ids must differ)."""
+    ``tokenizers`` and ``transformers`` running our export give our ids for every review, and our
+    text back (jamo composed)."""
     transformers = pytest.importorskip("transformers")
     read = lambda split, n: load_nsmc(split, limit=n, directory=nsmc).texts  # noqa: E731
     train, test = read("train", 20_000), read("test", 5_000)
@@ -344,16 +339,14 @@ def test_nsmc_scale_export_agrees_id_for_id(nsmc, tmp_path, unit):
     hf = tokenizers.Tokenizer.from_file(str(path))
     fast = transformers.PreTrainedTokenizerFast(tokenizer_file=str(path), unk_token="<unk>")
     ids = ours.encode_batch(test)
-    divergent = _jamo_divergent(unit, test)
-    assert len(divergent) < 5  # a handful of reviews hold kana or CJK compatibility ideographs
     theirs = [e.ids for e in hf.encode_batch(test, add_special_tokens=False)]
-    assert [t for t, a, b in zip(test, theirs, ids) if a != b] == divergent
+    assert [t for t, a, b in zip(test, theirs, ids) if a != b] == []
     assert fast(test, add_special_tokens=False)["input_ids"] == theirs
     assert sum(map(len, ids)) > 3 * len(test)  # real segmentation happened
     unk = ours.token_to_id("<unk>")
     checked = 0
     for t, x in list(zip(test, ids))[:500]:
-        assert _compose_jamo(fast.decode(x)) == ours.decode(x)
+        assert fast.decode(x) == ours.decode(x)
         if unk not in x:
             assert ours.decode(x) == " ".join(compose_if(unit, t).split())
             checked += 1
@@ -390,10 +383,8 @@ def _check_fallback_survives(ours, texts, tmp_path):
     byte_ids = {ours.vocab[f"<0x{b:02X}>"] for b in range(256)}
     ids = ours.encode_batch(texts)
     assert sum(bool(byte_ids.intersection(x)) for x in ids) >= 3  # the fallback path is exercised
-    # HF gives jamo back as conjoining jamo (no NFC decoder): compose them, and only them
-    compose = _compose_jamo if ours.unit.name == "jamo" else (lambda s: s)
     for name, decode in _hf_decoders(ours, tmp_path):
-        lost = [t for t, x in zip(texts, ids) if compose(decode(x)) != ours.decode(x)]
+        lost = [t for t, x in zip(texts, ids) if decode(x) != ours.decode(x)]
         assert lost == [], (name, len(lost), lost[:3])
     return ids
 
@@ -480,3 +471,44 @@ def test_raw_export_on_nsmc(nsmc, tmp_path):
     ids = _raw_agrees(ours, test, tmp_path)
     assert sum(map(len, ids)) > 10 * len(test)
     assert not any("▁" in t[1:] for t in ours.id_to_token)  # no token crosses a space
+
+
+# --- complete folders -----------------------------------------------------------------------------
+
+
+def test_export_folder_loads_in_auto_tokenizer_and_decodes_exactly(split, tmp_path):
+    """to_huggingface(dir/) writes the three files a HF client reads; clean_up_tokenization_spaces
+    is false (a client defaulting to true turned "영화 ," into "영화,"); the single file stays."""
+    transformers = pytest.importorskip("transformers")
+    train, test = split
+    ours = Tokenizer.train(train, vocab_size=3300, byte_fallback=True, special_tokens=("<unk>", "<pad>", "[MASK]", "<x>"),
+                           show_progress=False)
+    folder = ours.to_huggingface(f"{tmp_path / 'hf'}/")
+    assert sorted(p.name for p in folder.iterdir()) == ["special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"]
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["tokenizer_class"] == "PreTrainedTokenizerFast" and config["clean_up_tokenization_spaces"] is False
+    assert json.loads((folder / "special_tokens_map.json").read_text(encoding="utf-8")) == {
+        "unk_token": "<unk>", "pad_token": "<pad>", "mask_token": "[MASK]", "additional_special_tokens": ["<x>"]}
+    assert {v["content"] for v in config["added_tokens_decoder"].values()} == {"<unk>", "<pad>", "[MASK]", "<x>"}
+    auto = transformers.AutoTokenizer.from_pretrained(folder)
+    assert (auto.pad_token_id, auto.mask_token_id, auto.unk_token_id) == tuple(ours.vocab[t] for t in ("<pad>", "[MASK]", "<unk>"))
+    assert auto(test)["input_ids"] == ours.encode_batch(test)
+    spaced = "영화 , 정말 ! 재밌다 . ㅋㅋ ?"
+    assert auto.decode(ours.encode(spaced)) == ours.decode(ours.encode(spaced)) == spaced
+    single = ours.to_huggingface(tmp_path / "one.json")
+    assert single.is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["hf", "one.json"]
+    assert json.loads(single.read_text(encoding="utf-8")) == json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+
+
+def test_cli_export_hf_writes_a_folder(tmp_path):
+    import subprocess
+    import sys
+
+    ours = Tokenizer.train(["영화 정말 재밌다", "최고의 영화"] * 3, vocab_size=30, show_progress=False)
+    ours.save(tmp_path / "model")
+    cmd = [sys.executable, "-m", "korean_bpe.cli", "export-hf", "-m", str(tmp_path / "model"), "-o", f"{tmp_path / 'out'}/"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "AutoTokenizer.from_pretrained(" in proc.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"]

@@ -75,7 +75,10 @@ def test_same_ids_as_korean_bpe_on_nsmc_reviews(pre_tokenizer: dict[str, object]
     test = list(iter_texts(nsmc / "ratings_test.txt", limit=2000))
     kb = Tokenizer.train(train, vocab_size=3000, pre_tokenizer=pre_tokenizer)
     tok = KoreanBPETokenizerFast.from_korean_bpe(kb)
-    assert tok(test)["input_ids"] == kb.encode_batch(test)
+    out = tok(test, return_offsets_mapping=True)
+    assert out["input_ids"] == kb.encode_batch(test)
+    for k, text in enumerate(test):  # offsets = encode_with_offsets; alignment methods agree with them
+        _check_alignment(out, kb, text, k)
 
 
 @pytest.mark.parametrize("unit", ["jamo", "byte"])
@@ -183,18 +186,87 @@ def test_overflowing_tokens_with_stride(kiwi_tok: KoreanBPETokenizerFast) -> Non
     assert out["overflow_to_sample_mapping"][-1] == 1 and out["input_ids"][-1] == kb.encode(texts[1])
 
 
-def test_offsets_are_refused_with_an_analyzer_and_exact_without(kiwi_tok: KoreanBPETokenizerFast) -> None:
-    with pytest.raises(ValueError, match="return_offsets_mapping=True is not supported with the morpheme pre-tokenizer"):
-        kiwi_tok("영화 최고", return_offsets_mapping=True)
-    kb = Tokenizer.train(REVIEWS, vocab_size=120)  # whitespace: the pre-tokenizer runs inside tokenizer.json
+def _check_alignment(enc, kb: Tokenizer, text: str, batch_index: int = 0) -> None:
+    """transformers' alignment methods on one encoded text agree with encode_with_offsets."""
+    ids, offsets = kb.encode_with_offsets(text, disallowed_special=())
+    assert enc["input_ids"][batch_index] == ids
+    assert [tuple(o) for o in enc["offset_mapping"][batch_index]] == offsets
+    assert [tuple(enc.token_to_chars(batch_index, i)) for i in range(len(ids))] == offsets
+    words = enc.word_ids(batch_index)
+    for w in set(words):
+        tokens = [i for i, x in enumerate(words) if x == w]
+        span = enc.word_to_chars(batch_index, w)
+        assert (span.start, span.end) == (min(offsets[i][0] for i in tokens), max(offsets[i][1] for i in tokens))
+    for c in range(len(text)):
+        t = enc.char_to_token(batch_index, c)
+        covering = [i for i, (a, b) in enumerate(offsets) if a <= c < b]
+        assert t == (covering[0] if covering else None), (text, c)
+
+
+OFFSET_TEXTS = ["영화 정말 재밌어요", "  정말 최고의   영화\n또 보고 싶다 ", "스파이더맨 봤는데 쩔어 ㅠㅠ 🎬", ""]
+
+
+@pytest.mark.parametrize("pre_tokenizer", [*PIPELINES, "whitespace", "raw"])
+def test_offsets_and_alignment_are_encode_with_offsets(pre_tokenizer) -> None:
+    """Item 1-2 of issue 22: return_offsets_mapping and token_to_chars / char_to_token /
+    word_to_chars in the text, as Tokenizer.encode_with_offsets gives them (old: refused with an
+    analyzer, and spans inside each analysed word: token_to_chars [(0,2),(0,3),(0,3),(0,2)])."""
+    if isinstance(pre_tokenizer, dict):
+        _needs(str(pre_tokenizer["type"]))
+    kb = Tokenizer.train(REVIEWS, vocab_size=120, pre_tokenizer=pre_tokenizer)
     tok = KoreanBPETokenizerFast.from_korean_bpe(kb)
-    text = "  정말 최고의   영화"
+    enc = tok(OFFSET_TEXTS, return_offsets_mapping=True)
+    for k, text in enumerate(OFFSET_TEXTS):
+        _check_alignment(enc, kb, text, k)
+    one = tok(OFFSET_TEXTS[0], return_offsets_mapping=True)
+    assert one["offset_mapping"] == kb.encode_with_offsets(OFFSET_TEXTS[0])[1]
+
+
+@pytest.mark.parametrize("unit", ["jamo", "byte"])
+def test_offsets_of_the_other_units(unit: str) -> None:
+    pytest.importorskip("kiwipiepy")
+    kb = Tokenizer.train(REVIEWS, vocab_size=300, pre_tokenizer="kiwi", unit=unit)
+    tok = KoreanBPETokenizerFast.from_korean_bpe(kb)
+    texts = [*REVIEWS[:6], "영화관 최고!! 🎬"]
+    enc = tok(texts, return_offsets_mapping=True)
+    for k, text in enumerate(texts):
+        _check_alignment(enc, kb, text, k)
+
+
+def test_offsets_survive_pairs_truncation_padding_and_added_tokens(kiwi_tok: KoreanBPETokenizerFast) -> None:
+    tok = KoreanBPETokenizerFast.from_korean_bpe(kiwi_tok.korean_bpe, pad_token="<pad>")
+    kb = tok.korean_bpe
+    tok.add_tokens(["[MASK]"], special_tokens=True)
+    text, pair = "정말 [MASK] 최고의 영화 또 보고 싶다", "영화 진짜 재밌어요"
+    enc = tok(text, pair, return_offsets_mapping=True)
+    first, second = kb.encode_with_offsets("정말 "), kb.encode_with_offsets(" 최고의 영화 또 보고 싶다")
+    shifted = [(a + 9, b + 9) for a, b in second[1]]  # " 최고의..." starts after "정말 [MASK]"
+    assert enc["offset_mapping"] == first[1] + [(3, 9)] + shifted + kb.encode_with_offsets(pair)[1]
+    assert enc.sequence_ids() == [0] * (len(first[0]) + 1 + len(second[0])) + [1] * len(kb.encode(pair))
+    assert enc.char_to_token(4) == len(first[0]) and enc.char_to_token(0, sequence_index=1) == len(enc["input_ids"]) - len(kb.encode(pair))
+    full = kb.encode_with_offsets(REVIEWS[4])
+    out = tok(REVIEWS[4], truncation=True, max_length=4, stride=1, return_overflowing_tokens=True,
+              return_offsets_mapping=True)
+    for w, window in enumerate(out["offset_mapping"]):  # every window: a slice of the full spans
+        start = w * 3
+        assert window == full[1][start:start + 4] and out["input_ids"][w] == full[0][start:start + 4]
+        assert [tuple(out.token_to_chars(w, i)) for i in range(len(window))] == window
+    padded = tok(["영화", REVIEWS[4]], padding=True, return_offsets_mapping=True)
+    assert padded["offset_mapping"][0][len(kb.encode("영화")):] == [(0, 0)] * (len(full[0]) - len(kb.encode("영화")))
+
+
+def test_okt_norm_gives_its_ids_without_offsets() -> None:
+    """Okt with norm=True rewrites words ("안녕하세욬" -> "안녕하세요"): no span in the text to give,
+    so each token spans the whole text, and the ids are still Tokenizer.encode's."""
+    _needs("okt")
+    kb = Tokenizer.train(REVIEWS, vocab_size=120, pre_tokenizer={"type": "okt", "norm": True})
+    tok = KoreanBPETokenizerFast.from_korean_bpe(kb)
+    text = "안녕하세욬ㅋㅋ 영화 최고"
+    with pytest.raises(ValueError, match="not the text from offset"):
+        kb.encode_with_offsets(text)
     out = tok(text, return_offsets_mapping=True)
     assert out["input_ids"] == kb.encode(text)
-    tokens = kb.tokenize(text)
-    # HF's span of a ▁-marked token starts at the space the ▁ stands for (the first word has none)
-    assert [text[s:e] for s, e in out["offset_mapping"]] == ["정말", " 최고의", " 영화"]
-    assert [text[s:e].strip() for s, e in out["offset_mapping"]] == [t.lstrip("▁") for t in tokens]
+    assert set(out["offset_mapping"]) == {(0, len(text))}
 
 
 def test_a_directory_without_our_model_is_refused_with_the_fix(tmp_path: Path) -> None:
@@ -229,3 +301,100 @@ def test_decode_joins_around_added_tokens_as_the_pieces_keep_spaces() -> None:
     assert tok.add_tokens(["[NEW]"]) == 1
     new = tok.convert_tokens_to_ids("[NEW]")
     assert tok.decode([*lower.encode("Movie "), new, *lower.encode(" 정말")]) == "movie [NEW] 정말"
+
+
+# --- issue 22, items 3-8: each test fails on the wrapper before it -----------------------------------
+
+
+def test_save_after_load_keeps_the_vocabulary_out_of_tokenizer_config(kiwi_tok: KoreanBPETokenizerFast,
+                                                                        tmp_path: Path) -> None:
+    """transformers 5 hands from_pretrained's vocab= and merges= to a class with its own __init__;
+    they used to land in tokenizer_config.json at the next save (164 KB at 8,000 tokens)."""
+    fresh = KoreanBPETokenizerFast.from_korean_bpe(kiwi_tok.korean_bpe, pad_token="<pad>")  # no truncation left set
+    fresh.save_pretrained(tmp_path / "a")
+    KoreanBPETokenizerFast.from_pretrained(tmp_path / "a").save_pretrained(tmp_path / "b")
+    first, again = (json.loads((tmp_path / d / "tokenizer_config.json").read_text(encoding="utf-8")) for d in "ab")
+    assert "vocab" not in again and "merges" not in again
+    loaded = {"is_local", "local_files_only"}  # transformers' own, written after any from_pretrained
+    assert {k: v for k, v in again.items() if k not in loaded} == first
+
+
+def test_decode_refuses_negative_ids(kiwi_tok: KoreanBPETokenizerFast) -> None:
+    """A -1 in the ids used to end decode there: decode([a, -1, b, c]) gave a's text alone."""
+    ids = kiwi_tok.korean_bpe.encode("영화 정말 최고")
+    for bad in (-1, -2):
+        with pytest.raises(ValueError, match=rf"id {bad} is neither a model id"):
+            kiwi_tok.decode([ids[0], bad, *ids[1:]])
+
+
+def test_added_token_with_a_model_tokens_text_keeps_its_spaces() -> None:
+    """add_tokens of a string already in the vocabulary keeps the model id (HF's rule); decode used
+    to glue it into the run of model ids around it ('영화이언맨은 최고')."""
+    kb = Tokenizer.train(REVIEWS, vocab_size=120)
+    assert "이언맨은" in kb.vocab  # a token inside a word (no ▁)
+    tok = KoreanBPETokenizerFast.from_korean_bpe(kb)
+    assert tok.add_tokens(["이언맨은"]) == 1 and tok.convert_tokens_to_ids("이언맨은") == kb.vocab["이언맨은"]  # HF counts it, its id stays
+    ids = tok("영화 이언맨은 최고")["input_ids"]
+    assert ids == [*kb.encode("영화"), kb.vocab["이언맨은"], *kb.encode("최고")]
+    assert tok.decode(ids) == "영화 이언맨은 최고"
+
+
+@pytest.mark.parametrize("unit,byte_fallback", [("syllable", False), ("syllable", True), ("byte", False)])
+def test_lone_surrogates_get_our_ids(unit: str, byte_fallback: bool) -> None:
+    """A lone surrogate cannot reach Rust: it used to end in TypeError: TextEncodeInput must be ...
+    Now the ids and offsets are ours (<unk>, its byte tokens ED A0 80, or byte symbols)."""
+    kb = Tokenizer.train(REVIEWS, vocab_size=400, unit=unit, byte_fallback=byte_fallback,
+                         pre_tokenizer={"type": "raw", "split_by_whitespace": True})
+    tok = KoreanBPETokenizerFast.from_korean_bpe(kb)
+    texts = ["영화\ud800 최고", "\udfff", "정말 \ud83d\ude09 재밌다"]  # the last: two lone halves, not an emoji
+    out = tok(texts, return_offsets_mapping=True)
+    for k, text in enumerate(texts):
+        _check_alignment(out, kb, text, k)
+    if byte_fallback or unit == "byte":
+        assert [tok.decode(ids) for ids in out["input_ids"]] == texts
+    with pytest.raises(ValueError, match="U\\+F0000..U\\+F07FF that stands in for them"):
+        tok(["영화\ud800", "\U000f0000"])
+    with pytest.raises(ValueError, match="a pre-split word holds a lone surrogate"):
+        tok(["영화", "\ud800"], is_split_into_words=True)
+
+
+def test_a_damaged_tokenizer_json_is_named(kiwi_tok: KoreanBPETokenizerFast, tmp_path: Path) -> None:
+    """A truncated tokenizer.json used to give a bare JSONDecodeError naming no file."""
+    kiwi_tok.save_pretrained(tmp_path)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(path.read_text(encoding="utf-8")[:500], encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"{path}: not a valid tokenizer.json .*save the tokenizer again"):
+        KoreanBPETokenizerFast.from_pretrained(tmp_path)
+
+
+@pytest.mark.parametrize("pre_tokenizer", ["whitespace", "kiwi"])
+def test_hangul_fallback_is_applied(pre_tokenizer: str) -> None:
+    """An unseen syllable: jamo tokens, as Tokenizer.encode gives them (used to be <unk>)."""
+    if pre_tokenizer == "kiwi":
+        _needs("kiwi")
+    kb = Tokenizer.train(REVIEWS, vocab_size=200, pre_tokenizer=pre_tokenizer, hangul_fallback=True)
+    tok = KoreanBPETokenizerFast.from_korean_bpe(kb)
+    texts = ["영화관 최고", "넷플릭스 영화 봤다"]
+    out = tok(texts, return_offsets_mapping=True)
+    assert kb.unk_token not in tok.convert_ids_to_tokens(out["input_ids"][0])
+    for k, text in enumerate(texts):
+        _check_alignment(out, kb, text, k)
+    assert tok.batch_decode(out["input_ids"]) == kb.decode_batch(out["input_ids"])
+
+
+@pytest.mark.parametrize("pre_tokenizer", [{"type": "kiwi", "lossless": True}, {"type": "okt"}])
+def test_train_new_from_iterator_keeps_the_pipeline(pre_tokenizer: dict[str, object]) -> None:
+    """transformers rebuilt the object from init_kwargs and crashed ("needs a korean_bpe model")."""
+    _needs(str(pre_tokenizer["type"]))
+    kb = Tokenizer.train(REVIEWS, vocab_size=120, pre_tokenizer=pre_tokenizer, special_tokens=("<unk>", "<pad>"),
+                         hangul_fallback=True)
+    tok = KoreanBPETokenizerFast.from_korean_bpe(kb, pad_token="<pad>", model_max_length=64)
+    batches = [REVIEWS[:6], REVIEWS[6:]]
+    new = tok.train_new_from_iterator(iter(batches), 110, new_special_tokens=["[MASK]"],
+                                      special_tokens_map={"<pad>": "[PAD]"})
+    assert type(new) is KoreanBPETokenizerFast and new.model_max_length == 64
+    same = Tokenizer.train(REVIEWS, vocab_size=110, pre_tokenizer=pre_tokenizer, hangul_fallback=True,
+                           special_tokens=("<unk>", "[PAD]", "[MASK]"))
+    assert new.korean_bpe.id_to_token == same.id_to_token and new.korean_bpe.pre_tokenizer == kb.pre_tokenizer
+    assert (new.pad_token, new.pad_token_id) == ("[PAD]", same.vocab["[PAD]"])
+    assert new(REVIEWS[:6])["input_ids"] == same.encode_batch(REVIEWS[:6])

@@ -1,9 +1,11 @@
-"""Export a :class:`korean_bpe.Tokenizer` as a Hugging Face ``tokenizer.json``.
+"""Export a :class:`korean_bpe.Tokenizer` as a Hugging Face ``tokenizer.json`` or a complete folder.
 
 The file loads with ``tokenizers.Tokenizer.from_file(path)`` and with
-``transformers.PreTrainedTokenizerFast(tokenizer_file=path)`` and gives the same ids as ours.
-It is written as plain JSON (the format of ``tokenizers`` 0.19-0.23: ``"version": "1.0"``, merges
-as ``[left, right]`` pairs), so exporting needs no ``tokenizers`` install.
+``transformers.PreTrainedTokenizerFast(tokenizer_file=path)`` and gives the same ids as ours, and
+decodes to our text.  A folder (:func:`export_folder`: the file, ``tokenizer_config.json`` and
+``special_tokens_map.json``) loads with ``AutoTokenizer.from_pretrained(folder)`` and in HF's
+clients in other languages.  It is written as plain JSON (the format of ``tokenizers`` 0.19-0.23:
+``"version": "1.0"``, merges as ``[left, right]`` pairs), so exporting needs no ``tokenizers`` install.
 
 How each part of our pipeline maps to HF stages:
 
@@ -20,7 +22,10 @@ ours                         ``tokenizer.json``
                              (Python's ``str.split`` set, which is wider than Rust's) +
                              ``WhitespaceSplit``
 unit ``syllable``            nothing (HF BPE splits a piece into characters)
-unit ``jamo``                ``NFD`` normalizer (decode gives jamo: compose with NFC)
+unit ``jamo``                a ``Precompiled`` normalizer that decomposes the 11,172
+                             Hangul syllables and nothing else, and one ``Replace``
+                             decoder per syllable that composes them back
+                             (:mod:`korean_bpe.io.hf_jamo`)
 unit ``byte``                ``ByteLevel(add_prefix_space=False, use_regex=False)`` and the
                              ``ByteLevel`` decoder (the same GPT-2 byte table)
 marker ``"▁"``               ``Strip`` + ``Prepend("▁")`` + ``Replace(" ", " ▁")``
@@ -40,6 +45,7 @@ special tokens               ``added_tokens`` (``special: true``), byte tokens e
 ``encode_with_offsets``      the ``offsets`` HF computes (``return_offsets_mapping``): the
                              same spans for ``raw`` (every unit) and ``whitespace``
                              (syllable, jamo); see :meth:`korean_bpe.Tokenizer.encode_with_offsets`
+                             (:class:`korean_bpe.hf.KoreanBPETokenizerFast` gives ours for all)
 ============================ ===========================================================
 
 HF's own ``Metaspace`` prepend (``prepend_scheme="always"``/``"first"``) and decoder are not used
@@ -49,12 +55,11 @@ the decoder drops every ``▁`` of the first token only, not the one opening eac
 
 Where HF cannot follow exactly (the ids differ only in these cases):
 
-* unit ``jamo``: HF's ``NFD`` also decomposes non-Hangul characters (``é``, ``Å``, kana with
-  a voicing mark such as ``デ``, CJK compatibility ideographs such as ``盧`` U+F933, which NFD
-  maps to U+76E7) and reorders combining marks, where our jamo unit leaves them alone: the ids
-  differ on exactly the texts where ``unicodedata.normalize("NFD", t) != decompose(t)`` (5 of the
-  55,106 NSMC test reviews).  And HF has no NFC decoder, so ``decode`` returns conjoining jamo:
-  apply ``unicodedata.normalize("NFC", ...)`` to get syllables back.
+* unit ``jamo``: a Hangul syllable directly followed by a combining mark of U+0300..U+07FF
+  (``"가\u0301"``): HF's ``Precompiled`` normalizer drops the mark
+  (:func:`korean_bpe.io.hf_jamo.precompiled_drops`; none of the 55,106 NSMC test reviews).
+  Composing on decode costs one ``Replace`` pass per syllable: HF decodes a jamo model a few
+  hundred times more slowly than the other units (see docs/API.md).
 * ``byte_fallback=True`` with marker ``"</w>"`` or ``"##"``: HF turns an unknown character into the
   bytes of the character *with* the marker (``<0x23><0x23>...`` for ``##X``).
 * ``hangul_fallback=True``: HF's BPE has no such fallback: a syllable outside the vocabulary is
@@ -90,8 +95,10 @@ from typing import Any
 from ..markers import SPACE_MARK, get_marker
 from ..pre_tokenizers.base import LINE_BREAKS
 from .format import BYTE_TOKENS, SURROGATE
+from .hf_jamo import jamo_normalizer, recompose_decoders
 
-__all__ = ["export_tokenizer_json", "tokenizer_json", "hf_token_names", "PY_WHITESPACE"]
+__all__ = ["export_tokenizer_json", "export_folder", "tokenizer_json", "tokenizer_config", "special_tokens_map",
+           "hf_token_names", "PY_WHITESPACE"]
 
 #: every character Python's ``str.split()`` splits on (``chr(c).isspace()``)
 PY_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
@@ -143,13 +150,16 @@ def hf_token_names(model: Any, *, marker: str | None) -> tuple[str, ...]:
     return out
 
 
-def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float | None = None) -> dict[str, Any]:
+def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float | None = None,
+                   compose_jamo: bool = True) -> dict[str, Any]:
     """The ``tokenizer.json`` content (a dict) for ``tokenizer``; see the module docstring.
 
     ``pretokenized=True`` (morpheme pre-tokenizers only): the file is for words that our analysis
     already cut (``encode(words, is_pretokenized=True)``, as :mod:`korean_bpe.hf` feeds it), so
     it has no white-space stage: each word goes to BPE whole, a lossless line-break piece included.
-    ``dropout``: HF BPE's ``dropout`` probability (``None``: none).
+    ``dropout``: HF BPE's ``dropout`` probability (``None``: none).  ``compose_jamo=False``
+    (unit ``jamo``): no composing decoders, so HF decodes a few hundred times faster but gives
+    conjoining jamo back (``unicodedata.normalize("NFC", ...)`` composes them).
     """
     if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))
                                 or not 0.0 < dropout <= 1.0):
@@ -213,8 +223,8 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     else:  # whitespace, and the analysers (fed pre-split, space-joined words)
         normalizers.append(_replace({"Regex": _char_class(PY_WHITESPACE) + "+"}, " "))
         pre_tokenizers.append({"type": "WhitespaceSplit"})
-    if unit == "jamo":  # first: HF's NFD panics on text that a zero-width Replace changed before it
-        normalizers.insert(0, {"type": "NFD"})
+    if unit == "jamo":  # first: the stages after it see jamo, as our unit gives them
+        normalizers.insert(0, jamo_normalizer())
     normalizers += mark.hf_normalizers(raw=raw, byte=byte)
     if byte:
         pre_tokenizers.append(byte_level)
@@ -232,6 +242,8 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     if raw:
         decoders.append(_replace(SPACE_MARK, " "))
     decoders += mark.hf_text_decoders(raw=raw, byte=byte)
+    if unit == "jamo" and compose_jamo:
+        decoders += recompose_decoders()
 
     # The byte tokens are ordinary vocabulary, as SentencePiece exports them: as added special
     # tokens, HF's default decode (skip_special_tokens) would delete every byte-fallback character.
@@ -265,15 +277,26 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     }
 
 
-def render_tokenizer_json(tokenizer: Any, *, dropout: float | None = None) -> str:
+TOKENIZER_FILE = "tokenizer.json"
+TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
+SPECIAL_TOKENS_MAP_FILE = "special_tokens_map.json"
+#: HF's role names for the special tokens known by their usual text
+_ROLES = {"<unk>": "unk_token", "[UNK]": "unk_token", "<pad>": "pad_token", "[PAD]": "pad_token", "<s>": "bos_token",
+          "</s>": "eos_token", "[CLS]": "cls_token", "[SEP]": "sep_token", "<mask>": "mask_token", "[MASK]": "mask_token"}
+
+
+def render_tokenizer_json(tokenizer: Any, *, dropout: float | None = None, compose_jamo: bool = True) -> str:
     """The text of ``tokenizer.json`` (what :func:`export_tokenizer_json` writes, e.g. to standard output)."""
-    return json.dumps(tokenizer_json(tokenizer, dropout=dropout), ensure_ascii=False, indent=2) + "\n"
+    content = tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo)
+    return json.dumps(content, ensure_ascii=False, indent=2) + "\n"
 
 
-def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropout: float | None = None) -> Path:
+def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropout: float | None = None,
+                          compose_jamo: bool = True) -> Path:
     """Write ``tokenizer`` as a Hugging Face ``tokenizer.json`` at ``path`` (atomically).
 
-    ``path`` may be a directory (``tokenizer.json`` is written inside it).  Returns the file's path.
+    ``path`` may be a directory (an existing one, or a path ending with ``/``): it gets a complete
+    HF tokenizer folder (:func:`export_folder`).  Returns the ``tokenizer.json`` path.
     A symbolic link is written through to its target; a FIFO or device is refused; a new file
     gets the umask's mode, a replaced one keeps its own (:func:`korean_bpe.io.files.atomic_write_text`).
     See the module docstring for the mapping and the few cases where HF cannot follow.
@@ -281,18 +304,91 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropo
     >>> import tempfile, korean_bpe
     >>> tok = korean_bpe.Tokenizer.train(["아이언맨 또 보고 싶다", "또 보고 싶다"] * 3, vocab_size=40)
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     p = export_tokenizer_json(tok, d)
+    ...     p = export_tokenizer_json(tok, d + "/tokenizer.json")
     ...     from tokenizers import Tokenizer as HF
     ...     HF.from_file(str(p)).encode("또 보고 싶다").ids == tok.encode("또 보고 싶다")
     True
     """
     from .files import atomic_write_text
 
-    text = render_tokenizer_json(tokenizer, dropout=dropout)
-    target = Path(path)
-    if target.is_dir():
-        target = target / "tokenizer.json"
-    return atomic_write_text(target, text)
+    if is_folder(path):
+        return export_folder(tokenizer, path, dropout=dropout, compose_jamo=compose_jamo) / TOKENIZER_FILE
+    return atomic_write_text(Path(path), render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo))
+
+
+def is_folder(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names a folder to export into: an existing directory, or a path written
+    with a trailing ``/``."""
+    return Path(path).is_dir() or os.fspath(path).endswith(("/", os.sep))
+
+
+def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout: float | None = None,
+                  compose_jamo: bool = True) -> Path:
+    """Write a complete Hugging Face tokenizer folder: ``tokenizer.json``, ``tokenizer_config.json``
+    (:func:`tokenizer_config`) and ``special_tokens_map.json``, each atomically (the folder is
+    created when missing).  ``AutoTokenizer.from_pretrained(directory)`` and HF's clients in other
+    languages load it with our ids and decode it exactly.  Returns the folder.
+
+    >>> import tempfile, korean_bpe
+    >>> tok = korean_bpe.Tokenizer.train(["아이언맨 또 보고 싶다", "또 보고 싶다"] * 3, vocab_size=40)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     sorted(p.name for p in export_folder(tok, d).iterdir())
+    ['special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json']
+    """
+    from .files import atomic_write_text
+    from .serialization import FILES
+
+    folder = Path(directory)
+    if all((folder / name).is_file() for name in FILES):  # its tokenizer_config.json is our model's own
+        raise ValueError(f"{folder} holds a korean_bpe model (vocab.json, merges.txt, tokenizer_config.json), whose "
+                         f"tokenizer_config.json the HF folder's would replace; export to another folder, or write "
+                         f"the single file {folder / TOKENIZER_FILE} (a path without the trailing '/')")
+    folder.mkdir(parents=True, exist_ok=True)
+    text = render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo)
+    atomic_write_text(folder / TOKENIZER_FILE, text)
+    for name, content in ((TOKENIZER_CONFIG_FILE, tokenizer_config(tokenizer)),
+                          (SPECIAL_TOKENS_MAP_FILE, special_tokens_map(tokenizer))):
+        atomic_write_text(folder / name, json.dumps(content, ensure_ascii=False, indent=2) + "\n")
+    return folder
+
+
+def special_tokens_map(tokenizer: Any) -> dict[str, Any]:
+    """The special tokens by HF's role names: ``unk_token`` (the model's), the usual texts of the
+    others (``<pad>``/``[PAD]`` -> ``pad_token``, ``<s>``, ``</s>``, ``[CLS]``, ``[SEP]``,
+    ``<mask>``/``[MASK]``), the rest as ``additional_special_tokens``.
+
+    >>> from korean_bpe import Tokenizer
+    >>> special_tokens_map(Tokenizer.train(["영화 최고"] * 2, vocab_size=12, special_tokens=("<unk>", "<pad>", "<x>")))
+    {'unk_token': '<unk>', 'pad_token': '<pad>', 'additional_special_tokens': ['<x>']}
+    """
+    unk = getattr(tokenizer, "unk_token", None)
+    out: dict[str, Any] = {} if unk is None else {"unk_token": unk}
+    extra = []
+    for token in tokenizer.special_tokens:
+        role = _ROLES.get(token)
+        if token == unk:
+            continue
+        if role is not None and role not in out:
+            out[role] = token
+        else:
+            extra.append(token)
+    if extra:
+        out["additional_special_tokens"] = extra
+    return out
+
+
+def tokenizer_config(tokenizer: Any) -> dict[str, Any]:
+    """``tokenizer_config.json`` for the stock ``PreTrainedTokenizerFast``: its class, the special
+    tokens (:func:`special_tokens_map`, and each one's ``added_tokens_decoder`` entry) and
+    ``clean_up_tokenization_spaces: false`` (a client that defaults to ``true``, such as HF's
+    JavaScript tokenizers or older transformers, would turn ``"영화 ,"`` into ``"영화,"``)."""
+    from .. import __version__
+
+    vocab = tokenizer.vocab
+    added = {str(vocab[t]): {"content": t, "lstrip": False, "normalized": False, "rstrip": False, "single_word": False,
+                             "special": True} for t in tokenizer.special_tokens}
+    return {"tokenizer_class": "PreTrainedTokenizerFast", "clean_up_tokenization_spaces": False,
+            "added_tokens_decoder": added, **special_tokens_map(tokenizer), "korean_bpe_version": __version__}
 
 
 def _replace(pattern: str | dict[str, str], content: str) -> dict[str, Any]:
