@@ -4,8 +4,9 @@
 In one run, with identical input (the NSMC test split, 50,000 reviews, in memory):
 
 1. train one tokenizer of ours on the NSMC train split (``whitespace`` pre-tokenizer, ``syllable``
-   unit by default or ``--unit jamo``, marker ``▁``, ``--vocab`` 32k, ``min_frequency=2``), or load
-   one with ``--model DIR`` (a directory written by ``Tokenizer.save``);
+   unit by default; ``--pre-tokenizer whitespace raw --unit syllable jamo`` runs every pair in one
+   run and ends with a summary against SentencePiece; ``--vocab`` 32k, ``min_frequency=2``), or
+   load one with ``--model DIR`` (a directory written by ``Tokenizer.save``);
 2. export it to a HF ``tokenizer.json`` and load that with ``tokenizers.Tokenizer.from_file``: the
    same model, so the ids must be equal - the script compares every review and exits non-zero on a
    difference (jamo: reviews where HF's ``NFD`` normalizer differs from our jamo unit, e.g. ``é``, are
@@ -112,9 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="encode only the first N test reviews (default: all)")
     ap.add_argument("--train-limit", type=int, default=None, help="train on the first N train reviews (default: all)")
     ap.add_argument("--vocab", type=int, default=32000, help="vocabulary size of both models (default 32000)")
-    ap.add_argument("--unit", choices=("syllable", "jamo"), default="syllable")
-    ap.add_argument("--pre-tokenizer", choices=("whitespace", "raw"), default="whitespace",
-                    help="our pipeline (default whitespace; raw is SentencePiece's own cut)")
+    ap.add_argument("--unit", nargs="+", choices=("syllable", "jamo"), default=["syllable"],
+                    help="one or more units (default syllable): every pre-tokenizer x unit in one run")
+    ap.add_argument("--pre-tokenizer", nargs="+", choices=("whitespace", "raw"), default=["whitespace"],
+                    help="one or more pipelines (default whitespace; raw is SentencePiece's own cut)")
     ap.add_argument("--min-frequency", type=int, default=2)
     ap.add_argument("--model", help="load our tokenizer from this directory instead of training it")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each; the best is reported (default 3)")
@@ -124,8 +126,22 @@ def main(argv: list[str] | None = None) -> int:
                     help="time pre-tokenized pieces of these pre-tokenizers (morpheme ones in lossless mode) instead")
     args = ap.parse_args(argv)
     if args.pieces:
+        args.unit = args.unit[0] if len(args.unit) == 1 else args.unit
         return bench_pieces(args)
+    summary: list[str] = []
+    for pre_tokenizer in args.pre_tokenizer:
+        for unit in args.unit:
+            one = argparse.Namespace(**{**vars(args), "pre_tokenizer": pre_tokenizer, "unit": unit})
+            if bench_texts(one, summary):
+                return 1
+    if len(summary) > 1:
+        print("\nsummary (cold cache / warm cache, reviews per second and x SentencePiece in the same run):")
+        print("\n".join(summary))
+    return 0
 
+
+def bench_texts(args: argparse.Namespace, summary: list[str]) -> int:
+    """One pre-tokenizer x unit: train, check ids against HF, time (see the module docstring)."""
     sys.path.insert(0, str(ROOT))
     import sentencepiece as spm
     from tokenizers import Tokenizer as HFTokenizer
@@ -226,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:<40} {t:9.3f} {len(test) / t:12,.0f} {hf_time / t:18.2f}x {sp_time / t:16.2f}x")
     print(f"(load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"{os.cpu_count()} cores shared with whatever else runs)")
+    cold, warm = rows[0][1], rows[1][1]
+    summary.append(f"  {ours.pre_tokenizer.name}/{args.unit:<9} cold {len(test) / cold:9,.0f}/s {sp_time / cold:5.2f}x   "
+                   f"warm {len(test) / warm:9,.0f}/s {sp_time / warm:5.2f}x   SentencePiece {len(test) / sp_time:9,.0f}/s")
     return 0
 
 
