@@ -160,98 +160,35 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     ``dropout``: HF BPE's ``dropout`` probability (``None``: none).  ``compose_jamo=False``
     (unit ``jamo``): no composing decoders, so HF decodes a few hundred times faster but gives
     conjoining jamo back (``unicodedata.normalize("NFC", ...)`` composes them).
+
+    Which HF stages stand for ours follows what our stages declare: the unit's
+    ``compiled_symbols`` (``"chars"``, ``"jamo"``: syllables decomposed by the Unicode arithmetic,
+    ``"bytes"``: GPT-2's byte level), the pre-tokenizer's ``piece_kind`` and ``pos`` (marked pieces
+    of the text itself, no analysis: SentencePiece's cut, ``raw``; ``add_dummy_prefix``), the marker's
+    own HF stages (:mod:`korean_bpe.markers`).
     """
     if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))
                                 or not 0.0 < dropout <= 1.0):
         raise ValueError(f"dropout must be None or a probability in (0, 1] (HF refuses 0), got {dropout!r}")
-    model = tokenizer.model
-    unit = _name(tokenizer.unit)
-    pre = _name(tokenizer.pre_tokenizer)
-    marker = tokenizer.marker
-    mark = get_marker(marker)
-    byte_fallback = bool(getattr(tokenizer, "byte_fallback", False))
-    unk = getattr(tokenizer, "unk_token", "<unk>")
-    if unit not in ("syllable", "jamo", "byte"):
-        raise ValueError(f"unit {unit!r} has no HF equivalent; use 'syllable', 'jamo' or 'byte'")
-
-    names = hf_token_names(model, marker=marker)
-    bad = next((m for m in map(SURROGATE.search, names) if m is not None), None)
-    if bad is not None:
-        raise ValueError(
-            f"the token {bad.string!r} holds a lone surrogate (U+{ord(bad.group()):04X}), which a "
-            "Hugging Face tokenizer cannot hold (its strings are UTF-8); train on text without lone surrogates "
-            "(read it with errors='replace', or clean it: text.encode('utf-8', 'replace').decode()), or keep "
-            "this model in korean_bpe's own files (Tokenizer.save)")
-    rename = dict(zip(model.id_to_token, names))
-    vocab = {tok: i for i, tok in enumerate(names)}
-    merges = [[rename[a], rename[b]] for a, b in model.merges]
-    if unk not in vocab:
-        unk = None
-    if byte_fallback:
-        missing = [t for t in BYTE_TOKENS if t not in vocab]
-        if missing:
-            raise ValueError(f"byte_fallback needs the 256 byte tokens in the vocabulary; {missing[0]!r} is missing")
-
-    normalizers: list[dict[str, Any]] = []
-    pre_tokenizers: list[dict[str, Any]] = []
-    decoders: list[dict[str, Any]] = []
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
-
-    raw_cfg = tokenizer.pre_tokenizer.to_config() if pre == "raw" else {}
-    dummy_prefix = bool(raw_cfg.get("add_dummy_prefix", False))
-    raw, byte = pre == "raw", unit == "byte"
-    if raw:
-        if mark.word_start == SPACE_MARK:
-            raise ValueError("the raw pre-tokenizer writes spaces as '▁' itself: marker '▁' cannot be exported")
-        line_break = _char_class(LINE_BREAKS)
-        normalizers.append(_replace(" ", SPACE_MARK))
-        if dummy_prefix:
-            # A "▁" opening each non-empty line.  Not HF's Metaspace prepend, which skips a piece
-            # that starts with a space; and not one zero-width regex Replace, which makes HF's
-            # ByteLevel panic: Prepend, take it back before a line break, add it after each one.
-            not_line_break = "[^" + line_break[1:]
-            normalizers.append({"type": "Prepend", "prepend": SPACE_MARK})
-            normalizers.append(_replace({"Regex": f"\\A{SPACE_MARK}(?={line_break})"}, ""))
-            normalizers += [_replace({"Regex": f"{_char_class(c)}(?={not_line_break})"}, c + SPACE_MARK) for c in LINE_BREAKS]
-        pre_tokenizers.append({"type": "Split", "pattern": {"Regex": line_break}, "behavior": "Isolated", "invert": False})
-        if raw_cfg.get("split_by_whitespace", False):
-            pre_tokenizers.append({"type": "Metaspace", "replacement": SPACE_MARK, "prepend_scheme": "never", "split": True})
-    elif pretokenized:
-        if pre not in _ANALYZED_PRE_TOKENIZERS:
-            raise ValueError(f"pretokenized=True is for the morpheme pre-tokenizers {_ANALYZED_PRE_TOKENIZERS}; "
-                             f"{pre!r} runs inside tokenizer.json itself: use pretokenized=False")
-    else:  # whitespace, and the analysers (fed pre-split, space-joined words)
-        normalizers.append(_replace({"Regex": _char_class(PY_WHITESPACE) + "+"}, " "))
-        pre_tokenizers.append({"type": "WhitespaceSplit"})
-    if unit == "jamo":  # first: the stages after it see jamo, as our unit gives them
-        normalizers.insert(0, jamo_normalizer())
-    normalizers += mark.hf_normalizers(raw=raw, byte=byte)
-    if byte:
-        pre_tokenizers.append(byte_level)
-    pre_tokenizers += mark.hf_pre_tokenizers(raw=raw, byte=byte)
-
-    # Decoders work token by token until a Fuse or ByteLevel joins them, so the markers are
-    # resolved first.  (HF's Metaspace decoder drops every "▁" of its first token and its Strip
-    # decoder panics on an empty token with stop > 0: neither is used where it would bite.)
-    if not byte and byte_fallback:
-        decoders.append({"type": "ByteFallback"})  # <0xEA><0xB0><0x80> -> "가" (with its marker)
-    decoders += mark.hf_token_decoders(raw=raw, byte=byte, byte_fallback=byte_fallback)
-    decoders.append(byte_level if byte else {"type": "Fuse"})
-    if dummy_prefix:  # one string now: drop the "▁" opening it and each line
-        decoders.append(_replace({"Regex": f"\\A{SPACE_MARK}|(?<={_char_class(LINE_BREAKS)}){SPACE_MARK}"}, ""))
-    if raw:
-        decoders.append(_replace(SPACE_MARK, " "))
-    decoders += mark.hf_text_decoders(raw=raw, byte=byte)
-    if unit == "jamo" and compose_jamo:
-        decoders += recompose_decoders()
-
+    symbols = getattr(tokenizer.unit, "compiled_symbols", None)
+    if symbols not in ("chars", "jamo", "bytes"):
+        raise ValueError(f"unit {_name(tokenizer.unit)!r} has no HF equivalent; use 'syllable', 'jamo' or 'byte'")
+    mark = get_marker(tokenizer.marker)
+    pt = tokenizer.pre_tokenizer
+    raw = pt.piece_kind == "marked" and pt.pos is None  # the text's own marked pieces: SentencePiece's cut
+    byte, byte_fallback = symbols == "bytes", tokenizer.byte_fallback
+    vocab, merges, rename, unk = _hf_vocab(tokenizer)
+    normalizers, pre_tokenizers = _hf_cut(pt, mark, raw=raw, byte=byte, jamo=symbols == "jamo",
+                                          pretokenized=pretokenized)
+    decoders = _hf_decoders(mark, raw=raw, byte=byte, byte_fallback=byte_fallback,
+                            dummy_prefix=raw and pt.add_dummy_prefix, compose=symbols == "jamo" and compose_jamo)
     # The byte tokens are ordinary vocabulary, as SentencePiece exports them: as added special
     # tokens, HF's default decode (skip_special_tokens) would delete every byte-fallback character.
     byte_tokens = set(BYTE_TOKENS) if byte_fallback else set()
     added = [
         {"id": vocab[rename[t]], "content": rename[t], "single_word": False, "lstrip": False, "rstrip": False,
          "normalized": False, "special": True}
-        for t in model.special_tokens
+        for t in tokenizer.model.special_tokens
         if t in rename and t not in byte_tokens
     ]
     return {
@@ -275,6 +212,91 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
             "merges": merges,
         },
     }
+
+
+def _hf_vocab(tokenizer: Any) -> tuple[dict[str, int], list[list[str]], dict[str, str], str | None]:
+    """``(vocab, merges, rename, unk)`` under HF's token names (:func:`hf_token_names`); a token
+    HF cannot hold (a lone surrogate) and missing byte tokens are refused."""
+    model = tokenizer.model
+    names = hf_token_names(model, marker=tokenizer.marker)
+    bad = next((m for m in map(SURROGATE.search, names) if m is not None), None)
+    if bad is not None:
+        raise ValueError(
+            f"the token {bad.string!r} holds a lone surrogate (U+{ord(bad.group()):04X}), which a "
+            "Hugging Face tokenizer cannot hold (its strings are UTF-8); train on text without lone surrogates "
+            "(read it with errors='replace', or clean it: text.encode('utf-8', 'replace').decode()), or keep "
+            "this model in korean_bpe's own files (Tokenizer.save)")
+    rename = dict(zip(model.id_to_token, names))
+    vocab = {tok: i for i, tok in enumerate(names)}
+    merges = [[rename[a], rename[b]] for a, b in model.merges]
+    unk = tokenizer.unk_token if tokenizer.unk_token in vocab else None
+    if tokenizer.byte_fallback:
+        missing = [t for t in BYTE_TOKENS if t not in vocab]
+        if missing:
+            raise ValueError(f"byte_fallback needs the 256 byte tokens in the vocabulary; {missing[0]!r} is missing")
+    return vocab, merges, rename, unk
+
+
+def _hf_cut(pt: Any, mark: Any, *, raw: bool, byte: bool, jamo: bool,
+            pretokenized: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The normalizers and pre-tokenizers that cut the text as ``pt``, the unit and the marker do."""
+    normalizers: list[dict[str, Any]] = []
+    pre_tokenizers: list[dict[str, Any]] = []
+    if raw:
+        if mark.word_start == SPACE_MARK:
+            raise ValueError("the raw pre-tokenizer writes spaces as '▁' itself: marker '▁' cannot be exported")
+        line_break = _char_class(LINE_BREAKS)
+        normalizers.append(_replace(" ", SPACE_MARK))
+        if pt.add_dummy_prefix:
+            # A "▁" opening each non-empty line.  Not HF's Metaspace prepend, which skips a piece
+            # that starts with a space; and not one zero-width regex Replace, which makes HF's
+            # ByteLevel panic: Prepend, take it back before a line break, add it after each one.
+            not_line_break = "[^" + line_break[1:]
+            normalizers.append({"type": "Prepend", "prepend": SPACE_MARK})
+            normalizers.append(_replace({"Regex": f"\\A{SPACE_MARK}(?={line_break})"}, ""))
+            normalizers += [_replace({"Regex": f"{_char_class(c)}(?={not_line_break})"}, c + SPACE_MARK) for c in LINE_BREAKS]
+        pre_tokenizers.append({"type": "Split", "pattern": {"Regex": line_break}, "behavior": "Isolated", "invert": False})
+        if pt.to_config().get("split_by_whitespace", False):
+            pre_tokenizers.append({"type": "Metaspace", "replacement": SPACE_MARK, "prepend_scheme": "never", "split": True})
+    elif pretokenized:
+        if pt.pos is None:
+            raise ValueError(f"pretokenized=True is for the morpheme pre-tokenizers {_ANALYZED_PRE_TOKENIZERS}; "
+                             f"{_name(pt)!r} runs inside tokenizer.json itself: use pretokenized=False")
+    else:  # whitespace, and the analysers (fed pre-split, space-joined words)
+        normalizers.append(_replace({"Regex": _char_class(PY_WHITESPACE) + "+"}, " "))
+        pre_tokenizers.append({"type": "WhitespaceSplit"})
+    if jamo:  # first: the stages after it see jamo, as our unit gives them
+        normalizers.insert(0, jamo_normalizer())
+    normalizers += mark.hf_normalizers(raw=raw, byte=byte)
+    if byte:
+        pre_tokenizers.append(_BYTE_LEVEL)
+    pre_tokenizers += mark.hf_pre_tokenizers(raw=raw, byte=byte)
+    return normalizers, pre_tokenizers
+
+
+def _hf_decoders(mark: Any, *, raw: bool, byte: bool, byte_fallback: bool, dummy_prefix: bool,
+                 compose: bool) -> list[dict[str, Any]]:
+    """The decoders that give our text back.  They work token by token until a Fuse or ByteLevel
+    joins them, so the markers are resolved first.  (HF's Metaspace decoder drops every "▁" of its
+    first token and its Strip decoder panics on an empty token with stop > 0: neither is used where
+    it would bite.)"""
+    decoders: list[dict[str, Any]] = []
+    if not byte and byte_fallback:
+        decoders.append({"type": "ByteFallback"})  # <0xEA><0xB0><0x80> -> "가" (with its marker)
+    decoders += mark.hf_token_decoders(raw=raw, byte=byte, byte_fallback=byte_fallback)
+    decoders.append(_BYTE_LEVEL if byte else {"type": "Fuse"})
+    if dummy_prefix:  # one string now: drop the "▁" opening it and each line
+        decoders.append(_replace({"Regex": f"\\A{SPACE_MARK}|(?<={_char_class(LINE_BREAKS)}){SPACE_MARK}"}, ""))
+    if raw:
+        decoders.append(_replace(SPACE_MARK, " "))
+    decoders += mark.hf_text_decoders(raw=raw, byte=byte)
+    if compose:
+        decoders += recompose_decoders()
+    return decoders
+
+
+#: GPT-2's byte level, as the byte unit spells bytes
+_BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
 
 
 TOKENIZER_FILE = "tokenizer.json"
