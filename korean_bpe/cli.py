@@ -312,14 +312,23 @@ def _add_compare(sub: Any) -> None:
     p.set_defaults(func=cmd_compare)
 
 
-def _nonnegative_int(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value!r}")
-    return n
+def _int_at_least(low: int, what: str) -> Any:
+    """An argparse type: an integer >= ``low`` (``what`` names it in the error)."""
+
+    def parse(value: str) -> int:
+        try:
+            n = int(value)
+        except ValueError:
+            n = low - 1
+        if n < low:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {value!r}")
+        return n
+
+    return parse
+
+
+_nonnegative_int = _int_at_least(0, "an integer >= 0")
+_positive_int = _int_at_least(1, "a positive integer")
 
 
 def _strategy_list(value: str) -> list[str]:
@@ -327,16 +336,6 @@ def _strategy_list(value: str) -> list[str]:
     if not names:
         raise argparse.ArgumentTypeError(f"expected comma-separated strategy names, got {value!r}")
     return names
-
-
-def _positive_int(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
-    return n
 
 
 def _probability(value: str) -> float:
