@@ -147,7 +147,7 @@ class BPESegmenter:
                 continue
             if self._marker == SPACE_MARK and token.startswith(SPACE_MARK):
                 token = token[1:]
-            if self.unit == "byte":
+            if tok.unit.compiled_symbols == "bytes":  # byte symbols: GPT-2 characters for bytes
                 surfaces.append(bytes(to_byte[c] if c in to_byte else 0x20 for c in token))
             else:
                 surfaces.append(token.replace(SPACE_MARK, " ").encode("utf-8", "surrogatepass"))
