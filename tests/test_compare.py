@@ -666,7 +666,7 @@ def test_format_table_fits_100_columns(sweep: pd.DataFrame) -> None:
     assert lines[-1].split()[2:4] == ["12345.68~", f"{sweep.iloc[0]['tokens_per_word']:.2f}~"]
     assert lines[-1].split()[7].endswith("*~")
     assert lines[0].split() == ["strategy", "vocab", "tok/doc", "tok/w", "cont%", "unk%", "renyi", "mF1%", "rt%",
-                                "probe%", "train", "s", "k", "doc/s"]
+                                "probe%", "train", "s", "kdoc/s"]
     first = sweep.iloc[0]
     cells = lines[1].split()
     assert cells[:4] == [first["strategy"], str(first["vocab_size"]), f"{first['tokens_per_doc']:.2f}",

@@ -130,7 +130,7 @@ def test_main_view_short_headers_percent_marks_and_intervals(written: dict[str, 
     that drops text, (≡ X) after a row identical to X, and the intervals."""
     view = report.main_view(sample_frame())
     assert view["headers"] == ["strategy", "vocab", "tok/doc", "tok/w", "cont%", "unk%", "renyi", "mP%", "mR%",
-                               "mF1%", "rt%", "probe%", "train s", "k doc/s"]
+                               "mF1%", "rt%", "probe%", "train s", "kdoc/s"]
     rows = {r[0]: r for r in view["rows"][:7]}  # vocab 4,000
     ws, okt, lossy = rows["whitespace/syllable"], rows["okt/syllable"], rows["okt-analysis/syllable†"]
     assert ws[9] == "48.00" and ws[7] == "50.00" and ws[11] == "80.10"  # mF1 0.48, mP 0.50, probe 0.801: percent

@@ -144,7 +144,7 @@ TABLE: tuple[Column, ...] = (
            format="{:.2f}"),
     Column("encode_texts_per_s", "float64", "held-out documents encoded per second through the public "
            "encode_batch, cold word cache, best of up to three runs (an analyzer row: the analyzer's time, "
-           "measured once per analyzer, plus the row's encoding)", "k doc/s",
+           "measured once per analyzer, plus the row's encoding)", "kdoc/s",
            format="{:,.0f}", scale=1000.0, short='{:.1f}',
            summary='thousand held-out documents encoded per second'),
     Column("train_docs", "int64", "documents in the training split", format="{:,d}"),

@@ -487,7 +487,7 @@ def main_view(df: pd.DataFrame, *, alpha: float = 0.05) -> dict[str, Any]:
                 line.append(f"{row['strategy']}{name_marks(row)}" + (f" (≡ {same})" if same else ""))
                 continue
             text = columns.cell(c.name, row[c.name], percent_sign=False)  # the header says %
-            if c.scale != 1.0 and text != _NA:  # the header's unit (k doc/s)
+            if c.scale != 1.0 and text != _NA:  # the header's unit (kdoc/s)
                 text = c.shown(row[c.name], short=True)
             if text != _NA:
                 text += ("*" if c.name == "morph_f1" and row.get("self_graded") else "") + \
