@@ -199,11 +199,7 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
             _check_no_stand_ins(text), _check_no_stand_ins(text_pair)
             text, text_pair = _map_texts(_hide_surrogates, text), _map_texts(_hide_surrogates, text_pair)
         view, analysed = self._analysed_view()
-        split = self.split_special_tokens if kwargs.get("split_special_tokens") is None else kwargs["split_special_tokens"]
-        pieces = [p for t in (*_texts_in(text), *_texts_in(text_pair)) for p in self._cut(t, split)]
-        if hidden:
-            pieces = [_reveal_surrogates(p) for p in pieces]
-        analysed.table = dict(zip(pieces, self._korean_bpe.pre_tokenizer.batch(pieces, show_progress=False)))
+        analysed.table = self._analyse(text, text_pair, kwargs.get("split_special_tokens"), hidden)
         try:
             with _carrying(self._tokenizer, _Carrier(view, hidden)):
                 return super()._encode_plus(text, text_pair, *args, is_split_into_words=False, **kwargs)
@@ -221,6 +217,14 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
                              byte_fallback=kb.byte_fallback, unk_token=kb.unk_token, hangul_fallback=kb.hangul_fallback)
             self._view = (view, analysed)
         return self._view
+
+    def _analyse(self, text: Any, text_pair: Any, split_special_tokens: bool | None, hidden: bool) -> dict[str, list[str]]:
+        """The words of each text between added tokens, from one ``pre_tokenizer.batch`` call."""
+        split = self.split_special_tokens if split_special_tokens is None else split_special_tokens
+        pieces = [p for t in (*_texts_in(text), *_texts_in(text_pair)) for p in self._cut(t, split)]
+        if hidden:
+            pieces = [_reveal_surrogates(p) for p in pieces]
+        return dict(zip(pieces, self._korean_bpe.pre_tokenizer.batch(pieces, show_progress=False)))
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(super().__getstate__())  # type: ignore[misc]
