@@ -552,13 +552,14 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 def cmd_export_hf(args: argparse.Namespace) -> int:
     from .io.files import NotRegularFileError
-    from .io.hf import (SPECIAL_TOKENS_MAP_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, export_tokenizer_json, is_folder,
-                        render_tokenizer_json)
+    from .io.hf import (SPECIAL_TOKENS_MAP_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, export_tokenizer_json,
+                        holds_model, is_folder, render_tokenizer_json)
     from .io.serialization import FILES
 
-    if args.output != "-":  # a folder gets three files, one of them named as the model's own config
+    folder = args.output != "-" and is_folder(args.output) and not holds_model(args.output)
+    if args.output != "-":  # a folder gets three files (a model's directory: tokenizer.json beside the model)
         targets = ([os.path.join(args.output, f) for f in (TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, SPECIAL_TOKENS_MAP_FILE)]
-                   if is_folder(args.output) else [args.output])
+                   if folder else [os.path.join(args.output, TOKENIZER_FILE) if is_folder(args.output) else args.output])
         _refuse_overwriting("-o/--output", targets, [(f"the model's {f}", os.path.join(args.model, f)) for f in FILES],
                             f"give another path, such as {os.path.join(args.model, 'tokenizer.json')} or a folder "
                             "of its own")
@@ -572,7 +573,7 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
         path = export_tokenizer_json(tok, args.output, dropout=args.dropout)
     except NotRegularFileError as exc:
         raise UserError(f"argument -o/--output: {exc}, or -o - for standard output") from None
-    if is_folder(args.output):
+    if folder:
         _info(f"wrote {path.parent}/: tokenizer.json, tokenizer_config.json, special_tokens_map.json (load it with "
               f"transformers.AutoTokenizer.from_pretrained({str(path.parent)!r}))")
     else:

@@ -336,17 +336,23 @@ def test_what_initial_fixes_is_refused_in_cli_words(corpus: Path, model: Path, t
 
 def test_an_hf_folder_export_never_replaces_the_models_own_config(tmp_path):
     """HF's folder holds a tokenizer_config.json too: exported into a saved model's directory (the
-    API or export-hf -o MODEL/), it would replace the model's own. Refused; the single file is fine."""
+    API, export-hf -o MODEL or MODEL/), it would replace the model's own. There it writes
+    tokenizer.json alone, beside the model files; export_folder itself refuses."""
     from korean_bpe import Tokenizer
     from korean_bpe.cli import main
+    from korean_bpe.io.hf import export_folder
 
     tok = Tokenizer.train(["영화 정말 재밌다"] * 3, vocab_size=20)
     model = tok.save(tmp_path / "model")
     before = {p.name: p.read_bytes() for p in model.iterdir()}
     with pytest.raises(ValueError, match="holds a korean_bpe model .* export to another folder"):
-        tok.to_huggingface(model)
-    assert main(["export-hf", "-m", str(model), "-o", f"{model}/"]) != 0
-    assert {p.name: p.read_bytes() for p in model.iterdir()} == before
-    assert Tokenizer.load(model).encode("영화 정말") == tok.encode("영화 정말")
-    tok.to_huggingface(model / "tokenizer.json")  # beside the model: the single file is fine
+        export_folder(tok, model)
+    for out in (lambda: tok.to_huggingface(model), lambda: main(["export-hf", "-m", str(model), "-o", f"{model}/"])):
+        out()
+        assert sorted(p.name for p in model.iterdir()) == sorted([*before, "tokenizer.json"])
+        assert {name: (model / name).read_bytes() for name in before} == before
+        (model / "tokenizer.json").unlink()
     assert Tokenizer.load(model).model == tok.model
+    tok.to_huggingface(f"{tmp_path}/hf/")  # a folder of its own: the complete HF folder
+    assert sorted(p.name for p in (tmp_path / "hf").iterdir()) == [
+        "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"]

@@ -318,7 +318,9 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropo
     """Write ``tokenizer`` as a Hugging Face ``tokenizer.json`` at ``path`` (atomically).
 
     ``path`` may be a directory (an existing one, or a path ending with ``/``): it gets a complete
-    HF tokenizer folder (:func:`export_folder`).  Returns the ``tokenizer.json`` path.
+    HF tokenizer folder (:func:`export_folder`), except a directory that holds a saved korean_bpe
+    model, whose ``tokenizer_config.json`` is the model's own: it gets ``tokenizer.json`` alone,
+    beside the model files.  Returns the ``tokenizer.json`` path.
     A symbolic link is written through to its target; a FIFO or device is refused; a new file
     gets the umask's mode, a replaced one keeps its own (:func:`korean_bpe.io.files.atomic_write_text`).
     See the module docstring for the mapping and the few cases where HF cannot follow.
@@ -333,9 +335,17 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropo
     """
     from .files import atomic_write_text
 
-    if is_folder(path):
+    if is_folder(path) and not holds_model(path):
         return export_folder(tokenizer, path, dropout=dropout, compose_jamo=compose_jamo) / TOKENIZER_FILE
-    return atomic_write_text(Path(path), render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo))
+    target = Path(path) / TOKENIZER_FILE if is_folder(path) else Path(path)
+    return atomic_write_text(target, render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo))
+
+
+def holds_model(path: str | os.PathLike[str]) -> bool:
+    """Whether the directory ``path`` holds a saved korean_bpe model (its three files)."""
+    from .serialization import FILES
+
+    return all((Path(path) / name).is_file() for name in FILES)
 
 
 def is_folder(path: str | os.PathLike[str]) -> bool:
@@ -358,10 +368,9 @@ def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout:
     ['special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json']
     """
     from .files import atomic_write_text
-    from .serialization import FILES
 
     folder = Path(directory)
-    if all((folder / name).is_file() for name in FILES):  # its tokenizer_config.json is our model's own
+    if holds_model(folder):  # its tokenizer_config.json is our model's own
         raise ValueError(f"{folder} holds a korean_bpe model (vocab.json, merges.txt, tokenizer_config.json), whose "
                          f"tokenizer_config.json the HF folder's would replace; export to another folder, or write "
                          f"the single file {folder / TOKENIZER_FILE} (a path without the trailing '/')")
