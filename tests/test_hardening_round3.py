@@ -11,10 +11,12 @@ import pickle
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from korean_bpe import Tokenizer
 
-from _strings import hard  # noqa: E402  (tests/_strings.py)
+from _strings import hard, korean_heavy  # noqa: E402  (tests/_strings.py)
 
 TEXTS = ["영화 정말 재밌다", "영화 진짜 재밌어요 ㅋㅋ", "정말 재밌는 영화", "진짜 최고의 영화", "abc 123 😉"] * 3
 #: what each pipeline encodes on both sides of a pickle (no long line: the analyzers are slow on it)
@@ -102,3 +104,48 @@ def test_the_transformers_tokenizer_pickles_deep_copies_and_crosses_a_spawn_pool
 
 def _fast_ids(fasts: dict, text: str) -> dict[str, list[int]]:
     return {name: fast(text)["input_ids"] for name, fast in fasts.items()}
+
+
+# -- 2. one text is cut as in a batch; offsets give the ids of encode ------------------------------
+
+ANALYZERS = [{"type": name, "lossless": lossless} for name in ["okt", "kiwi", "mecab"] for lossless in [False, True]]
+PRE_TOKENIZERS = ["whitespace", "raw", {"type": "raw", "split_by_whitespace": False}, *ANALYZERS,
+                  {"type": "okt", "norm": True, "stem": True}]
+
+
+@pytest.fixture(scope="module", params=PRE_TOKENIZERS, ids=lambda spec: str(spec))
+def pre_tokenizer(request: pytest.FixtureRequest):
+    from korean_bpe.pre_tokenizers import get_pre_tokenizer
+
+    return get_pre_tokenizer(request.param)
+
+
+@pytest.mark.parametrize("text", ["\u3000영화 최고", "\xa0영화 최고", "\u2003영화 최고", "영화 \u3000#명작 \u2028최고"])
+def test_okt_keeps_the_word_after_non_ascii_white_space(text: str) -> None:
+    from korean_bpe.pre_tokenizers import get_pre_tokenizer
+
+    for spec in [{"type": "okt"}, {"type": "okt", "norm": True, "stem": True}]:
+        pt = get_pre_tokenizer(spec)
+        assert "영화" in pt(text) and "최고" in pt(text), (spec, pt(text))
+        assert pt(text) == pt.batch([text])[0]
+    lossless = get_pre_tokenizer({"type": "okt", "lossless": True})
+    assert "영화" in lossless(text) and lossless.restore(lossless(text)) == text
+
+
+def test_one_text_is_cut_as_in_a_batch(pre_tokenizer) -> None:
+    texts = hard(no_long=True)
+    assert [pre_tokenizer(t) for t in texts] == pre_tokenizer.batch(texts)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.sampled_from(hard(no_long=True)) | korean_heavy(12), max_size=6))
+def test_one_text_is_cut_as_in_a_batch_property(pre_tokenizer, texts: list[str]) -> None:
+    assert [pre_tokenizer(t) for t in texts] == pre_tokenizer.batch(texts)
+
+
+def test_offsets_give_the_ids_of_encode(pipelines: dict[str, Tokenizer]) -> None:
+    for name, tok in pipelines.items():
+        for text in PROBES:
+            ids, offsets = tok.encode_with_offsets(text, disallowed_special=())
+            assert ids == tok.encode(text, disallowed_special=()), (name, text)
+            assert len(offsets) == len(ids)
