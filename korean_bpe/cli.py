@@ -992,19 +992,34 @@ def _warning_printer(command: str) -> Callable[..., None]:
     return show
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, systemd, Slurm, CI), raised where Ctrl-C's KeyboardInterrupt would be, so that a
+    command stops the same way: its worker processes ended, nothing half written left (exit status 143)."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> NoReturn:
+    raise _Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``korean-bpe`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    import signal
+    import threading
+
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = args.verbose or os.environ.get("KOREAN_BPE_DEBUG", "") not in ("", "0")
+    here = threading.current_thread() is threading.main_thread()  # signal handlers live in the main thread
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if here else None
     try:
         with warnings.catch_warnings():  # restores Python's way of showing them after the command
             if not debug:
                 warnings.showwarning = _warning_printer(args.command)
             return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, _Terminated)
+        print(f"{PROG}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:  # e.g. `korean-bpe encode ... | head`
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
@@ -1017,6 +1032,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = _one_line(exc) if isinstance(exc, UserError) else speak_cli(_one_line(exc), args.command)
         print(f"{PROG}: error: {text}", file=sys.stderr)
         return 1
+    finally:
+        if here:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,8 +7,14 @@ from __future__ import annotations
 import copy
 import itertools
 import multiprocessing
+import os
 import pickle
+import signal
+import subprocess
+import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +23,7 @@ from hypothesis import strategies as st
 from korean_bpe import Tokenizer
 
 from _strings import hard, korean_heavy  # noqa: E402  (tests/_strings.py)
+from test_cli import CMD  # noqa: E402  (tests/test_cli.py)
 
 TEXTS = ["영화 정말 재밌다", "영화 진짜 재밌어요 ㅋㅋ", "정말 재밌는 영화", "진짜 최고의 영화", "abc 123 😉"] * 3
 #: what each pipeline encodes on both sides of a pickle (no long line: the analyzers are slow on it)
@@ -149,3 +156,112 @@ def test_offsets_give_the_ids_of_encode(pipelines: dict[str, Tokenizer]) -> None
             ids, offsets = tok.encode_with_offsets(text, disallowed_special=())
             assert ids == tok.encode(text, disallowed_special=()), (name, text)
             assert len(offsets) == len(ids)
+
+
+# -- 3. a killed compare ends its workers ----------------------------------------------------------
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
+
+
+def _children(pid: int) -> dict[int, str]:
+    """pid -> command line of the live (not zombie) children of ``pid``."""
+    out = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out[int(stat.parent.name)] = cmdline
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _wait(predicate, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
+
+def _kill(proc: subprocess.Popen, kids: dict[int, str]) -> None:
+    """Leave nothing running, whatever the test found (orphans included)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate()
+    for p in {**kids, **_children(proc.pid)}:
+        if _alive(p):
+            os.kill(p, signal.SIGKILL)
+
+
+def _started(proc: subprocess.Popen, workers: int) -> dict[int, str]:
+    """The spawned workers and resource tracker of ``proc`` once ``workers`` workers run."""
+    def ready() -> bool:
+        return sum("spawn_main" in c for c in _children(proc.pid).values()) >= workers or proc.poll() is not None
+
+    assert _wait(ready, 120), "the workers never started"
+    assert proc.poll() is None, proc.communicate()
+    kids = {p: c for p, c in _children(proc.pid).items() if "multiprocessing" in c}
+    assert sum("spawn_main" in c for c in kids.values()) >= workers and any("resource_tracker" in c for c in kids.values())
+    return kids
+
+
+@needs_proc
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_killed_compare_ends_its_workers(tmp_path: Path, sig: int) -> None:
+    pytest.importorskip("pandas")
+    env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen([*CMD, "compare", "--limit", "400", "--jobs", "2", "--strategies",
+                             "whitespace/syllable,raw/byte,whitespace/jamo,baseline/word", "--vocab-sizes", "300,600",
+                             "--gold", "none", "--no-progress", "-o", str(tmp_path / "out")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    kids: dict[int, str] = {}
+    try:
+        kids = _started(proc, 2)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        if sig == signal.SIGTERM:  # stopped as Ctrl-C stops it: one line, status 143
+            assert proc.returncode == 143 and err.decode().splitlines()[-1] == "korean-bpe: terminated", err
+        assert _wait(lambda: not any(_alive(p) for p in kids), 60), {p: c for p, c in kids.items() if _alive(p)}
+    finally:
+        _kill(proc, kids)
+
+
+BUSY_POOL = """
+import sys, time
+from korean_bpe.pre_tokenizers.executor import LocalProcessExecutor, spawn_pool
+if __name__ == "__main__":
+    if sys.argv[1] == "scoped":  # a worker busy in native code, holding the GIL: only the kernel can stop it
+        pool = spawn_pool(2, scoped=True)
+        futures = [pool.submit(sum, range(10**13)) for _ in range(2)]
+    else:  # the long-lived executor of the analyzers
+        futures = LocalProcessExecutor(2).map(time.sleep, [600] * 4)
+        next(futures)
+    time.sleep(600)
+"""
+
+
+@needs_proc
+@pytest.mark.parametrize("kind", ["scoped", "executor"])
+def test_pool_workers_end_with_a_killed_parent(tmp_path: Path, kind: str) -> None:
+    script = tmp_path / "busy.py"
+    script.write_text(BUSY_POOL, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, str(script), kind], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    kids: dict[int, str] = {}
+    try:
+        kids = _started(proc, 2)
+        time.sleep(1)  # the workers are past their start, in their tasks
+        proc.kill()
+        proc.communicate(timeout=60)
+        assert _wait(lambda: not any(_alive(p) for p in kids), 30), {p: c for p, c in kids.items() if _alive(p)}
+    finally:
+        _kill(proc, kids)

@@ -423,19 +423,24 @@ def _run_pool(tasks: list[list[str]], state: State, jobs: int, bar: Any, reduce:
     """Run ``tasks`` in ``jobs`` spawned worker processes, the longest (by :data:`_TASK_COST`) first;
     task index -> (rows, notes, wall s, CPU s, pieces), ``reduce(rows)`` on each as it arrives.  Each worker receives ``state`` once and keeps its own analyzers
     and pre-tokenizations; the analyses meet in the on-disk caches (SQLite, concurrent-safe)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
+
+    from ..pre_tokenizers.executor import end_pool, spawn_pool
 
     order = sorted(range(len(tasks)), key=lambda k: (-_TASK_COST.get(_task_key(tasks[k]), 30), k))
     done: dict[int, Any] = {}
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_worker_init, initargs=(state,)) as pool:
-        futures = {pool.submit(_worker_run, tasks[k]): k for k in order}
-        for future in as_completed(futures):
-            k = futures[future]
-            done[k] = future.result()
-            reduce(done[k][0])
-            bar.update(len(tasks[k]))
+    # the workers end with this process, and with an error, a Ctrl-C or the CLI's SIGTERM here
+    with spawn_pool(min(jobs, len(tasks)), initializer=_worker_init, initargs=(state,), scoped=True) as pool:
+        try:
+            futures = {pool.submit(_worker_run, tasks[k]): k for k in order}
+            for future in as_completed(futures):
+                k = futures[future]
+                done[k] = future.result()
+                reduce(done[k][0])
+                bar.update(len(tasks[k]))
+        except BaseException:
+            end_pool(pool)
+            raise
     return done
 
 
