@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
 from . import __version__
+from .compare.result import MAX_RESAMPLES, MAX_SEED
 
 __all__ = ["main", "build_parser", "check_model_output", "speak_cli", "CLI_OPTIONS"]
 
@@ -289,10 +290,11 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("--eval-labels", default=None, metavar="FILE", help="the same for the documents of --eval")
     p.add_argument("--test-fraction", type=float, default=0.1, metavar="F",
                    help="share of CORPUS held out when there is no --eval (default: 0.1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split and the probe (default: 0)")
-    p.add_argument("--resamples", type=_nonnegative_int, default=1000, metavar="N",
+    p.add_argument("--seed", type=_compare_seed, default=0,
+                   help=f"seed of the split, the bootstrap and the probe, 0 to {MAX_SEED} (default: 0)")
+    p.add_argument("--resamples", type=_resamples, default=1000, metavar="N",
                    help="bootstrap resamples of the held-out documents for the intervals and p-values "
-                        "(default: 1000; 0: none)")
+                        f"(default: 1000; 0: none; at most {MAX_RESAMPLES:,})")
     p.add_argument("--confidence", type=float, default=0.95, metavar="C",
                    help="coverage of the intervals; p-values below 1 - C count as significant (default: 0.95)")
     p.add_argument("--reference", default=None, metavar="STRATEGY",
@@ -312,15 +314,15 @@ def _add_compare(sub: Any) -> None:
     p.set_defaults(func=cmd_compare)
 
 
-def _int_at_least(low: int, what: str) -> Any:
-    """An argparse type: an integer >= ``low`` (``what`` names it in the error)."""
+def _int_at_least(low: int, what: str, high: int | None = None) -> Any:
+    """An argparse type: an integer >= ``low`` (and <= ``high``; ``what`` names it in the error)."""
 
     def parse(value: str) -> int:
         try:
             n = int(value)
         except ValueError:
             n = low - 1
-        if n < low:
+        if n < low or (high is not None and n > high):
             raise argparse.ArgumentTypeError(f"expected {what}, got {value!r}")
         return n
 
@@ -329,6 +331,10 @@ def _int_at_least(low: int, what: str) -> Any:
 
 _nonnegative_int = _int_at_least(0, "an integer >= 0")
 _positive_int = _int_at_least(1, "a positive integer")
+#: compare's seed: the split, the bootstrap and scikit-learn's probe take 0 .. 2**32 - 1
+_compare_seed = _int_at_least(0, f"an integer from 0 to {MAX_SEED} (it seeds the split, the bootstrap and the probe)",
+                              MAX_SEED)
+_resamples = _int_at_least(0, f"an integer from 0 to {MAX_RESAMPLES:,} (0: no intervals)", MAX_RESAMPLES)
 
 
 def _strategy_list(value: str) -> list[str]:

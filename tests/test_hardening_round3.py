@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from korean_bpe import Tokenizer
 
 from _strings import hard, korean_heavy  # noqa: E402  (tests/_strings.py)
-from test_cli import CMD  # noqa: E402  (tests/test_cli.py)
+from test_cli import CMD, fails  # noqa: E402  (tests/test_cli.py)
 
 TEXTS = ["영화 정말 재밌다", "영화 진짜 재밌어요 ㅋㅋ", "정말 재밌는 영화", "진짜 최고의 영화", "abc 123 😉"] * 3
 #: what each pipeline encodes on both sides of a pickle (no long line: the analyzers are slow on it)
@@ -265,3 +265,40 @@ def test_pool_workers_end_with_a_killed_parent(tmp_path: Path, kind: str) -> Non
         assert _wait(lambda: not any(_alive(p) for p in kids), 30), {p: c for p, c in kids.items() if _alive(p)}
     finally:
         _kill(proc, kids)
+
+
+# -- 5. options out of range fail before any work -------------------------------------------------
+
+
+@pytest.mark.parametrize(("option", "value", "expect"), [
+    ("--resamples", "1000000000000", "argument --resamples: expected an integer from 0 to 100,000"),
+    ("--resamples", "-1", "argument --resamples: expected an integer from 0 to 100,000"),
+    ("--seed", "-1", "argument --seed: expected an integer from 0 to 4294967295"),
+    ("--seed", "4294967296", "argument --seed: expected an integer from 0 to 4294967295"),
+])
+def test_compare_refuses_out_of_range_numbers_in_the_parser(tmp_path: Path, option: str, value: str, expect: str) -> None:
+    start = time.monotonic()
+    line = fails("compare", "--strategies", "whitespace/syllable", "--gold", "none", "--no-progress",
+                 "-o", str(tmp_path / "out"), option, value)
+    assert expect in line and time.monotonic() - start < 60
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32, 1.5, True])
+def test_compare_refuses_a_seed_out_of_range_before_training(seed) -> None:
+    from korean_bpe.compare import compare
+
+    with pytest.raises(ValueError, match=r"seed must be an int from 0 to 4294967295"):
+        compare(TEXTS * 5, strategies=["whitespace/syllable"], vocab_sizes=[40], gold=None, seed=seed)
+
+
+def test_statistics_refuse_resamples_past_memory() -> None:
+    from korean_bpe.compare import Statistics, compare
+
+    with pytest.raises(ValueError, match=r"resamples must be an int from 0 \(no intervals\) to 100,000, got 1000000000000"):
+        Statistics(resamples=10**12)
+    held_out = ["영화 최고"] * 30_000  # 30,000 x 100,000 one-byte counts: 2.8 GiB
+    with pytest.raises(ValueError, match=r"resamples=100,000 of 30,000 held-out documents need a 2.8 GiB resample "
+                                         r"table; at most 71,582 fit"):
+        compare(TEXTS, eval_texts=held_out, strategies=["whitespace/syllable"], vocab_sizes=[40], gold=None,
+                statistics=Statistics(resamples=100_000))

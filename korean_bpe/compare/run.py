@@ -81,7 +81,7 @@ from .strategies import (BASELINES, BPE_PRE_TOKENIZERS, BPE_UNITS, DEFAULT_STRAT
                          _task_key, _TASK_COST, _tasks, resolve_strategies, why as _why)
 from .assemble import build_frame, reduce_rows
 from .columns import COLUMNS, DTYPES
-from .result import Comparison, Statistics
+from .result import MAX_SEED, Comparison, Statistics
 from .table import format_table
 from .training import Context, State, _segmenters
 
@@ -159,7 +159,7 @@ def compare(
     texts, train, test, train_labels, test_labels = _split(texts, eval_texts, labels, eval_labels, test_fraction, seed)
     sizes, names = _sizes(vocab_sizes), resolve_strategies(strategies)
     _check_options(gold=gold, min_frequency=min_frequency, probe_train_docs=probe_train_docs,
-                   statistics=statistics, model_cache=model_cache)
+                   statistics=statistics, model_cache=model_cache, seed=seed, held_out=len(test))
     probe_idx, train_labels = _probe_sample(train, train_labels, probe_train_docs, seed)
     pieces_texts = _pieces_texts(pieces_texts)
     jobs = _jobs(n_jobs)
@@ -216,8 +216,16 @@ def _config(names: list[str], sizes: list[int], *, gold: str | None, seed: int, 
     }
 
 
+#: the most bytes of the bootstrap's resample table (resamples x held-out documents, one byte each)
+_MAX_RESAMPLE_BYTES = 2**31
+
+
 def _check_options(*, gold: str | None, min_frequency: int, probe_train_docs: int | None, statistics: Any,
-                   model_cache: bool) -> None:
+                   model_cache: bool, seed: Any = 0, held_out: int = 0) -> None:
+    """Every option checked before any work (a bad one fails in a second, not after the training)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be an int from 0 to {MAX_SEED} (it seeds the split, the bootstrap and the probe), "
+                         f"got {seed!r}")
     if gold is not None and gold not in GOLD_ANALYZERS:
         raise ValueError(f"gold={gold!r} is not an analyzer; use one of {GOLD_ANALYZERS} or None")
     if not isinstance(min_frequency, int) or min_frequency < 1:
@@ -227,6 +235,11 @@ def _check_options(*, gold: str | None, min_frequency: int, probe_train_docs: in
     if not isinstance(statistics, Statistics):
         raise TypeError(f"statistics must be a korean_bpe.compare.Statistics, e.g. Statistics(resamples=2000), "
                         f"got {statistics!r}")
+    if statistics.resamples * held_out > _MAX_RESAMPLE_BYTES:
+        most = _MAX_RESAMPLE_BYTES // held_out
+        raise ValueError(f"resamples={statistics.resamples:,} of {held_out:,} held-out documents need a "
+                         f"{statistics.resamples * held_out / 2**30:.1f} GiB resample table; at most {most:,} fit "
+                         f"{_MAX_RESAMPLE_BYTES / 2**30:.0f} GiB (e.g. Statistics(resamples={min(most, 10_000)}))")
     if not isinstance(model_cache, bool):
         raise TypeError(f"model_cache must be True or False, got {model_cache!r}")
 
