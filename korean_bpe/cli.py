@@ -753,11 +753,18 @@ def _documents(source: str | None, labels_file: str | None, option: str, *,
                 return [t for t, _ in rows], [_label(v, source, k) for k, (_, v) in enumerate(rows, 1)]
             return [t for t, _ in rows], None
         return list(iter_texts(source, limit=limit)), None
-    texts = list(iter_texts(source, limit=limit))
+    # the documents past --limit are counted, not kept: a labels file shifted by a line is refused with
+    # --limit as without it (the first labels would otherwise go with the wrong documents, silently)
+    texts: list[str] = []
+    total = 0
+    for text in iter_texts(source):
+        if limit is None or total < limit:
+            texts.append(text)
+        total += 1
     values = [line.strip() for line in iter_texts(labels_file)]
-    # more labels than documents is fine only when --limit cut the documents short
-    if len(values) < len(texts) or (len(values) > len(texts) and (limit is None or len(texts) < limit)):
-        raise UserError(f"{option} {labels_file} has {len(values)} labels for {len(texts)} documents: "
+    if len(values) != total:
+        read = f" ({len(texts)} of them read with --limit)" if len(texts) < total else ""
+        raise UserError(f"{option} {labels_file} has {len(values)} labels for {total} documents{read}: "
                         "give one integer label a line, one per non-blank document")
     return texts, [_label(v, labels_file, k) for k, v in enumerate(values[:len(texts)], 1)]
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from korean_bpe import Tokenizer
 
 from _strings import hard, korean_heavy  # noqa: E402  (tests/_strings.py)
-from test_cli import CMD, fails  # noqa: E402  (tests/test_cli.py)
+from test_cli import CMD, REVIEWS, fails, ok  # noqa: E402  (tests/test_cli.py)
 
 TEXTS = ["영화 정말 재밌다", "영화 진짜 재밌어요 ㅋㅋ", "정말 재밌는 영화", "진짜 최고의 영화", "abc 123 😉"] * 3
 #: what each pipeline encodes on both sides of a pickle (no long line: the analyzers are slow on it)
@@ -302,3 +302,17 @@ def test_statistics_refuse_resamples_past_memory() -> None:
                                          r"table; at most 71,582 fit"):
         compare(TEXTS, eval_texts=held_out, strategies=["whitespace/syllable"], vocab_sizes=[40], gold=None,
                 statistics=Statistics(resamples=100_000))
+
+
+# -- 6. labels shifted by a line are refused with --limit too --------------------------------------
+
+
+@pytest.mark.parametrize("shift", [1, -1], ids=["one-more", "one-fewer"])
+def test_labels_shifted_by_a_line_are_refused_with_limit(tmp_path: Path, shift: int) -> None:
+    docs, labels = tmp_path / "docs.txt", tmp_path / "labels.txt"
+    docs.write_text("\n".join(REVIEWS[:20]) + "\n", encoding="utf-8")
+    values = ["1"] + [str(k % 2) for k in range(20)] if shift > 0 else [str(k % 2) for k in range(19)]
+    labels.write_text("\n".join(values) + "\n", encoding="utf-8")
+    line = fails("compare", str(docs), "--labels", str(labels), "--limit", "10", "-o", str(tmp_path / "r"))
+    assert f"--labels {labels} has {20 + shift} labels for 20 documents (10 of them read with --limit)" in line
+    assert not (tmp_path / "r").exists()
