@@ -167,7 +167,8 @@ def _add_train(sub: Any) -> None:
     p.add_argument("--initial", default=None, metavar="MODEL_DIR",
                    help="continue training this model: its ids and merges are kept, new merges are learned from "
                         "CORPUS up to --vocab-size (old tokens included)")
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write the model to")
+    p.add_argument("-o", "--output", required=True, metavar="DIR",
+                   help="directory to write the model to ('-' is refused: a model is three files)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
 
@@ -190,7 +191,8 @@ def _add_count(sub: Any) -> None:
                         "(default: the corpus embedded in konlpy)")
     p.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="read at most N documents")
     _pre_tokenizer_args(p)
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write the counts to")
+    p.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="file to write the counts to; '-' for standard output")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="count on Dask: a scheduler address (tcp://host:8786), or 'local' for one worker process per "
                         "core on this machine; the files are cut into shards counted in parallel, same counts "
@@ -300,7 +302,9 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("--reference", default=None, metavar="STRATEGY",
                    help="the strategy every row is compared with at its size (default: whitespace BPE of the "
                         "row's unit, whitespace/syllable for the others)")
-    p.add_argument("--csv", default=None, metavar="PATH", help="also write the table to PATH")
+    p.add_argument("--csv", default=None, metavar="PATH",
+                   help="also write the table to PATH; '-' for standard output (the printed table then goes to "
+                        "standard error)")
     p.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                    help="worker processes, each running groups of strategies (an analyzer's rows, a peer); "
                         "same table and report whatever N (default: the number of CPUs, at most one per "
@@ -388,7 +392,8 @@ def cmd_count(args: argparse.Namespace) -> int:
     from .counting import WordCounts
     from .io.files import check_output_file
 
-    check_output_file(args.output)  # before hours of counting, not after
+    if args.output != STDOUT:
+        check_output_file(args.output)  # before hours of counting, not after
     inputs = [(f"FILE {k}" if len(args.corpus) > 1 else "the corpus", c) for k, c in enumerate(args.corpus, 1)]
     _refuse_stdin_twice(inputs)
     _refuse_overwriting("-o/--output", [args.output], inputs or [("the corpus", p) for p in default_corpus_paths()],
@@ -414,9 +419,12 @@ def cmd_count(args: argparse.Namespace) -> int:
                                        show_progress=show)
     if not len(counts):
         raise UserError(f"no words to count: the pre-tokenizer {pt!r} gave no word for any document")
-    counts.save(args.output)
+    if args.output == STDOUT:
+        sys.stdout.write(counts.to_text())
+    else:
+        counts.save(args.output)
     _info(f"counted {len(counts):,} distinct words ({counts.total:,} occurrences, {pt!r}) in "
-          f"{time.perf_counter() - start:.1f} s; saved to {args.output}")
+          f"{time.perf_counter() - start:.1f} s; saved to {'standard output' if args.output == STDOUT else args.output}")
     return 0
 
 
@@ -425,6 +433,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .io.serialization import FILES
     from .tokenizer import Tokenizer
 
+    _no_stdout("-o/--output", args.output, "a model (vocab.json, merges.txt, tokenizer_config.json)",
+               "export-hf -m DIR -o - writes a trained model's tokenizer.json to standard output")
     check_model_output(args.output)  # before hours of training, not after
     _refuse_overwriting("-o/--output", [args.output, *(os.path.join(args.output, f) for f in FILES)],
                         [("the corpus", args.corpus), ("the --counts file", args.counts),
@@ -562,8 +572,8 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
                         holds_model, is_folder, render_tokenizer_json)
     from .io.serialization import FILES
 
-    folder = args.output != "-" and is_folder(args.output) and not holds_model(args.output)
-    if args.output != "-":  # a folder gets three files (a model's directory: tokenizer.json beside the model)
+    folder = args.output != STDOUT and is_folder(args.output) and not holds_model(args.output)
+    if args.output != STDOUT:  # a folder gets three files (a model's directory: tokenizer.json beside the model)
         targets = ([os.path.join(args.output, f) for f in (TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, SPECIAL_TOKENS_MAP_FILE)]
                    if folder else [os.path.join(args.output, TOKENIZER_FILE) if is_folder(args.output) else args.output])
         _refuse_overwriting("-o/--output", targets, [(f"the model's {f}", os.path.join(args.model, f)) for f in FILES],
@@ -572,7 +582,7 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
     tok = _load(args.model)
     if args.dropout == 0.0:
         raise UserError("argument --dropout: HF's BPE refuses dropout 0; leave --dropout out for no dropout")
-    if args.output == "-":
+    if args.output == STDOUT:
         sys.stdout.write(render_tokenizer_json(tok, dropout=args.dropout))
         return 0
     try:
@@ -632,11 +642,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     # every output is checked before the corpus is read: a bad place fails in a second, not after the run
     if not 0 < args.test_fraction < 1:
         raise UserError(f"--test-fraction must be between 0 and 1, got {args.test_fraction}")
+    _no_stdout("-o/--output", args.output, "the report (table.csv, report.md, report.html and the plots)",
+               "--csv - writes the table to standard output")
     try:
         out_dir = check_output_dir(args.output)
     except ValueError as exc:
         raise UserError(f"argument -o/--output: {exc}") from None
-    if args.csv is not None:
+    if args.csv is not None and args.csv != STDOUT:
         from .io.files import check_output_file
 
         try:
@@ -678,19 +690,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
     df = result.table
     for note in result.notes:
         _info(f"note: {speak_cli(note, 'compare')}")
-    print(format_table(df, alpha=statistics.alpha))
+    shown = sys.stderr if args.csv == STDOUT else sys.stdout  # --csv -: standard output holds the CSV alone
+    print(format_table(df, alpha=statistics.alpha), file=shown)
     if df.empty:
         raise UserError("no strategy could be measured (see the notes above)")
     if statistics.resamples:
         print(f"\n{statistics.confidence:.0%} bootstrap intervals ({statistics.resamples:,} resamples of the held-out "
-              f"documents, seed {args.seed}):\n{format_intervals(df)}")
+              f"documents, seed {args.seed}):\n{format_intervals(df)}", file=shown)
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
-          f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}")
+          f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}", file=shown)
     result.notes = [speak_cli(n, "compare") for n in result.notes]
     written = result.write_report(out_dir, corpus=_compare_corpus(args, labels is not None, seconds),
                                   sentences=sentences, length_texts=held_out[:1000],
                                   command=["korean-bpe", *sys.argv[1:]])
-    if args.csv is not None:
+    if args.csv == STDOUT:
+        sys.stdout.write(df.to_csv(index=False))
+    elif args.csv is not None:
         from .io.files import atomic_write_text
 
         atomic_write_text(args.csv, df.to_csv(index=False))
@@ -865,17 +880,38 @@ def check_model_output(path: str) -> Path:
 
 
 def _refuse_overwriting(option: str, outputs: Sequence[Any], inputs: Sequence[tuple[str, Any]], fix: str) -> None:
-    """Refuse, before any work, an output of ``option`` (paths ``outputs``) that is, through links
-    (hard ones too), one of the ``inputs`` (``(what, path)`` pairs; None and ``-`` are skipped):
-    writing it would destroy what the command reads.  ``fix`` ends the message."""
-    from .io.files import same_file
+    """Refuse, before any work, an output of ``option`` (paths ``outputs``; ``-``, standard output,
+    is skipped) that is, through links (hard ones too), one of the ``inputs`` (``(what, path)``
+    pairs; None is skipped, ``-`` is standard input: the file it is redirected from, by device and
+    inode): writing it would destroy what the command reads.  ``fix`` ends the message."""
+    from .io.files import is_stdin, same_file
 
     for out in outputs:
+        if str(out) == STDOUT:
+            continue
         for what, path in inputs:
-            if path is not None and str(path) != "-" and same_file(out, path):
+            if path is None:
+                continue
+            if str(path) == "-":
+                if is_stdin(out):
+                    raise UserError(f"argument {option}: {out} is {what}: standard input is redirected from it, and "
+                                    f"writing it would destroy it; {fix}")
+            elif same_file(out, path):
                 via = "" if os.path.abspath(out) == os.path.abspath(path) else f" ({path}, through a link)"
                 raise UserError(f"argument {option}: {out} is {what}{via}, which this command reads: writing it would "
                                 f"destroy it; {fix}")
+
+
+#: an output path meaning standard output: a file output (count -o, compare --csv, export-hf -o)
+#: writes there; an output that is a directory (train -o, compare -o) refuses it (:func:`_no_stdout`)
+STDOUT = "-"
+
+
+def _no_stdout(option: str, path: str, what: str, fix: str) -> None:
+    """Refuse ``-`` for an output that is a directory of files: standard output takes one file."""
+    if path == STDOUT:
+        raise UserError(f"argument {option}: '-' means standard output, which cannot take {what}: give a directory "
+                        f"(./- for one named '-'); {fix}")
 
 
 def _refuse_stdin_twice(inputs: Sequence[tuple[str, Any]]) -> None:

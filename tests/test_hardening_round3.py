@@ -316,3 +316,70 @@ def test_labels_shifted_by_a_line_are_refused_with_limit(tmp_path: Path, shift: 
     line = fails("compare", str(docs), "--labels", str(labels), "--limit", "10", "-o", str(tmp_path / "r"))
     assert f"--labels {labels} has {20 + shift} labels for 20 documents (10 of them read with --limit)" in line
     assert not (tmp_path / "r").exists()
+
+
+# -- 7. an output that standard input is redirected from is refused --------------------------------
+
+
+def _run_with_stdin(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    with open(path, "rb") as stdin:
+        proc = subprocess.run([*CMD, *args], stdin=stdin, capture_output=True, timeout=300)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+
+@pytest.mark.parametrize("command", ["count", "compare"])
+def test_an_output_that_stdin_is_redirected_from_is_refused(tmp_path: Path, command: str) -> None:
+    corpus = tmp_path / "x.txt"
+    corpus.write_text("\n".join(REVIEWS[:40]) + "\n", encoding="utf-8")
+    before = corpus.read_bytes()
+    link = tmp_path / "link.txt"
+    link.symlink_to(corpus)
+    for out in (corpus, link):
+        args = ["count", "-", "-o", str(out)] if command == "count" else \
+            ["compare", "-", "--csv", str(out), "--strategies", "baseline/word", "--gold", "none", "--no-progress",
+             "-o", str(tmp_path / "report")]
+        proc = _run_with_stdin(corpus, *args)
+        option = "-o/--output" if command == "count" else "--csv"
+        assert proc.returncode == 1 and proc.stderr.splitlines() == [
+            f"korean-bpe: error: argument {option}: {out} is the corpus: standard input is redirected from it, and "
+            f"writing it would destroy it; give another file for the {'counts' if command == 'count' else 'table'}"]
+        assert corpus.read_bytes() == before
+    # another file is written as before
+    other = tmp_path / "counts.tsv"
+    assert _run_with_stdin(corpus, "count", "-", "-o", str(other), "--no-progress").returncode == 0
+    assert other.read_text(encoding="utf-8").startswith("#{")
+
+
+# -- 8. '-' is standard output for every file output, refused for a directory ---------------------
+
+
+def test_dash_is_standard_output_for_the_counts_and_the_table(tmp_path: Path) -> None:
+    corpus = tmp_path / "x.txt"
+    corpus.write_text("\n".join(REVIEWS[:40]) + "\n", encoding="utf-8")
+    counts = tmp_path / "counts.tsv"
+    ok("count", str(corpus), "-o", str(counts), "--no-progress")
+    proc = ok("count", str(corpus), "-o", "-", "--no-progress", cwd=tmp_path)
+    assert proc.stdout == counts.read_text(encoding="utf-8")
+    pytest.importorskip("pandas")
+    proc = ok("compare", str(corpus), "--csv", "-", "--strategies", "baseline/word", "--gold", "none", "--no-progress",
+              "-o", str(tmp_path / "report"), cwd=tmp_path)
+    assert proc.stdout == (tmp_path / "report" / "table.csv").read_text(encoding="utf-8")
+    assert "baseline/word" in proc.stderr  # the printed table, on standard error
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize(("args", "expect"), [
+    (["train", "{corpus}", "--vocab-size", "60", "-o", "-"],
+     "argument -o/--output: '-' means standard output, which cannot take a model (vocab.json, merges.txt, "
+     "tokenizer_config.json): give a directory (./- for one named '-'); export-hf -m DIR -o - writes a trained "
+     "model's tokenizer.json to standard output"),
+    (["compare", "{corpus}", "-o", "-"],
+     "argument -o/--output: '-' means standard output, which cannot take the report (table.csv, report.md, "
+     "report.html and the plots): give a directory (./- for one named '-'); --csv - writes the table to standard output"),
+])
+def test_dash_is_refused_for_a_directory_output(tmp_path: Path, args: list[str], expect: str) -> None:
+    corpus = tmp_path / "x.txt"
+    corpus.write_text("\n".join(REVIEWS[:40]) + "\n", encoding="utf-8")
+    line = fails(*[a.format(corpus=corpus) for a in args], cwd=tmp_path)
+    assert line == f"korean-bpe: error: {expect}"
+    assert not (tmp_path / "-").exists()
