@@ -383,3 +383,23 @@ def test_dash_is_refused_for_a_directory_output(tmp_path: Path, args: list[str],
     line = fails(*[a.format(corpus=corpus) for a in args], cwd=tmp_path)
     assert line == f"korean-bpe: error: {expect}"
     assert not (tmp_path / "-").exists()
+
+
+# -- 9. byte fallback over the byte unit is refused with the reason --------------------------------
+
+
+def test_byte_fallback_with_the_byte_unit_is_refused(tmp_path: Path) -> None:
+    from korean_bpe.counting import WordCounts
+
+    why = (r"byte_fallback=True does nothing with the 'byte' unit: its 256 byte symbols are always in the alphabet, "
+           r"so no symbol is ever unknown, and the 256 byte tokens would take the places of 256 merges; leave "
+           r"byte_fallback out \(or use the 'syllable' or 'jamo' unit\)")
+    with pytest.raises(ValueError, match=why):
+        Tokenizer.train(TEXTS, vocab_size=600, unit="byte", byte_fallback=True)
+    with pytest.raises(ValueError, match=why):
+        Tokenizer.train_from_counts(WordCounts.from_texts(TEXTS), vocab_size=600, unit="byte", byte_fallback=True)
+    corpus = tmp_path / "x.txt"
+    corpus.write_text("\n".join(TEXTS) + "\n", encoding="utf-8")
+    line = fails("train", str(corpus), "--unit", "byte", "--byte-fallback", "--vocab-size", "600", "-o", str(tmp_path / "m"))
+    assert "--byte-fallback does nothing with the 'byte' unit" in line and "leave --byte-fallback out" in line
+    assert not (tmp_path / "m").exists()
