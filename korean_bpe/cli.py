@@ -33,6 +33,7 @@ Importing this module imports no analyzer, pandas or tokenizers: each subcommand
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import sys
@@ -93,8 +94,10 @@ def compare_legend(alpha: float = 0.05) -> str:
 #: how ``encode`` and ``decode`` write what standard output cannot encode (their ``--help``)
 UNENCODABLE_HELP = ("A token or text holding a character standard output cannot encode, such as a lone "
                     "surrogate (U+D800..U+DFFF: a model keeps them, UTF-8 cannot hold them), is written with "
-                    "that character as a \\udXXX escape (Python's backslashreplace), so the output stays "
-                    "valid UTF-8, one line per input; a literal backslash in the text is written as it is.")
+                    "that character as a \\udXXX escape (Python's backslashreplace), and a line break (\\n, \\r, "
+                    "\\x0b, \\x0c, \\x1c..\\x1e, \\x85, \\u2028, \\u2029: a raw model keeps them as tokens) "
+                    "as its Python escape, so the output stays valid UTF-8, one line per input; a literal backslash in "
+                    "the text is written as it is.")
 
 #: the largest vocabulary size ``korean-bpe compare`` trains: its Hugging Face and Kiwi peers allocate
 #: memory for every token asked for (HF's trainer some 66 bytes a token: 141 GB at 2**31), so a
@@ -544,7 +547,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
             where = f"argument {k}" if args.text else f"<stdin> line {k}"
             raise UserError(f"{where} holds {exc.token!r}, the text of a special token, at offset {exc.offset}; "
                             "pass --special-text to encode it as ordinary characters") from None
-        shown = list(map(str, ids)) if args.ids else [tok.id_to_token[i] for i in ids]
+        shown = list(map(str, ids)) if args.ids else [_escape_line_breaks(tok.id_to_token[i]) for i in ids]
         if args.offsets:
             shown = [f"{t}@{a}:{b}" for t, (a, b) in zip(shown, offsets)]
         write(" ".join(shown) + "\n")
@@ -562,7 +565,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
             text = tok.decode(ids, skip_special_tokens=args.skip_special_tokens)
         except ValueError as exc:
             raise UserError(f"{where}: {exc}") from None
-        write(text + "\n")
+        write(_escape_line_breaks(text) + "\n")
     return 0
 
 
@@ -970,6 +973,25 @@ def _parse_ids(line: str, where: str) -> list[int]:
         except ValueError:
             raise UserError(f"{where}: {part!r} is not a token id (expected integers such as '5 812 97')") from None
     return ids
+
+
+def _escape_line_breaks(text: str) -> str:
+    """``text`` with each line break (:data:`~korean_bpe.pre_tokenizers.base.LINE_BREAKS`) as its
+    Python escape: one text, one output line (:data:`UNENCODABLE_HELP`).
+
+    >>> print(_escape_line_breaks("▁영화\\n최고\\u2028"))
+    ▁영화\\n최고\\u2028
+    """
+    escapes = _line_break_escapes()
+    return text.translate(escapes) if any(chr(c) in text for c in escapes) else text
+
+
+@functools.lru_cache(maxsize=1)
+def _line_break_escapes() -> dict[int, str]:
+    """Each line break -> its Python escape (``repr``'s spelling: ``\\n``, ``\\x85``, ``\\u2028``)."""
+    from .pre_tokenizers.base import LINE_BREAKS
+
+    return {ord(c): repr(c)[1:-1] for c in LINE_BREAKS}
 
 
 def _stdout_writer() -> Callable[[str], Any]:

@@ -403,3 +403,19 @@ def test_byte_fallback_with_the_byte_unit_is_refused(tmp_path: Path) -> None:
     line = fails("train", str(corpus), "--unit", "byte", "--byte-fallback", "--vocab-size", "600", "-o", str(tmp_path / "m"))
     assert "--byte-fallback does nothing with the 'byte' unit" in line and "leave --byte-fallback out" in line
     assert not (tmp_path / "m").exists()
+
+
+# -- 10. encode and decode write one line per text, line breaks escaped ----------------------------
+
+
+def test_encode_escapes_line_break_tokens(tmp_path: Path) -> None:
+    model = tmp_path / "raw"
+    Tokenizer.train(["영화\n최고\r\n재밌다\u2028굿\x85끝"] * 5, vocab_size=40, pre_tokenizer="raw").save(model)
+    text = "영화\n최고\u2028굿\x85"
+    for extra in ([], ["--offsets"]):
+        lines = ok("encode", "-m", str(model), *extra, text).stdout.splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].split(" ") == (["▁영화", "\\n", "▁최고", "\\u2028", "▁굿", "\\x85"] if not extra else
+                                       ["▁영화@0:2", "\\n@2:3", "▁최고@2:5", "\\u2028@5:6", "▁굿@5:7", "\\x85@7:8"])
+    ids = ok("encode", "-m", str(model), "--ids", text).stdout.strip()
+    assert ok("decode", "-m", str(model), ids).stdout == "영화\\n최고\\u2028굿\\x85\n"
