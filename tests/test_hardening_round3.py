@@ -419,3 +419,20 @@ def test_encode_escapes_line_break_tokens(tmp_path: Path) -> None:
                                        ["▁영화@0:2", "\\n@2:3", "▁최고@2:5", "\\u2028@5:6", "▁굿@5:7", "\\x85@7:8"])
     ids = ok("encode", "-m", str(model), "--ids", text).stdout.strip()
     assert ok("decode", "-m", str(model), ids).stdout == "영화\\n최고\\u2028굿\\x85\n"
+
+
+# -- 11. a lone surrogate in the held-out texts skips the peers, the rest measured ----------------
+
+
+def test_a_lone_surrogate_held_out_skips_the_peers_before_training() -> None:
+    pytest.importorskip("sentencepiece")
+    pytest.importorskip("pandas")
+    from korean_bpe.compare import compare
+
+    held_out = REVIEWS[:10] + ["영화 \ud800 최고"]
+    result = compare(REVIEWS[:60], eval_texts=held_out, strategies=["whitespace/syllable", "sentencepiece-bpe", "hf-bpe"],
+                     vocab_sizes=[60], gold=None, model_cache=False)
+    assert list(result.table["strategy"]) == ["whitespace/syllable"]
+    assert result.notes == ["skipped the peers (sentencepiece-bpe, hf-bpe): held-out document 11 of 11 ('영화 \\ud800 "
+                            "최고') holds a lone surrogate (U+D800..U+DFFF), which UTF-8 cannot hold and the peers' "
+                            "libraries cannot encode; remove or repair it to measure them"]

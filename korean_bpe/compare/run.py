@@ -172,7 +172,7 @@ def compare(
     held = _HeldOut(test, test_labels)
     _grade_with(held, gold, notes)
     state = State(train=train, train_labels=train_labels, probe_idx=probe_idx, sizes=sizes, held=held, seed=seed,
-                  min_frequency=min_frequency, peers_ok=_peers_ok(names, notes), pieces_texts=pieces_texts)
+                  min_frequency=min_frequency, peers_ok=_peers_ok(names, notes, held.texts), pieces_texts=pieces_texts)
     if model_cache:
         from .model_cache import default_directory, texts_hash
 
@@ -281,10 +281,21 @@ def _grade_with(held: _HeldOut, gold: str | None, notes: list[str]) -> None:
     held.gold_name = gold
 
 
-def _peers_ok(names: list[str], notes: list[str]) -> bool:
-    """Whether the peers module imports (a note when it does not and a peer was asked for)."""
-    if not any(_parse(n).kind == "peer" for n in names):
+def _peers_ok(names: list[str], notes: list[str], held_texts: Sequence[str] = ()) -> bool:
+    """Whether the peers module imports and every held-out text is one they can encode (a note when
+    not and a peer was asked for: before any training, the other rows kept)."""
+    peers = [n for n in names if _parse(n).kind == "peer"]
+    if not peers:
         return True
+    from ..io.format import SURROGATE
+
+    bad = next((k for k, t in enumerate(held_texts) if SURROGATE.search(t)), None)
+    if bad is not None:  # SentencePiece, HF and Kiwi take UTF-8 only: each would fail on it after training
+        text = held_texts[bad]
+        notes.append(f"skipped the peers ({', '.join(peers)}): held-out document {bad + 1} of {len(held_texts)} "
+                     f"({text[:40]!r}{'...' if len(text) > 40 else ''}) holds a lone surrogate (U+D800..U+DFFF), which "
+                     "UTF-8 cannot hold and the peers' libraries cannot encode; remove or repair it to measure them")
+        return False
     try:
         from . import peers as _  # noqa: F401
     except ImportError as exc:
