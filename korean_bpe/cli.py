@@ -427,7 +427,8 @@ def cmd_count(args: argparse.Namespace) -> int:
     else:
         counts.save(args.output)
     _info(f"counted {len(counts):,} distinct words ({counts.total:,} occurrences, {pt!r}) in "
-          f"{time.perf_counter() - start:.1f} s; saved to {'standard output' if args.output == STDOUT else args.output}")
+          f"{time.perf_counter() - start:.1f} s; " + ("written to standard output" if args.output == STDOUT else
+                                                        f"saved to {args.output}"))
     return 0
 
 
