@@ -169,6 +169,7 @@ def compare(
     tasks = _tasks(names)
     jobs = min(jobs, len(tasks))  # a worker per task at most; one task runs in this process
     notes: list[str] = []
+    statistics = statistics.for_documents(len(test), notes)
     held = _HeldOut(test, test_labels)
     _grade_with(held, gold, notes)
     state = State(train=train, train_labels=train_labels, probe_idx=probe_idx, sizes=sizes, held=held, seed=seed,
@@ -189,7 +190,8 @@ def compare(
         for row in task_rows:
             by_name.setdefault(row["strategy"], []).append(row)
     rows = [row for name in names for row in by_name.get(name, [])]
-    result.table = build_frame(rows, confidence=statistics.confidence, reference=statistics.reference, notes=notes)
+    result.table = build_frame(rows, confidence=statistics.confidence, reference=statistics.reference, notes=notes,
+                               resamples=statistics.resamples)
     result.notes = notes
     result.config = _config(names, sizes, gold=gold, seed=seed, eval_texts=eval_texts, test_fraction=test_fraction,
                             train=train, test=test, labels=labels, min_frequency=min_frequency,
