@@ -290,9 +290,10 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("--test-fraction", type=float, default=0.1, metavar="F",
                    help="share of CORPUS held out when there is no --eval (default: 0.1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the split and the probe (default: 0)")
-    p.add_argument("--resamples", type=_nonnegative_int, default=1000, metavar="N",
+    p.add_argument("--resamples", type=_nonnegative_int, default=None, metavar="N",
                    help="bootstrap resamples of the held-out documents for the intervals and p-values "
-                        "(default: 1000; 0: none)")
+                        "(default: 1000, more where Holm's correction over the rows needs them; at least 200 for "
+                        "95%% intervals; 0: none)")
     p.add_argument("--confidence", type=float, default=0.95, metavar="C",
                    help="coverage of the intervals; p-values below 1 - C count as significant (default: 0.95)")
     p.add_argument("--reference", default=None, metavar="STRATEGY",
@@ -675,8 +676,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(format_table(df, alpha=statistics.alpha))
     if df.empty:
         raise UserError("no strategy could be measured (see the notes above)")
-    if statistics.resamples:
-        print(f"\n{statistics.confidence:.0%} bootstrap intervals ({statistics.resamples:,} resamples of the held-out "
+    resamples = result.config["resamples"]
+    if resamples and df["tokens_per_word_ci_low"].notna().any():
+        print(f"\n{statistics.confidence:.0%} bootstrap intervals ({resamples:,} resamples of the held-out "
               f"documents, seed {args.seed}):\n{format_intervals(df)}")
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
           f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}")

@@ -864,7 +864,7 @@ def test_document_parts_add_up_to_every_row(spaced_texts: list[str], monkeypatch
     texts = [*spaced_texts[:200], "  앞뒤 공백과\t탭 ", "ㅋㅋㅋㅋ ㅠㅠ 개꿀잼!!", "영화  정말   재밌다"]
     labels = [len(t) % 2 for t in texts]
     df = compare(texts, labels=labels, strategies=names, vocab_sizes=[1500], gold="okt", seed=1,
-                 statistics=Statistics(resamples=2), show_progress=False).table
+                 statistics=Statistics(resamples=200), show_progress=False).table
     assert len(df) == len(names)
     for metric in INTERVAL_METRICS:
         low, high, _ = interval_columns(metric)

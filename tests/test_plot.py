@@ -15,6 +15,7 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 from korean_bpe.compare import columns, plot  # noqa: E402
+from korean_bpe.compare.stats import holm  # noqa: E402
 
 #: the columns of korean_bpe.compare.compare before the statistics (COMPARE_SPEC.md): a frame of an
 #: older run, which the plots and the report still draw
@@ -53,7 +54,7 @@ def sample_frame(*, probe: bool = True, stats: bool = True) -> pd.DataFrame:
     """A comparison at vocab 4k and 8k: BPE rows, peers, baselines (realistic NSMC-like values);
     ``stats``: with every column of today's table (intervals of half-width 2% of each value, p-values
     0.5 for the okt rows and 0.001 for the others, okt-analysis dropping text, raw/byte the same as
-    whitespace/jamo), else the 31 older columns."""
+    whitespace/jamo; Holm-adjusted p-values), else the 31 older columns."""
     rows = []
     for vocab, shrink in ((4000, 1.0), (8000, 0.9)):
         for pre, unit, tpw, f1, renyi, acc, own in (
@@ -87,6 +88,7 @@ def sample_frame(*, probe: bool = True, stats: bool = True) -> pd.DataFrame:
         low, high, p = columns.interval_columns(metric)
         df[low], df[high] = df[metric] * 0.98, df[metric] * 1.02
         df[p] = [NAN if r == s else 0.5 if s.startswith("okt") else 0.001 for s, r in zip(df["strategy"], df["reference"])]
+        df[columns.adjusted_column(metric)] = holm(df[p])
     return df[list(columns.COLUMNS)].astype(columns.DTYPES)
 
 

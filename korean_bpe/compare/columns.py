@@ -138,7 +138,7 @@ TABLE: tuple[Column, ...] = (
            summary='bag-of-tokens logistic regression accuracy, with labels'),
     Column("train_s", "float64", "seconds to train (our BPE and truncatable peers: once, at the largest size; "
            "counting for a baseline; the original training's when model_cached)", "train s", "s",
-           format="{:.3g}", short='{:.2g}',
+           format="{:.3f}", short='{:.2f}',
            summary='seconds to train (our BPE: once, at the largest size)'),
     Column("pretok_s", "float64", "seconds to pre-tokenize the training and held-out texts (once per pre-tokenizer, "
            "shared by its units and sizes; NaN for peers and the jamo/syllable baselines)", unit="s",

@@ -27,14 +27,15 @@ class Statistics:
 
     ``resamples``: bootstrap resamples of the held-out documents (0: no intervals, no bootstrap
     p-values; else at least :func:`~korean_bpe.compare.stats.min_resamples` of ``confidence``, 200
-    for 95%: fewer leave values outside their own interval);
+    for 95%: fewer leave values outside their own interval; None, the default: 1,000, or more where
+    the run's rows need them, :func:`~korean_bpe.compare.stats.enough_resamples`);
     ``confidence``: coverage of the percentile intervals, and ``1 - confidence`` the level below
     which a p-value counts as significant (the reports mark the others); ``reference``: the strategy
     every row is compared with at its vocabulary size, or None for the default (whitespace BPE of
     the row's unit, :func:`korean_bpe.compare.assemble.default_reference`).  The resamples are
     drawn with ``compare``'s ``seed``.  Below :data:`~korean_bpe.compare.stats.MIN_DOCUMENTS`
     held-out documents ``compare`` gives no intervals and no bootstrap p-values, with a note
-    (:meth:`for_documents`).
+    (:meth:`for_run` settles both before any work).
 
     >>> Statistics(resamples=200).alpha
     0.05...
@@ -48,13 +49,15 @@ class Statistics:
     ValueError: confidence must be between 0 and 1 (0.95 for 95% intervals), got 95
     """
 
-    resamples: int = stats.RESAMPLES
+    resamples: int | None = None
     confidence: float = stats.CONFIDENCE
     reference: str | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.resamples, bool) or not isinstance(self.resamples, int) or self.resamples < 0:
-            raise ValueError(f"resamples must be an int >= 0 (0: no intervals), got {self.resamples!r}")
+        if self.resamples is not None and (isinstance(self.resamples, bool) or not isinstance(self.resamples, int)
+                                           or self.resamples < 0):
+            raise ValueError(f"resamples must be an int >= 0 (0: no intervals) or None (enough for the run), got "
+                             f"{self.resamples!r}")
         if not isinstance(self.confidence, (int, float)) or not 0 < self.confidence < 1:
             raise ValueError(f"confidence must be between 0 and 1 (0.95 for 95% intervals), got {self.confidence!r}")
         if self.resamples and self.resamples < stats.min_resamples(self.confidence):
@@ -73,24 +76,29 @@ class Statistics:
         """The significance level: ``1 - confidence``."""
         return 1 - self.confidence
 
-    def for_documents(self, n: int, notes: list[str]) -> Statistics:
-        """These statistics for ``n`` held-out documents: without resamples (and a note appended to
-        ``notes``) below :data:`~korean_bpe.compare.stats.MIN_DOCUMENTS`, where a percentile
-        interval of the documents means nothing (one document: zero width, every difference at
-        the p-value floor).
+    def for_run(self, n_documents: int, n_tests: int, notes: list[str]) -> Statistics:
+        """These statistics for a run of ``n_tests`` rows on ``n_documents`` held-out documents, with
+        a number of resamples: ``resamples`` as given, or for None
+        :func:`~korean_bpe.compare.stats.enough_resamples`; 0 (and a note appended to ``notes``)
+        below :data:`~korean_bpe.compare.stats.MIN_DOCUMENTS` documents, where a percentile interval
+        of the documents means nothing (one document: zero width, every difference at the p-value
+        floor).
 
+        >>> Statistics().for_run(500, 12, []).resamples, Statistics().for_run(500, 60, []).resamples
+        (1000, 2400)
         >>> notes = []
-        >>> Statistics().for_documents(3, notes).resamples, notes  # doctest: +ELLIPSIS
+        >>> Statistics().for_run(3, 12, notes).resamples, notes  # doctest: +ELLIPSIS
         (0, ['no intervals and no bootstrap p-values: 3 held-out documents, fewer than the 20 ...'])
         """
-        if not self.resamples or n >= stats.MIN_DOCUMENTS:
-            return self
         from dataclasses import replace
 
-        notes.append(f"no intervals and no bootstrap p-values: {n:,} held-out documents, fewer than the "
-                     f"{stats.MIN_DOCUMENTS} a bootstrap of documents needs (hold out more, e.g. a larger "
-                     "test_fraction or eval_texts)")
-        return replace(self, resamples=0)
+        resamples = stats.enough_resamples(n_tests, self.confidence) if self.resamples is None else self.resamples
+        if resamples and n_documents < stats.MIN_DOCUMENTS:
+            notes.append(f"no intervals and no bootstrap p-values: {n_documents:,} held-out documents, fewer than the "
+                         f"{stats.MIN_DOCUMENTS} a bootstrap of documents needs (hold out more, e.g. a larger "
+                         "test_fraction or eval_texts)")
+            resamples = 0
+        return replace(self, resamples=resamples)
 
 
 @dataclass

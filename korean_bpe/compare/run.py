@@ -169,7 +169,7 @@ def compare(
     tasks = _tasks(names)
     jobs = min(jobs, len(tasks))  # a worker per task at most; one task runs in this process
     notes: list[str] = []
-    statistics = statistics.for_documents(len(test), notes)
+    statistics = statistics.for_run(len(test), len(names) * len(sizes), notes)
     held = _HeldOut(test, test_labels)
     _grade_with(held, gold, notes)
     state = State(train=train, train_labels=train_labels, probe_idx=probe_idx, sizes=sizes, held=held, seed=seed,

@@ -57,9 +57,9 @@ from typing import Any
 
 __all__ = ["RESAMPLES", "CONFIDENCE", "MIN_DOCUMENTS", "PARTS", "RATIOS", "resample_counts", "replicate_sums",
            "ratio_replicates", "renyi_influence", "percentile_interval", "paired_p", "mcnemar_p", "holm", "p_floor",
-           "min_resamples"]
+           "min_resamples", "enough_resamples"]
 
-#: resamples of the held-out documents (``compare(resamples=)``)
+#: the fewest resamples of the held-out documents by default (:func:`enough_resamples`)
 RESAMPLES = 1000
 #: coverage of the intervals; ``1 - CONFIDENCE`` is the significance level of the marks
 CONFIDENCE = 0.95
@@ -94,6 +94,19 @@ def min_resamples(confidence: float) -> int:
     (200, 1000)
     """
     return math.ceil(round(10 / (1 - confidence), 6))
+
+
+def enough_resamples(tests: int, confidence: float) -> int:
+    """The default number of resamples of a run of ``tests`` rows: :data:`RESAMPLES`, or more where
+    Holm's correction over that many tests could otherwise never reach significance (the smallest
+    p-value, :func:`p_floor`, times ``tests`` must fall below ``1 - confidence``):
+    ``max(RESAMPLES, 100 * ceil(2 * tests / (1 - confidence) / 100))``.
+
+    >>> enough_resamples(12, 0.95), enough_resamples(50, 0.95), enough_resamples(50, 0.99)
+    (1000, 2000, 10000)
+    """
+    need = 2 * tests / (1 - confidence)
+    return max(RESAMPLES, 100 * math.ceil(round(need, 6) / 100))
 
 
 def p_floor(resamples: int) -> float:

@@ -38,9 +38,9 @@ def marks_legend(alpha: float = 0.05, *, width: int = 100) -> str:
 
 
 def name_marks(row: Any) -> str:
-    """The marks after a row's strategy name: ``†`` for a row that drops text, `` (ref)`` for the
+    """The marks after a row's strategy name: ``†`` for a row that drops text, ``(ref)`` for the
     reference of other rows."""
-    return ("†" if row.get("drops_text") else "") + (" (ref)" if row.get("reference") == row.get("strategy") else "")
+    return ("†" if row.get("drops_text") else "") + ("(ref)" if row.get("reference") == row.get("strategy") else "")
 
 
 def value_marks(row: Any, column: columns.Column, alpha: float, *, tested: bool) -> str:
