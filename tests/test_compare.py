@@ -186,6 +186,32 @@ def test_gold_keeps_the_boundary_of_a_contraction_with_real_kiwi() -> None:
     assert (kiwi["morph_precision"], kiwi["morph_recall"]) == (1.0, pytest.approx(1 / 5)) and kiwi["self_graded"]
 
 
+def test_mecab_gold_cuts_inflected_tokens_into_their_morphemes_with_real_mecab() -> None:
+    """MeCab gives 했었, 된다, 봐요, 아닌가요 one token each (Inflect), its morphemes in the expression
+    (하+았었, 되+ᆫ다, 보+아요, 아니+ᆫ가요): the gold cuts them by the same rule as Kiwi's spans, so
+    the boundaries inside the 어절 are Kiwi's here; a compound noun (영화관 = 영화+관) stays whole.
+    Before, MeCab's gold took the token ends: {2}, {}, {}, {} (2,416 of Kiwi's boundaries missing on NSMC)."""
+    if importlib.util.find_spec("mecab") is None:
+        pytest.skip("python-mecab-ko not installed")
+    text = CONTRACTIONS + " 영화관에서"
+    spans = gold_rule.morpheme_spans(get_pre_tokenizer("mecab", lossless=True), [text])
+    got = gold_rule.gold_boundaries(spans, [metrics.word_spans(text)])
+    assert got == [[frozenset({1, 2}), frozenset({5}), frozenset({8}), frozenset({12}), frozenset({18})]]
+    assert gold_rule.gold_spans("mecab", [text]) == spans  # through the analysis cache
+
+
+@pytest.mark.parametrize("surface, forms, spans", [
+    ("했었", ["하", "았었"], [(0, 1), (0, 2)]),
+    ("갔었", ["가", "았었"], [(0, 1), (0, 2)]),
+    ("난", ["나", "ᆫ"], [(0, 1), (0, 1)]),  # both in one syllable: no boundary inside
+    ("아닐까", ["아니", "ᆯ까"], [(0, 2), (1, 3)]),
+    ("재밌었어요", ["재밌", "었", "어요"], [(0, 2), (2, 3), (3, 5)]),  # no fusion: the plain cut
+    ("영화", [], [(0, 2)]),
+])
+def test_fused_spans_by_hand(surface: str, forms: list[str], spans: list[tuple[int, int]]) -> None:
+    assert gold_rule.fused_spans(surface, forms) == spans
+
+
 # -- the sweep costs one training, and equals separate trainings ------------------------------------
 
 SWEEP = [900, 1100, 1400]
@@ -876,3 +902,41 @@ def test_document_parts_add_up_to_every_row(spaced_texts: list[str], monkeypatch
             else:
                 assert row[low] == row[high] == row[metric], (metric, row["strategy"])
     assert df["morph_f1"].notna().all() and df["probe_accuracy"].notna().all()
+
+
+def test_degenerate_statistics_give_no_interval_with_a_note(spaced_texts: list[str]) -> None:
+    """One held-out document gave zero-width intervals and p = 0.002 for every difference: below
+    stats.MIN_DOCUMENTS there are no intervals and no bootstrap p-values, with a note; the report
+    does not speak of intervals over 0 resamples."""
+    from korean_bpe.compare import Statistics, report, stats
+    from korean_bpe.compare.columns import INTERVAL_METRICS, interval_columns
+
+    names = ["baseline/word", "baseline/syllable"]
+    for held_out in (spaced_texts[300:301], spaced_texts[300:300 + stats.MIN_DOCUMENTS - 1]):
+        result = compare(spaced_texts[:300], eval_texts=held_out, strategies=names, vocab_sizes=[500], gold=None,
+                         show_progress=False, statistics=Statistics(reference="baseline/word"))
+        df = result.table
+        stat_columns = [c for m in INTERVAL_METRICS for c in interval_columns(m)]
+        assert df[stat_columns].isna().all().all() and result.config["resamples"] == 0
+        assert any(n.startswith(f"no intervals and no bootstrap p-values: {len(held_out)} held-out") for n in result.notes)
+        legend = report._legend(df, 0.95, result.config["resamples"])
+        assert "over 0 resamples" not in legend and "No intervals" in legend and "No tests" in legend
+    enough = compare(spaced_texts[:300], eval_texts=spaced_texts[300:300 + stats.MIN_DOCUMENTS], strategies=names,
+                     vocab_sizes=[500], gold=None, show_progress=False, statistics=Statistics(reference="baseline/word"))
+    assert enough.table["tokens_per_doc_ci_low"].notna().all() and enough.config["resamples"] == stats.RESAMPLES
+    word, syllable = enough.table.iloc[0], enough.table.iloc[1]
+    low, high = word["chars_per_token_ci_low"], word["chars_per_token_ci_high"]
+    assert low <= word["chars_per_token"] <= high and low < high  # chars per token has its interval
+    assert syllable["tokens_per_doc_p_holm"] == syllable["tokens_per_doc_p"]  # one test: Holm changes nothing
+
+
+def test_cli_refuses_too_few_resamples_before_any_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from korean_bpe.cli import main
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("영화 정말 재밌다\n" * 50, encoding="utf-8")
+    for bad in ("1", "150"):
+        assert main(["compare", str(corpus), "--resamples", bad, "--no-progress", "-o", str(tmp_path / "out")]) == 1
+        err = capsys.readouterr().err
+        assert f"--resamples={bad} is too few for 95% intervals: give at least 200" in err, err
+    assert not (tmp_path / "out").exists()

@@ -96,7 +96,7 @@ def test_html_holds_table_definitions_examples_notes_command_versions(written: d
     assert "<td>no</td>" in table  # the lossy row; NaN-free frame
     assert page.index('id="comparison"') < page.index("<details><summary>All columns") < start
     assert "NSMC 영화 리뷰" in page and "skipped mecab: python-mecab-ko is not installed" in page
-    assert "korean-bpe compare ratings_train.txt -o &#x27;results dir&#x27;" in page
+    assert "korean-bpe compare ratings_train.txt -o &#39;results dir&#39;" in page
     assert "▁너무너무 | 재밌게 | 보아 | ㅆ습니다" in page  # jamo composed, stray ㅆ as compatibility jamo
     assert "<th>python</th>" in page and "<th>pandas</th>" in page and "<th>korean_bpe</th>" in page
     assert re.search(r'<table[^>]+class="[^"]*sortable', page) and "addEventListener" in page
@@ -126,13 +126,16 @@ def test_cells_format_nan_bool_and_percent() -> None:
 
 def test_main_view_short_headers_percent_marks_and_intervals(written: dict[str, Path]) -> None:
     """The table people read: short headers that carry the unit, every rate in percent (morpheme
-    scores too), ~ where the p-value is not below 0.05 (the okt rows of the sample), † after a row
-    that drops text, (≡ X) after a row identical to X, and the intervals."""
+    scores too), ~ where the Holm-adjusted p-value is not below 0.05 (the okt rows of the sample), †
+    after a row that drops text, (ref) after a reference row, ‡ after mF1 graded by its own analyzer,
+    (≡ X) after a row identical to X, and the intervals."""
     view = report.main_view(sample_frame())
     assert view["headers"] == ["strategy", "vocab", "tok/doc", "tok/w", "cont%", "unk%", "renyi", "mP%", "mR%",
                                "mF1%", "rt%", "probe%", "train s", "kdoc/s"]
     rows = {r[0]: r for r in view["rows"][:7]}  # vocab 4,000
-    ws, okt, lossy = rows["whitespace/syllable"], rows["okt/syllable"], rows["okt-analysis/syllable†"]
+    ws, okt, lossy = rows["whitespace/syllable(ref)"], rows["okt/syllable"], rows["okt-analysis/syllable†"]
+    assert view["row_classes"][:2] == ["ref", "ref"] and view["row_classes"][2] == ""
+    assert rows["kiwi/jamo"][9] == "83.00‡" and "*" not in "".join(rows["kiwi/jamo"])  # self-graded, significant
     assert ws[9] == "48.00" and ws[7] == "50.00" and ws[11] == "80.10"  # mF1 0.48, mP 0.50, probe 0.801: percent
     assert ws[13] == "120.0"  # 120,000 documents a second, in thousands as the header says
     assert okt[9] == "74.00~" and okt[2].endswith("~") and not rows["raw/byte (≡ whitespace/jamo)"][9].endswith("~")
@@ -313,7 +316,7 @@ def test_the_cli_report_shows_paths_as_given_intervals_and_marks(tmp_path: Path,
                  "--resamples", "200", "--no-progress", "--jobs", "1", "-o", "out"]) == 0
     out = capsys.readouterr()
     assert "95% bootstrap intervals (200 resamples of the held-out documents, seed 0):" in out.out
-    assert "  ~  after a value: not significantly different" in out.out and "wrote out/:" in out.err
+    assert "  ~      after a value: not significantly different" in out.out and "wrote out/:" in out.err
     for page in ("report.md", "report.html"):
         text = (tmp_path / "out" / page).read_text(encoding="utf-8")
         assert "data/train.txt" in text and "data/test.txt" in text and str(tmp_path) not in text, page
