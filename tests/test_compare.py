@@ -940,3 +940,21 @@ def test_cli_refuses_too_few_resamples_before_any_work(tmp_path: Path, capsys: p
         err = capsys.readouterr().err
         assert f"--resamples={bad} is too few for 95% intervals: give at least 200" in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_byte_rows_show_partial_characters_as_the_peers_do() -> None:
+    """Our byte rows showed a byte that is part of a character as U+FFFD while hf-bpe showed <0xEB>
+    (and a leading space where the others show ▁): one way for every row."""
+    from korean_bpe import Tokenizer
+    from korean_bpe.compare.segmenters import BPESegmenter
+
+    tok = Tokenizer.train(["영화 정말 재밌다 비밀과"] * 20, vocab_size=270, unit="byte", pre_tokenizer="whitespace")
+    pieces = BPESegmenter(tok, strategy="whitespace/byte", pre_tokenizer="whitespace").pieces("뷁 영화")
+    tokens = [t for t, _, _ in pieces]
+    assert "\ufffd" not in "".join(tokens) and "<0xEB>" in "".join(tokens)  # 뷁 = EB B7 81, unseen
+    assert "".join(tokens).replace("▁", "").startswith("<0xEB><0xB7><0x81>") or "<0xEB>" in tokens[1]
+    if importlib.util.find_spec("tokenizers") is not None:
+        from korean_bpe.compare.peers import train_hf_bpe
+
+        hf = [t for t, _, _ in train_hf_bpe(["이 영화 최고", "이 영화 별로"] * 5, vocab_size=270).pieces("이 뷁")]
+        assert hf[1].startswith("▁") and not any(t.startswith(" ") for t in hf) and "<0xEB>" in "".join(hf)

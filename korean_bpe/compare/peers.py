@@ -366,6 +366,8 @@ class HFPeer(Peer):
     def pieces(self, text: str) -> list[tuple[str, int, int]]:
         enc = self._tk.encode(text, add_special_tokens=False)
         tokens = [readable_bytes(byte_level_decode(t)) for t in enc.tokens] if self._byte_level else enc.tokens
+        if self._byte_level:  # a leading space as the ▁ the other rows show
+            tokens = ["▁" + t[1:] if t.startswith(" ") else t for t in tokens]
         return [(t, s, e) for t, (s, e) in zip(tokens, enc.offsets)]
 
     def encode_with_spans(self, texts: Sequence[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:

@@ -580,7 +580,7 @@ def _is_partial(token: str) -> bool:
     shown as U+FFFD / ``<0x..>``."""
     from ..jamo import compose
 
-    return any(0x1100 <= ord(ch) <= 0x11FF for ch in compose(token)) or "\ufffd" in token or token.startswith("<0x")
+    return any(0x1100 <= ord(ch) <= 0x11FF for ch in compose(token)) or "\ufffd" in token or "<0x" in token
 
 
 @lru_cache(maxsize=1)
