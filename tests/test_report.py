@@ -323,3 +323,38 @@ def test_the_cli_report_shows_paths_as_given_intervals_and_marks(tmp_path: Path,
     md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "| raw/syllable (≡ whitespace/syllable) |" in md  # the same ids on these single-spaced reviews
     assert "| resamples | 200 |" in md  # the configuration, as run
+
+
+def test_not_tested_is_told_apart_from_not_significant_and_no_probe_sample_without_labels(tmp_path: Path) -> None:
+    """A row whose reference was not measured shows ? (not tested), not a bare value that reads as
+    significant; the legend of a run without resamples says there are no intervals (not "over 0
+    resamples"); "How this was made" leaves out the probe's sample size when there were no labels."""
+    df = sample_frame()
+    okt = df["strategy"] == "okt/syllable"
+    for metric in columns.INTERVAL_METRICS:
+        df.loc[okt, [f"{metric}_p", columns.adjusted_column(metric)]] = float("nan")
+    view = report.main_view(df)
+    row = next(r for r in view["rows"] if r[0] == "okt/syllable")
+    assert row[3].endswith("?") and row[9].endswith("?")  # tok/w, mF1%
+    ref = next(r for r in view["rows"] if r[0] == "whitespace/syllable(ref)")
+    assert not any(c.endswith(("?", "~")) for c in ref)  # the reference itself: marked on its name
+    bare = sample_frame(stats=False)
+    assert "over 0 resamples" not in report._legend(bare, 0.95, 0) and "No intervals" in report._legend(bare, 0.95, 0)
+    config = {"labels": False, "probe_train_docs": 20000, "resamples": 0, "confidence": 0.95}
+    md = report.write_report(sample_frame(probe=False), tmp_path, config=config)["report.md"].read_text(encoding="utf-8")
+    assert "| resamples | 0 |" in md and "probe_train_docs" not in md.split("## How this was made")[1]
+
+
+def test_every_table_and_plot_of_the_page_scrolls_in_its_own_box(written: dict[str, Path]) -> None:
+    """The page was 3,145 px wide at any screen width (the segmentation tables sat outside a scroll
+    box): every table is now inside a ``div.wide`` (its own horizontal scroll), every plot inside a
+    ``div.plot`` that a click switches to full size, so the page itself never scrolls sideways
+    (checked in headless Chromium at 1400 and 390 px while writing this)."""
+    page = written["report.html"].read_text(encoding="utf-8")
+    starts = [m.start() for m in re.finditer(r"<table\b", page)]
+    assert len(starts) >= 5
+    for k in starts:
+        opener = page.rfind("<div", 0, k)
+        assert re.match(r'<div class="wide[" ]', page[opener:]) and "</div>" not in page[opener:k], page[k:k + 60]
+    assert page.count('<div class="plot"><img') == sum(name.endswith(".png") for name in written)
+    assert 'classList.toggle("zoomed")' in page and ".plot.zoomed img{max-width:none" in page

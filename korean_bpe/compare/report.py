@@ -74,11 +74,16 @@ VERSIONED = ("korean_bpe", "pandas", "numpy", "matplotlib", "koreanize-matplotli
 PLOTS = (
     ("tokens_per_word.png", "Tokens per 어절 against vocabulary size",
      "Lower is shorter. Our BPE: colour = pre-tokenizer, marker = unit; peers dash-dotted; baselines "
-     "(no vocabulary sweep) as grey reference lines."),
+     "(no vocabulary sweep) as dotted reference lines, named at the right (a baseline far off is named in "
+     "the footnote)."),
     ("tradeoff.png", "Morpheme-boundary F1 against tokens per 어절",
-     "Up and to the left is better. Hollow points are graded by their own analyzer."),
+     "Up and to the left is better. The axes hold our BPE and the peers; a baseline far off is named in the "
+     "footnote. Hollow points (‡) are graded by their own analyzer; a line joins a strategy's sizes, the "
+     "larger point the larger vocabulary."),
     ("renyi.png", "Rényi efficiency against vocabulary size", "How evenly the vocabulary is used (α = 2.5)."),
-    ("token_lengths.png", "Token lengths", "Characters per token on held-out text, per strategy."),
+    ("token_lengths.png", "Token lengths", "Each token's characters on held-out text, per strategy. The mean "
+     "counts a token's own characters (not the space a ▁ stands for; a character split between tokens in each), "
+     "so it differs from the table's chars/token, all held-out characters over all tokens."),
     ("probe.png", "Probe accuracy", "A bag-of-tokens logistic regression on the labels, per strategy."),
     ("segmentation.png", "Segmentation examples",
      "Held-out sentences as each strategy cuts them; jamo composed back to syllables for reading."),
@@ -535,7 +540,8 @@ h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-to
 table{border-collapse:collapse;font-size:.82em}th,td{border:1px solid #ddd;padding:.25em .5em}
 th{background:#f3f5f8;position:sticky;top:0}table.sortable th{cursor:pointer;user-select:none}
 table.sortable th:after{content:" \\2195";color:#aaa}td{white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.wide{overflow-x:auto;max-width:100%}.wide table.sortable{margin-bottom:.2em}#comparison{max-height:80vh}
+.wide{overflow-x:auto;max-width:100%}.wide.tall{max-height:80vh;overflow-y:auto}th,td{overflow-wrap:normal}
+th{white-space:nowrap}
 tbody tr:nth-child(even){background:#fafbfc}tr.ref td{background:#fff8e1}
 table.main td:first-child,table.main th:first-child{position:sticky;left:0;background:#fff;z-index:1}
 table.main tr.ref td:first-child{background:#fff8e1}
