@@ -108,6 +108,15 @@ COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
 COMPARE_VOCAB_SIZES_EMBEDDED = (1000, 2000)
 COMPARE_SLOW_PEERS = ("kiwi-bpe", "kiwi-swtokenizer")
 
+#: the top-level help's examples (each command's own help has its options)
+EXAMPLES = """examples:
+  korean-bpe train reviews.txt --vocab-size 8000 --pre-tokenizer okt --unit jamo -o model/
+  korean-bpe encode -m model/ "스파이더맨 봤는데 쩔어"      # tokens; --ids for ids, --offsets for spans
+  korean-bpe decode -m model/ < ids.txt
+  korean-bpe export-hf -m model/ -o tokenizer.json
+  korean-bpe compare -o results/                         # every strategy on the embedded corpus: a report
+  korean-bpe COMMAND --help                              # the options of one command"""
+
 # --- parser -----------------------------------------------------------------------------------
 
 
@@ -116,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Korean-aware BPE: train, apply, export and compare tokenizers.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true",
@@ -207,16 +217,16 @@ def _add_encode(sub: Any) -> None:
     _model_arg(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts to encode (default: read stdin, one a line)")
     p.add_argument("--ids", action="store_true", help="print token ids instead of tokens")
-    p.add_argument("--special-text", action="store_true",
-                   help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
-                        "(default: refuse it; text never becomes a special token)")
+    p.add_argument("--offsets", action="store_true",
+                   help="follow each token (or id) with @START:END, its character span in the text")
     p.add_argument("--dropout", type=_probability, default=None, metavar="P",
                    help="BPE-dropout: skip each merge with probability P (default: 0, the usual encoding)")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="with --dropout: text k (from 1) is encoded with seed S+k-1, so a rerun prints the same "
                         "(default: fresh draws)")
-    p.add_argument("--offsets", action="store_true",
-                   help="follow each token (or id) with @START:END, its character span in the text")
+    p.add_argument("--special-text", action="store_true",
+                   help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
+                        "(default: refuse it; text never becomes a special token)")
     p.set_defaults(func=cmd_encode)
 
 

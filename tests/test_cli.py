@@ -601,3 +601,13 @@ def test_training_on_what_the_analysis_drops_speaks_cli(tmp_path: Path) -> None:
                  "-o", str(tmp_path / "m"))
     assert "the kiwi analysis dropped everything" in line and "SF ('!!!')" in line
     assert line.endswith("keep them with --lossless") and "pre_tokenizer=" not in line
+
+
+def test_top_level_help_has_examples_and_encode_help_the_common_options_first(capsys: pytest.CaptureFixture[str]) -> None:
+    from korean_bpe.cli import build_parser
+
+    top = build_parser().format_help()
+    assert "examples:" in top and "korean-bpe encode -m model/" in top and "korean-bpe compare -o results/" in top
+    encode = build_parser()._subparsers._group_actions[0].choices["encode"].format_help()  # type: ignore[union-attr]
+    order = [encode.index(flag) for flag in ("--ids", "--offsets", "--dropout", "--special-text")]
+    assert order == sorted(order)
