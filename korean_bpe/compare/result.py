@@ -94,9 +94,10 @@ class Statistics:
 
         resamples = stats.enough_resamples(n_tests, self.confidence) if self.resamples is None else self.resamples
         if resamples and n_documents < stats.MIN_DOCUMENTS:
-            notes.append(f"no intervals and no bootstrap p-values: {n_documents:,} held-out documents, fewer than the "
-                         f"{stats.MIN_DOCUMENTS} a bootstrap of documents needs (hold out more, e.g. a larger "
-                         "test_fraction or eval_texts)")
+            plural = "" if n_documents == 1 else "s"
+            notes.append(f"no intervals and no bootstrap p-values: {n_documents:,} held-out document{plural}, fewer "
+                         f"than the {stats.MIN_DOCUMENTS} a bootstrap of documents needs (hold out more, e.g. a "
+                         "larger test_fraction or eval_texts)")
             resamples = 0
         return replace(self, resamples=resamples)
 
