@@ -575,7 +575,7 @@ def train_kiwi_bpe(texts: Sequence[str], *, vocab_size: int, workdir: str | Path
 
     >>> kb = train_kiwi_bpe(["이 영화를 봤다"] * 6, vocab_size=300)
     >>> kb.vocab_size, kb.pieces("영화를 봤다")
-    (271, [('영화', 0, 2), ('를', 2, 3), (' 봤', 3, 5), ('다', 5, 6)])
+    (271, [('영화', 0, 2), ('를', 2, 3), ('▁봤', 3, 5), ('다', 5, 6)])
     """
     texts = _check_args(texts, vocab_size)
     bpe_trainer = _require_kiwi_bpe()
