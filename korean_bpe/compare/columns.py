@@ -58,6 +58,8 @@ class Column:
         """``value`` as the reports (``short``: the printed table) show it; no NaN handling (see :func:`cell`)."""
         if self.unit == "%":
             value = value * 100
+        if short and self.unit == "s":  # three significant digits at most, two decimals: 0.06, 12.3, 1234
+            return f"{value:.{2 if abs(value) < 10 else 1 if abs(value) < 100 else 0}f}"
         if short:
             return self.short.format(value / self.scale if self.scale != 1.0 else value)
         return self.format.format(value)
@@ -123,7 +125,7 @@ TABLE: tuple[Column, ...] = (
            summary='gold morpheme boundaries that are token boundaries'),
     Column("morph_f1", "float64", "harmonic mean of morph_precision and morph_recall: 2 TP / (predicted + gold)",
            "mF1%", _R, "higher", "{:.2f}", True, short='{:.1f}',
-           summary="morpheme-boundary F1 against the gold analyzer; ‡ = graded by its own analyzer"),
+           summary="morpheme-boundary F1 against the gold analyzer; ‡ = its own analyzer"),
     Column("incomplete_hangul_rate", "float64", "share of the vocabulary's tokens holding part of a Hangul "
            "syllable's UTF-8 bytes but not all of it (byte-level vocabularies)", unit=_R, format="{:.2f}"),
     Column("jamo_token_rate", "float64", "share of the vocabulary's tokens holding jamo that do not compose into "
