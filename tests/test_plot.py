@@ -374,3 +374,23 @@ def test_nan_is_not_a_number_plotted() -> None:
     labels = list(_lines(fig.axes[0]))
     assert "raw/byte" not in labels and "okt/syllable" in labels
     assert not any(math.isnan(y) for line in fig.axes[0].get_lines() for y in line.get_ydata())
+
+
+def test_tradeoff_draws_when_labels_are_crowded_out() -> None:
+    """Names that cannot be placed without overlapping are removed with the leader lines adjustText
+    drew for them (a line left pointing at a removed name broke the drawing on the NSMC grid)."""
+    import matplotlib.pyplot as plt
+
+    base = sample_frame()
+    base = base[base["kind"] != "baseline"]
+    df = pd.concat([base.assign(strategy=base["strategy"] + f" copy {k}") for k in range(6)], ignore_index=True)
+    crowd = df["kind"] != "baseline"
+    df["tokens_per_word"] = 2.0 + 0.0005 * df.index
+    df["morph_f1"] = 0.6 + 0.0002 * df.index
+    fig = plot.plot_tradeoff(df)
+    ax = fig.axes[0]
+    labels = [t for t in ax.texts if t.get_text()]
+    assert len(labels) < df.loc[crowd, "strategy"].nunique()  # some names left to the legend
+    assert not _overlapping(fig, labels)
+    fig.canvas.draw()  # every artist left draws
+    plt.close(fig)

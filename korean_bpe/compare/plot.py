@@ -437,18 +437,24 @@ def _place_labels(fig: Any, ax: Any, names: Sequence[tuple[str, float, float, st
         return []
     xs = [x for c in ax.collections for x, _ in c.get_offsets()]
     ys = [y for c in ax.collections for _, y in c.get_offsets()]
-    adjust_text(texts, x=xs, y=ys, ax=ax, expand=(1.15, 1.4), ensure_inside_axes=True, max_move=None,
-                arrowprops={"arrowstyle": "-", "color": "#aaaaaa", "lw": 0.5})
+    _, arrows = adjust_text(texts, x=xs, y=ys, ax=ax, expand=(1.15, 1.4), ensure_inside_axes=True, max_move=None,
+                            arrowprops={"arrowstyle": "-", "color": "#aaaaaa", "lw": 0.5})
     renderer = fig.canvas.get_renderer()
     kept: list[Any] = []
     boxes: list[Any] = []
+    removed: list[Any] = []
     for text in texts:
         box = text.get_window_extent(renderer)
         if any(box.overlaps(other) for other in boxes):
             text.remove()
+            removed.append(text)
             continue
         kept.append(text)
         boxes.append(box)
+    for arrow in arrows:  # an arrow leads from its text (patchA): it goes with a removed text
+        patch = getattr(arrow, "arrow_patch", arrow)
+        if any(getattr(patch, "patchA", None) is text for text in removed):
+            arrow.remove()
     return kept
 
 
