@@ -437,7 +437,9 @@ def _place_labels(fig: Any, ax: Any, names: Sequence[tuple[str, float, float, st
         return []
     xs = [x for c in ax.collections for x, _ in c.get_offsets()]
     ys = [y for c in ax.collections for _, y in c.get_offsets()]
+    # iter_lim, not adjustText's default time limit of 1 s: the same layout on a busy machine as on an idle one
     _, arrows = adjust_text(texts, x=xs, y=ys, ax=ax, expand=(1.15, 1.4), ensure_inside_axes=True, max_move=None,
+                            iter_lim=120,
                             arrowprops={"arrowstyle": "-", "color": "#aaaaaa", "lw": 0.5})
     renderer = fig.canvas.get_renderer()
     kept: list[Any] = []
