@@ -142,9 +142,13 @@ def demo_block(stdout: str) -> str:
 
 
 def masked(block: str) -> str:
-    """``block`` without what changes from run to run: the timing columns, the seconds of the run."""
+    """``block`` without what changes from run to run: the timing columns, the seconds of the run,
+    and hf-wordpiece's values (its trainer is not deterministic upstream, tokenizers#1794)."""
     out = []
     for line in block.splitlines():
+        if line.startswith("hf-wordpiece "):
+            out.append(" ".join(line.split()[:2]) + " …")
+            continue
         if re.match(r"\S+\s+\d+\s+[\d.]+", line) and not line.lstrip().startswith("["):
             parts = line.split()
             if len(parts) >= 12 and "[" not in line:  # a row of the table: drop train s and kdoc/s
@@ -185,7 +189,9 @@ def test_readme_demo_output_and_plot_are_a_fresh_run(tmp_path: Path) -> None:
         "KOREAN_BPE_UPDATE_DOCS=1 to rewrite it"
     from matplotlib.testing.compare import compare_images
 
-    assert compare_images(str(DEMO_PNG), str(tmp_path / "results" / "tradeoff.png"), tol=2) is None, \
+    # a tolerance for hf-wordpiece's point, which moves a little from run to run (labels then move too);
+    # another plot or other data is far above it
+    assert compare_images(str(DEMO_PNG), str(tmp_path / "results" / "tradeoff.png"), tol=10) is None, \
         "docs/demo_tradeoff.png is stale: rerun with KOREAN_BPE_UPDATE_DOCS=1"
 
 
@@ -200,3 +206,4 @@ def test_demo_block_masks_timings_only() -> None:
     assert masked(block).splitlines()[3].endswith("54.0      -") and masked(block).endswith(
         "(seed 0), N s.\n(then the legend of the columns and marks)")
     assert "[2.41, 2.70]" in masked(block)
+    assert masked("hf-wordpiece             2000   12.55  2.21  57.3") == "hf-wordpiece 2000 …"
