@@ -112,6 +112,15 @@ COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
 COMPARE_VOCAB_SIZES_EMBEDDED = (1000, 2000)
 COMPARE_SLOW_PEERS = ("kiwi-bpe", "kiwi-swtokenizer")
 
+#: the top-level help's examples (each command's own help has its options)
+EXAMPLES = """examples:
+  korean-bpe train reviews.txt --vocab-size 8000 --pre-tokenizer okt --unit jamo -o model/
+  korean-bpe encode -m model/ "스파이더맨 봤는데 쩔어"      # tokens; --ids for ids, --offsets for spans
+  korean-bpe decode -m model/ < ids.txt
+  korean-bpe export-hf -m model/ -o tokenizer.json
+  korean-bpe compare -o results/                         # every strategy on the embedded corpus: a report
+  korean-bpe COMMAND --help                              # the options of one command"""
+
 # --- parser -----------------------------------------------------------------------------------
 
 
@@ -120,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Korean-aware BPE: train, apply, export and compare tokenizers.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true",
@@ -213,16 +223,16 @@ def _add_encode(sub: Any) -> None:
     _model_arg(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts to encode (default: read stdin, one a line)")
     p.add_argument("--ids", action="store_true", help="print token ids instead of tokens")
-    p.add_argument("--special-text", action="store_true",
-                   help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
-                        "(default: refuse it; text never becomes a special token)")
+    p.add_argument("--offsets", action="store_true",
+                   help="follow each token (or id) with @START:END, its character span in the text")
     p.add_argument("--dropout", type=_probability, default=None, metavar="P",
                    help="BPE-dropout: skip each merge with probability P (default: 0, the usual encoding)")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="with --dropout: text k (from 1) is encoded with seed S+k-1, so a rerun prints the same "
                         "(default: fresh draws)")
-    p.add_argument("--offsets", action="store_true",
-                   help="follow each token (or id) with @START:END, its character span in the text")
+    p.add_argument("--special-text", action="store_true",
+                   help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
+                        "(default: refuse it; text never becomes a special token)")
     p.set_defaults(func=cmd_encode)
 
 
@@ -297,9 +307,10 @@ def _add_compare(sub: Any) -> None:
                    help="share of CORPUS held out when there is no --eval (default: 0.1)")
     p.add_argument("--seed", type=_compare_seed, default=0,
                    help=f"seed of the split, the bootstrap and the probe, 0 to {MAX_SEED} (default: 0)")
-    p.add_argument("--resamples", type=_resamples, default=1000, metavar="N",
+    p.add_argument("--resamples", type=_resamples, default=None, metavar="N",
                    help="bootstrap resamples of the held-out documents for the intervals and p-values "
-                        f"(default: 1000; 0: none; at most {MAX_RESAMPLES:,})")
+                        "(default: 1000, more where Holm's correction over the rows needs them; at least 200 for "
+                        f"95%% intervals; 0: none; at most {MAX_RESAMPLES:,})")
     p.add_argument("--confidence", type=float, default=0.95, metavar="C",
                    help="coverage of the intervals; p-values below 1 - C count as significant (default: 0.95)")
     p.add_argument("--reference", default=None, metavar="STRATEGY",
@@ -698,8 +709,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(format_table(df, alpha=statistics.alpha), file=shown)
     if df.empty:
         raise UserError("no strategy could be measured (see the notes above)")
-    if statistics.resamples:
-        print(f"\n{statistics.confidence:.0%} bootstrap intervals ({statistics.resamples:,} resamples of the held-out "
+    resamples = result.config["resamples"]
+    if resamples and df["tokens_per_word_ci_low"].notna().any():
+        print(f"\n{statistics.confidence:.0%} bootstrap intervals ({resamples:,} resamples of the held-out "
               f"documents, seed {args.seed}):\n{format_intervals(df)}", file=shown)
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
           f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}", file=shown)

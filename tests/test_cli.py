@@ -237,7 +237,7 @@ def test_compare_writes_the_report_end_to_end(tmp_path: Path) -> None:
     assert csv.read_text(encoding="utf-8") == (out / "table.csv").read_text(encoding="utf-8")
     lines = proc.stdout.splitlines()
     assert lines[0].split()[:4] == ["strategy", "vocab", "tok/doc", "tok/w"]
-    assert lines[1].split()[:3] == ["whitespace/syllable", "400", f"{df['tokens_per_doc'][0]:.2f}"]
+    assert lines[1].split()[:3] == ["whitespace/syllable(ref)", "400", f"{df['tokens_per_doc'][0]:.2f}"]
     assert max(map(len, lines)) <= 100 and "fertility" in proc.stdout  # fits a terminal; the legend
     pngs = {"tokens_per_word.png", "renyi.png", "token_lengths.png", "segmentation.png"}  # no gold: no tradeoff
     assert {p.name for p in out.iterdir()} == pngs | {"table.csv", "report.md", "report.html"}
@@ -335,10 +335,11 @@ def test_compare_skips_a_missing_analyzer_with_one_note(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(fake.parent)}
     proc = ok("compare", "--limit", "60", "--strategies", "kiwi/syllable,whitespace/syllable",
               "--vocab-sizes", "600", "--gold", "none", "--no-progress", "-o", str(tmp_path / "out"), env=env)
-    notes = [line for line in proc.stderr.splitlines() if line.startswith("note: ")]
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("note: ")
+             and not line.startswith("note: no intervals and no bootstrap p-values: 6 held-out documents")]
     assert len(notes) == 1 and notes[0].startswith("note: skipped kiwi/syllable: ")
     assert "pip install" in notes[0]
-    assert [r.split()[0] for r in proc.stdout.splitlines()[1:2]] == ["whitespace/syllable"]
+    assert [r.split()[0] for r in proc.stdout.splitlines()[1:2]] == ["whitespace/syllable(ref)"]
     assert notes[0][len("note: "):] in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
 
 
@@ -601,3 +602,13 @@ def test_training_on_what_the_analysis_drops_speaks_cli(tmp_path: Path) -> None:
                  "-o", str(tmp_path / "m"))
     assert "the kiwi analysis dropped everything" in line and "SF ('!!!')" in line
     assert line.endswith("keep them with --lossless") and "pre_tokenizer=" not in line
+
+
+def test_top_level_help_has_examples_and_encode_help_the_common_options_first(capsys: pytest.CaptureFixture[str]) -> None:
+    from korean_bpe.cli import build_parser
+
+    top = build_parser().format_help()
+    assert "examples:" in top and "korean-bpe encode -m model/" in top and "korean-bpe compare -o results/" in top
+    encode = build_parser()._subparsers._group_actions[0].choices["encode"].format_help()  # type: ignore[union-attr]
+    order = [encode.index(flag) for flag in ("--ids", "--offsets", "--dropout", "--special-text")]
+    assert order == sorted(order)

@@ -121,3 +121,89 @@ def test_every_pre_tokenizer_declaration_has_a_default_and_is_documented() -> No
     rows = [row.split("|")[1] for row in table[:table.index("\n\n")].splitlines()[2:]]
     missing_api = sorted(name for name in declared if not any(f"`{name}" in row for row in rows))
     assert not missing_api, f"docs/API.md's table of pre-tokenizer declarations does not list {missing_api}"
+
+
+# -- the README's `make demo` output and docs/demo_tradeoff.png are a fresh run's ------------------
+
+DEMO_MARK = "<!-- make-demo-output: written by tests/test_docs.py (KOREAN_BPE_UPDATE_DOCS=1 rewrites it) -->"
+DEMO_PNG = ROOT / "docs" / "demo_tradeoff.png"
+_TIMING = re.compile(r"\s+\S+\s+\S+$")  # the last two columns of the printed table: train s, kdoc/s
+
+
+def demo_block(stdout: str) -> str:
+    """What the README shows of ``korean-bpe compare -o results``'s output: the table, the first rows
+    of the intervals, the summary line (the column legend left out)."""
+    lines = stdout.splitlines()
+    table_end = lines.index("")
+    intervals = lines[table_end + 1:lines.index("", table_end + 1)]
+    summary = next(line for line in lines if re.match(r"\d+ rows: ", line))
+    return "\n".join(["$ make demo", ".venv/bin/korean-bpe compare -o results", *lines[:table_end], "",
+                      *intervals[:8], "…", "", summary, "(then the legend of the columns and marks)"])
+
+
+def masked(block: str) -> str:
+    """``block`` without what changes from run to run: the timing columns, the seconds of the run,
+    and hf-wordpiece's values (its trainer is not deterministic upstream, tokenizers#1794)."""
+    out = []
+    for line in block.splitlines():
+        if line.startswith("hf-wordpiece "):
+            out.append(" ".join(line.split()[:2]) + " …")
+            continue
+        if re.match(r"\S+\s+\d+\s+[\d.]+", line) and not line.lstrip().startswith("["):
+            parts = line.split()
+            if len(parts) >= 12 and "[" not in line:  # a row of the table: drop train s and kdoc/s
+                line = _TIMING.sub("", line)
+        out.append(re.sub(r", \d+ s\.$", ", N s.", line))
+    return "\n".join(out)
+
+
+def readme_demo_block(text: str) -> str:
+    start = text.index(DEMO_MARK)
+    m = _FENCE.search(text, start)
+    assert m is not None and text[start + len(DEMO_MARK):m.start()].strip() == "", "no fenced block after the mark"
+    return m.group(2).rstrip("\n")
+
+
+@pytest.mark.slow
+def test_readme_demo_output_and_plot_are_a_fresh_run(tmp_path: Path) -> None:
+    """`make demo` as a newcomer runs it (fresh caches): the README's pasted output is what it prints
+    (the timing columns aside) and docs/demo_tradeoff.png is its tradeoff.png.  With
+    KOREAN_BPE_UPDATE_DOCS=1 the README block and the PNG are rewritten from this run instead."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache"), "RAYON_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "compare", "-o", str(tmp_path / "results"),
+                           "--no-progress"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    fresh = demo_block(proc.stdout)
+    text = README.read_text(encoding="utf-8")
+    if os.environ.get("KOREAN_BPE_UPDATE_DOCS", "") not in ("", "0"):
+        m = _FENCE.search(text, text.index(DEMO_MARK))
+        README.write_text(text[:m.start(2)] + fresh + "\n" + text[m.end(2):], encoding="utf-8")
+        shutil.copyfile(tmp_path / "results" / "tradeoff.png", DEMO_PNG)
+        return
+    assert masked(readme_demo_block(text)) == masked(fresh), "README's make demo output is stale: rerun with " \
+        "KOREAN_BPE_UPDATE_DOCS=1 to rewrite it"
+    from matplotlib.testing.compare import compare_images
+
+    # a tolerance for hf-wordpiece's point, which moves a little from run to run (labels then move too);
+    # another plot or other data is far above it
+    assert compare_images(str(DEMO_PNG), str(tmp_path / "results" / "tradeoff.png"), tol=10) is None, \
+        "docs/demo_tradeoff.png is stale: rerun with KOREAN_BPE_UPDATE_DOCS=1"
+
+
+def test_demo_block_masks_timings_only() -> None:
+    out = ("strategy vocab tok/doc tok/w cont%  unk%  renyi  mF1%   rt% probe% train s kdoc/s\n"
+           "whitespace/syllable(ref)  1000   14.52  2.55  64.4  0.25  0.661  62.4  54.0      -    0.06  891.3\n"
+           "\n95% bootstrap intervals (2,300 resamples of the held-out documents, seed 0):\n"
+           "strategy vocab tok/w\nwhitespace/syllable(ref)  1000 [2.41, 2.70]\n\n"
+           "56 rows: 2,232 training / 248 held-out documents (seed 0), 33 s.\ncolumns of the printed table\n")
+    block = demo_block(out)
+    assert block.splitlines()[3].endswith("54.0      -    0.06  891.3") and "…" in block
+    assert masked(block).splitlines()[3].endswith("54.0      -") and masked(block).endswith(
+        "(seed 0), N s.\n(then the legend of the columns and marks)")
+    assert "[2.41, 2.70]" in masked(block)
+    assert masked("hf-wordpiece             2000   12.55  2.21  57.3") == "hf-wordpiece 2000 …"

@@ -577,3 +577,69 @@ def test_renyi_influence_is_the_derivative_and_its_bootstrap_follows_the_exact_o
     lo, hi = stats.percentile_interval(exact, 0.95)
     assert stats.percentile_interval(linear, 0.95) == (pytest.approx(lo, abs=0.1 * (hi - lo)),
                                                        pytest.approx(hi, abs=0.1 * (hi - lo)))
+
+
+def _mcnemar_log_space(b: int, c: int) -> float:
+    """McNemar's exact p summed by hand in log space (what stats.mcnemar_p did before scipy's binomtest)."""
+    import math
+
+    n, k = b + c, min(b, c)
+    if n == 0:
+        return 1.0
+    logs = [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) - n * math.log(2) for j in range(k + 1)]
+    top = max(logs)
+    return min(1.0, 2 * math.exp(top) * math.fsum(math.exp(x - top) for x in logs))
+
+
+@pytest.mark.parametrize("b, c", [(0, 0), (1, 0), (9, 1), (20, 5), (5, 5), (6, 7), (2100, 1900), (0, 3000)])
+def test_mcnemar_is_scipys_binomial_test_and_the_hand_sum(b: int, c: int) -> None:
+    from scipy.stats import binomtest
+
+    row, ref = [True] * b + [False] * c, [False] * b + [True] * c
+    p = stats.mcnemar_p(row, ref)
+    assert p == pytest.approx(_mcnemar_log_space(b, c), rel=1e-9, abs=1e-300)
+    if b + c:
+        assert p == pytest.approx(binomtest(b, b + c, 0.5).pvalue, rel=1e-12)
+
+
+def test_holm_by_hand_and_its_invariants() -> None:
+    """Holm (1979): the k-th smallest of m p-values times (m - k + 1), made monotone, capped at 1."""
+    assert stats.holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert stats.holm([0.5, 0.6]) == [1.0, 1.0] and stats.holm([]) == []
+    got = stats.holm([0.02, float("nan"), 0.01])
+    assert got[0] == pytest.approx(0.02) and math.isnan(got[1]) and got[2] == pytest.approx(0.02)  # NaN: not tested
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        p = rng.uniform(0, 0.2, size=rng.integers(1, 30))
+        adj = np.array(stats.holm(p))
+        assert (adj >= p).all() and (adj <= 1).all()
+        order = np.argsort(p, kind="stable")
+        assert (np.diff(adj[order]) >= -1e-15).all()  # the order of the p-values is kept
+        assert adj.min() == pytest.approx(min(1.0, len(p) * p.min()))  # Bonferroni for the smallest
+
+
+def test_too_few_resamples_refused_and_the_default_grows_with_the_tests() -> None:
+    from korean_bpe.compare import Statistics
+
+    for bad, confidence in ((1, 0.95), (199, 0.95), (999, 0.99)):
+        with pytest.raises(ValueError, match=f"resamples={bad} is too few"):
+            Statistics(resamples=bad, confidence=confidence)
+    assert Statistics(resamples=200).resamples == 200 and Statistics(resamples=0).resamples == 0
+    for tests in (1, 10, 50, 64, 200):
+        b = Statistics().for_run(1000, tests, []).resamples
+        assert b >= stats.RESAMPLES and tests * stats.p_floor(b) < 0.05  # the smallest p can pass Holm
+    assert Statistics(resamples=300).for_run(1000, 200, []).resamples == 300  # as asked
+
+
+def test_bootstrap_p_floor_is_two_over_resamples_plus_one() -> None:
+    w = stats.resample_counts(50, resamples=399, seed=0)
+    a = stats.ratio_replicates(stats.replicate_sums(_parts(50, tokens=3), w))["tokens_per_doc"]
+    b = stats.ratio_replicates(stats.replicate_sums(_parts(50, tokens=2), w))["tokens_per_doc"]
+    assert stats.paired_p(a, b) == stats.p_floor(399) == 2 / 400
+
+
+def test_chars_and_bytes_per_token_are_ratios_of_sums() -> None:
+    x = _parts(3, tokens=[2, 3, 5], chars=[4, 9, 7], bytes=[12, 27, 21])
+    sums = stats.replicate_sums(x, np.ones((1, 3), dtype=np.uint8))
+    reps = stats.ratio_replicates(sums, ["chars_per_token", "bytes_per_token"])
+    assert reps["chars_per_token"][0] == pytest.approx(20 / 10) and reps["bytes_per_token"][0] == pytest.approx(6.0)

@@ -98,6 +98,7 @@ def _surface_ok(name: str, token: str, span: str, first: bool) -> bool:
     if name == "hf-wordpiece":
         return token == "[UNK]" or token.removeprefix("##") == span
     if name in ("hf-bpe", "kiwi-bpe"):
+        token = token.replace("\u2581", " ")  # a leading space shown as ▁, as the other rows show it
         if "<0x" not in token:  # whole characters: the very text
             return token == span
         # bytes of a partial character: the whole characters inside, plus the partial ones at

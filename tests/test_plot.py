@@ -15,6 +15,7 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 from korean_bpe.compare import columns, plot  # noqa: E402
+from korean_bpe.compare.stats import holm  # noqa: E402
 
 #: the columns of korean_bpe.compare.compare before the statistics (COMPARE_SPEC.md): a frame of an
 #: older run, which the plots and the report still draw
@@ -53,7 +54,7 @@ def sample_frame(*, probe: bool = True, stats: bool = True) -> pd.DataFrame:
     """A comparison at vocab 4k and 8k: BPE rows, peers, baselines (realistic NSMC-like values);
     ``stats``: with every column of today's table (intervals of half-width 2% of each value, p-values
     0.5 for the okt rows and 0.001 for the others, okt-analysis dropping text, raw/byte the same as
-    whitespace/jamo), else the 31 older columns."""
+    whitespace/jamo; Holm-adjusted p-values), else the 31 older columns."""
     rows = []
     for vocab, shrink in ((4000, 1.0), (8000, 0.9)):
         for pre, unit, tpw, f1, renyi, acc, own in (
@@ -87,6 +88,7 @@ def sample_frame(*, probe: bool = True, stats: bool = True) -> pd.DataFrame:
         low, high, p = columns.interval_columns(metric)
         df[low], df[high] = df[metric] * 0.98, df[metric] * 1.02
         df[p] = [NAN if r == s else 0.5 if s.startswith("okt") else 0.001 for s, r in zip(df["strategy"], df["reference"])]
+        df[columns.adjusted_column(metric)] = holm(df[p])
     return df[list(columns.COLUMNS)].astype(columns.DTYPES)
 
 
@@ -183,15 +185,43 @@ def test_tokens_per_word_lines_and_baseline_references() -> None:
     # bpe and peers span 1.9..2.8: word (1.0) is drawn, syllable (4.6) and jamo (10.9) are named off the scale
     horizontal = sorted(line.get_ydata()[0] for line in ax.get_lines() if line.get_label().startswith("_child"))
     assert horizontal == pytest.approx([1.0])
-    assert {t.get_text() for t in ax.texts} == {"baseline/word 1",
-                                                 "off the scale: baseline/jamo 10.9, baseline/syllable 4.6"}
+    assert {t.get_text() for t in ax.texts} == {"baseline/word 1"}
     # error bars: the interval around each point (2% of the value either side)
     bars = ax.containers[list(lines).index("okt/syllable")].lines[2][0].get_segments()
     assert [(a[1], b[1]) for a, b in bars] == [pytest.approx((2.55 * 0.98, 2.55 * 1.02)),
                                                pytest.approx(((2.55 * 0.9 + 0.12) * 0.98, (2.55 * 0.9 + 0.12) * 1.02))]
     notes = " ".join(t.get_text() for t in fig.texts)
     assert "raw/byte same as whitespace/jamo" in notes and "† drops text" in notes and "bootstrap intervals" in notes
+    assert "baselines off the scale: baseline/jamo 10.9, baseline/syllable 4.6" in notes
     plt.close(fig)
+
+
+def _overlapping(fig: object, texts: list) -> list[tuple[str, str]]:
+    """The pairs of ``texts`` whose drawn boxes overlap."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+    return [(a, b) for i, (a, x) in enumerate(boxes) for b, y in boxes[i + 1:] if x.overlaps(y)]
+
+
+def test_baseline_names_are_moved_apart_when_their_values_are_close() -> None:
+    """Three baselines within a hair of each other (the morpheme baselines of the demo: 3.05, 3.22,
+    3.26 tokens per 어절) used to overprint at the right edge."""
+    import matplotlib.pyplot as plt
+
+    df = sample_frame()
+    df.loc[df["strategy"] == "baseline/syllable", "tokens_per_word"] = 2.0
+    df.loc[df["strategy"] == "baseline/word", "tokens_per_word"] = 2.01
+    fig = plot.plot_tokens_per_word(df)
+    names = [t for t in fig.axes[0].texts if t.get_text().startswith("baseline/")]
+    assert len(names) == 2 and not _overlapping(fig, names)
+    plt.close(fig)
+
+
+def test_spread_keeps_order_and_gap() -> None:
+    got = plot._spread([3.26, 3.05, 3.22, 1.0], 0.1)
+    assert got[3] == 1.0 and got[1] < got[2] < got[0]
+    ordered = sorted(got)
+    assert all(b - a >= 0.1 - 1e-9 for a, b in zip(ordered, ordered[1:]))
 
 
 def test_a_frame_without_intervals_is_drawn_without_bars() -> None:
@@ -204,22 +234,35 @@ def test_a_frame_without_intervals_is_drawn_without_bars() -> None:
         plt.close(fig)
 
 
-def test_tradeoff_one_labelled_point_per_row_hollow_when_self_graded() -> None:
+def test_tradeoff_zooms_on_the_cluster_with_a_legend_and_no_overlapping_labels() -> None:
+    """The bpe and peer rows fill the axes; the jamo, syllable and word baselines (10.9, 4.6 and 1.0
+    tokens per 어절) are named off the scale instead of stretching them; every strategy drawn is
+    in the legend with a colour and marker of its own; the names beside the points never overlap;
+    the F1 axis is in percent, as the tables."""
     import matplotlib.pyplot as plt
 
     df = sample_frame()
     fig = plot.plot_tradeoff(df)
     ax = fig.axes[0]
     points = [c for c in ax.collections if type(c).__name__ == "PathCollection"]
-    assert len(points) == len(df)  # one point per row
-    assert len(ax.containers) == df["strategy"].nunique()  # its error bars, both ways
+    drawn = df[~df["strategy"].isin(["baseline/jamo", "baseline/syllable", "baseline/word"])]
+    assert len(points) == drawn["strategy"].nunique()  # one scatter per strategy, a point per row
+    assert sum(len(c.get_offsets()) for c in points) == len(drawn)
+    assert len(ax.containers) == drawn["strategy"].nunique()  # its error bars, both ways
     assert all(c.has_xerr and c.has_yerr for c in ax.containers)
-    texts = [t.get_text() for t in ax.texts]
-    assert texts.count("kiwi/jamo") == 1 and texts.count("8k") >= 5  # the name once, the size at each point
-    assert texts.count("okt-analysis/syllable †") == 1  # drops text: not comparable, and says so
+    notes = " ".join(t.get_text() for t in fig.texts)
+    assert "off the scale (not drawn): baseline/jamo (10.9 tokens/어절, F1 20.0%), baseline/syllable (4.6" in notes
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(legend) == drawn["strategy"].nunique() and "okt-analysis/syllable †" in legend
+    assert "kiwi/jamo ‡" in legend  # graded by its own analyzer
+    styles = {(str(c.get_edgecolor()[0].round(3).tolist()), c.get_paths()[0].vertices.tobytes()) for c in points}
+    assert len(styles) == len(points)  # no two strategies share colour and marker
+    labels = [t for t in ax.texts if t.get_text()]
+    assert labels and not _overlapping(fig, labels)
+    assert ax.yaxis.get_major_formatter()(0.5, 0) == "50" and "(%)" in ax.get_ylabel() and "kiwi" in ax.get_ylabel()
     hollow = [c for c in points if len(c.get_facecolors()) == 0 or c.get_facecolors()[0][3] == 0]
-    assert len(hollow) == int(df["self_graded"].sum())
-    assert "kiwi" in ax.get_ylabel()
+    assert len(hollow) == drawn[drawn["self_graded"]]["strategy"].nunique()
+    assert not _overlapping(fig, [ax.title, *labels])  # the title is not overprinted
     plt.close(fig)
 
 
@@ -331,3 +374,23 @@ def test_nan_is_not_a_number_plotted() -> None:
     labels = list(_lines(fig.axes[0]))
     assert "raw/byte" not in labels and "okt/syllable" in labels
     assert not any(math.isnan(y) for line in fig.axes[0].get_lines() for y in line.get_ydata())
+
+
+def test_tradeoff_draws_when_labels_are_crowded_out() -> None:
+    """Names that cannot be placed without overlapping are removed with the leader lines adjustText
+    drew for them (a line left pointing at a removed name broke the drawing on the NSMC grid)."""
+    import matplotlib.pyplot as plt
+
+    base = sample_frame()
+    base = base[base["kind"] != "baseline"]
+    df = pd.concat([base.assign(strategy=base["strategy"] + f" copy {k}") for k in range(6)], ignore_index=True)
+    crowd = df["kind"] != "baseline"
+    df["tokens_per_word"] = 2.0 + 0.0005 * df.index
+    df["morph_f1"] = 0.6 + 0.0002 * df.index
+    fig = plot.plot_tradeoff(df)
+    ax = fig.axes[0]
+    labels = [t for t in ax.texts if t.get_text()]
+    assert len(labels) < df.loc[crowd, "strategy"].nunique()  # some names left to the legend
+    assert not _overlapping(fig, labels)
+    fig.canvas.draw()  # every artist left draws
+    plt.close(fig)

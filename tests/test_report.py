@@ -96,7 +96,7 @@ def test_html_holds_table_definitions_examples_notes_command_versions(written: d
     assert "<td>no</td>" in table  # the lossy row; NaN-free frame
     assert page.index('id="comparison"') < page.index("<details><summary>All columns") < start
     assert "NSMC 영화 리뷰" in page and "skipped mecab: python-mecab-ko is not installed" in page
-    assert "korean-bpe compare ratings_train.txt -o &#x27;results dir&#x27;" in page
+    assert "korean-bpe compare ratings_train.txt -o &#39;results dir&#39;" in page
     assert "▁너무너무 | 재밌게 | 보아 | ㅆ습니다" in page  # jamo composed, stray ㅆ as compatibility jamo
     assert "<th>python</th>" in page and "<th>pandas</th>" in page and "<th>korean_bpe</th>" in page
     assert re.search(r'<table[^>]+class="[^"]*sortable', page) and "addEventListener" in page
@@ -126,13 +126,16 @@ def test_cells_format_nan_bool_and_percent() -> None:
 
 def test_main_view_short_headers_percent_marks_and_intervals(written: dict[str, Path]) -> None:
     """The table people read: short headers that carry the unit, every rate in percent (morpheme
-    scores too), ~ where the p-value is not below 0.05 (the okt rows of the sample), † after a row
-    that drops text, (≡ X) after a row identical to X, and the intervals."""
+    scores too), ~ where the Holm-adjusted p-value is not below 0.05 (the okt rows of the sample), †
+    after a row that drops text, (ref) after a reference row, ‡ after mF1 graded by its own analyzer,
+    (≡ X) after a row identical to X, and the intervals."""
     view = report.main_view(sample_frame())
     assert view["headers"] == ["strategy", "vocab", "tok/doc", "tok/w", "cont%", "unk%", "renyi", "mP%", "mR%",
                                "mF1%", "rt%", "probe%", "train s", "kdoc/s"]
     rows = {r[0]: r for r in view["rows"][:7]}  # vocab 4,000
-    ws, okt, lossy = rows["whitespace/syllable"], rows["okt/syllable"], rows["okt-analysis/syllable†"]
+    ws, okt, lossy = rows["whitespace/syllable(ref)"], rows["okt/syllable"], rows["okt-analysis/syllable†"]
+    assert view["row_classes"][:2] == ["ref", "ref"] and view["row_classes"][2] == ""
+    assert rows["kiwi/jamo"][9] == "83.00‡" and "*" not in "".join(rows["kiwi/jamo"])  # self-graded, significant
     assert ws[9] == "48.00" and ws[7] == "50.00" and ws[11] == "80.10"  # mF1 0.48, mP 0.50, probe 0.801: percent
     assert ws[13] == "120.0"  # 120,000 documents a second, in thousands as the header says
     assert okt[9] == "74.00~" and okt[2].endswith("~") and not rows["raw/byte (≡ whitespace/jamo)"][9].endswith("~")
@@ -313,10 +316,45 @@ def test_the_cli_report_shows_paths_as_given_intervals_and_marks(tmp_path: Path,
                  "--resamples", "200", "--no-progress", "--jobs", "1", "-o", "out"]) == 0
     out = capsys.readouterr()
     assert "95% bootstrap intervals (200 resamples of the held-out documents, seed 0):" in out.out
-    assert "  ~  after a value: not significantly different" in out.out and "wrote out/:" in out.err
+    assert "  ~      after a value: not significantly different" in out.out and "wrote out/:" in out.err
     for page in ("report.md", "report.html"):
         text = (tmp_path / "out" / page).read_text(encoding="utf-8")
         assert "data/train.txt" in text and "data/test.txt" in text and str(tmp_path) not in text, page
     md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "| raw/syllable (≡ whitespace/syllable) |" in md  # the same ids on these single-spaced reviews
     assert "| resamples | 200 |" in md  # the configuration, as run
+
+
+def test_not_tested_is_told_apart_from_not_significant_and_no_probe_sample_without_labels(tmp_path: Path) -> None:
+    """A row whose reference was not measured shows ? (not tested), not a bare value that reads as
+    significant; the legend of a run without resamples says there are no intervals (not "over 0
+    resamples"); "How this was made" leaves out the probe's sample size when there were no labels."""
+    df = sample_frame()
+    okt = df["strategy"] == "okt/syllable"
+    for metric in columns.INTERVAL_METRICS:
+        df.loc[okt, [f"{metric}_p", columns.adjusted_column(metric)]] = float("nan")
+    view = report.main_view(df)
+    row = next(r for r in view["rows"] if r[0] == "okt/syllable")
+    assert row[3].endswith("?") and row[9].endswith("?")  # tok/w, mF1%
+    ref = next(r for r in view["rows"] if r[0] == "whitespace/syllable(ref)")
+    assert not any(c.endswith(("?", "~")) for c in ref)  # the reference itself: marked on its name
+    bare = sample_frame(stats=False)
+    assert "over 0 resamples" not in report._legend(bare, 0.95, 0) and "No intervals" in report._legend(bare, 0.95, 0)
+    config = {"labels": False, "probe_train_docs": 20000, "resamples": 0, "confidence": 0.95}
+    md = report.write_report(sample_frame(probe=False), tmp_path, config=config)["report.md"].read_text(encoding="utf-8")
+    assert "| resamples | 0 |" in md and "probe_train_docs" not in md.split("## How this was made")[1]
+
+
+def test_every_table_and_plot_of_the_page_scrolls_in_its_own_box(written: dict[str, Path]) -> None:
+    """The page was 3,145 px wide at any screen width (the segmentation tables sat outside a scroll
+    box): every table is now inside a ``div.wide`` (its own horizontal scroll), every plot inside a
+    ``div.plot`` that a click switches to full size, so the page itself never scrolls sideways
+    (checked in headless Chromium at 1400 and 390 px while writing this)."""
+    page = written["report.html"].read_text(encoding="utf-8")
+    starts = [m.start() for m in re.finditer(r"<table\b", page)]
+    assert len(starts) >= 5
+    for k in starts:
+        opener = page.rfind("<div", 0, k)
+        assert re.match(r'<div class="wide[" ]', page[opener:]) and "</div>" not in page[opener:k], page[k:k + 60]
+    assert page.count('<div class="plot"><img') == sum(name.endswith(".png") for name in written)
+    assert 'classList.toggle("zoomed")' in page and ".plot.zoomed img{max-width:none" in page

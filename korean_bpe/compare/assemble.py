@@ -45,10 +45,13 @@ def reduce_rows(rows: list[dict[str, Any]], *, resamples: int, seed: int) -> Non
 
 
 def build_frame(rows: list[dict[str, Any]], *, confidence: float, reference: str | None,
-                notes: list[str]) -> pd.DataFrame:
-    """The table of ``rows`` (reduced by :func:`reduce_rows`): each interval metric's bounds and
-    p-value, ``reference``, ``same_as``; a note for each set of identical rows and for a missing
-    reference (appended to ``notes``)."""
+                notes: list[str], resamples: int | None = None) -> pd.DataFrame:
+    """The table of ``rows`` (reduced by :func:`reduce_rows`): each interval metric's bounds,
+    p-value and Holm-adjusted p-value (each metric a family: its p-values over the rows,
+    :func:`~korean_bpe.compare.stats.holm`), ``reference``, ``same_as``; a note for each set of
+    identical rows, for a missing reference and, given the run's ``resamples``, for a metric whose
+    bootstrap p-value floor (:func:`~korean_bpe.compare.stats.p_floor`) times its tests keeps every
+    adjusted p at or above ``1 - confidence`` (appended to ``notes``)."""
     from .._optional import require
 
     pd = require("pandas")
@@ -67,11 +70,33 @@ def build_frame(rows: list[dict[str, Any]], *, confidence: float, reference: str
             reps = row["_replicates"].get(metric)
             row[low], row[high] = (math.nan, math.nan) if reps is None else stats.percentile_interval(reps, confidence)
             row[p] = math.nan if ref is None or ref is row else _p_value(metric, row, ref)
+    _adjust(rows, alpha=1 - confidence, resamples=resamples, notes=notes)
     for name, (names, sizes) in missing.items():
         notes.append(f"no p-values for {', '.join(names)} at vocab size {', '.join(f'{v:,}' for v in sizes)}: "
                      f"the reference {name} was not measured there (add it to strategies, or choose another reference)")
     table = [{c: row.get(c) for c in columns.COLUMNS} for row in rows]
     return pd.DataFrame(table, columns=list(columns.COLUMNS)).astype(columns.DTYPES)
+
+
+def _adjust(rows: list[dict[str, Any]], *, alpha: float, resamples: int | None, notes: list[str]) -> None:
+    """Each row's ``<metric>_p_holm``: Holm over the metric's p-values of every row; a note where the
+    bootstrap's floor makes a significant adjusted p impossible."""
+    short: list[str] = []
+    for metric in columns.INTERVAL_METRICS:
+        p = columns.interval_columns(metric)[2]
+        adjusted = stats.holm([row[p] for row in rows])
+        for row, value in zip(rows, adjusted):
+            row[columns.adjusted_column(metric)] = value
+        tests = sum(not math.isnan(row[p]) for row in rows)
+        if resamples and metric != "probe_accuracy" and tests and tests * stats.p_floor(resamples) >= alpha:
+            short.append(metric)
+    if short:
+        tests = max(sum(not math.isnan(row[columns.interval_columns(m)[2]]) for row in rows) for m in short)
+        need = math.ceil(2 * tests / alpha)
+        notes.append(f"{resamples:,} resamples cannot show a significant difference in {', '.join(short)} after "
+                     f"Holm's correction: the smallest bootstrap p-value is 2/(resamples + 1) = "
+                     f"{stats.p_floor(resamples):.2g} and {tests} tests multiply it past {alpha:g}; give "
+                     f"resamples >= {need:,} to make it possible")
 
 
 def _p_value(metric: str, row: dict[str, Any], ref: dict[str, Any]) -> float:

@@ -2,7 +2,7 @@
 
 Everything else is generated from it: the frame's column order (:data:`COLUMNS`) and dtypes
 (:data:`DTYPES`), the bootstrap columns (``<metric>_ci_low``, ``<metric>_ci_high``, ``<metric>_p``
-for each metric with ``interval=True``), the printed table's short headers and formats
+and its Holm-adjusted ``<metric>_p_holm`` for each metric with ``interval=True``), the printed table's short headers and formats
 (:func:`korean_bpe.compare.table.format_table`), the CLI's legend (:func:`legend`), the report's
 definitions and cell formats (:func:`definitions`, :func:`cell`).
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Column", "TABLE", "COLUMNS", "DTYPES", "INTERVAL_METRICS", "by_name", "definitions", "cell",
-           "legend", "interval_columns"]
+           "legend", "interval_columns", "adjusted_column"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ class Column:
         """``value`` as the reports (``short``: the printed table) show it; no NaN handling (see :func:`cell`)."""
         if self.unit == "%":
             value = value * 100
+        if short and self.unit == "s":  # three significant digits at most, two decimals: 0.06, 12.3, 1234
+            return f"{value:.{2 if abs(value) < 10 else 1 if abs(value) < 100 else 0}f}"
         if short:
             return self.short.format(value / self.scale if self.scale != 1.0 else value)
         return self.format.format(value)
@@ -91,10 +93,10 @@ TABLE: tuple[Column, ...] = (
            "white space alone overlaps none; an 어절 a lossy row left with one token is not continued)", "cont%", _R,
            "lower", "{:.2f}", True, short='{:.1f}',
            summary='어절 cut into two or more tokens'),
-    Column("chars_per_token", "float64", "characters of the held-out text per token", format="{:.3f}",
-           direction="higher"),
+    Column("chars_per_token", "float64", "characters of the held-out text per token (white space included)",
+           format="{:.3f}", direction="higher", interval=True),
     Column("bytes_per_token", "float64", "UTF-8 bytes of the held-out text per token (a Hangul syllable is 3 bytes)",
-           format="{:.3f}", direction="higher"),
+           format="{:.3f}", direction="higher", interval=True),
     Column("unk_rate", "float64", "share of tokens that are unknown (<unk> or the peer's equivalent)", "unk%", _R,
            "lower", "{:.2f}", True, short='{:.2f}',
            summary='tokens that are unknown'),
@@ -104,14 +106,15 @@ TABLE: tuple[Column, ...] = (
     Column("renyi_efficiency", "float64", "Rényi efficiency of the unigram token distribution over the held-out "
            "texts, H_a(p) / log |V| with H_a(p) = log(sum p_i^a) / (1 - a), a = 2.5 (Zouhar et al. 2023; the "
            "tokenization-scorer package defaults to a = 3), |V| the row's actual vocabulary size; its interval is "
-           "the bootstrap of its first-order (delta-method) expansion in the documents' token counts", "renyi",
+           "the percentile interval of its first-order (delta-method) expansion in the documents' token counts, evaluated "
+           "on the bootstrap resamples (not the measure recomputed on each resample)", "renyi",
            direction="higher", format="{:.3f}", interval=True, short='{:.3f}',
            summary='Rényi efficiency (alpha 2.5) of the token distribution'),
     Column("renyi_efficiency_observed", "float64", "the same with |V| the number of token types seen in the "
            "held-out text", format="{:.3f}"),
     Column("gold", "object", "the analyzer whose morpheme boundaries are the gold standard (Kiwi by default)"),
     Column("self_graded", "bool", "the strategy is built on the gold analyzer, so it is graded by its own ruler "
-           "(marked * in the reports)"),
+           "(marked ‡ after mF1 in the reports)"),
     Column("morph_precision", "float64", "share of the token boundaries strictly inside 어절 that are gold "
            "boundaries; boundaries are character offsets of the original text (a token covering part of a "
            "character covers all of it), gold ones every morpheme end inside an 어절 "
@@ -122,7 +125,7 @@ TABLE: tuple[Column, ...] = (
            summary='gold morpheme boundaries that are token boundaries'),
     Column("morph_f1", "float64", "harmonic mean of morph_precision and morph_recall: 2 TP / (predicted + gold)",
            "mF1%", _R, "higher", "{:.2f}", True, short='{:.1f}',
-           summary="morpheme-boundary F1 against the gold analyzer; * = its own analyzer"),
+           summary="morpheme-boundary F1 against the gold analyzer; ‡ = its own analyzer"),
     Column("incomplete_hangul_rate", "float64", "share of the vocabulary's tokens holding part of a Hangul "
            "syllable's UTF-8 bytes but not all of it (byte-level vocabularies)", unit=_R, format="{:.2f}"),
     Column("jamo_token_rate", "float64", "share of the vocabulary's tokens holding jamo that do not compose into "
@@ -137,7 +140,7 @@ TABLE: tuple[Column, ...] = (
            summary='bag-of-tokens logistic regression accuracy, with labels'),
     Column("train_s", "float64", "seconds to train (our BPE and truncatable peers: once, at the largest size; "
            "counting for a baseline; the original training's when model_cached)", "train s", "s",
-           format="{:.1f}", short='{:.1f}',
+           format="{:.3f}", short='{:.2f}',
            summary='seconds to train (our BPE: once, at the largest size)'),
     Column("pretok_s", "float64", "seconds to pre-tokenize the training and held-out texts (once per pre-tokenizer, "
            "shared by its units and sizes; NaN for peers and the jamo/syllable baselines)", unit="s",
@@ -169,6 +172,11 @@ def interval_columns(metric: str) -> tuple[str, str, str]:
     return f"{metric}_ci_low", f"{metric}_ci_high", f"{metric}_p"
 
 
+def adjusted_column(metric: str) -> str:
+    """The name of ``metric``'s Holm-adjusted p-value (the one the marks use)."""
+    return f"{metric}_p_holm"
+
+
 def _statistics_columns() -> tuple[Column, ...]:
     out = []
     for c in TABLE:
@@ -181,7 +189,12 @@ def _statistics_columns() -> tuple[Column, ...]:
                 Column(p, "float64", f"two-sided p-value of the difference in {c.name} from the reference row: "
                        + ("McNemar's exact test on the documents each row classifies right"
                           if c.name == "probe_accuracy" else "paired bootstrap (the same resampled documents)")
-                       + "; NaN for the reference itself", format="{:.3g}"),
+                       + ("" if c.name == "probe_accuracy" else
+                          ", never below 2 / (resamples + 1), 0.002 at 1,000 resamples")
+                       + "; NaN where not tested (the reference itself, a reference not measured, no resamples)",
+                       format="{:.3g}"),
+                Column(adjusted_column(c.name), "float64", f"{p} adjusted for the multiple comparisons of the run: "
+                       f"Holm's step-down correction over every row's {p}; the marks use it", format="{:.3g}"),
             ]
     return tuple(out)
 

@@ -31,8 +31,10 @@ class _HeldOut:
         self.labels = labels
         self.words_per_doc = [len(t.split()) for t in test]
         self.n_words = sum(self.words_per_doc)
-        self.n_chars = sum(map(len, test))
-        self.n_bytes = sum(len(t.encode("utf-8", "surrogatepass")) for t in test)
+        self.chars_per_doc = [len(t) for t in test]
+        self.bytes_per_doc = [len(t.encode("utf-8", "surrogatepass")) for t in test]
+        self.n_chars = sum(self.chars_per_doc)
+        self.n_bytes = sum(self.bytes_per_doc)
         self.char_counts = Counter(ch for t in test for ch in t if not ch.isspace())
         self.word_spans = [metrics.word_spans(t) for t in test]
         self.gold: list[list[frozenset[int]]] | None = None
@@ -169,6 +171,8 @@ def _doc_parts(held: _HeldOut, encoded: list[list[int]], flat: Any, unk: frozens
     column["docs"][:] = 1
     column["tokens"][:] = lengths
     column["words"][:] = held.words_per_doc
+    column["chars"][:] = held.chars_per_doc
+    column["bytes"][:] = held.bytes_per_doc
     column["continued"][:], column["pred"][:], column["tp"][:] = by_doc
     if unk:
         column["unk"][:] = np.bincount(doc_of, weights=np.isin(flat, list(unk)), minlength=n)

@@ -365,6 +365,8 @@ class HFPeer(Peer):
     def pieces(self, text: str) -> list[tuple[str, int, int]]:
         enc = self._tk.encode(text, add_special_tokens=False)
         tokens = [readable_bytes(byte_level_decode(t)) for t in enc.tokens] if self._byte_level else enc.tokens
+        if self._byte_level:  # a leading space as the ▁ the other rows show
+            tokens = ["▁" + t[1:] if t.startswith(" ") else t for t in tokens]
         return [(t, s, e) for t, (s, e) in zip(tokens, enc.offsets)]
 
     def encode_with_spans(self, texts: Sequence[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
@@ -572,7 +574,7 @@ def train_kiwi_bpe(texts: Sequence[str], *, vocab_size: int, workdir: str | Path
 
     >>> kb = train_kiwi_bpe(["이 영화를 봤다"] * 6, vocab_size=300)
     >>> kb.vocab_size, kb.pieces("영화를 봤다")
-    (271, [('영화', 0, 2), ('를', 2, 3), (' 봤', 3, 5), ('다', 5, 6)])
+    (271, [('영화', 0, 2), ('를', 2, 3), ('▁봤', 3, 5), ('다', 5, 6)])
     """
     texts = _check_args(texts, vocab_size)
     bpe_trainer = _require_kiwi_bpe()

@@ -61,6 +61,12 @@ __all__ = [
 FONT_PACKAGE, FONT_FILE, FALLBACK_FAMILY = "koreanize_matplotlib", "NanumGothic.ttf", "DejaVu Sans"
 #: unit -> (marker, line style) of the bpe lines
 UNIT_STYLE = {"syllable": ("o", "-"), "jamo": ("s", "--"), "byte": ("^", ":")}
+#: colours of the pre-tokenizers of our BPE (in first-seen order), of the peers, of the baselines
+PRE_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+PEER_STYLES = (("#000000", "D"), ("#bcbd22", "P"), ("#7f7f7f", "X"), ("#e7298a", "*"), ("#1b9e77", "h"),
+               ("#7570b3", "v"), ("#d95f02", "p"), ("#66a61e", "<"))
+BASELINE_STYLES = (("#555555", "s"), ("#999999", "H"), ("#a6761d", "8"), ("#666666", "d"), ("#b15928", ">"),
+                   ("#333333", "p"), ("#80b1d3", "s"), ("#fb8072", "H"))
 #: a token drawn in this colour in the segmentation figure holds part of a character
 PARTIAL_COLOR, WHOLE_COLORS = "#f6c6a0", ("#dbe8f6", "#e4f1dc")
 
@@ -180,6 +186,55 @@ def _errors(group: pd.DataFrame, column: str) -> list[list[float]] | None:
             [max(b - v, 0.0) if b == b else 0.0 for v, b in zip(values, hi)]]
 
 
+def _styles(df: pd.DataFrame) -> dict[str, tuple[str, str, str]]:
+    """strategy -> (colour, marker, line style), the same in every plot of a frame: our BPE coloured by
+    pre-tokenizer with a marker and line style per unit, each peer and each baseline a colour and
+    marker of its own (dash-dot and dotted lines)."""
+    out: dict[str, tuple[str, str, str]] = {}
+    pre_colors: dict[str, str] = {}
+    peers = baselines = 0
+    for strategy, group in df.groupby("strategy", sort=False):
+        kind = str(group["kind"].iloc[0])
+        if kind == "peer":
+            color, marker = PEER_STYLES[peers % len(PEER_STYLES)]
+            out[str(strategy)] = (color, marker, "-.")
+            peers += 1
+        elif kind == "baseline":
+            color, marker = BASELINE_STYLES[baselines % len(BASELINE_STYLES)]
+            out[str(strategy)] = (color, marker, ":")
+            baselines += 1
+        else:
+            pre = str(group["pre_tokenizer"].iloc[0]) if "pre_tokenizer" in group.columns else ""
+            color = pre_colors.setdefault(pre, PRE_COLORS[len(pre_colors) % len(PRE_COLORS)])
+            marker, style = UNIT_STYLE.get(str(group["unit"].iloc[0]) if "unit" in group.columns else "", ("o", "-"))
+            out[str(strategy)] = (color, marker, style)
+    return out
+
+
+def _spread(values: Sequence[float], gap: float) -> list[float]:
+    """``values`` moved apart as little as needed so that neighbours are at least ``gap`` apart (the
+    order kept; a label layout that needs no search).
+
+    >>> _spread([1.0, 1.1, 5.0], 1.0)
+    [0.55, 1.55, 5.0]
+    """
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    placed = [float(values[i]) for i in order]
+    for _ in range(len(placed)):
+        moved = False
+        for k in range(1, len(placed)):
+            if placed[k] - placed[k - 1] < gap - 1e-12:
+                middle = (placed[k] + placed[k - 1]) / 2
+                placed[k - 1], placed[k] = middle - gap / 2, middle + gap / 2
+                moved = True
+        if not moved:
+            break
+    out = [0.0] * len(values)
+    for k, i in enumerate(order):
+        out[i] = round(placed[k], 9)
+    return out
+
+
 def _label(name: str, group: pd.DataFrame) -> str:
     """A strategy's label: ``†`` after a strategy that drops text."""
     drops = "drops_text" in group.columns and bool(group["drops_text"].any())
@@ -204,54 +259,49 @@ def _footnotes(df: pd.DataFrame) -> list[str]:
 
 def _write_footnotes(fig: Any, notes: list[str]) -> None:
     if notes:
-        fig.text(0.01, 0.005, "; ".join(notes), fontsize=7, color="#555555", va="bottom", wrap=True)
+        fig.text(0.01, 0.005, "\n".join(notes), fontsize=7, color="#555555", va="bottom", wrap=True)
+
+
+def _percent(ax: Any, axis: str) -> None:
+    """Show the fractions of ``axis`` (``"x"`` or ``"y"``) as percentages, as the tables do."""
+    formatter = matplotlib_ticker().FuncFormatter(lambda v, _: f"{v * 100:g}")
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(formatter)
 
 
 def _by_vocab(df: pd.DataFrame, column: str, *, ylabel: str, title: str,
               path: str | os.PathLike[str] | None) -> Any:
-    """``column`` against the vocabulary size: bpe and peer lines, baseline reference lines."""
+    """``column`` against the vocabulary size: bpe and peer lines, baseline reference lines labelled
+    at the right edge (labels moved apart when values are close, :func:`_spread`); a baseline far
+    off the others' range is named in a footnote instead."""
     _check(df, ("strategy", "kind", "pre_tokenizer", "unit", "vocab_size", column))
     rows = df[df[column].notna()]
     if rows.empty:
         raise ValueError(f"{column} is NaN in every row: there is nothing to plot")
+    styles = _styles(rows)
     with _figure_context(path) as plt:
         fig, ax = plt.subplots(figsize=(11, 6), dpi=110)
-        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-        pre_colors: dict[str, str] = {}
-        peer_k = 0
         for strategy, group in rows.groupby("strategy", sort=False):
             kind = group["kind"].iloc[0]
             if kind == "baseline":
                 continue
             group = group.sort_values("vocab_size")
-            xs, ys = _numeric(group["vocab_size"]), _numeric(group[column])
-            err = _errors(group, column)
-            if kind == "peer":
-                ax.errorbar(xs, ys, yerr=err, color="#444444", linestyle="-.", marker="DPXv*h"[peer_k % 6],
-                            markersize=6, linewidth=1.2, capsize=2, label=f"{strategy} (peer)")
-                peer_k += 1
-                continue
-            pre = str(group["pre_tokenizer"].iloc[0])
-            color = pre_colors.setdefault(pre, colors[len(pre_colors) % len(colors)])
-            marker, style = UNIT_STYLE.get(str(group["unit"].iloc[0]), ("o", "-"))
-            ax.errorbar(xs, ys, yerr=err, color=color, linestyle=style, marker=marker, markersize=5, linewidth=1.6,
-                        capsize=2, label=_label(str(strategy), group))
+            color, marker, style = styles[str(strategy)]
+            ax.errorbar(_numeric(group["vocab_size"]), _numeric(group[column]), yerr=_errors(group, column),
+                        color=color, linestyle=style, marker=marker, markersize=6 if kind == "peer" else 5,
+                        linewidth=1.2 if kind == "peer" else 1.6, capsize=2,
+                        label=f"{strategy} (peer)" if kind == "peer" else _label(str(strategy), group))
         sizes = sorted({int(v) for v in rows["vocab_size"]})
         baselines = rows[rows["kind"] == "baseline"].groupby("strategy", sort=False)[column].mean()
         swept = _numeric(rows.loc[rows["kind"] != "baseline", column])
         lo, hi = (min(swept), max(swept)) if swept else (min(baselines), max(baselines))
         reach = max(hi - lo, 0.1 * abs(hi), 1e-9)  # a baseline farther than this would squash the lines
-        off_scale = []
+        off_scale, shown = [], []
         for strategy, value in baselines.items():
             if not lo - reach <= value <= hi + reach:
                 off_scale.append(f"{strategy} {value:.3g}")
                 continue
-            ax.axhline(value, color="#999999", linestyle=(0, (1, 2)), linewidth=1.2)
-            ax.annotate(f"{strategy} {value:.3g}", xy=(1.0, value), xycoords=("axes fraction", "data"),
-                        xytext=(4, 0), textcoords="offset points", va="center", fontsize=8, color="#555555")
-        if off_scale:
-            ax.text(0.01, 0.98, "off the scale: " + ", ".join(off_scale), transform=ax.transAxes, va="top",
-                    fontsize=8, color="#555555")
+            shown.append((str(strategy), float(value)))
+            ax.axhline(value, color=styles[str(strategy)][0], linestyle=(0, (1, 2)), linewidth=1.2)
         if len(sizes) > 1:
             ax.set_xscale("log", base=2)
         ax.set_xticks(sizes, [f"{s:,}" for s in sizes])
@@ -260,11 +310,23 @@ def _by_vocab(df: pd.DataFrame, column: str, *, ylabel: str, title: str,
         ax.set_ylabel(ylabel)
         ax.set_title(title)
         ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.17, 1.0), frameon=False,
+        if ax.get_legend_handles_labels()[0]:  # right of the baselines' names (about 0.0075 of the axes a letter)
+            right = 1.03 + 0.0075 * max((len(f"{n} {v:.3g}") for n, v in shown), default=0)
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(right, 1.0), frameon=False,
                       title="BPE: colour = pre-tokenizer, marker = unit", title_fontsize=8)
         notes = _footnotes(rows)
-        fig.tight_layout(rect=(0, 0.04 if notes else 0, 1, 1))
+        if off_scale:
+            notes.insert(0, "baselines off the scale: " + ", ".join(off_scale))
+        fig.tight_layout(rect=(0, 0.02 + 0.018 * len(notes) if notes else 0, 1, 1))
+        if shown:  # the baselines' names at the right edge, apart from each other
+            y0, y1 = ax.get_ylim()
+            gap = (y1 - y0) * 11 / (ax.bbox.height / fig.dpi * 72)  # 11 points in data units
+            for (strategy, value), y in zip(shown, _spread([v for _, v in shown], gap)):
+                ax.annotate(f"{strategy} {value:.3g}", xy=(1.0, value), xycoords=("axes fraction", "data"),
+                            xytext=(1.01, y), textcoords=("axes fraction", "data"), va="center", fontsize=8,
+                            color=styles[strategy][0], annotation_clip=False,
+                            arrowprops={"arrowstyle": "-", "color": "#bbbbbb", "linewidth": 0.6,
+                                        "shrinkA": 0, "shrinkB": 0} if abs(y - value) > gap / 4 else None)
         _write_footnotes(fig, notes)
         return _finish(fig, path, plt)
 
@@ -282,53 +344,79 @@ def plot_renyi(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> 
 
 
 def plot_tradeoff(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> Any:
-    """Morpheme-boundary F1 against tokens per 어절, one labelled point per row (the trade-off:
-    up and to the left is better); the rows of one strategy are joined in vocabulary order."""
+    """Morpheme-boundary F1 (percent) against tokens per 어절, a point per row (the trade-off: up and
+    to the left is better); the rows of one strategy joined in vocabulary order, the largest size
+    the larger point.  The axes hold our BPE and the peers (the cluster) and the baselines near it; a
+    baseline far outside is named in a footnote ("off the scale").  Each strategy has its colour
+    and marker (:func:`_styles`) in the legend, and its name beside its largest size's point, placed
+    by adjustText; a name that cannot be placed without overlapping another is left to the legend."""
     _check(df, ("strategy", "kind", "vocab_size", "tokens_per_word", "morph_f1", "self_graded", "gold"))
     rows = df[df["morph_f1"].notna() & df["tokens_per_word"].notna()]
     if rows.empty:
         raise ValueError("morph_f1 is NaN in every row (no gold analyzer?): there is nothing to plot")
     gold = ", ".join(sorted({str(g) for g in rows["gold"] if isinstance(g, str) and g}))
+    shown, off_scale = _zoom(rows)
+    styles = _styles(rows)
     with _figure_context(path) as plt:
         fig, ax = plt.subplots(figsize=(11, 6.5), dpi=110)
-        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-        kind_marker = {"bpe": "o", "peer": "D", "baseline": "s"}
-        names: list[tuple[str, float, float, str]] = []  # strategy name, at its largest vocabulary's point
-        for k, (strategy, group) in enumerate(rows.groupby("strategy", sort=False)):
+        names: list[tuple[str, float, float, str]] = []  # label, at its largest vocabulary's point, colour
+        for strategy, group in shown.groupby("strategy", sort=False):
             group = group.sort_values("vocab_size")
-            color = colors[k % len(colors)]
+            color, marker, _ = styles[str(strategy)]
             xs, ys = _numeric(group["tokens_per_word"]), _numeric(group["morph_f1"])
             if len(group) > 1:
                 ax.plot(xs, ys, color=color, linewidth=0.8, alpha=0.6)
-            marker = kind_marker.get(str(group["kind"].iloc[0]), "o")
             xerr, yerr = _errors(group, "tokens_per_word"), _errors(group, "morph_f1")
             if xerr is not None or yerr is not None:
-                ax.errorbar(xs, ys, xerr=xerr, yerr=yerr, fmt="none", ecolor=color, elinewidth=0.8, alpha=0.7,
+                ax.errorbar(xs, ys, xerr=xerr, yerr=yerr, fmt="none", ecolor=color, elinewidth=0.8, alpha=0.6,
                             capsize=1.5, zorder=2)
-            seen: set[tuple[float, float]] = set()
-            for x, y, own, size in zip(xs, ys, group["self_graded"], group["vocab_size"]):
-                ax.scatter([x], [y], marker=marker, s=42, color=color, facecolors="none" if bool(own) else color,
-                           linewidths=1.4, zorder=3)
-                sweep = len(group) > 1 and group["kind"].iloc[0] != "baseline"  # baselines: one value per size
-                if sweep and (x, y) not in seen:  # the size below each point of a sweep
-                    ax.annotate(f"{int(size) // 1000}k" if size >= 1000 else str(int(size)), (x, y),
-                                xytext=(0, -10), textcoords="offset points", fontsize=6, color="#777777",
-                                ha="center")
-                seen.add((x, y))
-            right = max(range(len(xs)), key=lambda i: xs[i])
-            names.append((_label(str(strategy), group), xs[right], ys[right], color))
+            own = bool(group["self_graded"].any())
+            sizes = [22 + 30 * k / max(len(xs) - 1, 1) for k in range(len(xs))]  # the largest size the largest
+            ax.scatter(xs, ys, marker=marker, s=sizes, color=color, facecolors="none" if own else color,
+                       linewidths=1.3, zorder=3, label=_label(str(strategy), group) + (" ‡" if own else ""))
+            names.append((_label(str(strategy), group), xs[-1], ys[-1], color))
         ax.set_xscale("log", base=2)
+        low, high = ax.get_xlim()
+        ax.set_xticks([v for v in (1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 8, 10, 12, 16, 24, 32)
+                       if low <= v <= high] or [low, high])
+        ax.set_xlim(low, high)
         ax.xaxis.set_major_formatter(matplotlib_ticker().FormatStrFormatter("%g"))
+        ax.minorticks_off()
+        _percent(ax, "y")
         ax.set_xlabel("tokens per 어절 (log scale; lower = shorter sequences)")
-        ax.set_ylabel(f"morpheme-boundary F1 against {gold or 'the gold analyzer'}")
-        ax.set_title("형태소 경계 F1 vs 토큰 수: circles BPE, diamonds peers, squares baselines; "
-                     "hollow = graded by its own analyzer", fontsize=10)
+        ax.set_ylabel(f"morpheme-boundary F1 (%) against {gold or 'the gold analyzer'}")
+        ax.set_title("형태소 경계 F1 vs 토큰 수 (up and to the left is better)", fontsize=10)
         ax.grid(alpha=0.3)
+        ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, markerscale=0.8,
+                  title="hollow, ‡: graded by its own analyzer;\nlines join the sizes, larger = larger vocabulary",
+                  title_fontsize=7.5, alignment="left")
         notes = _footnotes(rows)
-        fig.tight_layout(rect=(0, 0.04 if notes else 0, 1, 1))
+        if off_scale:
+            notes.insert(0, "off the scale (not drawn): " + ", ".join(off_scale))
+        fig.tight_layout(rect=(0, 0.02 + 0.018 * len(notes) if notes else 0, 1, 1))
         _write_footnotes(fig, notes)
         _place_labels(fig, ax, names)
         return _finish(fig, path, plt)
+
+
+def _zoom(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """(the rows the trade-off plot draws, the names and values of those it leaves off the scale):
+    everything within the range of the bpe and peer rows widened by half its size on each side
+    (tokens per 어절 on a log scale); all rows when there are no bpe or peer rows."""
+    swept = rows[rows["kind"] != "baseline"]
+    if swept.empty:
+        return rows, []
+    x = [math.log2(v) for v in _numeric(swept["tokens_per_word"])]
+    y = _numeric(swept["morph_f1"])
+    x_reach, y_reach = max(max(x) - min(x), 0.1) / 2, max(max(y) - min(y), 0.02) / 2
+    keep, off = [], {}
+    for (_, row), tpw, f1 in zip(rows.iterrows(), _numeric(rows["tokens_per_word"]), _numeric(rows["morph_f1"])):
+        inside = (min(x) - x_reach <= math.log2(tpw) <= max(x) + x_reach if tpw > 0 else False) and \
+            min(y) - y_reach <= f1 <= max(y) + y_reach
+        keep.append(inside or row["kind"] != "baseline")
+        if not keep[-1]:
+            off.setdefault(str(row["strategy"]), f"{row['strategy']} ({tpw:.3g} tokens/어절, F1 {f1 * 100:.1f}%)")
+    return rows[keep], list(off.values())
 
 
 def matplotlib_ticker() -> Any:
@@ -337,26 +425,40 @@ def matplotlib_ticker() -> Any:
     return matplotlib.ticker
 
 
-def _place_labels(fig: Any, ax: Any, names: Sequence[tuple[str, float, float, str]]) -> None:
-    """Write each name beside its point at the first of a few offsets where it stays inside the axes
-    and overlaps no point and no label placed before it (in the given order; the last offset when
-    every one fails)."""
-    from matplotlib.transforms import Bbox
+def _place_labels(fig: Any, ax: Any, names: Sequence[tuple[str, float, float, str]]) -> list[Any]:
+    """Write each name beside its point, the positions found by adjustText (away from the points and
+    each other, inside the axes); a name still overlapping another name afterwards is removed (the
+    legend names every strategy).  Returns the texts kept."""
+    from .._optional import require
 
+    adjust_text = require("adjustText", purpose="the trade-off plot's labels").adjust_text
+    texts = [ax.text(x, y, name, fontsize=7.5, color=color, ha="left", va="center") for name, x, y, color in names]
+    if not texts:
+        return []
+    xs = [x for c in ax.collections for x, _ in c.get_offsets()]
+    ys = [y for c in ax.collections for _, y in c.get_offsets()]
+    # iter_lim, not adjustText's default time limit of 1 s: the same layout on a busy machine as on an idle one
+    _, arrows = adjust_text(texts, x=xs, y=ys, ax=ax, expand=(1.15, 1.4), ensure_inside_axes=True, max_move=None,
+                            iter_lim=120,
+                            arrowprops={"arrowstyle": "-", "color": "#aaaaaa", "lw": 0.5})
     renderer = fig.canvas.get_renderer()
-    points = [ax.transData.transform((x, y)) for c in ax.collections for x, y in c.get_offsets()]
-    placed: list[Any] = [Bbox.from_extents(px - 5, py - 5, px + 5, py + 5) for px, py in points]
-    offsets = ((6, 2), (6, -12), (6, 12), (-6, 2), (-6, -12), (-6, 12), (6, 22), (6, -22), (-6, 22), (-6, -22))
-    for name, x, y, color in names:
-        for dx, dy in offsets:
-            text = ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=7.5,
-                               color=color, ha="left" if dx > 0 else "right", va="center")
-            box = text.get_window_extent(renderer)
-            inside = ax.bbox.x0 <= box.x0 and box.x1 <= ax.bbox.x1 and ax.bbox.y0 <= box.y0 and box.y1 <= ax.bbox.y1
-            if (inside and not any(box.overlaps(other) for other in placed)) or (dx, dy) == offsets[-1]:
-                placed.append(box)
-                break
+    kept: list[Any] = []
+    boxes: list[Any] = []
+    removed: list[Any] = []
+    for text in texts:
+        box = text.get_window_extent(renderer)
+        if any(box.overlaps(other) for other in boxes):
             text.remove()
+            removed.append(text)
+            continue
+        kept.append(text)
+        boxes.append(box)
+    for arrow in arrows:  # an arrow leads from its text (patchA): it goes with a removed text
+        patch = getattr(arrow, "arrow_patch", arrow)
+        if any(getattr(patch, "patchA", None) is text for text in removed):
+            arrow.remove()
+    return kept
+
 
 def has_probe(df: pd.DataFrame) -> bool:
     """True when ``df`` has a ``probe_accuracy`` that is not NaN everywhere (labels were given)."""
@@ -386,7 +488,8 @@ def plot_probe(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> 
                         color=colors[k % len(colors)], label=f"vocab {size:,}", zorder=3)
         labels = {s: _label(str(s), rows[rows["strategy"] == s]) for s in order.index}
         ax.set_yticks(range(len(order)), [labels[s] for s in order.index], fontsize=8)
-        ax.set_xlabel("held-out accuracy of a bag-of-tokens logistic regression")
+        _percent(ax, "x")
+        ax.set_xlabel("held-out accuracy (%) of a bag-of-tokens logistic regression")
         ax.set_title("감성 분류 probe: accuracy per strategy (not a fine-tuned model)", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         # outside the axes: a legend inside would sit on a point and read as one
@@ -404,8 +507,11 @@ def plot_probe(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> 
 def plot_token_lengths(lengths: Mapping[str, Sequence[int] | Counter[int]],
                        path: str | os.PathLike[str] | None = None, *, max_length: int = 10) -> Any:
     """One histogram per strategy of its tokens' lengths in characters (a ``Counter`` length ->
-    count, or the lengths themselves): the share of tokens of each length, lengths from
-    ``max_length`` on pooled in the last bar (``10+``)."""
+    count, or the lengths themselves): the share of tokens of each length (percent), lengths from
+    ``max_length`` on pooled in the last bar (``10+``), and the mean length.  The mean is over the
+    tokens' own characters (:func:`korean_bpe.compare.report.token_lengths`: the space a ``▁``
+    stands for not counted, a character split between tokens counted in each), so it is not the
+    table's ``chars_per_token`` (every held-out character, spaces included, over the tokens)."""
     if not lengths:
         raise ValueError("lengths is empty: give {strategy: token lengths or Counter}")
     if max_length < 1:
@@ -430,16 +536,18 @@ def plot_token_lengths(lengths: Mapping[str, Sequence[int] | Counter[int]],
             mean = sum(n * v for n, v in c.items()) / total
             ax.bar(bins, shares, width=0.85, color="#4c72b0")
             ax.set_title(f"{name}  (mean {mean:.2f})", fontsize=9)
+            _percent(ax, "y")
             ax.grid(axis="y", alpha=0.3)
         for ax in list(axes.flat)[len(counts):]:
             ax.set_visible(False)
         for ax in axes[-1]:
             ax.set_xticks(bins, [str(b) if b < max_length else f"{b}+" for b in bins], fontsize=7)
         for ax in axes[:, 0]:
-            ax.set_ylabel("share of tokens", fontsize=8)
-        fig.suptitle("토큰 길이: characters per token on held-out text (0 = a lone ▁ or special token)",
-                     fontsize=10)
-        fig.tight_layout()
+            ax.set_ylabel("tokens (%)", fontsize=8)
+        fig.suptitle("토큰 길이: each token's characters on held-out text (0 = white space alone or a special "
+                     "token; the space a ▁ stands for not counted, so the mean is not the table's chars/token)",
+                     fontsize=9, wrap=True)
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_figheight()))
         return _finish(fig, path, plt)
 
 
@@ -480,7 +588,7 @@ def _is_partial(token: str) -> bool:
     shown as U+FFFD / ``<0x..>``."""
     from ..jamo import compose
 
-    return any(0x1100 <= ord(ch) <= 0x11FF for ch in compose(token)) or "\ufffd" in token or token.startswith("<0x")
+    return any(0x1100 <= ord(ch) <= 0x11FF for ch in compose(token)) or "\ufffd" in token or "<0x" in token
 
 
 @lru_cache(maxsize=1)

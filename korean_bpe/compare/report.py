@@ -35,7 +35,6 @@ ValueError: the output directory ... is a file: give a directory (it is created 
 from __future__ import annotations
 
 import base64
-import html
 import math
 import os
 import platform
@@ -75,11 +74,16 @@ VERSIONED = ("korean_bpe", "pandas", "numpy", "matplotlib", "koreanize-matplotli
 PLOTS = (
     ("tokens_per_word.png", "Tokens per 어절 against vocabulary size",
      "Lower is shorter. Our BPE: colour = pre-tokenizer, marker = unit; peers dash-dotted; baselines "
-     "(no vocabulary sweep) as grey reference lines."),
+     "(no vocabulary sweep) as dotted reference lines, named at the right (a baseline far off is named in "
+     "the footnote)."),
     ("tradeoff.png", "Morpheme-boundary F1 against tokens per 어절",
-     "Up and to the left is better. Hollow points are graded by their own analyzer."),
+     "Up and to the left is better. The axes hold our BPE and the peers; a baseline far off is named in the "
+     "footnote. Hollow points (‡) are graded by their own analyzer; a line joins a strategy's sizes, the "
+     "larger point the larger vocabulary."),
     ("renyi.png", "Rényi efficiency against vocabulary size", "How evenly the vocabulary is used (α = 2.5)."),
-    ("token_lengths.png", "Token lengths", "Characters per token on held-out text, per strategy."),
+    ("token_lengths.png", "Token lengths", "Each token's characters on held-out text, per strategy. The mean "
+     "counts a token's own characters (not the space a ▁ stands for; a character split between tokens in each), "
+     "so it differs from the table's chars/token, all held-out characters over all tokens."),
     ("probe.png", "Probe accuracy", "A bag-of-tokens logistic regression on the labels, per strategy."),
     ("segmentation.png", "Segmentation examples",
      "Held-out sentences as each strategy cuts them; jamo composed back to syllables for reading."),
@@ -340,7 +344,7 @@ def write_report(
         "command": command_text, "versions": dict(versions) if versions is not None else package_versions(),
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "sentences": list(sentences), "examples": dict(examples or {}),
-        "main": main_view(df, alpha=1 - confidence), "config": dict(config or {}),
+        "main": main_view(df, alpha=1 - confidence), "settings": _settings(config or {}),
         "legend": _legend(df, confidence, (config or {}).get("resamples")),
     }
     atomic_write_text(out / "report.md", _render_markdown(context), errors="backslashreplace")
@@ -400,8 +404,8 @@ def _render_markdown(c: Mapping[str, Any]) -> str:
     parts += ["", "## Notes", ""]
     parts += [f"- {_code_span(n)}" for n in c["notes"]] or ["- none: every strategy ran"]
     parts += ["", "## How this was made", "", _fenced(c["command"], info="sh"), ""]
-    if c["config"]:
-        parts += [_markdown_table(["setting", "value"], [[k, _setting(v)] for k, v in c["config"].items()]), ""]
+    if c["settings"]:
+        parts += [_markdown_table(["setting", "value"], [[k, _setting(v)] for k, v in c["settings"]]), ""]
     parts += [_markdown_table(["package", "version"], sorted(c["versions"].items(), key=lambda kv: kv[0] != "python")), ""]
     return "\n".join(parts)
 
@@ -444,6 +448,12 @@ def _code_span(text: Any) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
+def _settings(config: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The configuration as the reports list it: what did not take part in the run left out (the
+    probe's sample size without labels)."""
+    return [(k, v) for k, v in config.items() if not (k == "probe_train_docs" and config.get("labels") is False)]
+
+
 def _setting(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(f"{v:,}" if isinstance(v, int) else str(v) for v in value)
@@ -451,34 +461,46 @@ def _setting(value: Any) -> str:
 
 
 def _legend(df: pd.DataFrame, confidence: float, resamples: Any) -> str:
-    """What the main view shows: units, intervals, marks."""
+    """What the main view shows: units, intervals, tests and marks (:data:`korean_bpe.compare.table.MARKS`)."""
+    from . import stats
+    from .table import MARKS, metrics_tested
+
     text = "Measured on the held-out documents; rates in percent."
-    if any(c.endswith("_ci_low") for c in df.columns):
+    drawn = any(c.endswith("_ci_low") and df[c].notna().any() for c in df.columns)
+    if drawn:
         many = f"{resamples:,} " if isinstance(resamples, int) else ""
         text += (f" Intervals: {confidence:.0%} bootstrap percentile intervals over {many}resamples of the held-out "
-                 "documents.")
+                 "documents (Rényi efficiency: of its first-order expansion).")
+    else:
+        text += " No intervals (no resamples, or too few held-out documents: see the notes)."
     alpha = 1 - confidence
-    text += (f" Marks: ~ after a value, not significantly different from the row's reference (column reference: "
-             f"whitespace BPE of the row's unit and size unless chosen; p >= {alpha:g}: paired bootstrap on the same "
-             "resamples, McNemar's exact test for the probe); † after a name, the row drops text (analysis mode drops 조사, punctuation and "
-             "foreign words), so its counts leave out what it dropped: not comparable with the rows that keep "
-             "everything; * after mF1, graded by its own analyzer; (≡ X) after a name, the same ids as X on every "
-             "held-out document, so the same row. The definitions are below; every column with full precision is "
-             "in table.csv.")
-    return text
+    if metrics_tested(df):
+        floor = f", never below 2/(resamples + 1) = {stats.p_floor(resamples):.2g}" if isinstance(resamples, int) \
+            and resamples else ""
+        text += (f" Tests: each row against its reference at the same size (column reference), p-values from a "
+                 f"paired bootstrap on the same resamples{floor} (McNemar's exact test for the probe), "
+                 f"Holm-corrected over the rows of each metric (columns *_p_holm; the raw p in *_p); significant "
+                 f"below {alpha:g}.")
+    else:
+        text += " No tests."
+    marks = "; ".join(f"{mark} {meaning.format(alpha=alpha)}" for mark, meaning in MARKS.items())
+    return (text + f" Marks: {marks}; (≡ X) after a name, the same ids as X on every held-out document, so the same "
+            "row. The definitions are below; every column with full precision is in table.csv.")
 
 
 def main_view(df: pd.DataFrame, *, alpha: float = 0.05) -> dict[str, Any]:
     """The report's main table: the columns of :data:`korean_bpe.compare.columns.TABLE` with a
     short header, the values in their reports' format with the marks of
-    :data:`korean_bpe.compare.table.MARKS`; and, when the frame has intervals, a second table of
-    them (``low–high``).  A frame without the statistics or marking columns gets no marks."""
-    from .table import name_marks, not_significant
+    :data:`korean_bpe.compare.table.MARKS` (``row_classes``: ``"ref"`` for a reference row); and,
+    when the frame has intervals, a second table of them (``low–high``).  A frame without the
+    statistics or marking columns gets no marks."""
+    from .table import metrics_tested, name_marks, value_marks
 
     shown = [c for c in columns.TABLE if c.header and c.name in df.columns]
     with_ci = [c for c in shown if c.interval and f"{c.name}_ci_low" in df.columns
                and df[f"{c.name}_ci_low"].notna().any()]
-    rows, intervals = [], []
+    tested = metrics_tested(df)
+    rows, intervals, classes = [], [], []
     for row in df.to_dict("records"):
         line = []
         for c in shown:
@@ -490,10 +512,10 @@ def main_view(df: pd.DataFrame, *, alpha: float = 0.05) -> dict[str, Any]:
             if c.scale != 1.0 and text != _NA:  # the header's unit (kdoc/s)
                 text = c.shown(row[c.name], short=True)
             if text != _NA:
-                text += ("*" if c.name == "morph_f1" and row.get("self_graded") else "") + \
-                    ("~" if c.interval and not_significant(row, c.name, alpha) else "")
+                text += value_marks(row, c, alpha, tested=c.name in tested)
             line.append(text)
         rows.append(line)
+        classes.append("ref" if row.get("reference") == row["strategy"] else "")
         if with_ci:
             bounds = [(row[f"{c.name}_ci_low"], row[f"{c.name}_ci_high"]) for c in with_ci]
             intervals.append([line[0], _cell("vocab_size", row["vocab_size"]),
@@ -501,7 +523,7 @@ def main_view(df: pd.DataFrame, *, alpha: float = 0.05) -> dict[str, Any]:
                                 f"{columns.cell(c.name, hi, percent_sign=False)}"
                                 for c, (lo, hi) in zip(with_ci, bounds))])
     return {"headers": [c.header for c in shown], "rows": rows, "right": [c.name != "strategy" for c in shown],
-            "names": [c.name for c in shown], "intervals": intervals,
+            "names": [c.name for c in shown], "intervals": intervals, "row_classes": classes,
             "interval_headers": ["strategy", "vocab", *(c.header for c in with_ci)],
             "interval_right": [False] + [True] * (1 + len(with_ci)), "interval_names": [c.name for c in with_ci]}
 
@@ -511,22 +533,31 @@ def _isnan(value: Any) -> bool:
 
 
 _STYLE = """
+*{box-sizing:border-box}html{-webkit-text-size-adjust:100%}
 body{font-family:system-ui,"korean_bpe Nanum","Noto Sans KR","Apple SD Gothic Neo","Malgun Gothic","NanumGothic",sans-serif;
-margin:2em auto;max-width:1400px;padding:0 1em;color:#222;line-height:1.45}
+margin:2em auto;max-width:1400px;padding:0 1em;color:#222;line-height:1.45;overflow-wrap:anywhere}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.8em}
 table{border-collapse:collapse;font-size:.82em}th,td{border:1px solid #ddd;padding:.25em .5em}
 th{background:#f3f5f8;position:sticky;top:0}table.sortable th{cursor:pointer;user-select:none}
 table.sortable th:after{content:" \\2195";color:#aaa}td{white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.wide{overflow-x:auto;max-height:80vh}tbody tr:nth-child(even){background:#fafbfc}
+.wide{overflow-x:auto;max-width:100%}.wide.tall{max-height:80vh;overflow-y:auto}th,td{overflow-wrap:normal}
+th{white-space:nowrap}
+tbody tr:nth-child(even){background:#fafbfc}tr.ref td{background:#fff8e1}
 table.main td:first-child,table.main th:first-child{position:sticky;left:0;background:#fff;z-index:1}
+table.main tr.ref td:first-child{background:#fff8e1}
 table.main th:first-child{background:#f3f5f8;z-index:2}td small{color:#666;font-size:.8em}
+table.settings td{white-space:normal}
 details summary{cursor:pointer;margin:1em 0 .5em}
-img{max-width:100%;border:1px solid #eee}figure{margin:1.2em 0}figcaption{color:#555;font-size:.9em}
+.plot{overflow-x:auto;max-width:100%}.plot img{max-width:100%;border:1px solid #eee;cursor:zoom-in;display:block}
+.plot.zoomed img{max-width:none;cursor:zoom-out}figure{margin:1.2em 0}figcaption{color:#555;font-size:.9em}
+.hint{color:#555;font-size:.9em}
 dl dt{font-family:monospace;font-weight:bold;margin-top:.5em}dl dd{margin-left:1.5em}
-pre,code,.cut td{font-family:"korean_bpe Nanum",ui-monospace,monospace}pre{background:#f6f8fa;padding:.8em;overflow-x:auto}
+pre,code,.cut td{font-family:"korean_bpe Nanum",ui-monospace,monospace}pre{background:#f6f8fa;padding:.8em;overflow-x:auto;
+white-space:pre-wrap}
 """
 
-_SORT_JS = """
+#: the page's script: sortable tables (click a header), plots shown at full size on a click
+_SCRIPT = """
 document.querySelectorAll("table.sortable").forEach(function (table) {
   table.querySelectorAll("thead th").forEach(function (th, col) {
     th.addEventListener("click", function () {
@@ -542,80 +573,32 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
     });
   });
 });
+document.querySelectorAll(".plot img").forEach(function (img) {
+  img.addEventListener("click", function () { img.parentNode.classList.toggle("zoomed"); });
+});
 """
 
 
 def _render_html(c: Mapping[str, Any], out: Path) -> str:
-    e = html.escape
-    import pandas as pd
+    """report.html from the template ``templates/report.html.j2`` (Jinja2, autoescaped: every value is
+    text), the Hangul font subset of what the page shows embedded."""
+    from markupsafe import Markup
 
-    # the cells already formatted (pandas' formatters skip boolean columns), escaped by to_html
-    shown = pd.DataFrame(c["cells"], columns=c["columns"])
-    full = shown.to_html(index=False, border=0, classes="sortable", table_id="all-columns", justify="left")
-    full = _mark_numeric(full, c["numeric"])
-    body = [f"<h1>{e(c['title'])}</h1>",
-            f"<p>Generated {e(c['generated'])} by korean_bpe {e(c['versions'].get('korean_bpe', '?'))}. "
-            "This page is self-contained: images are embedded, nothing is loaded from the network.</p>",
-            "<h2>Corpus</h2><ul>"]
-    body += [f"<li><b>{e(k)}</b>: {e(v)}</li>" for k, v in c["corpus"]]
-    body += ["</ul>", "<h2>Table</h2>", f"<p>{e(c['legend'])} Click a column header to sort.</p>",
-             f'<div class="wide">{_main_table_html(c["main"])}</div>',
-             "<details><summary>All columns (as in <code>table.csv</code>)</summary>",
-             f'<div class="wide">{full}</div></details>', "<h2>Plots</h2>"]
+    from .._optional import require
+
+    jinja2 = require("jinja2", purpose="report.html")
+    env = jinja2.Environment(loader=jinja2.PackageLoader("korean_bpe.compare", "templates"),
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     captions = {name: (t, cap) for name, t, cap in PLOTS}
-    for name in c["pngs"]:
-        t, cap = captions.get(name, (name, ""))
-        data = base64.b64encode((out / name).read_bytes()).decode("ascii")
-        body.append(f'<figure id="{e(name)}"><h3>{e(t)}</h3><img alt="{e(t)}" src="data:image/png;base64,{data}">'
-                    f"<figcaption>{e(cap)}</figcaption></figure>")
-    if c["skipped"]:
-        body += ["<p>Not drawn:</p><ul>"] + [f"<li>{e(s)}</li>" for s in c["skipped"]] + ["</ul>"]
-    if c["examples"]:
-        body += ["<h2>Segmentation examples</h2>",
-                 "<p>Tokens separated by <code>|</code>, jamo composed back to syllables; <code>▁</code> marks "
-                 "the start of a word. (The same as text, to copy.)</p>"]
-        for i, sentence in enumerate(c["sentences"]):
-            body.append(f"<h3>{i + 1}. {e(sentence)}</h3><table class=\"cut\"><tbody>")
-            body += [f"<tr><th>{e(name)}</th><td>{len(cuts[i])}</td><td>{e(_readable_cut(cuts[i]))}</td></tr>"
-                     for name, cuts in c["examples"].items()]
-            body.append("</tbody></table>")
-    body += ["<h2>Columns</h2><dl>"]
-    body += [f"<dt>{e(col)}</dt><dd>{e(DEFINITIONS.get(col, '(not a column of korean_bpe.compare.compare)'))}</dd>"
-             for col in c["columns"]]
-    body += ["</dl>", "<h2>Notes</h2><ul>"]
-    body += [f"<li>{e(n)}</li>" for n in c["notes"]] or ["<li>none: every strategy ran</li>"]
-    body += ["</ul>", "<h2>How this was made</h2>", f"<pre>{e(c['command'])}</pre>"]
-    if c["config"]:
-        body += ["<table><tbody>"] + [f"<tr><th>{e(k)}</th><td>{e(_setting(v))}</td></tr>"
-                                      for k, v in c["config"].items()] + ["</tbody></table>", "<p></p>"]
-    body += ["<table><tbody>"]
-    body += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in c["versions"].items()]
-    body += ["</tbody></table>"]
-    text = "\n".join(body)
-    return ("<!DOCTYPE html>\n<html lang=\"ko\"><head><meta charset=\"utf-8\">"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{e(c['title'])}</title>"
-            f"<style>{_font_face(text)}{_STYLE}</style></head><body>\n" + text +
-            f"\n<script>{_SORT_JS}</script>\n</body></html>\n")
-
-
-def _main_table_html(main: Mapping[str, Any]) -> str:
-    """The main view as a sortable HTML table (``id="comparison"``), each value's interval on a
-    second line of its cell, the strategy column sticky."""
-    e = html.escape
-    bounds = {name: k for k, name in enumerate(main["interval_names"])}
-    head = "".join(f"<th>{e(h)}</th>" for h in main["headers"])
-    lines = []
-    for r, row in enumerate(main["rows"]):
-        cells = []
-        for name, right, text in zip(main["names"], main["right"], row):
-            extra = ""
-            if name in bounds and main["intervals"]:
-                ci = main["intervals"][r][2 + bounds[name]]
-                extra = "" if ci == _NA else f"<br><small>{e(ci)}</small>"
-            cells.append(f'<td class="num">{e(text)}{extra}</td>' if right else f"<td>{e(text)}</td>")
-        lines.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<table class="sortable main" id="comparison"><thead><tr>{head}</tr></thead><tbody>'
-            + "".join(lines) + "</tbody></table>")
+    plots = [{"name": name, "title": captions.get(name, (name, ""))[0], "caption": captions.get(name, (name, ""))[1],
+              "data": base64.b64encode((out / name).read_bytes()).decode("ascii")} for name in c["pngs"]]
+    context = {**c, "plots": plots, "na": _NA, "definitions": DEFINITIONS, "readable": _readable_cut,
+               "settings": [(k, _setting(v)) for k, v in c["settings"]],
+               "style": Markup(_STYLE), "script": Markup(_SCRIPT), "font_face": Markup("")}
+    template = env.get_template("report.html.j2")
+    page = template.render(context)
+    context["font_face"] = Markup(_font_face(page))
+    return template.render(context)
 
 
 def _font_face(text: str) -> str:
@@ -646,14 +629,3 @@ def _font_face(text: str) -> str:
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return ("@font-face{font-family:\"korean_bpe Nanum\";unicode-range:U+1100-11FF,U+3131-318E,U+AC00-D7A3;"
             f"src:url(data:font/ttf;base64,{data}) format(\"truetype\")}}")
-
-
-def _mark_numeric(table: str, numeric: Sequence[bool]) -> str:
-    """Give the cells of numeric columns ``class="num"`` (right-aligned) in pandas' HTML table."""
-    head, sep, rest = table.partition("<tbody>")
-    rows = rest.split("<tr>")
-    for k, row in enumerate(rows[1:], 1):
-        cells = row.split("<td>")
-        rows[k] = cells[0] + "".join(("<td class=\"num\">" if numeric[j] else "<td>") + cell
-                                     for j, cell in enumerate(cells[1:]))
-    return head + sep + "<tr>".join(rows)

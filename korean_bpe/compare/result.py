@@ -31,30 +31,45 @@ MAX_SEED = 2**32 - 1
 class Statistics:
     """The intervals and the paired comparison of :func:`~korean_bpe.compare.compare`.
 
-    ``resamples``: bootstrap resamples of the held-out documents (0: no intervals, no p-values);
+    ``resamples``: bootstrap resamples of the held-out documents (0: no intervals, no bootstrap
+    p-values; else at least :func:`~korean_bpe.compare.stats.min_resamples` of ``confidence``, 200
+    for 95%: fewer leave values outside their own interval; None, the default: 1,000, or more where
+    the run's rows need them, :func:`~korean_bpe.compare.stats.enough_resamples`);
     ``confidence``: coverage of the percentile intervals, and ``1 - confidence`` the level below
     which a p-value counts as significant (the reports mark the others); ``reference``: the strategy
     every row is compared with at its vocabulary size, or None for the default (whitespace BPE of
     the row's unit, :func:`korean_bpe.compare.assemble.default_reference`).  The resamples are
-    drawn with ``compare``'s ``seed``.
+    drawn with ``compare``'s ``seed``.  Below :data:`~korean_bpe.compare.stats.MIN_DOCUMENTS`
+    held-out documents ``compare`` gives no intervals and no bootstrap p-values, with a note
+    (:meth:`for_run` settles both before any work).
 
     >>> Statistics(resamples=200).alpha
     0.05...
+    >>> Statistics(resamples=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: resamples=1 is too few for 95% intervals: give at least 200 (each tail beyond the interval then holds 5 resamples or more), or 0 for no intervals
     >>> Statistics(confidence=95)
     Traceback (most recent call last):
     ...
     ValueError: confidence must be between 0 and 1 (0.95 for 95% intervals), got 95
     """
 
-    resamples: int = stats.RESAMPLES
+    resamples: int | None = None
     confidence: float = stats.CONFIDENCE
     reference: str | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.resamples, bool) or not isinstance(self.resamples, int) or not 0 <= self.resamples <= MAX_RESAMPLES:
-            raise ValueError(f"resamples must be an int from 0 (no intervals) to {MAX_RESAMPLES:,}, got {self.resamples!r}")
+        if self.resamples is not None and (isinstance(self.resamples, bool) or not isinstance(self.resamples, int)
+                                           or not 0 <= self.resamples <= MAX_RESAMPLES):
+            raise ValueError(f"resamples must be an int from 0 (no intervals) to {MAX_RESAMPLES:,}, or None (enough "
+                             f"for the run), got {self.resamples!r}")
         if not isinstance(self.confidence, (int, float)) or not 0 < self.confidence < 1:
             raise ValueError(f"confidence must be between 0 and 1 (0.95 for 95% intervals), got {self.confidence!r}")
+        if self.resamples and self.resamples < stats.min_resamples(self.confidence):
+            raise ValueError(f"resamples={self.resamples} is too few for {self.confidence * 100:g}% intervals: give at "
+                             f"least {stats.min_resamples(self.confidence):,} (each tail beyond the interval then holds "
+                             "5 resamples or more), or 0 for no intervals")
         if self.reference is not None:
             from .strategies import DEFAULT_STRATEGIES
 
@@ -66,6 +81,31 @@ class Statistics:
     def alpha(self) -> float:
         """The significance level: ``1 - confidence``."""
         return 1 - self.confidence
+
+    def for_run(self, n_documents: int, n_tests: int, notes: list[str]) -> Statistics:
+        """These statistics for a run of ``n_tests`` rows on ``n_documents`` held-out documents, with
+        a number of resamples: ``resamples`` as given, or for None
+        :func:`~korean_bpe.compare.stats.enough_resamples`; 0 (and a note appended to ``notes``)
+        below :data:`~korean_bpe.compare.stats.MIN_DOCUMENTS` documents, where a percentile interval
+        of the documents means nothing (one document: zero width, every difference at the p-value
+        floor).
+
+        >>> Statistics().for_run(500, 12, []).resamples, Statistics().for_run(500, 60, []).resamples
+        (1000, 2400)
+        >>> notes = []
+        >>> Statistics().for_run(3, 12, notes).resamples, notes  # doctest: +ELLIPSIS
+        (0, ['no intervals and no bootstrap p-values: 3 held-out documents, fewer than the 20 ...'])
+        """
+        from dataclasses import replace
+
+        resamples = stats.enough_resamples(n_tests, self.confidence) if self.resamples is None else self.resamples
+        if resamples and n_documents < stats.MIN_DOCUMENTS:
+            plural = "" if n_documents == 1 else "s"
+            notes.append(f"no intervals and no bootstrap p-values: {n_documents:,} held-out document{plural}, fewer "
+                         f"than the {stats.MIN_DOCUMENTS} a bootstrap of documents needs (hold out more, e.g. a "
+                         "larger test_fraction or eval_texts)")
+            resamples = 0
+        return replace(self, resamples=resamples)
 
 
 @dataclass
@@ -131,6 +171,6 @@ class Comparison:
 
     def significant(self, metric: str) -> Any:
         """A boolean Series: the rows whose ``metric`` differs from their reference's at the run's
-        level (``<metric>_p < alpha``); False where there is no p-value."""
-        p = self.table[f"{metric}_p"]
+        level after Holm's correction (``<metric>_p_holm < alpha``); False where there is no p-value."""
+        p = self.table[f"{metric}_p_holm"]
         return p.notna() & (p < self.alpha)

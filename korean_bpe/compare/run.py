@@ -169,6 +169,7 @@ def compare(
     tasks = _tasks(names)
     jobs = min(jobs, len(tasks))  # a worker per task at most; one task runs in this process
     notes: list[str] = []
+    statistics = statistics.for_run(len(test), len(names) * len(sizes), notes)
     held = _HeldOut(test, test_labels)
     _grade_with(held, gold, notes)
     state = State(train=train, train_labels=train_labels, probe_idx=probe_idx, sizes=sizes, held=held, seed=seed,
@@ -189,7 +190,8 @@ def compare(
         for row in task_rows:
             by_name.setdefault(row["strategy"], []).append(row)
     rows = [row for name in names for row in by_name.get(name, [])]
-    result.table = build_frame(rows, confidence=statistics.confidence, reference=statistics.reference, notes=notes)
+    result.table = build_frame(rows, confidence=statistics.confidence, reference=statistics.reference, notes=notes,
+                               resamples=statistics.resamples)
     result.notes = notes
     result.config = _config(names, sizes, gold=gold, seed=seed, eval_texts=eval_texts, test_fraction=test_fraction,
                             train=train, test=test, labels=labels, min_frequency=min_frequency,
@@ -235,7 +237,7 @@ def _check_options(*, gold: str | None, min_frequency: int, probe_train_docs: in
     if not isinstance(statistics, Statistics):
         raise TypeError(f"statistics must be a korean_bpe.compare.Statistics, e.g. Statistics(resamples=2000), "
                         f"got {statistics!r}")
-    if statistics.resamples * held_out > _MAX_RESAMPLE_BYTES:
+    if (statistics.resamples or 0) * held_out > _MAX_RESAMPLE_BYTES:  # None: chosen for the run, far below
         most = _MAX_RESAMPLE_BYTES // held_out
         raise ValueError(f"resamples={statistics.resamples:,} of {held_out:,} held-out documents need a "
                          f"{statistics.resamples * held_out / 2**30:.1f} GiB resample table; at most {most:,} fit "

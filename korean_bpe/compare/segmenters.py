@@ -64,6 +64,8 @@ class Segmenter(Protocol):
 align_words = word_bases
 #: the pre-tokenizer of the word baseline's 어절
 _WORDS = get_pre_tokenizer("whitespace")
+#: GPT-2 byte character -> its byte (our byte unit's symbols)
+_GPT2_BYTES = {c: b for b, c in bytes_to_unicode().items()}
 
 
 # -- our BPE --------------------------------------------------------------------------------------
@@ -112,8 +114,9 @@ class BPESegmenter:
         self.tokenizer.clear_cache()
 
     def _readable(self, i: int) -> str:
-        """Token ``i`` as text: jamo recomposed, bytes decoded (U+FFFD for a part of a character),
-        the ``▁`` marker kept."""
+        """Token ``i`` as text: jamo recomposed, bytes decoded (``<0xEB>`` for a byte that is part of
+        a character, as the peers show it: :func:`~korean_bpe.compare.peers.readable_bytes`), the
+        ``▁`` marker kept."""
         got = self._readable_cache.get(i)
         if got is None:
             token = self.tokenizer.id_to_token[i]
@@ -122,7 +125,12 @@ class BPESegmenter:
             else:
                 mark = SPACE_MARK if self._marker == SPACE_MARK and token.startswith(SPACE_MARK) else ""
                 body = token[len(mark):]
-                got = mark + (self.tokenizer.unit.join([body]) if body else "")
+                if body and self.tokenizer.unit.compiled_symbols == "bytes" and set(body) <= _GPT2_BYTES.keys():
+                    from .peers import readable_bytes
+
+                    got = mark + readable_bytes(bytes(_GPT2_BYTES[c] for c in body))
+                else:
+                    got = mark + (self.tokenizer.unit.join([body]) if body else "")
             self._readable_cache[i] = got
         return got
 

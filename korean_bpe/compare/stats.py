@@ -6,18 +6,32 @@ a comparison uses the same resamples, in any process, so the difference between 
 resample is a *paired* bootstrap.
 
 Each metric is a ratio of sums over the documents (:data:`RATIOS`): a row measures, per document,
-the parts of :data:`PARTS` (its tokens, 어절, continued 어절, unknown tokens, ...), and the metric
-on a resample is the same ratio of the resample's sums, ``W @ X`` (``W``: resamples x documents
-draw counts, ``X``: documents x parts), one matrix product per row.  The interval is the
-percentile interval of those values (95% by default).  Rényi efficiency is not a ratio of sums: its
-resampled values are its first-order (delta-method) expansion in the documents' token counts,
-``E + sum_d (w_d - 1) g_d``, with ``g_d`` the document's influence (:func:`renyi_influence`).
+the parts of :data:`PARTS` (its tokens, 어절, characters, unknown tokens, ...), and the metric on a
+resample is the same ratio of the resample's sums, ``W @ X`` (``W``: resamples x documents draw
+counts, ``X``: documents x parts), one matrix product per row.  The interval is the percentile
+interval of those values (95% by default).  Rényi efficiency is not a ratio of sums, and it is not
+recomputed on each resample: what is bootstrapped is its first-order (delta-method) expansion in the
+documents' token counts, ``E + sum_d (w_d - 1) g_d``, with ``g_d`` the document's influence
+(:func:`renyi_influence`); its interval is the percentile interval of that linearization.
 
 Paired comparison against a reference row (:func:`paired_p`): the two-sided p-value
 ``2 min(P*(d <= 0), P*(d >= 0))`` of the resampled differences ``d`` (each share counted as
-``(1 + k) / (resamples + 1)``), so ``p < 1 - confidence`` exactly when 0 lies outside the
-percentile interval of the difference; identical rows give 1.  ``probe_accuracy`` uses McNemar's
-exact test on the documents the two rows classify differently (:func:`mcnemar_p`).
+``(1 + k) / (resamples + 1)``, so no p-value is below the floor ``2 / (resamples + 1)``,
+:func:`p_floor`).  It agrees with the percentile interval of the difference away from the boundary
+(0 far outside the interval gives a small p, 0 well inside a large one); where 0 lies within a
+resample or two of an end of the interval, the ``+ 1`` counting and numpy's interpolated quantiles
+can disagree, so the p-value, not the interval, decides a mark.  Identical rows give 1.
+``probe_accuracy`` uses McNemar's exact test on the documents the two rows classify differently
+(:func:`mcnemar_p`, scipy's binomial test).
+
+Many rows are tested at once, so the reports mark by Holm's step-down correction of each metric's
+p-values over the rows of a run (:func:`holm`), the raw p-values kept beside them.
+
+Below :data:`MIN_DOCUMENTS` held-out documents, or below :func:`min_resamples` resamples for the
+confidence asked, a percentile interval means nothing (one document gives a zero-width interval and
+p = 2 / (resamples + 1) for every difference): :class:`~korean_bpe.compare.Statistics` refuses too
+few resamples, and :func:`~korean_bpe.compare.compare` gives no intervals, with a note, for too few
+documents.
 
 A hand case: 30 of 100 documents round-trip, so a resample's rate is Binomial(100, 0.3) / 100,
 whose 2.5% and 97.5% quantiles are 0.21 and 0.39:
@@ -30,6 +44,8 @@ whose 2.5% and 97.5% quantiles are 0.21 and 0.39:
 [0.21, 0.39]
 >>> round(mcnemar_p([True] * 9 + [False], [False] * 9 + [True]), 12)   # 9 vs 1 differ: 2 P(Bin(10, .5) <= 1)
 0.021484375
+>>> holm([0.01, 0.04, 0.03, float("nan")])   # 3 tests: 3 x 0.01, then 2 x 0.03, then max(0.06, 1 x 0.04)
+[0.03, 0.06, 0.06, nan]
 """
 
 from __future__ import annotations
@@ -39,20 +55,26 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["RESAMPLES", "CONFIDENCE", "PARTS", "RATIOS", "resample_counts", "replicate_sums", "ratio_replicates",
-           "renyi_influence", "percentile_interval", "paired_p", "mcnemar_p"]
+__all__ = ["RESAMPLES", "CONFIDENCE", "MIN_DOCUMENTS", "PARTS", "RATIOS", "resample_counts", "replicate_sums",
+           "ratio_replicates", "renyi_influence", "percentile_interval", "paired_p", "mcnemar_p", "holm", "p_floor",
+           "min_resamples", "enough_resamples"]
 
-#: resamples of the held-out documents (``compare(resamples=)``)
+#: the fewest resamples of the held-out documents by default (:func:`enough_resamples`)
 RESAMPLES = 1000
 #: coverage of the intervals; ``1 - CONFIDENCE`` is the significance level of the marks
 CONFIDENCE = 0.95
+#: the fewest held-out documents intervals and p-values are given for (fewer: none, with a note)
+MIN_DOCUMENTS = 20
 #: the per-document counts a row measures, the columns of its document matrix
-PARTS = ("docs", "tokens", "words", "continued", "unk", "round_trip", "tp", "pred", "gold", "correct", "renyi")
+PARTS = ("docs", "tokens", "words", "continued", "unk", "round_trip", "tp", "pred", "gold", "correct", "renyi",
+         "chars", "bytes")
 #: metric -> (numerator parts, denominator parts): the metric is the sum of the numerator parts over
 #: the documents divided by that of the denominator parts (F1: 2 TP / (predicted + gold))
 RATIOS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "tokens_per_doc": (("tokens",), ("docs",)),
     "tokens_per_word": (("tokens",), ("words",)),
+    "chars_per_token": (("chars",), ("tokens",)),
+    "bytes_per_token": (("bytes",), ("tokens",)),
     "continued_word_rate": (("continued",), ("words",)),
     "unk_rate": (("unk",), ("tokens",)),
     "round_trip_rate": (("round_trip",), ("docs",)),
@@ -61,6 +83,39 @@ RATIOS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "morph_f1": (("tp", "tp"), ("pred", "gold")),
     "probe_accuracy": (("correct",), ("docs",)),
 }
+
+
+def min_resamples(confidence: float) -> int:
+    """The fewest resamples for intervals of ``confidence``: each tail beyond the percentile interval
+    holds at least 5 resamples, ``ceil(10 / (1 - confidence))`` (so the p-value floor
+    :func:`p_floor` is well below ``1 - confidence``).
+
+    >>> min_resamples(0.95), min_resamples(0.99)
+    (200, 1000)
+    """
+    return math.ceil(round(10 / (1 - confidence), 6))
+
+
+def enough_resamples(tests: int, confidence: float) -> int:
+    """The default number of resamples of a run of ``tests`` rows: :data:`RESAMPLES`, or more where
+    Holm's correction over that many tests could otherwise never reach significance (the smallest
+    p-value, :func:`p_floor`, times ``tests`` must fall below ``1 - confidence``):
+    ``max(RESAMPLES, 100 * ceil(2 * tests / (1 - confidence) / 100))``.
+
+    >>> enough_resamples(12, 0.95), enough_resamples(50, 0.95), enough_resamples(50, 0.99)
+    (1000, 2000, 10000)
+    """
+    need = 2 * tests / (1 - confidence)
+    return max(RESAMPLES, 100 * math.ceil(round(need, 6) / 100))
+
+
+def p_floor(resamples: int) -> float:
+    """The smallest p-value a paired bootstrap of ``resamples`` resamples can give: ``2 / (resamples + 1)``.
+
+    >>> round(p_floor(1000), 6)
+    0.001998
+    """
+    return 2 / (resamples + 1)
 
 
 @lru_cache(maxsize=2)
@@ -178,7 +233,8 @@ def paired_p(replicates: Any, reference: Any) -> float:
 def mcnemar_p(correct: Sequence[bool] | Any, reference: Sequence[bool] | Any) -> float:
     """McNemar's exact two-sided test of two classifiers on the same documents: with ``b`` the
     documents only the first gets right and ``c`` those only the reference gets right,
-    ``min(1, 2 P(X <= min(b, c)))`` for ``X ~ Binomial(b + c, 1/2)``; 1.0 when they never differ.
+    ``min(1, 2 P(X <= min(b, c)))`` for ``X ~ Binomial(b + c, 1/2)`` (``scipy.stats.binomtest``);
+    1.0 when they never differ.
 
     >>> mcnemar_p([True, True, False], [True, False, True])   # b = c = 1
     1.0
@@ -190,14 +246,31 @@ def mcnemar_p(correct: Sequence[bool] | Any, reference: Sequence[bool] | Any) ->
         raise ValueError(f"correct and reference must be per document of the same documents, got {a.shape} and "
                          f"{r.shape}")
     b, c = int(np.count_nonzero(a & ~r)), int(np.count_nonzero(~a & r))
-    n = b + c
-    if n == 0:
+    if b + c == 0:
         return 1.0
-    k = min(b, c)
-    # P(X <= k) = sum_{j <= k} C(n, j) / 2^n, summed in log space (n can be thousands)
-    logs = [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) - n * math.log(2) for j in range(k + 1)]
-    top = max(logs)
-    return min(1.0, 2 * math.exp(top) * math.fsum(math.exp(x - top) for x in logs))
+    from .._optional import require
+
+    binomtest = require("scipy.stats", purpose="McNemar's test of probe_accuracy").binomtest
+    return min(1.0, float(binomtest(min(b, c), b + c, 0.5, alternative="two-sided").pvalue))
+
+
+def holm(p_values: Sequence[float] | Any) -> list[float]:
+    """Holm's step-down adjustment of the family ``p_values`` (NaN: not tested, left out and kept
+    NaN): the ``k``-th smallest of ``m`` p-values becomes ``max_{j <= k} min(1, (m - j + 1) p_(j))``.
+    Rejecting where the adjusted p is below ``alpha`` keeps the chance of any false rejection in the
+    family below ``alpha`` (Holm 1979), whatever the dependence between the tests.
+
+    >>> holm([0.04, 0.001, 1.0])
+    [0.08, 0.003, 1.0]
+    """
+    values = [float(p) for p in p_values]
+    tested = sorted((p, k) for k, p in enumerate(values) if not math.isnan(p))
+    out = [math.nan] * len(values)
+    running, m = 0.0, len(tested)
+    for j, (p, k) in enumerate(tested):
+        running = max(running, min(1.0, (m - j) * p))
+        out[k] = running
+    return out
 
 
 def row_replicates(parts: Any, point: Mapping[str, float], *, resamples: int, seed: int,

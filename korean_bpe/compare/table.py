@@ -12,14 +12,18 @@ from . import columns
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["format_table", "format_intervals", "MARKS", "marks_legend"]
+__all__ = ["format_table", "format_intervals", "MARKS", "marks_legend", "name_marks", "value_marks",
+           "not_significant", "metrics_tested"]
 
 #: what the marks of the printed table and the reports mean
 MARKS = {
     "~": "after a value: not significantly different from the row's reference, whitespace BPE of its unit and "
-         "size unless chosen (p >= {alpha:g}; paired bootstrap, McNemar for the probe)",
+         "size unless chosen (Holm-adjusted p >= {alpha:g} over the rows; paired bootstrap, McNemar for the "
+         "probe); a value without a mark differs significantly",
+    "?": "after a value in the reports: not tested (its reference was not measured: a note names the rows)",
+    "(ref)": "after a name: the reference of other rows, so not tested itself",
     "†": "after a name: drops text (analysis mode), so its counts leave out what it dropped",
-    "*": "after mF1: graded by its own analyzer",
+    "‡": "after mF1: graded by its own analyzer (not a significance mark)",
 }
 #: the intervals :func:`format_intervals` prints (what fits 100 columns)
 INTERVALS = ("tokens_per_word", "continued_word_rate", "morph_f1", "round_trip_rate", "probe_accuracy")
@@ -29,25 +33,50 @@ def marks_legend(alpha: float = 0.05, *, width: int = 100) -> str:
     """The marks' legend, wrapped to ``width`` columns."""
     import textwrap
 
-    return "\n".join(textwrap.fill(text.format(alpha=alpha), width, initial_indent=f"  {mark}  ",
-                                    subsequent_indent="     ") for mark, text in MARKS.items())
+    return "\n".join(textwrap.fill(text.format(alpha=alpha), width, initial_indent=f"  {mark:5s}  ",
+                                    subsequent_indent="         ") for mark, text in MARKS.items())
 
 
 def name_marks(row: Any) -> str:
-    """The mark after a row's strategy name: ``†`` for a row that drops text."""
-    return "†" if row.get("drops_text") else ""
+    """The marks after a row's strategy name: ``†`` for a row that drops text, ``(ref)`` for the
+    reference of other rows."""
+    return ("†" if row.get("drops_text") else "") + ("(ref)" if row.get("reference") == row.get("strategy") else "")
+
+
+def value_marks(row: Any, column: columns.Column, alpha: float, *, tested: bool) -> str:
+    """The marks after a shown value: ``‡`` (mF1 graded by its own analyzer), ``~`` (Holm-adjusted
+    p of ``alpha`` or more: not significant), ``?`` (not tested though the run tested the metric:
+    ``tested``; the reference row itself excepted)."""
+    out = "‡" if column.name == "morph_f1" and row.get("self_graded") else ""
+    if not column.interval:
+        return out
+    p = _p(row, column.name)
+    if p is not None:
+        return out + ("~" if p >= alpha else "")
+    return out + ("?" if tested and row.get("reference") != row.get("strategy") else "")
 
 
 def not_significant(row: Any, metric: str, alpha: float) -> bool:
-    """The row has a p-value for ``metric`` and it is not below ``alpha``."""
-    p = row.get(f"{metric}_p")
-    return p is not None and not (isinstance(p, float) and math.isnan(p)) and p >= alpha
+    """The row has a p-value for ``metric`` (Holm-adjusted where the frame has it) not below ``alpha``."""
+    p = _p(row, metric)
+    return p is not None and p >= alpha
+
+
+def _p(row: Any, metric: str) -> float | None:
+    """The p-value the marks use: ``<metric>_p_holm`` (``<metric>_p`` in a frame of an older run); None for NaN."""
+    p = row.get(columns.adjusted_column(metric), row.get(f"{metric}_p"))
+    return None if p is None or (isinstance(p, float) and math.isnan(p)) else float(p)
+
+
+def metrics_tested(df: pd.DataFrame) -> set[str]:
+    """The interval metrics with a p-value in some row of ``df``."""
+    return {m for m in columns.INTERVAL_METRICS if f"{m}_p" in df.columns and df[f"{m}_p"].notna().any()}
 
 
 def format_table(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
     """The frame as an aligned text table, at most 100 characters wide: the columns with a ``short``
     format, short headers, rates in percent, ``-`` for NaN; the marks of :data:`MARKS` (``~`` for a
-    p-value of ``alpha`` or more)."""
+    Holm-adjusted p-value of ``alpha`` or more)."""
     if df.empty:
         return "(no strategy could be measured)"
     shown = [c for c in columns.TABLE if c.short]
@@ -62,12 +91,8 @@ def format_table(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
             if isinstance(v, float) and math.isnan(v):
                 line.append("-")
                 continue
-            text = c.shown(v, short=True)
-            if c.name == "morph_f1" and row["self_graded"]:
-                text += "*"
-            if c.interval and not_significant(row, c.name, alpha):
-                text += "~"
-            line.append(text)
+            # no ? here (100 columns): the notes name the rows whose reference was not measured
+            line.append(c.shown(v, short=True) + value_marks(row, c, alpha, tested=False))
         cells.append(line)
     return _aligned([c.header for c in shown], cells)
 

@@ -72,6 +72,14 @@ class MecabPreTokenizer(SejongPreTokenizer):
     DISTRIBUTIONS = ("python-mecab-ko", "python-mecab-ko-dic")
 
     def _morphemes(self, text: str) -> list[tuple[int, int, str]]:
+        return [(s, e, tag) for s, e, tag, _ in self._tokens(text)]
+
+    def _tokens(self, text: str) -> list[tuple[int, int, str, str]]:
+        """``(start, end, tag, expression)`` of MeCab's tokens of ``text``: ``expression`` is the
+        morphemes of an inflected token (``Inflect``/``Preanalysis``: ``했었`` is ``하/VV/*+았었/EP/*``),
+        ``""`` for the others (compound nouns, ``영화관`` = ``영화/NNG/*+관/NNG/*``, included)."""
         if "\x00" in text:  # MeCab reads a C string: it would stop at the first NUL
             text = text.replace("\x00", " ")
-        return [(m.span.start, m.span.end, m.feature.pos) for m in _get_tagger().parse(text)]
+        return [(m.span.start, m.span.end, m.feature.pos,
+                 (m.feature.expression or "") if m.feature.type in ("Inflect", "Preanalysis") else "")
+                for m in _get_tagger().parse(text)]
