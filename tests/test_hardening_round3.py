@@ -295,7 +295,7 @@ def test_compare_refuses_a_seed_out_of_range_before_training(seed) -> None:
 def test_statistics_refuse_resamples_past_memory() -> None:
     from korean_bpe.compare import Statistics, compare
 
-    with pytest.raises(ValueError, match=r"resamples must be an int from 0 \(no intervals\) to 100,000, got 1000000000000"):
+    with pytest.raises(ValueError, match=r"resamples must be an int from 0 \(no intervals\) to 100,000, or None \(enough for the run\), got 1000000000000"):
         Statistics(resamples=10**12)
     held_out = ["영화 최고"] * 30_000  # 30,000 x 100,000 one-byte counts: 2.8 GiB
     with pytest.raises(ValueError, match=r"resamples=100,000 of 30,000 held-out documents need a 2.8 GiB resample "
