@@ -177,6 +177,9 @@ def _pre_tokenizer_args(p: argparse.ArgumentParser, *, initial: bool = False) ->
                         "--counts, theirs)" if initial else ")"))
     p.add_argument("--lossless", action="store_true",
                    help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
+    p.add_argument("--morpheme-boundaries", choices=("okt", "kiwi", "mecab"), default=None, metavar="ANALYZER",
+                   help="cut the training words (raw or whitespace; default here: raw) where this analyzer's "
+                        "morphemes meet, so no merge crosses one; the model then encodes without the analyzer")
 
 
 def _add_count(sub: Any) -> None:
@@ -365,7 +368,12 @@ def _pre_tokenizer(args: argparse.Namespace) -> Any:
     """The pre-tokenizer of --pre-tokenizer and --lossless (default: whitespace)."""
     from .pre_tokenizers import get_pre_tokenizer
 
-    name = args.pre_tokenizer or "whitespace"
+    name = args.pre_tokenizer or ("raw" if getattr(args, "morpheme_boundaries", None) else "whitespace")
+    if getattr(args, "morpheme_boundaries", None):
+        if name not in ("raw", "whitespace") or args.lossless:
+            raise UserError(f"--morpheme-boundaries cuts the words of --pre-tokenizer raw or whitespace, not "
+                            f"'{name}'{' --lossless' if args.lossless else ''}: leave --pre-tokenizer out (raw)")
+        return get_pre_tokenizer({"type": "morpheme_boundaries", "analyzer": args.morpheme_boundaries, "base": name})
     options: dict[str, Any] = {}
     if args.lossless:
         if name in ("whitespace", "raw"):
@@ -449,7 +457,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise UserError("give either CORPUS (with --limit) or --counts FILE, not both: the counts already "
                             "hold the words of their corpus")
         counts = WordCounts.load(args.counts)
-        given = None if args.pre_tokenizer is None and not args.lossless else _pre_tokenizer(args)
+        given = (None if args.pre_tokenizer is None and not args.lossless and not args.morpheme_boundaries
+                 else _pre_tokenizer(args))
         if given is not None and given.to_config() != counts.pre_tokenizer_config:
             raise UserError(f"{args.counts} was counted with the pre-tokenizer {counts.pre_tokenizer_config}, not "
                             f"{given.to_config()} (--pre-tokenizer/--lossless): a model must cut texts as its "

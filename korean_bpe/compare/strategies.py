@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["BPE_PRE_TOKENIZERS", "BPE_UNITS", "GOLD_ANALYZERS", "BASELINES", "DEFAULT_STRATEGIES",
-           "resolve_strategies"]
+           "TRAIN_ONLY", "MORE_STRATEGIES", "resolve_strategies"]
 
 #: the pre-tokenizations of the ``bpe`` rows: name -> (registered pre-tokenizer, options)
 BPE_PRE_TOKENIZERS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -36,6 +36,12 @@ BASELINES: dict[str, tuple[str, str]] = {
     "baseline/morpheme-mecab": ("morpheme", "mecab"),
     "baseline/word": ("word", "whitespace"),
 }
+#: the families that use an analyzer at training time only: name -> analyzer.  ``<name>/<unit>`` is
+#: our BPE trained on the ``raw`` words cut at the analyzer's lossless morphemes
+#: (:mod:`korean_bpe.pre_tokenizers.boundaries`) and encoding with ``raw`` alone;
+#: ``sentencepiece-bpe/<name>`` is SentencePiece BPE trained on the same analyses with
+#: ``pretokenization_delimiter``
+TRAIN_ONLY: dict[str, str] = {"okt-train": "okt", "kiwi-train": "kiwi", "mecab-train": "mecab"}
 _PEER_NAMES_FALLBACK = ("sentencepiece-bpe", "sentencepiece-unigram", "hf-bpe", "hf-wordpiece", "kiwi-bpe",
                         "kiwi-swtokenizer")
 
@@ -57,6 +63,15 @@ def _default_strategies() -> tuple[str, ...]:
 DEFAULT_STRATEGIES: tuple[str, ...] = _default_strategies()
 
 
+def _more_families() -> dict[str, list[str]]:
+    """The families outside the default grid, each with its members in row order."""
+    return {family: [*(f"{family}/{u}" for u in BPE_UNITS), f"sentencepiece-bpe/{family}"] for family in TRAIN_ONLY}
+
+
+#: the strategies compare() runs when named (``strategies=["kiwi-train"]``), not by default
+MORE_STRATEGIES: tuple[str, ...] = tuple(n for members in _more_families().values() for n in members)
+
+
 @dataclass(frozen=True)
 class _Strategy:
     name: str
@@ -64,9 +79,15 @@ class _Strategy:
     source: str  # the pre-tokenization it reads ("" for none)
     unit: str
     analyzer: str  # the morpheme analyzer it is built on ("" for none)
+    trained_on: str = ""  # the analyzer that cut its training words only (the *-train families)
 
 
 def _parse(name: str) -> _Strategy:
+    family, _, rest = name.partition("/")
+    if name in MORE_STRATEGIES:
+        if family == "sentencepiece-bpe":
+            return _Strategy(name, "peer", "", "", "", TRAIN_ONLY[rest])
+        return _Strategy(name, "bpe", "raw", rest, "", TRAIN_ONLY[family])
     if name in BASELINES:
         unit, source = BASELINES[name]
         return _Strategy(name, "baseline", source, unit, source if unit == "morpheme" else "")
@@ -99,6 +120,7 @@ def resolve_strategies(strategies: Sequence[str] | None) -> list[str]:
         "baseline": list(BASELINES),
         "peer": list(_peer_names()),
         **{p: [f"{p}/{u}" for u in BPE_UNITS] for p in BPE_PRE_TOKENIZERS},
+        **_more_families(),
     }
     out: list[str] = []
     for name in strategies:
@@ -106,7 +128,7 @@ def resolve_strategies(strategies: Sequence[str] | None) -> list[str]:
             raise TypeError(f"strategies must hold names (str), got {name!r}")
         if name in families:
             members = families[name]
-        elif name in grid:
+        elif name in grid or name in MORE_STRATEGIES:
             members = [name]
         else:
             shown = [*families, *grid]
@@ -143,6 +165,8 @@ def _tasks(names: list[str]) -> list[list[str]]:
 
 def _task_key(task: list[str]) -> str:
     s = _parse(task[0])
+    if s.trained_on:  # beside the rows of its analyzer: they read the same analysis
+        return s.trained_on
     if s.kind == "peer":
         return s.name
     return "okt" if s.source == "okt-analysis" else s.source or "baseline"

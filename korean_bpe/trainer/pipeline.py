@@ -225,7 +225,9 @@ def _fit(counts: Mapping[str, int], options: TrainOptions, pt: PreTokenizer, uni
                 max_token_length=options.max_token_length, marker=mark, show_progress=show_progress,
                 initial_alphabet=alphabet + (JAMO_ALPHABET if options.hangul_fallback else ()), on_merge=on_merge,
             )
-    return Trained(model, pt, unit, mark, options)
+    from ..pre_tokenizers.boundaries import encoding_stage
+
+    return Trained(model, encoding_stage(pt), unit, mark, options)
 
 
 def _check_symbols(word_counts: Mapping[tuple[str, ...], int], counts: Mapping[str, int], pt: PreTokenizer,
