@@ -31,9 +31,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..markers import MORPHEME_CUT, SPACE_MARK
-from .base import PRE_TOKENIZERS, BasePreTokenizer, PieceKind, PreTokenizer, get_pre_tokenizer
+from .base import LINE_BREAKS, PRE_TOKENIZERS, BasePreTokenizer, PieceKind, PreTokenizer, get_pre_tokenizer
+from .simple import restore_sentencepiece
 
-__all__ = ["MorphemeBoundaries", "mark_boundaries", "encoding_stage"]
+__all__ = ["MorphemeBoundaries", "mark_boundaries", "encoding_stage", "MobPreTokenizer", "mob_pieces", "MOB_MARK"]
 
 
 def mark_boundaries(text: str, morphemes: Sequence[str]) -> str:
@@ -114,3 +115,82 @@ def encoding_stage(pre_tokenizer: PreTokenizer) -> PreTokenizer:
     """The pre-tokenizer a tokenizer trained with ``pre_tokenizer`` encodes with: the ``base`` of
     a :class:`MorphemeBoundaries` (it cuts training words only), else ``pre_tokenizer`` itself."""
     return pre_tokenizer.base if isinstance(pre_tokenizer, MorphemeBoundaries) else pre_tokenizer
+
+
+#: MoB's mark of a morpheme that continues an 어절 (U+2582 ``▂``; a new 어절 opens with ``▁``)
+MOB_MARK = "\u2582"
+
+
+def mob_pieces(morphemes: Sequence[str]) -> list[str]:
+    """MoB's pieces (Lee et al., EACL 2026, "Morpheme Matters"): an analyzer's lossless morphemes
+    (spaces as ``▁`` glued to the next one, line breaks pieces of their own), each marked by a
+    prefix: ``▁`` for a morpheme that opens an 어절 (its own space, or a dummy ``▁`` at the start
+    of a line, as ``raw``'s), :data:`MOB_MARK` for a morpheme that continues one.
+
+    >>> mob_pieces(["아이언맨", "은", "▁올해", "▁최고", "의", "\\n", "굿"])
+    ['▁아이언맨', '▂은', '▁올해', '▁최고', '▂의', '\\n', '▁굿']
+    """
+    out: list[str] = []
+    line_start = True
+    for piece in morphemes:
+        if len(piece) == 1 and piece in LINE_BREAKS:
+            out.append(piece)
+            line_start = True
+            continue
+        out.append(SPACE_MARK + piece if line_start else piece if piece.startswith(SPACE_MARK) else MOB_MARK + piece)
+        line_start = False
+    return out
+
+
+@PRE_TOKENIZERS.register("mob")
+class MobPreTokenizer(BasePreTokenizer):
+    """MoB (morpheme-boundary markers, Lee et al., EACL 2026): ``analyzer``'s lossless morphemes
+    (``"mecab"``, default, as in the paper; ``"kiwi"``, ``"okt"``), each a word with its prefix
+    mark (:func:`mob_pieces`).  Every morpheme is a training word of its own, so no merge takes a
+    morpheme-initial right side (MoB's constraint) and our incremental trainer learns them at its
+    usual speed; the mark itself merges into the morpheme's tokens (``'▂은'``).  The analyzer runs
+    at encode time too.
+
+    >>> mob = MobPreTokenizer()
+    >>> mob("아이언맨은 최고의 영화다!!")
+    ['▁아이언맨', '▂은', '▁최고', '▂의', '▁영화', '▂다', '▂!', '▂!']
+    >>> mob.restore(mob("아이언맨은 최고의 영화다!!"))
+    '아이언맨은 최고의 영화다!!'
+
+    Lossless (``restore(pt(text)) == text``, so ``decode(encode(text)) == text`` with every unit) for
+    every text without ``▁`` (U+2581, which comes back as a space, as in ``raw``) or ``▂``
+    (U+2582: decode reads every one as a mark and drops it).
+    """
+
+    name = "mob"
+    lossless = True
+    add_dummy_prefix = True
+    compiled_cut = None
+    #: opens a piece and stands for no character (:func:`korean_bpe.encoding.offsets.word_places`)
+    stand_in = MOB_MARK
+
+    def __init__(self, *, analyzer: str | Mapping[str, Any] | PreTokenizer = "mecab") -> None:
+        if isinstance(analyzer, str):
+            analyzer = {"type": analyzer, "lossless": True}
+        self.analyzer = get_pre_tokenizer(analyzer)
+        if self.analyzer.piece_kind != "marked" or not self.analyzer.lossless or self.analyzer.name in ("raw", "mob"):
+            raise ValueError(f"analyzer={analyzer!r} must be a morpheme analyzer in lossless mode: use "
+                             "'mecab', 'kiwi' or 'okt'")
+        self.analyzer_version = self.analyzer.analyzer_version
+        self.pos = self.analyzer.pos
+
+    @property
+    def piece_kind(self) -> PieceKind:
+        return "marked"
+
+    def __call__(self, text: str) -> list[str]:
+        return mob_pieces(self.analyzer(text))
+
+    def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
+        return [mob_pieces(m) for m in self.analyzer.batch(list(texts), show_progress=show_progress)]
+
+    def restore(self, words: Sequence[str]) -> str:
+        return restore_sentencepiece(["".join(words).replace(MOB_MARK, "")])
+
+    def to_config(self) -> dict[str, Any]:
+        return {"type": self.name, "analyzer": self.analyzer.to_config()}
