@@ -173,3 +173,78 @@ def test_compare_rows_train_as_the_public_api(real_texts):
     assert ours.model == expected.model and ours.pre_tokenizer == get_pre_tokenizer("raw")
     peer = result.segmenters[("sentencepiece-bpe/mecab-train", 1200)]
     assert peer.encode_batch(["영화를 봤다"]) == [peer.processor.encode("영화를 봤다")]
+
+
+# --- MoB ------------------------------------------------------------------------------------------
+
+
+def test_mob_marks_a_known_analysis():
+    """MeCab: 아이언맨 + 은, 최고 + 의, 영화 + 를, 봤 + 다.  ▁ opens each 어절 (the first one's a
+    dummy, as raw's), ▂ each morpheme that continues one; a line break starts a new line."""
+    from korean_bpe.pre_tokenizers.boundaries import MOB_MARK, mob_pieces
+
+    assert MOB_MARK == "▂"
+    mob = get_pre_tokenizer({"type": "mob"})
+    text = "아이언맨은 최고의 영화를  봤다\n굿"
+    assert mob(text) == ["▁아이언맨", "▂은", "▁최고", "▂의", "▁영화", "▂를", "▁▁봤", "▂다", "\n", "▁굿"]
+    assert mob.restore(mob(text)) == text
+    assert mob_pieces(["▁", "\n", "▁가"]) == ["▁▁", "\n", "▁▁가"]
+
+
+def test_mob_training_never_takes_a_morpheme_initial_right_side():
+    """'영화를 봤다' five times: words ▁영화, ▂를, ▁봤, ▂다.  Ids: <unk> 0, ▁ 1, ▂ 2, 다 3, 를 4, 봤 5,
+    영 6, 화 7.  Pairs of count 5: (▁,봤) (1,5), (▁,영) (1,6), (영,화), (▂,다) (2,3), (▂,를) (2,4):
+    by ids (1,5), (1,6), (2,3), (2,4), then (▁영, 화).  The marks merge into their morpheme's
+    token; no right side ever starts one."""
+    tok = Tokenizer.train(["영화를 봤다"] * 5, vocab_size=100, pre_tokenizer={"type": "mob"})
+    assert tok.merges == (("▁", "봤"), ("▁", "영"), ("▂", "다"), ("▂", "를"), ("▁영", "화"))
+    assert tok.tokenize("영화를 봤다") == ["▁영화", "▂를", "▁봤", "▂다"]
+    assert tok.decode(tok.encode("영화를 봤다")) == "영화를 봤다"
+    assert tok.encode_with_offsets("영화를 봤다")[1] == [(0, 2), (2, 3), (3, 5), (5, 6)]  # ▁: the space, as raw
+
+
+@pytest.mark.parametrize("engine", ["reference", "python"])
+def test_mob_and_cut_words_train_alike_in_every_engine(engine, real_texts):
+    """The reference trainer and the fast ones learn the same merges from MoB's words and from
+    words cut at morpheme boundaries (pieces that are words of their own)."""
+    from korean_bpe.trainer import train_bpe
+
+    texts = real_texts[:300]
+    for pt in ({"type": "mob"}, {"type": "morpheme_boundaries", "analyzer": "mecab"}):
+        counts = WordCounts.from_texts(texts, pre_tokenizer=pt)
+        words = split_words(dict(counts.items()), get_unit("jamo"), marker=None)
+        fast = train_bpe(words, vocab_size=400, engine="auto")
+        assert train_bpe(words, vocab_size=400, engine=engine).merges == fast.merges
+        assert not any(b.startswith("▂") for _, b in fast.merges)
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+def test_mob_decode_is_exact(unit, real_texts):
+    texts = real_texts[:300]
+    tok = Tokenizer.train(texts, vocab_size=1200, unit=unit, pre_tokenizer={"type": "mob", "analyzer": "kiwi"})
+    assert tok.decode_batch(tok.encode_batch(texts)) == [t.replace("\u2581", " ") for t in texts]
+
+
+def test_compare_mob_rows_read_the_analysis_of_their_analyzer_once(real_texts, monkeypatch, tmp_path):
+    """mob/<unit> and mecab/<unit> in one comparison: MeCab analyses the texts once (a spy on its
+    batch), and the mob rows are the public API's MoB tokenizer."""
+    from korean_bpe.compare import compare
+    from korean_bpe.pre_tokenizers.mecab import MecabPreTokenizer
+
+    calls = []
+    real_batch = MecabPreTokenizer.batch
+
+    def spy(self, texts, **kw):
+        texts = list(texts)
+        calls.append(texts)
+        return real_batch(self, texts, **kw)
+
+    monkeypatch.setattr(MecabPreTokenizer, "batch", spy)
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))  # an empty analysis cache: MeCab must run
+    train, test = real_texts[:400], real_texts[400:500]
+    result = compare(train, eval_texts=test, strategies=["mecab/syllable", "mob/syllable"], vocab_sizes=[1200],
+                     gold=None, show_progress=False, model_cache=False, keep_segmenters=True)
+    assert list(result.table["strategy"]) == ["mecab/syllable", "mob/syllable"]
+    assert sum(train[0] in texts for texts in calls) == 1  # the one analysis of the training texts
+    ours = result.segmenters[("mob/syllable", 1200)].tokenizer
+    assert ours.model == Tokenizer.train(train, vocab_size=1200, pre_tokenizer={"type": "mob"}).model

@@ -23,7 +23,12 @@ BPE_PRE_TOKENIZERS: dict[str, tuple[str, dict[str, Any]]] = {
     "okt": ("okt", {"lossless": True}),
     "kiwi": ("kiwi", {"lossless": True}),
     "mecab": ("mecab", {"lossless": True}),
+    "mob": ("mob", {"analyzer": "mecab"}),
+    "mob-kiwi": ("mob", {"analyzer": "kiwi"}),
 }
+#: pre-tokenizations made from another one's analysis (MoB's marks on the lossless morphemes):
+#: name -> the one it reads, so that an analyzer runs once per comparison
+DERIVED: dict[str, str] = {"mob": "mecab", "mob-kiwi": "kiwi"}
 BPE_UNITS = ("syllable", "jamo", "byte")
 #: the analyzers a ``gold`` can name (their lossless morphemes are the gold spans)
 GOLD_ANALYZERS = ("kiwi", "mecab", "okt")
@@ -55,7 +60,7 @@ def _peer_names() -> tuple[str, ...]:
 
 
 def _default_strategies() -> tuple[str, ...]:
-    bpe = tuple(f"{p}/{u}" for p in BPE_PRE_TOKENIZERS for u in BPE_UNITS)
+    bpe = tuple(f"{p}/{u}" for p in BPE_PRE_TOKENIZERS if p not in DERIVED for u in BPE_UNITS)
     return bpe + tuple(BASELINES) + _peer_names()
 
 
@@ -65,7 +70,8 @@ DEFAULT_STRATEGIES: tuple[str, ...] = _default_strategies()
 
 def _more_families() -> dict[str, list[str]]:
     """The families outside the default grid, each with its members in row order."""
-    return {family: [*(f"{family}/{u}" for u in BPE_UNITS), f"sentencepiece-bpe/{family}"] for family in TRAIN_ONLY}
+    return {**{family: [f"{family}/{u}" for u in BPE_UNITS] for family in DERIVED},
+            **{family: [*(f"{family}/{u}" for u in BPE_UNITS), f"sentencepiece-bpe/{family}"] for family in TRAIN_ONLY}}
 
 
 #: the strategies compare() runs when named (``strategies=["kiwi-train"]``), not by default
@@ -84,7 +90,7 @@ class _Strategy:
 
 def _parse(name: str) -> _Strategy:
     family, _, rest = name.partition("/")
-    if name in MORE_STRATEGIES:
+    if name in MORE_STRATEGIES and family not in DERIVED:
         if family == "sentencepiece-bpe":
             return _Strategy(name, "peer", "", "", "", TRAIN_ONLY[rest])
         return _Strategy(name, "bpe", "raw", rest, "", TRAIN_ONLY[family])
@@ -94,7 +100,7 @@ def _parse(name: str) -> _Strategy:
     if name in _peer_names():
         return _Strategy(name, "peer", "", "", "kiwi" if name.startswith("kiwi") else "")
     pre, _, unit = name.partition("/")
-    analyzer = "okt" if pre == "okt-analysis" else pre if pre in GOLD_ANALYZERS else ""
+    analyzer = "okt" if pre == "okt-analysis" else DERIVED.get(pre, pre if pre in GOLD_ANALYZERS else "")
     return _Strategy(name, "bpe", pre, unit, analyzer)
 
 
@@ -169,7 +175,7 @@ def _task_key(task: list[str]) -> str:
         return s.trained_on
     if s.kind == "peer":
         return s.name
-    return "okt" if s.source == "okt-analysis" else s.source or "baseline"
+    return "okt" if s.source == "okt-analysis" else DERIVED.get(s.source, s.source) or "baseline"
 
 
 
