@@ -256,7 +256,7 @@ def _fit_superwords(counts: Mapping[str, int], options: TrainOptions, pt: PreTok
         raise ValueError(f"superword_transition (SuperBPE) cuts lines at spaces itself: use pre_tokenizer={_LINES!r} "
                          f"(the default with it) and no marker, not {pt!r} with marker={mark.text!r}")
     with paused():
-        model = train_superbpe(dict(counts), unit, vocab_size=options.vocab_size,
+        model = train_superbpe(counts, unit, vocab_size=options.vocab_size,
                                transition=options.superword_transition, max_words=options.superword_max_words,
                                min_frequency=options.min_frequency, special_tokens=options.all_special_tokens,
                                limit_alphabet=options.limit_alphabet, initial_alphabet=unit.initial_alphabet,
