@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .segmenters import BaselineSegmenter, BPESegmenter
-from .strategies import _Strategy, why as _why
+from .strategies import SUPERBPE, _Strategy, why as _why
 
 
 @dataclass
@@ -79,10 +79,16 @@ def _bpe_segmenters(strategy: _Strategy, ctx: Context) -> Any:
             notes.append(f"skipped {name}: {_why(exc)}")
             return
         pretok_s += analyze_s
+    superword: dict[str, Any] = {}
+    if strategy.source == "superbpe":  # SuperBPE's two stages, the transition a share of the largest size
+        superword = {"superword_transition": max(1, int(SUPERBPE["transition"] * sizes[-1])),
+                     "superword_max_words": SUPERBPE["max_words"]}
+        config["superword"] = superword
 
     def train() -> Any:
         trained = Tokenizer.train(ctx.train, vocab_size=sizes[-1], pre_tokenizer=training_pt,
-                                  unit=strategy.unit, min_frequency=ctx.min_frequency, show_progress=False)
+                                  unit=strategy.unit, min_frequency=ctx.min_frequency, show_progress=False,
+                                  **superword)
         return Tokenizer(trained.model, pre_tokenizer=pt, unit=trained.unit, marker=trained.marker,
                          unk_token=trained.unk_token)
 
