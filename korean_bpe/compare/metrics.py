@@ -372,13 +372,18 @@ def partial_char_end_rate(surfaces: Iterable[bytes]) -> float:
     >>> partial_char_end_rate([han, han[:2], "é".encode()[:1], b"ok" + han[:1], b"ok", han[1:]])  # 3 cut, 1 bound
     0.6666666666666666
     """
-    n = cut = 0
+    return _share_of_tokens(surfaces, lambda token: bool(_open_tail(token)))
+
+
+def _share_of_tokens(surfaces: Iterable[bytes], test: Callable[[bytes], bool]) -> float:
+    """Share of the non-empty tokens ``surfaces`` (UTF-8 bytes) for which ``test`` holds, over all."""
+    n = hit = 0
     for token in surfaces:
         if not isinstance(token, (bytes, bytearray)):
             raise TypeError(f"surfaces must be UTF-8 bytes, got {type(token).__name__} {token!r}; pass token.encode()")
         n += 1
-        cut += bool(token) and bool(_open_tail(bytes(token)))
-    return _ratio(cut, n)
+        hit += bool(token) and test(bytes(token))
+    return _ratio(hit, n)
 
 
 def incomplete_hangul_rate(surfaces: Iterable[bytes]) -> float:
@@ -397,13 +402,7 @@ def incomplete_hangul_rate(surfaces: Iterable[bytes]) -> float:
     >>> incomplete_hangul_rate([han, han[:2], han[2:], "한국".encode()[2:5], "ᄒ".encode(), b"ok"])
     0.5
     """
-    n = cut = 0
-    for token in surfaces:
-        if not isinstance(token, (bytes, bytearray)):
-            raise TypeError(f"surfaces must be UTF-8 bytes, got {type(token).__name__} {token!r}; pass token.encode()")
-        n += 1
-        cut += bool(token) and _cuts_syllable(bytes(token))
-    return _ratio(cut, n)
+    return _share_of_tokens(surfaces, _cuts_syllable)
 
 
 _L = "\u1100-\u115e\ua960-\ua97c"  # leading consonants (U+115F is the filler)
