@@ -131,19 +131,19 @@ def resolve_strategies(strategies: Sequence[str] | None) -> list[str]:
         "bpe": [n for n in grid if _parse(n).kind == "bpe"],
         "baseline": list(BASELINES),
         "peer": list(_peer_names()),
-        **{p: [f"{p}/{u}" for u in BPE_UNITS] for p in BPE_PRE_TOKENIZERS},
-        **_more_families(),
+        **{p: [f"{p}/{u}" for u in BPE_UNITS] for p in BPE_PRE_TOKENIZERS if p not in _NOT_DEFAULT},
     }
+    more = _more_families()
     out: list[str] = []
     for name in strategies:
         if not isinstance(name, str):
             raise TypeError(f"strategies must hold names (str), got {name!r}")
-        if name in families:
-            members = families[name]
+        if name in families or name in more:
+            members = families.get(name) or more[name]
         elif name in grid or name in MORE_STRATEGIES:
             members = [name]
         else:
-            shown = [*families, *grid]
+            shown = [*families, *grid, *more, *MORE_STRATEGIES]
             raise ValueError(
                 f"unknown strategy {name!r}; valid names: {', '.join(shown[:10])}, ... "
                 f"(see korean_bpe.compare.DEFAULT_STRATEGIES)"
