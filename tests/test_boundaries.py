@@ -248,3 +248,11 @@ def test_compare_mob_rows_read_the_analysis_of_their_analyzer_once(real_texts, m
     assert sum(train[0] in texts for texts in calls) == 1  # the one analysis of the training texts
     ours = result.segmenters[("mob/syllable", 1200)].tokenizer
     assert ours.model == Tokenizer.train(train, vocab_size=1200, pre_tokenizer={"type": "mob"}).model
+
+
+def test_the_peer_names_are_the_strategy_names():
+    from korean_bpe.compare.peers import TRAIN_ONLY_PEERS
+    from korean_bpe.compare.strategies import MORE_STRATEGIES, TRAIN_ONLY
+
+    assert set(TRAIN_ONLY_PEERS) == {n for n in MORE_STRATEGIES if n.startswith("sentencepiece-bpe/")}
+    assert {n.split("/")[1] for n in TRAIN_ONLY_PEERS} == set(TRAIN_ONLY)

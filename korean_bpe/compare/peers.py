@@ -95,7 +95,6 @@ from pathlib import Path
 from typing import Any
 
 from .._optional import MissingDependencyError, require
-from .strategies import TRAIN_ONLY
 
 __all__ = [
     "PEERS", "train_peer", "train_sentencepiece", "train_hf_bpe", "train_hf_wordpiece",
@@ -110,7 +109,8 @@ PEERS: tuple[str, ...] = (
 
 #: SentencePiece BPE trained with ``pretokenization_delimiter`` on texts cut at an analyzer's
 #: morphemes (beside our ``*-train`` rows: :data:`korean_bpe.compare.strategies.TRAIN_ONLY`)
-TRAIN_ONLY_PEERS: tuple[str, ...] = tuple(f"sentencepiece-bpe/{family}" for family in TRAIN_ONLY)
+TRAIN_ONLY_PEERS: tuple[str, ...] = ("sentencepiece-bpe/okt-train", "sentencepiece-bpe/kiwi-train",
+                                     "sentencepiece-bpe/mecab-train")
 
 #: peers whose trainer is greedy byte-level BPE (merges picked one at a time, most frequent first,
 #: ties broken deterministically): a model trained at a smaller size is the first ``n`` tokens and
