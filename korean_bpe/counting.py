@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
-from .markers import MORPHEME_CUT, Marker, get_marker
+from .markers import MORPHEME_CUT, SPACE_MARK, Marker, get_marker
 from .progress import NO_PROGRESS, Progress, start_progress
 from .units import Unit, get_unit
 
@@ -240,9 +240,34 @@ def cut_symbols(word: str, unit: Unit, mark: Marker) -> list[tuple[str, ...]]:
 
 def _split_cut_words(word_counts: Mapping[str, int], unit: Unit, mark: Marker) -> dict[tuple[str, ...], int]:
     """:func:`split_words` of words that hold :data:`~korean_bpe.markers.MORPHEME_CUT`: each piece
-    a word of its own (those of other words counted as usual)."""
-    split, apply = unit.split, mark.apply
+    a word of its own (those of other words counted as usual).  With a marker that marks only a
+    word's first or last symbol (``None``, ``▁``, ``</w>``) the pieces are counted as strings, the
+    marked ones apart, and each group goes through :func:`split_words` (compiled for ``syllable``
+    and ``jamo``): the same counts as :func:`cut_symbols` word by word, which the other markers use."""
     out: dict[tuple[str, ...], int] = {}
+    if mark.text in (None, SPACE_MARK, "</w>"):
+        marked: dict[str, int] = {}  # the pieces that carry the marker: a word's first (▁) or last (</w>)
+        bare: dict[str, int] = {}
+        end = -1 if mark.text == "</w>" else 0
+        alone = (SPACE_MARK,)  # a ▁ before an empty first piece stays a piece of its own, as cut_symbols cuts
+        for word, count in word_counts.items():
+            pieces = word.split(MORPHEME_CUT)
+            lone = mark.text == SPACE_MARK and not pieces[0]
+            if lone and any(pieces):
+                out[alone] = out.get(alone, 0) + count
+            pieces = [p for p in pieces if p]
+            if not pieces:
+                continue
+            if mark.text is not None and not lone:
+                edge = pieces.pop(end)
+                marked[edge] = marked.get(edge, 0) + count
+            for piece in pieces:
+                bare[piece] = bare.get(piece, 0) + count
+        for group, marker in ((marked, mark), (bare, get_marker(None))):
+            for key, count in split_words(group, unit, marker=marker).items():
+                out[key] = out.get(key, 0) + count
+        return out
+    split, apply = unit.split, mark.apply
     get = out.get
     for word, count in word_counts.items():
         for key in cut_symbols(word, unit, mark) if MORPHEME_CUT in word else (apply(split(word)),):

@@ -256,3 +256,18 @@ def test_the_peer_names_are_the_strategy_names():
 
     assert set(TRAIN_ONLY_PEERS) == {n for n in MORE_STRATEGIES if n.startswith("sentencepiece-bpe/")}
     assert {n.split("/")[1] for n in TRAIN_ONLY_PEERS} == set(TRAIN_ONLY)
+
+
+@pytest.mark.parametrize("marker", [None, "▁", "</w>", "##"])
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+def test_split_words_of_cut_words_is_cut_symbols_word_by_word(marker, unit):
+    """The grouped (compiled) split of cut words gives the counts of cut_symbols word by word."""
+    words = {f"▁영화{CUT}를": 3, f"재밌{CUT}다{CUT}!": 2, "최고": 4, f"영화{CUT}다": 1, f"{CUT}다": 1, "다": 2}
+    if marker is not None:
+        words = {w.replace("▁", ""): n for w, n in words.items()}
+    u, m = get_unit(unit), get_marker(marker)
+    expected: dict = {}
+    for word, count in words.items():
+        for key in cut_symbols(word, u, m):
+            expected[key] = expected.get(key, 0) + count
+    assert dict(split_words(words, u, marker=m).items()) == expected
