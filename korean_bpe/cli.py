@@ -279,7 +279,8 @@ def _add_compare(sub: Any) -> None:
                    help="comma-separated strategy names or families: bpe, baseline, peer, a pre-tokenizer "
                         "(whitespace, raw, okt-analysis, okt, kiwi, mecab) or names such as okt/jamo, "
                         "baseline/word, sentencepiece-unigram; 'all' for every one (default: all; on the "
-                        "embedded corpus all but the Kiwi peers, which take 8 s a size to start)")
+                        "embedded corpus all but the Kiwi peers, which take 8 s a size to start); outside 'all', "
+                        "when named: okt-train, kiwi-train, mecab-train, mob, mob-kiwi, superbpe")
     p.add_argument("--vocab-sizes", type=_vocab_sizes, default=None, metavar="LIST",
                    help=f"comma-separated vocabulary sizes, at most {COMPARE_MAX_VOCAB_SIZE:,} (default: "
                         f"{','.join(map(str, COMPARE_VOCAB_SIZES))}; "
