@@ -93,7 +93,15 @@ def segment_words(
                 if len(merged) > 1:
                     out[merged] = out.get(merged, 0) + count
             piece = []
-    return [list(w) for w in out], list(out.values()), unknown
+    words: list[list[int]] = []
+    counts: list[int] = []
+    while out:  # each tuple freed as its list is made (never both tables at once), order kept below
+        key, count = out.popitem()
+        words.append(list(key))
+        counts.append(count)
+    words.reverse()
+    counts.reverse()
+    return words, counts, unknown
 
 
 def continue_bpe(

@@ -35,7 +35,7 @@ stricter limit, never a looser one).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..markers import SPACE_MARK
@@ -77,6 +77,27 @@ def word_lengths(unit: Unit, max_words: int) -> tuple[Any, int]:
     return (lambda token: 1 + _M * token.count(mark)), max_words * _M + _M - 1
 
 
+class _LineSymbols(Mapping[tuple[str, ...], int]):
+    """Lines as unit symbols, each made when read and dropped after (stage 2 keeps no table of
+    symbol tuples: :func:`continue_bpe` only reads the items, once, to segment them)."""
+
+    def __init__(self, line_counts: Mapping[str, int], unit: Unit) -> None:
+        self._lines, self._split = line_counts, unit.split
+
+    def __getitem__(self, key: tuple[str, ...]) -> int:
+        raise KeyError(key)  # read by items() only
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return (tuple(self._split(line)) for line in self._lines)
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def items(self) -> Iterator[tuple[tuple[str, ...], int]]:  # type: ignore[override]
+        split = self._split
+        return ((tuple(split(line)), count) for line, count in self._lines.items())
+
+
 def train_superbpe(
     line_counts: Mapping[str, int], unit: Unit, *, vocab_size: int, transition: int, max_words: int | None,
     min_frequency: int, special_tokens: Sequence[str], limit_alphabet: int | None = None,
@@ -97,6 +118,6 @@ def train_superbpe(
                        min_frequency=min_frequency, special_tokens=special_tokens, limit_alphabet=limit_alphabet,
                        initial_alphabet=initial_alphabet, marker=None, show_progress=show_progress, on_merge=on_merge)
     length, limit = word_lengths(unit, max_words) if max_words is not None else (None, None)
-    return continue_bpe(stage1, split_words(line_counts, unit, marker=None), vocab_size=vocab_size,
+    return continue_bpe(stage1, _LineSymbols(line_counts, unit), vocab_size=vocab_size,
                         min_frequency=min_frequency, show_progress=show_progress, on_merge=on_merge,
                         max_token_length=limit, token_length=length).model
