@@ -160,6 +160,10 @@ def _add_train(sub: Any) -> None:
                    help="keep only the N most frequent symbols (the rest: <unk> or byte fallback)")
     p.add_argument("--max-token-length", type=_positive_int, default=None, metavar="N",
                    help="no token longer than N symbols (characters, jamo or bytes; the ▁ marker counts one)")
+    p.add_argument("--superword-transition", type=_positive_int, default=None, metavar="T",
+                   help="SuperBPE: merges stay inside words up to T tokens, then cross spaces (one piece a line)")
+    p.add_argument("--superword-max-words", type=_positive_int, default=4, metavar="N",
+                   help="with --superword-transition: at most N word starts (▁) a token (default: 4)")
     p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
     p.add_argument("--hangul-fallback", action="store_true",
                    help="add the 67 conjoining jamo to the vocabulary; unknown syllables become jamo tokens")
@@ -457,6 +461,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         if args.corpus is not None or args.limit is not None:
             raise UserError("give either CORPUS (with --limit) or --counts FILE, not both: the counts already "
                             "hold the words of their corpus")
+        if args.superword_transition is not None:
+            raise UserError("--superword-transition trains from CORPUS, not from --counts")
         counts = WordCounts.load(args.counts)
         given = (None if args.pre_tokenizer is None and not args.lossless and not args.morpheme_boundaries
                  else _pre_tokenizer(args))
@@ -470,8 +476,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         pt = kw.pop("pre_tokenizer", None) or _pre_tokenizer(args)
         options.pop("pre_tokenizer", None)
+        if args.superword_transition is not None:  # SuperBPE cuts lines itself: raw without split_by_whitespace
+            if args.pre_tokenizer is not None or args.initial is not None:
+                raise UserError("--superword-transition trains a new model on whole lines: leave out --pre-tokenizer "
+                                "and --initial")
+            pt = {"type": "raw", "split_by_whitespace": False}
+            options.update(superword_transition=args.superword_transition,
+                           superword_max_words=args.superword_max_words)
         tok = Tokenizer.train(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt, **options)
-        source = f"{pt.to_config()['type']}/{args.unit}"
+        source = f"{'superbpe' if args.superword_transition is not None else pt.to_config()['type']}/{args.unit}"
     try:
         out = tok.save(args.output)
     except (OSError, ValueError) as exc:  # the disk filled up, the place changed meanwhile: keep the model
@@ -795,6 +808,7 @@ CLI_OPTIONS: dict[str, dict[str, str]] = {
         "vocab_size": "--vocab-size", "limit_alphabet": "--limit-alphabet", "min_frequency": "--min-frequency",
         "byte_fallback": "--byte-fallback", "marker": "--marker", "limit": "--limit", "unit": "--unit",
         "max_token_length": "--max-token-length", "hangul_fallback": "--hangul-fallback",
+        "superword_transition": "--superword-transition", "superword_max_words": "--superword-max-words",
         "column": "; name the text column 'document' in the header line",
         "pre_tokenizer": "; keep them with --lossless",  # an analysis that dropped every morpheme
     },

@@ -86,3 +86,16 @@ def test_options_are_checked():
         Tokenizer.train(TEXTS, vocab_size=20, superword_transition=15, pre_tokenizer="raw")
     with pytest.raises(ValueError, match="superword_max_words"):
         Tokenizer.train(TEXTS, vocab_size=20, superword_transition=15, superword_max_words=0)
+
+
+def test_cli_trains_superbpe(tmp_path):
+    from korean_bpe.cli import main
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(TEXTS) + "\n", encoding="utf-8")
+    assert main(["train", str(corpus), "--vocab-size", "20", "--superword-transition", "14", "-o",
+                 str(tmp_path / "model"), "--no-progress"]) == 0
+    tok = Tokenizer.load(tmp_path / "model")
+    assert tok.model == Tokenizer.train(TEXTS, vocab_size=20, superword_transition=14).model
+    assert main(["train", str(corpus), "--vocab-size", "20", "--superword-transition", "14", "--pre-tokenizer",
+                 "raw", "-o", str(tmp_path / "m2")]) == 1
