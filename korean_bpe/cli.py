@@ -174,6 +174,10 @@ def _add_train(sub: Any) -> None:
                    help="keep only the N most frequent symbols (the rest: <unk> or byte fallback)")
     p.add_argument("--max-token-length", type=_positive_int, default=None, metavar="N",
                    help="no token longer than N symbols (characters, jamo or bytes; the ▁ marker counts one)")
+    p.add_argument("--superword-transition", type=_positive_int, default=None, metavar="T",
+                   help="SuperBPE: merges stay inside words up to T tokens, then cross spaces (one piece a line)")
+    p.add_argument("--superword-max-words", type=_positive_int, default=4, metavar="N",
+                   help="with --superword-transition: at most N word starts (▁) a token (default: 4)")
     p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
     p.add_argument("--hangul-fallback", action="store_true",
                    help="add the 67 conjoining jamo to the vocabulary; unknown syllables become jamo tokens")
@@ -192,6 +196,9 @@ def _pre_tokenizer_args(p: argparse.ArgumentParser, *, initial: bool = False) ->
                         "--counts, theirs)" if initial else ")"))
     p.add_argument("--lossless", action="store_true",
                    help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
+    p.add_argument("--morpheme-boundaries", choices=("okt", "kiwi", "mecab"), default=None, metavar="ANALYZER",
+                   help="cut the training words (raw or whitespace; default here: raw) where this analyzer's "
+                        "morphemes meet, so no merge crosses one; the model then encodes without the analyzer")
 
 
 def _add_count(sub: Any) -> None:
@@ -292,7 +299,8 @@ def _add_compare(sub: Any) -> None:
                    help="comma-separated strategy names or families: bpe, baseline, peer, a pre-tokenizer "
                         "(whitespace, raw, okt-analysis, okt, kiwi, mecab) or names such as okt/jamo, "
                         "baseline/word, sentencepiece-unigram; 'all' for every one (default: all; on the "
-                        "embedded corpus all but the Kiwi peers, which take 8 s a size to start)")
+                        "embedded corpus all but the Kiwi peers, which take 8 s a size to start); outside 'all', "
+                        "when named: okt-train, kiwi-train, mecab-train, mob, mob-kiwi, superbpe")
     p.add_argument("--vocab-sizes", type=_vocab_sizes, default=None, metavar="LIST",
                    help=f"comma-separated vocabulary sizes, at most {COMPARE_MAX_VOCAB_SIZE:,} (default: "
                         f"{','.join(map(str, COMPARE_VOCAB_SIZES))}; "
@@ -389,7 +397,12 @@ def _pre_tokenizer(args: argparse.Namespace) -> Any:
     """The pre-tokenizer of --pre-tokenizer and --lossless (default: whitespace)."""
     from .pre_tokenizers import get_pre_tokenizer
 
-    name = args.pre_tokenizer or "whitespace"
+    name = args.pre_tokenizer or ("raw" if getattr(args, "morpheme_boundaries", None) else "whitespace")
+    if getattr(args, "morpheme_boundaries", None):
+        if name not in ("raw", "whitespace") or args.lossless:
+            raise UserError(f"--morpheme-boundaries cuts the words of --pre-tokenizer raw or whitespace, not "
+                            f"'{name}'{' --lossless' if args.lossless else ''}: leave --pre-tokenizer out (raw)")
+        return get_pre_tokenizer({"type": "morpheme_boundaries", "analyzer": args.morpheme_boundaries, "base": name})
     options: dict[str, Any] = {}
     if args.lossless:
         if name in ("whitespace", "raw"):
@@ -479,8 +492,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         if args.corpus is not None or args.limit is not None:
             raise UserError("give either CORPUS (with --limit) or --counts FILE, not both: the counts already "
                             "hold the words of their corpus")
+        if args.superword_transition is not None:
+            raise UserError("--superword-transition trains from CORPUS, not from --counts")
         counts = WordCounts.load(args.counts)
-        given = None if args.pre_tokenizer is None and not args.lossless else _pre_tokenizer(args)
+        given = (None if args.pre_tokenizer is None and not args.lossless and not args.morpheme_boundaries
+                 else _pre_tokenizer(args))
         if given is not None and given.to_config() != counts.pre_tokenizer_config:
             raise UserError(f"{args.counts} was counted with the pre-tokenizer {counts.pre_tokenizer_config}, not "
                             f"{given.to_config()} (--pre-tokenizer/--lossless): a model must cut texts as its "
@@ -491,8 +507,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         pt = kw.pop("pre_tokenizer", None) or _pre_tokenizer(args)
         options.pop("pre_tokenizer", None)
+        if args.superword_transition is not None:  # SuperBPE cuts lines itself: raw without split_by_whitespace
+            if args.pre_tokenizer is not None or args.initial is not None:
+                raise UserError("--superword-transition trains a new model on whole lines: leave out --pre-tokenizer "
+                                "and --initial")
+            pt = {"type": "raw", "split_by_whitespace": False}
+            options.update(superword_transition=args.superword_transition,
+                           superword_max_words=args.superword_max_words)
         tok = Tokenizer.train(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt, **options)
-        source = f"{pt.to_config()['type']}/{args.unit}"
+        source = f"{'superbpe' if args.superword_transition is not None else pt.to_config()['type']}/{args.unit}"
     try:
         out = tok.save(args.output)
     except (OSError, ValueError) as exc:  # the disk filled up, the place changed meanwhile: keep the model
@@ -829,6 +852,7 @@ CLI_OPTIONS: dict[str, dict[str, str]] = {
         "vocab_size": "--vocab-size", "limit_alphabet": "--limit-alphabet", "min_frequency": "--min-frequency",
         "byte_fallback": "--byte-fallback", "marker": "--marker", "limit": "--limit", "unit": "--unit",
         "max_token_length": "--max-token-length", "hangul_fallback": "--hangul-fallback",
+        "superword_transition": "--superword-transition", "superword_max_words": "--superword-max-words",
         "column": "; name the text column 'document' in the header line",
         "pre_tokenizer": "; keep them with --lossless",  # an analysis that dropped every morpheme
     },

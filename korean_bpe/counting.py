@@ -49,11 +49,11 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
-from .markers import Marker, get_marker
+from .markers import MORPHEME_CUT, SPACE_MARK, Marker, get_marker
 from .progress import NO_PROGRESS, Progress, start_progress
 from .units import Unit, get_unit
 
-__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "holds_any", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "cut_symbols", "holds_any", "FORMAT", "FORMAT_VERSION"]
 
 FORMAT = "korean_bpe word counts"
 FORMAT_VERSION = 1
@@ -183,11 +183,20 @@ def split_words(
 
     >>> split_words({"값이": 2, "값": 1}, get_unit("syllable"), marker="</w>")
     {('값', '이</w>'): 2, ('값</w>',): 1}
+
+    A word holding :data:`~korean_bpe.markers.MORPHEME_CUT` (U+FFFF) is marked whole, then cut
+    there into pieces that train as words of their own (:func:`cut_symbols`), so that no merge
+    crosses a morpheme boundary (:mod:`korean_bpe.pre_tokenizers.boundaries`):
+
+    >>> split_words({"값\uffff이": 2, "값": 1}, get_unit("syllable"), marker="▁")
+    {('▁', '값'): 3, ('이',): 2}
     """
     from .trainer.fast import split_ids
     from .trainer.fast import split_words as fast_split
 
     mark = get_marker(marker)
+    if holds_any(word_counts, MORPHEME_CUT):
+        return _split_cut_words(word_counts, unit, mark)
     compiled = {"chars": "syllable", "jamo": "jamo"}.get(unit.compiled_symbols)  # type: ignore[arg-type]
     if compiled is not None and mark.compiled:
         ids = split_ids(word_counts, unit=compiled, marker=mark.text)  # flat ids: train_bpe's fast path
@@ -203,6 +212,67 @@ def split_words(
         key = apply(split(word))
         if key:
             out[key] = get(key, 0) + count
+    return out
+
+
+def cut_symbols(word: str, unit: Unit, mark: Marker) -> list[tuple[str, ...]]:
+    """The marked symbols of ``word`` cut at each :data:`~korean_bpe.markers.MORPHEME_CUT`: the
+    word is marked whole (``▁`` opens the first piece, ``</w>`` ends the last, ``##`` marks every
+    symbol after the word's first) and each piece's symbols follow; empty pieces are left out.
+
+    >>> cut_symbols("재밌\uffff다", get_unit("syllable"), get_marker("##"))
+    [('재', '##밌'), ('##다',)]
+    >>> cut_symbols("값\uffff이", get_unit("jamo"), get_marker("▁"))
+    [('▁', 'ᄀ', 'ᅡ', 'ᆹ'), ('ᄋ', 'ᅵ')]
+    """
+    sizes = [len(unit.split(p)) for p in word.split(MORPHEME_CUT)]
+    symbols = mark.apply(unit.split(word.replace(MORPHEME_CUT, "")))
+    at = len(symbols) - sum(sizes)  # the symbols a marker puts before the first piece (``▁``: one)
+    out: list[tuple[str, ...]] = []
+    for k, size in enumerate(sizes):
+        end = at + size
+        piece = symbols[0 if k == 0 else at:end]
+        if piece:
+            out.append(piece)
+        at = end
+    return out
+
+
+def _split_cut_words(word_counts: Mapping[str, int], unit: Unit, mark: Marker) -> dict[tuple[str, ...], int]:
+    """:func:`split_words` of words that hold :data:`~korean_bpe.markers.MORPHEME_CUT`: each piece
+    a word of its own (those of other words counted as usual).  With a marker that marks only a
+    word's first or last symbol (``None``, ``▁``, ``</w>``) the pieces are counted as strings, the
+    marked ones apart, and each group goes through :func:`split_words` (compiled for ``syllable``
+    and ``jamo``): the same counts as :func:`cut_symbols` word by word, which the other markers use."""
+    out: dict[tuple[str, ...], int] = {}
+    if mark.text in (None, SPACE_MARK, "</w>"):
+        marked: dict[str, int] = {}  # the pieces that carry the marker: a word's first (▁) or last (</w>)
+        bare: dict[str, int] = {}
+        end = -1 if mark.text == "</w>" else 0
+        alone = (SPACE_MARK,)  # a ▁ before an empty first piece stays a piece of its own, as cut_symbols cuts
+        for word, count in word_counts.items():
+            pieces = word.split(MORPHEME_CUT)
+            lone = mark.text == SPACE_MARK and not pieces[0]
+            if lone and any(pieces):
+                out[alone] = out.get(alone, 0) + count
+            pieces = [p for p in pieces if p]
+            if not pieces:
+                continue
+            if mark.text is not None and not lone:
+                edge = pieces.pop(end)
+                marked[edge] = marked.get(edge, 0) + count
+            for piece in pieces:
+                bare[piece] = bare.get(piece, 0) + count
+        for group, marker in ((marked, mark), (bare, get_marker(None))):
+            for key, count in split_words(group, unit, marker=marker).items():
+                out[key] = out.get(key, 0) + count
+        return out
+    split, apply = unit.split, mark.apply
+    get = out.get
+    for word, count in word_counts.items():
+        for key in cut_symbols(word, unit, mark) if MORPHEME_CUT in word else (apply(split(word)),):
+            if key:
+                out[key] = get(key, 0) + count
     return out
 
 

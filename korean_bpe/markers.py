@@ -58,10 +58,16 @@ from .registry import Registry
 
 __all__ = [
     "Marker", "MARKERS", "MARKER_TEXTS", "SPACE_MARK", "SpaceMarker", "EndOfWordMarker", "ContinuationMarker",
-    "NoMarker", "get_marker", "guess_marker", "pieces_keep_spaces",
+    "NoMarker", "get_marker", "guess_marker", "pieces_keep_spaces", "MORPHEME_CUT",
 ]
 
 SPACE_MARK = "\u2581"  # ▁
+
+#: A cut inside a training word (U+FFFF, a Unicode noncharacter: never text): no merge crosses it
+#: (:func:`korean_bpe.counting.split_words` cuts the marked symbols there), so a word
+#: ``'▁아이언맨\uffff은'`` trains as ``('▁', '아', '이', '언', '맨')`` and ``('은',)`` while the
+#: tokenizer encodes ``'▁아이언맨은'`` whole (:mod:`korean_bpe.pre_tokenizers.boundaries`).
+MORPHEME_CUT = "\uffff"
 
 #: The marker strings the public API takes and the model files store.
 MARKER_TEXTS: tuple[str | None, ...] = (None, SPACE_MARK, "</w>", "##")

@@ -167,6 +167,8 @@ class Tokenizer:
         show_progress: bool | Progress | None = None,
         on_merge: OnMerge | None = None,
         initial: Tokenizer | None = None,
+        superword_transition: int | None = None,
+        superword_max_words: int | None = 4,
     ) -> Tokenizer:
         """Train on ``texts`` (any iterable of strings: a list, or a generator over a huge file).
 
@@ -209,12 +211,24 @@ class Tokenizer:
         (True, True)
         >>> law.tokenize("법률 개정안"), more.tokenize("법률 개정안")      # 안 is not in law's alphabet
         (['▁법률', '▁개', '정', '<unk>'], ['▁법률', '▁개정', '<unk>'])
+
+        ``superword_transition=t`` trains SuperBPE (:mod:`korean_bpe.trainer.superbpe`): merges stay
+        inside words up to ``t`` tokens, then cross spaces, a token holding at most
+        ``superword_max_words`` word starts ``▁`` (None: no limit); the pre-tokenizer is ``raw``
+        without ``split_by_whitespace`` (one piece a line), and the export is a plain ``tokenizer.json``.
+
+        >>> texts = ["할 수 있다", "할 수 없다", "볼 수 있다"] * 3
+        >>> Tokenizer.train(texts, vocab_size=20, superword_transition=14).tokenize("할 수 있다")
+        ['▁할▁수▁있다']
+        >>> Tokenizer.train(texts, vocab_size=20, superword_transition=14, superword_max_words=2).tokenize("할 수 있다")
+        ['▁할', '▁수▁있다']
         """
         if initial is not None and not isinstance(initial, Tokenizer):
             raise TypeError(f"initial must be a korean_bpe.Tokenizer (Tokenizer.load(dir)), got {type(initial).__name__}")
         options = TrainOptions(vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=special_tokens,
                                byte_fallback=byte_fallback, hangul_fallback=hangul_fallback,
-                               limit_alphabet=limit_alphabet, max_token_length=max_token_length, unk_token=unk_token)
+                               limit_alphabet=limit_alphabet, max_token_length=max_token_length, unk_token=unk_token,
+                               superword_transition=superword_transition, superword_max_words=superword_max_words)
         return cls._from_trained(train_texts(texts, options, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
                                              initial=initial, show_progress=show_progress, on_merge=on_merge))
 

@@ -242,6 +242,20 @@ def test_analyzer_counts_equal_the_local_counts(client, kolaw_kobill, pre_tokeni
     assert len(kept) == 2 and all(len(v) == 1 for v in kept.values())  # one analyzer per worker process
 
 
+def test_morpheme_boundaries_count_on_dask_as_locally(client, kolaw_kobill):
+    """Training words cut at MeCab's morphemes (morpheme_boundaries) count on the workers as here,
+    and train the same model (the tokenizer then encodes with raw alone)."""
+    from korean_bpe import Tokenizer
+
+    pt = {"type": "morpheme_boundaries", "analyzer": "mecab"}
+    paths = kolaw_kobill[1:3]
+    got = count_files(paths, pre_tokenizer=pt, scheduler=client, shard_bytes=6000)
+    expected = _local(paths, pt)
+    assert got.items() == expected.items() and got["▁자녀\uffff의"] > 0
+    tok = Tokenizer.train_from_counts(got, vocab_size=300)
+    assert tok.model == Tokenizer.train_from_counts(expected, vocab_size=300).model and tok.pre_tokenizer.name == "raw"
+
+
 def test_the_cli_counts_on_a_scheduler_address(client, kolaw_kobill, tmp_path):
     files = [str(p) for p in kolaw_kobill[:3]]
     address = client.scheduler.address

@@ -81,6 +81,9 @@ def sample_frame(*, probe: bool = True, stats: bool = True) -> pd.DataFrame:
     if not stats:
         return df
     df["drops_text"] = df["strategy"] == "okt-analysis/syllable"
+    df["partial_char_end_rate"] = df["incomplete_hangul_rate"] * 0.9  # the hygiene columns
+    df["residue_rate"] = [0.03 if k == "bpe" else NAN for k in df["kind"]]
+    df["single_token_retention"] = [0.9 if p in ("whitespace", "raw") else 0.5 for p in df["pre_tokenizer"]]
     df["same_as"] = ["whitespace/jamo" if s == "raw/byte" else "" for s in df["strategy"]]
     df["reference"] = [f"whitespace/{u}" if u in ("syllable", "jamo", "byte") else "whitespace/syllable"
                        for u in df["unit"]]

@@ -130,6 +130,15 @@ TABLE: tuple[Column, ...] = (
            "syllable's UTF-8 bytes but not all of it (byte-level vocabularies)", unit=_R, format="{:.2f}"),
     Column("jamo_token_rate", "float64", "share of the vocabulary's tokens holding jamo that do not compose into "
            "whole syllables", unit=_R, format="{:.2f}"),
+    Column("partial_char_end_rate", "float64", "share of the vocabulary's tokens whose bytes end inside a UTF-8 "
+           "character (byte-level vocabularies; a token of continuation bytes only counts: an upper bound)",
+           unit=_R, direction="lower", format="{:.2f}"),
+    Column("residue_rate", "float64", "share of the vocabulary that is an intermediate residue (Picky BPE, "
+           "LiteToken): a token made by a merge and part of a later merge, that the held-out encoding emits for fewer than "
+           "1% of its occurrences, alone or inside the merge trees of the tokens emitted (our BPE rows; NaN for "
+           "others)", unit=_R, direction="lower", format="{:.2f}"),
+    Column("single_token_retention", "float64", "STRR: share of the occurrences of the 1,000 most frequent held-out "
+           "어절 that encode, each alone as a text, to one token other than <unk>", unit=_R, direction="higher", format="{:.2f}"),
     Column("round_trip_rate", "float64", "share of held-out documents with decode(encode(text)) == text exactly "
            "(NaN for a row that drops text)", "rt%", _R, "higher", "{:.2f}", True, short='{:.1f}',
            summary='documents with decode(encode(text)) == text'),

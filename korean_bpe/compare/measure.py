@@ -42,6 +42,13 @@ class _HeldOut:
         self.n_gold = 0  # gold boundaries over all 어절
         self.sample = test[:THROUGHPUT_TEXTS]
         self._gold_per_doc: list[int] | None = None
+        self._word_counts: Counter[str] | None = None
+
+    def word_counts(self) -> Counter[str]:
+        """The held-out 어절 (white-space words) with their occurrences, counted once."""
+        if self._word_counts is None:
+            self._word_counts = Counter(w for t in self.texts for w in t.split())
+        return self._word_counts
 
     def gold_per_doc(self) -> list[int]:
         """Gold boundaries in each held-out document (computed once)."""
@@ -101,6 +108,9 @@ def _measure(seg: Segmenter, held: _HeldOut, *, encoded: list[list[int]], train_
         "morph_precision": precision, "morph_recall": recall, "morph_f1": f1,
         "incomplete_hangul_rate": metrics.incomplete_hangul_rate(surfaces),
         "jamo_token_rate": metrics.jamo_token_rate(surfaces),
+        "partial_char_end_rate": metrics.partial_char_end_rate(surfaces),
+        "residue_rate": _residue_rate(seg, encoded, n_tokens),
+        "single_token_retention": metrics.single_token_retention(held.word_counts(), seg.encode_batch, unk_ids=unk),
         "round_trip_rate": math.nan if decoded is None else metrics.round_trip_rate(texts, decoded),
         "probe_accuracy": math.nan if correct is None else metrics._ratio(sum(correct), len(correct)),
         "_parts": _doc_parts(held, encoded, flat, unk, by_doc, round_trip, correct, seg.vocab_size),
@@ -143,6 +153,21 @@ def _counts_by_text(seg: Segmenter, held: _HeldOut, spans: list[list[tuple[int, 
             alone[0] = spans[t]  # type: ignore[index]
         out[:, t] = _span_counts_per_text(seg, one, alone)  # type: ignore[arg-type]
     return out[0], out[1], out[2]
+
+
+def _residue_rate(seg: Segmenter, encoded: list[list[int]], n_tokens: int) -> float:
+    """:func:`~korean_bpe.compare.metrics.residue_rate` of a row of our BPE (its merges by id,
+    the held-out ids counted); NaN for other rows."""
+    if not isinstance(seg, BPESegmenter):
+        return math.nan
+    import numpy as np
+
+    model = seg.tokenizer.model
+    vocab = model.vocab
+    merges = [(vocab[a], vocab[b], vocab[model.merged_token(a, b)]) for a, b in model.merges]
+    bins = np.bincount(_flat_ids(encoded, n_tokens)) if n_tokens else np.zeros(0, dtype=np.int64)
+    usage = {int(i): int(bins[i]) for i in np.flatnonzero(bins)}
+    return metrics.residue_rate(merges, usage, vocab_size=model.vocab_size)
 
 
 def _flat_ids(encoded: list[list[int]], n_tokens: int) -> Any:

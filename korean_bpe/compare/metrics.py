@@ -42,6 +42,7 @@ __all__ = [
     "fertility", "chars_per_token", "unk_rate", "whole_word_rate", "round_trip_rate", "throughput",
     "split_indices", "bytes_per_token", "continued_word_rate", "unrepresentable_char_rate",
     "renyi_efficiency", "word_spans", "internal_boundaries", "boundary_scores", "incomplete_hangul_rate",
+    "partial_char_end_rate", "residue_rate", "single_token_retention",
     "jamo_token_rate", "probe_accuracy", "probe_predictions", "RENYI_ALPHA",
 ]
 
@@ -334,6 +335,21 @@ def _starts_hangul(fragment: bytes) -> bool:
             and all(_is_continuation(b) for b in fragment[1:]))
 
 
+def _open_tail(token: bytes) -> bytes:
+    """The bytes after ``token``'s last lead byte when they are fewer than that byte announces (the
+    token ends inside a character), else ``b""``; a token of continuation bytes only is returned
+    whole (it ends inside a character or ends one: the token alone cannot tell)."""
+    last = len(token) - 1
+    while last > 0 and _is_continuation(token[last]):
+        last -= 1
+    tail = token[last:]
+    lead = tail[0] if tail else 0
+    need = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+    if _is_continuation(lead):
+        return tail
+    return tail if len(tail) < need else b""
+
+
 def _cuts_syllable(token: bytes) -> bool:
     head = 0
     while head < len(token) and _is_continuation(token[head]):
@@ -341,11 +357,33 @@ def _cuts_syllable(token: bytes) -> bool:
     if head:
         # 1 or 2 leading continuation bytes can always be a syllable's tail (3 are a 4-byte character's)
         return head <= 2
-    last = len(token) - 1
-    while last > 0 and _is_continuation(token[last]):
-        last -= 1
-    tail = token[last:]
-    return len(tail) < 3 and _starts_hangul(tail)
+    tail = _open_tail(token)
+    return bool(tail) and _starts_hangul(tail)
+
+
+def partial_char_end_rate(surfaces: Iterable[bytes]) -> float:
+    """Share of tokens whose bytes end inside a UTF-8 character: ``#{t : t's last character is cut}
+    / #tokens`` (byte-level vocabularies; a token of whole characters never counts).  A token ends
+    inside one when its last lead byte announces more bytes than follow it (exact); a token of
+    continuation bytes only counts too (an upper bound: it may also end a character).  The
+    Hangul-only, both-ends variant is :func:`incomplete_hangul_rate` (the same tail test).
+
+    >>> han = "한".encode()                   # ED 95 9C
+    >>> partial_char_end_rate([han, han[:2], "é".encode()[:1], b"ok" + han[:1], b"ok", han[1:]])  # 3 cut, 1 bound
+    0.6666666666666666
+    """
+    return _share_of_tokens(surfaces, lambda token: bool(_open_tail(token)))
+
+
+def _share_of_tokens(surfaces: Iterable[bytes], test: Callable[[bytes], bool]) -> float:
+    """Share of the non-empty tokens ``surfaces`` (UTF-8 bytes) for which ``test`` holds, over all."""
+    n = hit = 0
+    for token in surfaces:
+        if not isinstance(token, (bytes, bytearray)):
+            raise TypeError(f"surfaces must be UTF-8 bytes, got {type(token).__name__} {token!r}; pass token.encode()")
+        n += 1
+        hit += bool(token) and test(bytes(token))
+    return _ratio(hit, n)
 
 
 def incomplete_hangul_rate(surfaces: Iterable[bytes]) -> float:
@@ -364,13 +402,7 @@ def incomplete_hangul_rate(surfaces: Iterable[bytes]) -> float:
     >>> incomplete_hangul_rate([han, han[:2], han[2:], "한국".encode()[2:5], "ᄒ".encode(), b"ok"])
     0.5
     """
-    n = cut = 0
-    for token in surfaces:
-        if not isinstance(token, (bytes, bytearray)):
-            raise TypeError(f"surfaces must be UTF-8 bytes, got {type(token).__name__} {token!r}; pass token.encode()")
-        n += 1
-        cut += bool(token) and _cuts_syllable(bytes(token))
-    return _ratio(cut, n)
+    return _share_of_tokens(surfaces, _cuts_syllable)
 
 
 _L = "\u1100-\u115e\ua960-\ua97c"  # leading consonants (U+115F is the filler)
@@ -410,6 +442,77 @@ def jamo_token_rate(surfaces: Iterable[bytes]) -> float:
         if _CONJOINING.search(text):
             partial += _CONJOINING.search(_WHOLE_BLOCK.sub("", text)) is not None
     return _ratio(partial, n)
+
+
+# -- vocabulary hygiene --------------------------------------------------------------------------------
+
+#: an intermediate token is a residue when fewer than this share of its held-out occurrences are its own
+RESIDUE_SHARE = 0.01
+#: the most frequent held-out 어절 that :func:`single_token_retention` reads
+STRR_WORDS = 1000
+
+
+def residue_rate(merges: Sequence[tuple[int, int, int]], usage: Mapping[int, int], *, vocab_size: int,
+                 share: float = RESIDUE_SHARE) -> float:
+    """Share of the vocabulary that is an intermediate residue (Picky BPE, LiteToken): a token made
+    by a merge and a part of a later merge, that the held-out encoding almost never emits
+    itself: ``#{t : u(t) < share * (u(t) + inside(t))} / vocab_size``, where ``u(t)`` counts
+    ``t`` among the held-out tokens and ``inside(t)`` counts it inside their merge trees (each
+    node of the tree of each emitted token).  ``merges``: ``(left, right, result)`` ids in merge
+    order (the first merge making a token is its tree); ``usage``: id -> held-out count.  Tokens
+    never met on held-out text, inside or alone, are not residues (they are unused).
+
+    Merges 0 1 -> 3 (ab), 3 2 -> 4 (abc); held-out: abc 99 times, ab once: ab is used once of 100
+    occurrences (1% is not below 1%), so no residue; without that one use it is one:
+
+    >>> residue_rate([(0, 1, 3), (3, 2, 4)], {4: 99, 3: 1}, vocab_size=5)
+    0.0
+    >>> residue_rate([(0, 1, 3), (3, 2, 4)], {4: 99}, vocab_size=5)
+    0.2
+    """
+    children: dict[int, tuple[int, int]] = {}
+    parts: set[int] = set()
+    for left, right, result in merges:
+        children.setdefault(result, (left, right))
+        parts.update((left, right))
+    inside: dict[int, int] = {}
+    below: dict[int, dict[int, int]] = {}  # token -> its tree's nodes (without itself), with multiplicity
+
+    def nodes(t: int) -> dict[int, int]:
+        got = below.get(t)
+        if got is None:
+            got = {}
+            stack = list(children.get(t, ()))
+            while stack:
+                x = stack.pop()
+                got[x] = got.get(x, 0) + 1
+                stack.extend(children.get(x, ()))
+            below[t] = got
+        return got
+
+    for t, n in usage.items():
+        for x, k in nodes(t).items():
+            inside[x] = inside.get(x, 0) + n * k
+    residues = sum(1 for t in parts & children.keys()  # merged tokens: the alphabet cannot be a residue
+                   if inside.get(t, 0) and usage.get(t, 0) < share * (usage.get(t, 0) + inside[t]))
+    return _ratio(residues, vocab_size)
+
+
+def single_token_retention(word_counts: Mapping[str, int], encode: Callable[[list[str]], list[list[int]]], *,
+                           unk_ids: Collection[int] = (), top: int = STRR_WORDS) -> float:
+    """STRR: share of the occurrences of the ``top`` most frequent held-out 어절 (``word_counts``:
+    white-space word -> occurrences; ties by code point) whose encoding, each 어절 encoded alone as
+    a text, is one token other than ``<unk>`` (``unk_ids``): ``sum(n(w) : encode(w) = [t], t not
+    unknown) / sum(n(w))``.
+
+    >>> encode = lambda words: [{"영화": [5], "재밌다": [6, 7], "꿀잼": [0]}[w] for w in words]
+    >>> single_token_retention({"영화": 3, "재밌다": 1, "꿀잼": 1}, encode, unk_ids={0})     # 3 of 5
+    0.6
+    """
+    frequent = sorted(word_counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    encoded = encode([w for w, _ in frequent])
+    kept = sum(n for (_, n), ids in zip(frequent, encoded) if len(ids) == 1 and ids[0] not in unk_ids)
+    return _ratio(kept, sum(n for _, n in frequent))
 
 
 # -- extrinsic probe ----------------------------------------------------------------------------------

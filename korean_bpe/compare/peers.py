@@ -99,12 +99,17 @@ __all__ = [
     "PEERS", "train_peer", "train_sentencepiece", "train_hf_bpe", "train_hf_wordpiece",
     "train_kiwi_bpe", "train_kiwi_swtokenizer", "Peer", "SentencePiecePeer", "HFPeer", "SwTokenizerPeer",
     "char_spans_from_byte_offsets", "byte_level_decode", "readable_bytes", "run_isolated", "TRUNCATABLE_PEERS",
-    "PeerCrash", "peer_to_entry", "peer_from_entry",
+    "PeerCrash", "peer_to_entry", "peer_from_entry", "TRAIN_ONLY_PEERS",
 ]
 
 PEERS: tuple[str, ...] = (
     "sentencepiece-bpe", "sentencepiece-unigram", "hf-bpe", "hf-wordpiece", "kiwi-bpe", "kiwi-swtokenizer",
 )
+
+#: SentencePiece BPE trained with ``pretokenization_delimiter`` on texts cut at an analyzer's
+#: morphemes (beside our ``*-train`` rows: :data:`korean_bpe.compare.strategies.TRAIN_ONLY`)
+TRAIN_ONLY_PEERS: tuple[str, ...] = ("sentencepiece-bpe/okt-train", "sentencepiece-bpe/kiwi-train",
+                                     "sentencepiece-bpe/mecab-train")
 
 #: peers whose trainer is greedy byte-level BPE (merges picked one at a time, most frequent first,
 #: ties broken deterministically): a model trained at a smaller size is the first ``n`` tokens and
@@ -453,6 +458,7 @@ def _check_args(texts: Sequence[str], vocab_size: int) -> list[str]:
 
 def train_sentencepiece(
     texts: Sequence[str], *, vocab_size: int, model_type: str = "unigram", seed: int = 0, byte_fallback: bool = False,
+    pretokenization_delimiter: str = "",
 ) -> SentencePiecePeer:
     """Train SentencePiece (``model_type`` ``"bpe"`` or ``"unigram"``) in memory; see the module
     docstring for the settings.
@@ -472,6 +478,10 @@ def train_sentencepiece(
     (True, [('▁', 0, 0), ('<0xE3>', 0, 1), ('<0x85>', 0, 1), ('<0x8B>', 0, 1), ('▁영화', 1, 4)])
     >>> sp.decode(sp.encode("ㅋ 영화"))
     'ㅋ 영화'
+
+    ``pretokenization_delimiter``: SentencePiece's option, a string in the training texts where no
+    piece may cross (the ``*-train`` peers: U+FFFF at the morpheme boundaries,
+    :func:`korean_bpe.pre_tokenizers.boundaries.mark_boundaries`); encoding reads plain text.
     """
     texts = _check_args(texts, vocab_size)
     if model_type not in ("bpe", "unigram"):
@@ -486,6 +496,7 @@ def train_sentencepiece(
             normalization_rule_name="identity", remove_extra_whitespaces=False, character_coverage=1.0,
             hard_vocab_limit=False, byte_fallback=byte_fallback, max_sentence_length=max(4192, longest + 1),
             num_threads=SENTENCEPIECE_THREADS, minloglevel=2,
+            **({"pretokenization_delimiter": pretokenization_delimiter} if pretokenization_delimiter else {}),
         )
     except RuntimeError as exc:
         raise ValueError(
@@ -682,8 +693,15 @@ def train_peer(
     >>> peer.pieces("이 영화")
     [('▁', 0, 0), ('이', 0, 1), ('▁영화', 1, 4)]
     """
+    if name in TRAIN_ONLY_PEERS:  # texts marked at the morpheme boundaries (see train_sentencepiece)
+        from ..markers import MORPHEME_CUT
+
+        peer = train_sentencepiece(texts, vocab_size=vocab_size, model_type="bpe", seed=seed,
+                                   pretokenization_delimiter=MORPHEME_CUT)
+        peer.strategy = name
+        return peer
     if name not in PEERS:
-        raise ValueError(f"unknown peer {name!r}: choose one of {', '.join(PEERS)}")
+        raise ValueError(f"unknown peer {name!r}: choose one of {', '.join(PEERS + TRAIN_ONLY_PEERS)}")
     if name == "sentencepiece-bpe":
         return train_sentencepiece(texts, vocab_size=vocab_size, model_type="bpe", seed=seed)
     if name == "sentencepiece-unigram":

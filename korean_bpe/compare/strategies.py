@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["BPE_PRE_TOKENIZERS", "BPE_UNITS", "GOLD_ANALYZERS", "BASELINES", "DEFAULT_STRATEGIES",
-           "resolve_strategies"]
+           "TRAIN_ONLY", "MORE_STRATEGIES", "resolve_strategies"]
 
 #: the pre-tokenizations of the ``bpe`` rows: name -> (registered pre-tokenizer, options)
 BPE_PRE_TOKENIZERS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -23,7 +23,18 @@ BPE_PRE_TOKENIZERS: dict[str, tuple[str, dict[str, Any]]] = {
     "okt": ("okt", {"lossless": True}),
     "kiwi": ("kiwi", {"lossless": True}),
     "mecab": ("mecab", {"lossless": True}),
+    "mob": ("mob", {"analyzer": "mecab"}),
+    "mob-kiwi": ("mob", {"analyzer": "kiwi"}),
+    "superbpe": ("raw", {"split_by_whitespace": False}),
 }
+#: SuperBPE rows: the transition size as a share of the largest vocabulary size (the paper's 180k of
+#: 200k is 0.9; 0.8 leaves room at the smaller sizes a sweep reads by truncation) and the word limit
+SUPERBPE = {"transition": 0.8, "max_words": 4}
+#: the pre-tokenizations outside the default grid (each ``<name>/<unit>`` runs when named)
+_NOT_DEFAULT = ("mob", "mob-kiwi", "superbpe")
+#: pre-tokenizations made from another one's analysis (MoB's marks on the lossless morphemes):
+#: name -> the one it reads, so that an analyzer runs once per comparison
+DERIVED: dict[str, str] = {"mob": "mecab", "mob-kiwi": "kiwi"}
 BPE_UNITS = ("syllable", "jamo", "byte")
 #: the analyzers a ``gold`` can name (their lossless morphemes are the gold spans)
 GOLD_ANALYZERS = ("kiwi", "mecab", "okt")
@@ -36,6 +47,12 @@ BASELINES: dict[str, tuple[str, str]] = {
     "baseline/morpheme-mecab": ("morpheme", "mecab"),
     "baseline/word": ("word", "whitespace"),
 }
+#: the families that use an analyzer at training time only: name -> analyzer.  ``<name>/<unit>`` is
+#: our BPE trained on the ``raw`` words cut at the analyzer's lossless morphemes
+#: (:mod:`korean_bpe.pre_tokenizers.boundaries`) and encoding with ``raw`` alone;
+#: ``sentencepiece-bpe/<name>`` is SentencePiece BPE trained on the same analyses with
+#: ``pretokenization_delimiter``
+TRAIN_ONLY: dict[str, str] = {"okt-train": "okt", "kiwi-train": "kiwi", "mecab-train": "mecab"}
 _PEER_NAMES_FALLBACK = ("sentencepiece-bpe", "sentencepiece-unigram", "hf-bpe", "hf-wordpiece", "kiwi-bpe",
                         "kiwi-swtokenizer")
 
@@ -49,12 +66,22 @@ def _peer_names() -> tuple[str, ...]:
 
 
 def _default_strategies() -> tuple[str, ...]:
-    bpe = tuple(f"{p}/{u}" for p in BPE_PRE_TOKENIZERS for u in BPE_UNITS)
+    bpe = tuple(f"{p}/{u}" for p in BPE_PRE_TOKENIZERS if p not in _NOT_DEFAULT for u in BPE_UNITS)
     return bpe + tuple(BASELINES) + _peer_names()
 
 
 #: every strategy of the default grid, in row order
 DEFAULT_STRATEGIES: tuple[str, ...] = _default_strategies()
+
+
+def _more_families() -> dict[str, list[str]]:
+    """The families outside the default grid, each with its members in row order."""
+    return {**{family: [f"{family}/{u}" for u in BPE_UNITS] for family in _NOT_DEFAULT},
+            **{family: [*(f"{family}/{u}" for u in BPE_UNITS), f"sentencepiece-bpe/{family}"] for family in TRAIN_ONLY}}
+
+
+#: the strategies compare() runs when named (``strategies=["kiwi-train"]``), not by default
+MORE_STRATEGIES: tuple[str, ...] = tuple(n for members in _more_families().values() for n in members)
 
 
 @dataclass(frozen=True)
@@ -64,16 +91,22 @@ class _Strategy:
     source: str  # the pre-tokenization it reads ("" for none)
     unit: str
     analyzer: str  # the morpheme analyzer it is built on ("" for none)
+    trained_on: str = ""  # the analyzer that cut its training words only (the *-train families)
 
 
 def _parse(name: str) -> _Strategy:
+    family, _, rest = name.partition("/")
+    if name in MORE_STRATEGIES and family not in _NOT_DEFAULT:
+        if family == "sentencepiece-bpe":
+            return _Strategy(name, "peer", "", "", "", TRAIN_ONLY[rest])
+        return _Strategy(name, "bpe", "raw", rest, "", TRAIN_ONLY[family])
     if name in BASELINES:
         unit, source = BASELINES[name]
         return _Strategy(name, "baseline", source, unit, source if unit == "morpheme" else "")
     if name in _peer_names():
         return _Strategy(name, "peer", "", "", "kiwi" if name.startswith("kiwi") else "")
     pre, _, unit = name.partition("/")
-    analyzer = "okt" if pre == "okt-analysis" else pre if pre in GOLD_ANALYZERS else ""
+    analyzer = "okt" if pre == "okt-analysis" else DERIVED.get(pre, pre if pre in GOLD_ANALYZERS else "")
     return _Strategy(name, "bpe", pre, unit, analyzer)
 
 
@@ -98,18 +131,19 @@ def resolve_strategies(strategies: Sequence[str] | None) -> list[str]:
         "bpe": [n for n in grid if _parse(n).kind == "bpe"],
         "baseline": list(BASELINES),
         "peer": list(_peer_names()),
-        **{p: [f"{p}/{u}" for u in BPE_UNITS] for p in BPE_PRE_TOKENIZERS},
+        **{p: [f"{p}/{u}" for u in BPE_UNITS] for p in BPE_PRE_TOKENIZERS if p not in _NOT_DEFAULT},
     }
+    more = _more_families()
     out: list[str] = []
     for name in strategies:
         if not isinstance(name, str):
             raise TypeError(f"strategies must hold names (str), got {name!r}")
-        if name in families:
-            members = families[name]
-        elif name in grid:
+        if name in families or name in more:
+            members = families.get(name) or more[name]
+        elif name in grid or name in MORE_STRATEGIES:
             members = [name]
         else:
-            shown = [*families, *grid]
+            shown = [*families, *grid, *more, *MORE_STRATEGIES]
             raise ValueError(
                 f"unknown strategy {name!r}; valid names: {', '.join(shown[:10])}, ... "
                 f"(see korean_bpe.compare.DEFAULT_STRATEGIES)"
@@ -143,9 +177,11 @@ def _tasks(names: list[str]) -> list[list[str]]:
 
 def _task_key(task: list[str]) -> str:
     s = _parse(task[0])
+    if s.trained_on:  # beside the rows of its analyzer: they read the same analysis
+        return s.trained_on
     if s.kind == "peer":
         return s.name
-    return "okt" if s.source == "okt-analysis" else s.source or "baseline"
+    return "okt" if s.source == "okt-analysis" else DERIVED.get(s.source, s.source) or "baseline"
 
 
 

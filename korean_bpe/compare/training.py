@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .segmenters import BaselineSegmenter, BPESegmenter
-from .strategies import _Strategy, why as _why
+from .strategies import SUPERBPE, _Strategy, why as _why
 
 
 @dataclass
@@ -70,9 +70,25 @@ def _bpe_segmenters(strategy: _Strategy, ctx: Context) -> Any:
         return Tokenizer(model, pre_tokenizer=pt, unit=strategy.unit, marker=entry["marker"],
                          unk_token=entry["unk_token"])
 
+    config: dict[str, Any] = {}
+    training_pt = _Table(pt, table)
+    if strategy.trained_on:  # the raw words cut at the analyzer's morphemes, from its one analysis
+        try:
+            training_pt, config, analyze_s = _morpheme_cut(ctx, strategy, pt)
+        except (ImportError, RuntimeError, OSError, ValueError) as exc:
+            notes.append(f"skipped {name}: {_why(exc)}")
+            return
+        pretok_s += analyze_s
+    superword: dict[str, Any] = {}
+    if strategy.source == "superbpe":  # SuperBPE's two stages, the transition a share of the largest size
+        superword = {"superword_transition": max(1, int(SUPERBPE["transition"] * sizes[-1])),
+                     "superword_max_words": SUPERBPE["max_words"]}
+        config["superword"] = superword
+
     def train() -> Any:
-        trained = Tokenizer.train(ctx.train, vocab_size=sizes[-1], pre_tokenizer=_Table(pt, table),
-                                  unit=strategy.unit, min_frequency=ctx.min_frequency, show_progress=False)
+        trained = Tokenizer.train(ctx.train, vocab_size=sizes[-1], pre_tokenizer=training_pt,
+                                  unit=strategy.unit, min_frequency=ctx.min_frequency, show_progress=False,
+                                  **superword)
         return Tokenizer(trained.model, pre_tokenizer=pt, unit=trained.unit, marker=trained.marker,
                          unk_token=trained.unk_token)
 
@@ -83,8 +99,8 @@ def _bpe_segmenters(strategy: _Strategy, ctx: Context) -> Any:
                 "continuing_subword_prefix": m.continuing_subword_prefix, "marker": tok.marker,
                 "unk_token": tok.unk_token}
 
-    config = {"pre_tokenizer": pt.to_config(), "analyzer": _analyzer_version(pt), "unit": strategy.unit,
-              "min_frequency": ctx.min_frequency, "code": _code("bpe")}
+    config |= {"pre_tokenizer": pt.to_config(), "analyzer": _analyzer_version(pt), "unit": strategy.unit,
+               "min_frequency": ctx.min_frequency, "code": _code("bpe")}
     try:
         full, train_s, cached = _cached_train(ctx, strategy, sizes[-1], config, load=load, train=train, store=store)
     except ValueError as exc:
@@ -107,6 +123,30 @@ def _bpe_segmenters(strategy: _Strategy, ctx: Context) -> Any:
             seg.encode_pretokenized([train_words[i] for i in ctx.probe_idx]),
             "train_s": train_s, "pretok_s": pretok_s, "model_cached": cached,
         }
+
+
+def _morpheme_cut(ctx: Context, strategy: _Strategy, base: Any) -> tuple[Any, dict[str, Any], float]:
+    """(the training pre-tokenizer of a ``*-train`` row: ``base``'s words of the training texts cut
+    at the analyzer's lossless morphemes; the model cache's config of that analysis; the analysis
+    seconds).  Raises the analyzer's error."""
+    from ..pre_tokenizers.boundaries import MorphemeBoundaries
+
+    texts, config, analyzer, analyze_s = _boundary_texts(ctx, strategy)
+    words = base.batch(texts, show_progress=False)
+    return _Table(MorphemeBoundaries(analyzer=analyzer, base=base), dict(zip(ctx.train, words))), config, analyze_s
+
+
+def _boundary_texts(ctx: Context, strategy: _Strategy) -> tuple[list[str], dict[str, Any], Any, float]:
+    """(the training texts with :data:`~korean_bpe.markers.MORPHEME_CUT` at the morpheme boundaries
+    of ``strategy.trained_on``, read from the analysis compare already made, never a second
+    analyzer pass; the model cache's config of it; the analyzer; its seconds): what the ``*-train``
+    rows train on, and the ``sentencepiece-bpe/*-train`` peers with ``pretokenization_delimiter``."""
+    from ..pre_tokenizers.boundaries import mark_boundaries
+
+    analyzer, _, _, morphemes, analyze_s = ctx.pretok.get(strategy.trained_on)
+    config = {"trained_on": analyzer.to_config(), "trained_on_version": _analyzer_version(analyzer),
+              "cut": _code("cut")}
+    return [mark_boundaries(t, morphemes[t]) for t in ctx.train], config, analyzer, analyze_s
 
 
 def _model_key(ctx: Context, strategy: _Strategy, vocab_size: int,
@@ -170,6 +210,7 @@ _TRAINING_CODE = {
     "bpe": ("korean_bpe.trainer", "korean_bpe.tokenizer", "korean_bpe.units", "korean_bpe.markers"),
     "baseline": ("korean_bpe.compare.segmenters",),
     "peer": ("korean_bpe.compare.peers",),
+    "cut": ("korean_bpe.pre_tokenizers.boundaries", "korean_bpe.counting"),
 }
 
 
@@ -301,9 +342,10 @@ def _train_peer(strategy: _Strategy, ctx: Context, size: int) -> tuple[Any, floa
         # the same texts and versions crash again: keep the note
         return {"kind": "crash", "note": str(exc), "train_s": seconds} if isinstance(exc, peers.PeerCrash) else None
 
+    texts, config = _boundary_texts(ctx, strategy)[:2] if strategy.trained_on else (ctx.train, {})
     peer, train_s, cached = _cached_train(
-        ctx, strategy, size, {"libraries": _peer_libraries(), "code": _code("peer")}, load=load,
-        train=lambda: peers.train_peer(strategy.name, ctx.train, vocab_size=size, seed=ctx.seed),
+        ctx, strategy, size, {"libraries": _peer_libraries(), "code": _code("peer"), **config}, load=load,
+        train=lambda: peers.train_peer(strategy.name, texts, vocab_size=size, seed=ctx.seed),
         store=lambda peer, seconds: {**peers.peer_to_entry(peer), "train_s": seconds}, failed=failed)
     if isinstance(peer, _Crash):
         raise peers.PeerCrash(peer.note)

@@ -89,6 +89,7 @@ def word_places(text: str, words: Sequence[str], pre_tokenizer: Any, *, strict: 
     ``strict=False`` it stands for nothing (its characters sit where the search stopped)."""
     marked = pre_tokenizer.piece_kind == "marked"
     dummy = marked and pre_tokenizer.add_dummy_prefix
+    stand_in = getattr(pre_tokenizer, "stand_in", None) if marked else None  # MoB's morpheme mark
     line_start = True
     cursor = 0
     n = len(text)
@@ -99,6 +100,10 @@ def word_places(text: str, words: Sequence[str], pre_tokenizer: Any, *, strict: 
             for k, ch in enumerate(word):
                 if k == 0 and dummy and line_start and ch == SPACE_MARK:
                     places.append(cursor if cursor == 0 else cursor - 1)  # stands for no character
+                    stand_ins = 1
+                    continue
+                if k == 0 and ch == stand_in:  # a mark that opens a piece and stands for no character
+                    places.append(cursor)
                     stand_ins = 1
                     continue
                 if cursor < n and (text[cursor] == ch or (ch == SPACE_MARK and text[cursor] == " ")):

@@ -1,5 +1,6 @@
 """Pre-tokenizers: text -> words, registered by name (``raw``, ``whitespace``, ``okt``, ``kiwi``,
-``mecab``).  Importing this package does not import any analyzer; each one is loaded by the first
+``mecab``; ``morpheme_boundaries``, a training stage that cuts ``raw``/``whitespace`` words at an
+analyzer's morphemes; ``mob``, an analyzer's morphemes with MoB's boundary marks).  Importing this package does not import any analyzer; each one is loaded by the first
 call that needs it.
 """
 
@@ -10,9 +11,10 @@ from .simple import RawPreTokenizer, WhitespacePreTokenizer
 from .kiwi import KiwiPreTokenizer
 from .mecab import MecabPreTokenizer
 from .okt import JavaNotFoundError, OktPreTokenizer
+from .boundaries import MobPreTokenizer, MorphemeBoundaries
 
 __all__ = [
     "PRE_TOKENIZERS", "PreTokenizer", "BasePreTokenizer", "get_pre_tokenizer",
     "RawPreTokenizer", "WhitespacePreTokenizer", "KiwiPreTokenizer", "MecabPreTokenizer",
-    "OktPreTokenizer", "JavaNotFoundError",
+    "OktPreTokenizer", "JavaNotFoundError", "MorphemeBoundaries", "MobPreTokenizer",
 ]

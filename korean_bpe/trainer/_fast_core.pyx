@@ -115,9 +115,14 @@ cdef extern from *:
         // they are counted and located as all pairs, but kept out of the heap
         int64_t min_count = 1;
         std::vector<int64_t> tlen;
+        std::vector<int64_t> slen;  // the starting tokens' lengths (symbol_lengths; empty: 1 each)
         void set_limit(int64_t limit, int32_t next_id) { max_len = limit; first_new = next_id; }
+        void set_symbol_length(int32_t id, int64_t n) {
+            if ((size_t)id >= slen.size()) slen.resize((size_t)id + 1, 1);
+            slen[(size_t)id] = n;
+        }
         inline int64_t len_of(int32_t id) const {
-            if (id < first_new) return 1;
+            if (id < first_new) return (size_t)id < slen.size() ? slen[(size_t)id] : 1;
             size_t k = (size_t)(id - first_new);
             return k < tlen.size() && tlen[k] > 0 ? tlen[k] : 1;
         }
@@ -352,6 +357,7 @@ cdef extern from *:
     cdef cppclass Engine "kbpe::Engine":
         void reserve(size_t n)
         void set_limit(int64_t limit, int32_t next_id)
+        void set_symbol_length(int32_t id, int64_t n)
         void add(int32_t s, int64_t cnt, bint first, bint last)
         int32_t best_a, best_b
         int64_t best_count
@@ -438,7 +444,7 @@ cdef int64_t _INT64_MAX = 9223372036854775807
 cdef int32_t _ID_MAX = 2147483647
 
 
-def merge_engine(words, counts, *, int next_id, on_merge, max_token_length=None):
+def merge_engine(words, counts, *, int next_id, on_merge, max_token_length=None, symbol_lengths=None):
     """Compiled twin of ``korean_bpe.trainer.fast.merge_engine`` (same arguments, same merges)."""
     cdef Py_ssize_t nw = len(words), i, j, n, total = 0
     if nw != len(counts):
@@ -462,15 +468,16 @@ def merge_engine(words, counts, *, int next_id, on_merge, max_token_length=None)
             bound += c * (n - 1)
     if bound >= _INT64_MAX or total >= _ID_MAX:
         from .fast import merge_engine as py_engine
-        py_engine(words, counts, next_id=next_id, on_merge=on_merge, max_token_length=max_token_length)
+        py_engine(words, counts, next_id=next_id, on_merge=on_merge, max_token_length=max_token_length,
+                  symbol_lengths=symbol_lengths)
         return
     cdef Engine* eng = new Engine()
     with paused():  # the callback allocates; full collections over the caller's big word lists cost
-        _run_engine(eng, words, counts, nw, total, next_id, on_merge, max_token_length)
+        _run_engine(eng, words, counts, nw, total, next_id, on_merge, max_token_length, symbol_lengths)
 
 
 cdef _run_engine(Engine* eng, words, counts, Py_ssize_t nw, Py_ssize_t total, int next_id, on_merge,
-                 max_token_length):
+                 max_token_length, symbol_lengths=None):
     """:func:`merge_engine`'s loop (the cyclic collector paused by the caller); frees ``eng``."""
     cdef Py_ssize_t i, j, n
     cdef int64_t cnt
@@ -479,6 +486,10 @@ cdef _run_engine(Engine* eng, words, counts, Py_ssize_t nw, Py_ssize_t total, in
     try:
         eng.reserve(total)
         eng.set_limit(_INT64_MAX if max_token_length is None else min(max_token_length, _INT64_MAX - 1), next_id)
+        if symbol_lengths:
+            for i, cnt in symbol_lengths.items():
+                if 0 <= i < next_id:
+                    eng.set_symbol_length(<int32_t>i, cnt)
         for i in range(nw):
             w = list(words[i]) if type(words[i]) is not list else words[i]
             n = len(w)

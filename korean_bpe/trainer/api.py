@@ -592,7 +592,7 @@ def learn_merges(
     engine: str, words: list[list[int]], counts: list[int], id_to_token: list[str], *,
     special_tokens: Sequence[str], prefix: str | None, vocab_size: int | None, num_merges: int | None,
     min_frequency: int, max_token_length: int | None = None, on_merge: OnMerge | None = None,
-    show_progress: bool | Progress | None = None, first_rank: int = 0,
+    show_progress: bool | Progress | None = None, first_rank: int = 0, symbol_lengths: dict[int, int] | None = None,
 ) -> list[tuple[str, str]]:
     """Run ``engine`` (a name of :data:`ENGINES`) on ``words`` (id lists, ``counts`` each) and return
     the merges it makes; new tokens are appended to ``id_to_token``, numbered from its length.
@@ -602,7 +602,8 @@ def learn_merges(
     included), or when the best pair occurs fewer than ``min_frequency`` times
     (:func:`merge_step`).  ``on_merge(rank, (left, right), count)`` hears each merge, ``rank``
     counting from ``first_rank`` (the number of merges of a model being extended);
-    ``show_progress`` as everywhere (:mod:`korean_bpe.progress`).
+    ``show_progress`` as everywhere (:mod:`korean_bpe.progress`).  ``symbol_lengths``: the
+    ``max_token_length`` lengths of the starting ids that are not 1 (every engine takes them).
     """
     initial_size = len(id_to_token)
     target = min(n for n in (num_merges, None if vocab_size is None else vocab_size - initial_size) if n is not None)
@@ -615,7 +616,9 @@ def learn_merges(
                 max_merges=num_merges, min_frequency=min_frequency, first_rank=first_rank, on_merge=on_merge,
                 progress=progress,
             )
-            _get_engine(engine)(words, counts, next_id=initial_size, on_merge=step, max_token_length=max_token_length)
+            extra = {} if symbol_lengths is None else {"symbol_lengths": symbol_lengths}
+            _get_engine(engine)(words, counts, next_id=initial_size, on_merge=step, max_token_length=max_token_length,
+                                **extra)
     finally:
         progress.close()
     return merges

@@ -35,7 +35,7 @@ covers the new domain (``unit="byte"`` holds all 256 bytes) when that matters.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,7 +93,15 @@ def segment_words(
                 if len(merged) > 1:
                     out[merged] = out.get(merged, 0) + count
             piece = []
-    return [list(w) for w in out], list(out.values()), unknown
+    words: list[list[int]] = []
+    counts: list[int] = []
+    while out:  # each tuple freed as its list is made (never both tables at once), order kept below
+        key, count = out.popitem()
+        words.append(list(key))
+        counts.append(count)
+    words.reverse()
+    counts.reverse()
+    return words, counts, unknown
 
 
 def continue_bpe(
@@ -106,6 +114,8 @@ def continue_bpe(
     on_merge: OnMerge | None = None,
     show_progress: bool | Progress | None = None,
     engine: str = "auto",
+    max_token_length: int | None = None,
+    token_length: Callable[[str], int] | None = None,
 ) -> ContinuedTraining:
     """Add merges learned from ``word_counts`` (marked symbol tuples, as for
     :func:`korean_bpe.trainer.train_bpe`, same unit and marker as ``model``) after ``model``'s own.
@@ -113,8 +123,9 @@ def continue_bpe(
     ``vocab_size`` counts the whole vocabulary, old tokens included (it must be at least
     ``model.vocab_size``); ``num_merges`` counts the new merges only.  The tie rule is
     :mod:`.ties`' (count, then smaller id pair), with old tokens keeping their ids.
-    ``max_token_length`` is not offered: the engines count the length of the tokens they start
-    from as one symbol, which an old merged token is not.  ``on_merge(rank, (left, right), count)``
+    ``max_token_length`` needs ``token_length(token)``, the length of each old token (the engines
+    cannot tell an old merged token from a symbol); a new token's length is the sum of its parts'
+    (:mod:`korean_bpe.trainer.superbpe` counts words so).  ``on_merge(rank, (left, right), count)``
     hears each new merge, ``rank`` being its index in the extended model's ``merges`` (after the
     old ones).
     """
@@ -133,10 +144,16 @@ def continue_bpe(
     prefix = model.continuing_subword_prefix
     words, counts = cut_special_runs(words, counts, id_to_token, specials, prefix=prefix)
     words, counts = cut_ambiguous(words, counts, id_to_token, _marker_of(model))
+    lengths = None
+    if max_token_length is not None:
+        if token_length is None:
+            raise ValueError("max_token_length needs token_length(token), the length of each old token: the engines "
+                             "count an old merged token as one symbol otherwise")
+        lengths = {i: n for i, n in enumerate(map(token_length, id_to_token)) if n != 1}
     new_merges = learn_merges(
         engine, words, counts, id_to_token, special_tokens=specials, prefix=prefix, vocab_size=vocab_size,
         num_merges=num_merges, min_frequency=min_frequency, on_merge=on_merge, show_progress=show_progress,
-        first_rank=len(model.merges),
+        first_rank=len(model.merges), max_token_length=max_token_length, symbol_lengths=lengths,
     )
     extended = BPEModel(
         special_tokens=specials, alphabet=model.alphabet, merges=model.merges + tuple(new_merges),

@@ -52,7 +52,7 @@ def _check(words: Sequence[Sequence[int]], counts: Sequence[int], next_id: int) 
 
 def merge_engine(
     words: list[list[int]], counts: list[int], *, next_id: int, on_merge: OnMerge,
-    max_token_length: int | None = None,
+    max_token_length: int | None = None, symbol_lengths: dict[int, int] | None = None,
 ) -> None:
     """Run BPE merges over ``words`` (distinct words as symbol-id lists) weighted by ``counts``.
 
@@ -61,7 +61,8 @@ def merge_engine(
     ``-1`` to stop.  Stops by itself when no pair is left.  ``words`` is not modified.
     With ``max_token_length``, a pair competes only when its merged token spans at most that many
     symbols (an id below ``next_id`` counts 1, a merged token the sum of its parts); every pair is
-    still counted exactly, so the choice is the reference engine's.
+    still counted exactly, so the choice is the reference engine's.  ``symbol_lengths``: the
+    lengths of ids below ``next_id`` that are not 1 (continued training: an old merged token).
 
     >>> out = []
     >>> merge_engine([[0, 0, 0, 1, 2, 0, 0, 0, 1, 0, 3]], [1], next_id=4,   # aaabdaaabac
@@ -86,7 +87,7 @@ def merge_engine(
             else:
                 s.add(i)
     limit = max_token_length
-    length: dict[int, int] = {}  # merged tokens only; a symbol (id < next_id) has length 1
+    length: dict[int, int] = dict(symbol_lengths or {})  # merged tokens (and symbol_lengths); else 1
     if limit is not None:
         _check_limit(limit)
 

@@ -65,6 +65,10 @@ class TrainOptions:
     limit_alphabet: int | None = None
     max_token_length: int | None = None
     unk_token: str | None = "<unk>"
+    #: SuperBPE (:mod:`korean_bpe.trainer.superbpe`): merges cross spaces from this size on (None: never)
+    superword_transition: int | None = None
+    #: SuperBPE: at most this many word starts (``▁``) a token (None: no limit)
+    superword_max_words: int | None = 4
 
     def __post_init__(self) -> None:
         for key in ("byte_fallback", "hangul_fallback"):
@@ -75,6 +79,9 @@ class TrainOptions:
         object.__setattr__(self, "special_tokens", _check_special_tokens(self.special_tokens))
         if self.unk_token is not None and (not isinstance(self.unk_token, str) or not self.unk_token):
             raise TypeError(f"unk_token must be a non-empty string or None, got {self.unk_token!r}")
+        if self.superword_transition is not None and (self.max_token_length is not None or self.hangul_fallback):
+            raise ValueError("superword_transition (SuperBPE) takes neither max_token_length nor hangul_fallback: "
+                             "leave them out")
         if self.hangul_fallback and self.limit_alphabet is not None and self.limit_alphabet < len(JAMO_ALPHABET):
             raise ValueError(f"hangul_fallback=True keeps the {len(JAMO_ALPHABET)} jamo in the alphabet, first: "
                              f"limit_alphabet={self.limit_alphabet} is too small; use limit_alphabet >= "
@@ -123,11 +130,14 @@ def train_texts(texts: Iterable[str], options: TrainOptions, *, pre_tokenizer: A
         raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
     if not isinstance(texts, Iterable):
         raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
-    pt = get_pre_tokenizer(_default(pre_tokenizer, initial, "pre_tokenizer", "whitespace"))
+    superword = options.superword_transition is not None
+    pt = get_pre_tokenizer(_default(pre_tokenizer, initial, "pre_tokenizer", _LINES if superword else "whitespace"))
     unit_ = get_unit(_default(unit, initial, "unit", "syllable"))
     if initial is not None:
         options, marker = _continued_options(initial, options, pt, unit_, marker)
     mark = _check_stages(options, pt, unit_, marker)
+    if superword and initial is not None:
+        raise ValueError("superword_transition (SuperBPE) trains a new model; it cannot continue initial=")
     sample: list[str] = []
     counts = count_words(texts, pt, show_progress=show_progress, sample=sample, compact=True)
     if not counts:
@@ -210,6 +220,8 @@ def _fit(counts: Mapping[str, int], options: TrainOptions, pt: PreTokenizer, uni
     from . import train_bpe
     from .continued import continue_bpe
 
+    if options.superword_transition is not None:
+        return _fit_superwords(counts, options, pt, unit, mark, show_progress=show_progress, on_merge=on_merge)
     with paused():  # after counting: an analyzer's garbage may hold cycles, the word tuples do not
         word_counts = split_words(counts, unit, marker=mark)
         _check_symbols(word_counts, counts, pt, unit, mark)
@@ -227,6 +239,30 @@ def _fit(counts: Mapping[str, int], options: TrainOptions, pt: PreTokenizer, uni
                 max_token_length=options.max_token_length, marker=mark, show_progress=show_progress,
                 initial_alphabet=alphabet + (JAMO_ALPHABET if options.hangul_fallback else ()), on_merge=on_merge,
             )
+    from ..pre_tokenizers.boundaries import encoding_stage
+
+    return Trained(model, encoding_stage(pt), unit, mark, options)
+
+
+#: the pre-tokenizer of SuperBPE: one piece a line, every space a ``▁``
+_LINES = {"type": "raw", "split_by_whitespace": False}
+
+
+def _fit_superwords(counts: Mapping[str, int], options: TrainOptions, pt: PreTokenizer, unit: Unit, mark: Marker, *,
+                    show_progress: bool | Progress | None, on_merge: OnMerge | None) -> Trained:
+    """SuperBPE's two stages (:mod:`korean_bpe.trainer.superbpe`) on the line counts of ``raw``
+    without ``split_by_whitespace`` (the only pre-tokenizer it takes)."""
+    from .superbpe import train_superbpe
+
+    if pt.to_config() != get_pre_tokenizer(_LINES).to_config() or mark.text is not None:
+        raise ValueError(f"superword_transition (SuperBPE) cuts lines at spaces itself: use pre_tokenizer={_LINES!r} "
+                         f"(the default with it) and no marker, not {pt!r} with marker={mark.text!r}")
+    with paused():
+        model = train_superbpe(counts, unit, vocab_size=options.vocab_size,
+                               transition=options.superword_transition, max_words=options.superword_max_words,
+                               min_frequency=options.min_frequency, special_tokens=options.all_special_tokens,
+                               limit_alphabet=options.limit_alphabet, initial_alphabet=unit.initial_alphabet,
+                               show_progress=show_progress, on_merge=on_merge)
     return Trained(model, pt, unit, mark, options)
 
 

@@ -55,13 +55,14 @@ def merge_word(word: list[int], pair: tuple[int, int], new_id: int) -> list[int]
 
 def reference_engine(
     words: list[list[int]], counts: list[int], *, next_id: int, on_merge: Callable[[int, int, int], int],
-    max_token_length: int | None = None,
+    max_token_length: int | None = None, symbol_lengths: dict[int, int] | None = None,
 ) -> None:
     """Merge until ``on_merge(left, right, count)`` returns -1 or no pair is left.
 
     ``on_merge`` returns the id of the merged token (the caller owns the vocabulary).  With
     ``max_token_length``, only pairs whose merged token spans at most that many symbols compete:
-    each id below ``next_id`` (a symbol) has length 1, a merged token the sum of its two parts.
+    each id below ``next_id`` (a symbol) has length 1 (or ``symbol_lengths[id]``), a merged token
+    the sum of its two parts.
 
     >>> out = []
     >>> reference_engine([[0, 0, 0, 0]], [1], next_id=1, max_token_length=3,   # ㅋㅋㅋㅋ
@@ -70,7 +71,7 @@ def reference_engine(
     [(0, 0, 3)]
     """
     words = [list(w) for w in words]
-    length: dict[int, int] = {}  # merged tokens only; a symbol (id < next_id) has length 1
+    length: dict[int, int] = dict(symbol_lengths or {})  # merged tokens (and symbol_lengths); else 1
     while True:
         pairs = count_pairs(words, counts)
         if max_token_length is not None:

@@ -1,0 +1,101 @@
+"""SuperBPE (korean_bpe.trainer.superbpe): whitespace-bounded merges up to the transition size,
+then merges across spaces with a limit on words per token."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from korean_bpe import Tokenizer
+from korean_bpe.trainer.superbpe import stage_one_words, train_superbpe
+from korean_bpe.units import get_unit
+
+TEXTS = ["할 수 있다", "할 수 없다", "볼 수 있다"] * 3
+
+
+def test_the_stage_switch_at_the_transition():
+    """Lines ▁할▁수▁있다, ▁할▁수▁없다, ▁볼▁수▁있다 (3 each).  Ids: <unk> 0, then by code point ▁ 1,
+    다 2, 볼 3, 수 4, 없 5, 있 6, 할 7.  Stage 1 is raw BPE up to t = 14 tokens: ▁수 8, ▁있 9, ▁할 10,
+    ▁있다 11, ▁볼 12, ▁없 13, never a ▁ inside a token.  Stage 2 segments the lines with them:
+    (▁할,▁수) and (▁수,▁있다) count 6, and (8, 11) < (10, 8): ▁수▁있다 14; then, all at 3,
+    (▁수,▁없) (8, 13), (▁할,▁수▁있다) (10, 14), (▁할,▁수▁없) (10, 15), (▁볼,▁수▁있다) (12, 14),
+    (▁할▁수▁없,다) (17, 2).  With superword_max_words=1 no superword fits: only ▁없 + 다."""
+    t = 14
+    tok = Tokenizer.train(TEXTS, vocab_size=20, superword_transition=t)
+    assert tok.merges[: t - 8] == (("▁", "수"), ("▁", "있"), ("▁", "할"), ("▁있", "다"), ("▁", "볼"), ("▁", "없"))
+    assert tok.merges[: t - 8] == Tokenizer.train(TEXTS, vocab_size=t, pre_tokenizer="raw").merges  # stage 1 = raw
+    assert tok.merges[t - 8:] == (("▁수", "▁있다"), ("▁수", "▁없"), ("▁할", "▁수▁있다"), ("▁할", "▁수▁없"),
+                                  ("▁볼", "▁수▁있다"), ("▁할▁수▁없", "다"))
+    assert tok.tokenize("할 수 있다") == ["▁할▁수▁있다"]
+    assert tok.pre_tokenizer.to_config() == {"type": "raw", "split_by_whitespace": False, "add_dummy_prefix": True}
+    one = Tokenizer.train(TEXTS, vocab_size=20, superword_transition=t, superword_max_words=1)
+    assert one.merges[t - 8:] == (("▁없", "다"),)
+    assert one.tokenize("할 수 있다") == ["▁할", "▁수", "▁있다"]
+
+
+@pytest.mark.parametrize("engine", ["reference", "python", "auto"])
+def test_word_limit_in_every_engine(engine, real_texts, monkeypatch):
+    """At most max_words ▁ a token, whatever the engine; the reference and fast engines agree."""
+    from korean_bpe.counting import WordCounts
+    from korean_bpe.trainer import api
+
+    lines = dict(WordCounts.from_texts(real_texts[:200] * 2, pre_tokenizer={"type": "raw", "split_by_whitespace": False}).items())
+    unit = get_unit("syllable")
+    got = {}
+    real = api._get_engine
+    for name in ("reference", engine):
+        monkeypatch.setattr(api, "_get_engine", lambda _name, n=name: real(n))
+        got[name] = train_superbpe(lines, unit, vocab_size=1300, transition=900, max_words=1, min_frequency=2,
+                                   special_tokens=("<unk>",))
+    assert got["reference"].merges == got[engine].merges
+    tokens = got[engine].id_to_token
+    assert max(t.count("▁") for t in tokens) == 1  # the limit is reached ('다▁영화'), never passed
+    unlimited = train_superbpe(lines, unit, vocab_size=1300, transition=900, max_words=None, min_frequency=2,
+                               special_tokens=("<unk>",))
+    assert max(t.count("▁") for t in unlimited.id_to_token) > 1
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+def test_hf_tokenizers_loads_the_export_with_our_ids(unit, real_texts, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    train, test = real_texts[:500], real_texts[500:800]
+    size = 1500 if unit != "byte" else 1800
+    tok = Tokenizer.train(train, vocab_size=size, unit=unit, superword_transition=size - 300)
+    space = "".join(tok.unit.split("▁"))  # 'âĸģ' under byte
+    assert any(space in t[1:] for t in tok.id_to_token)  # superwords were learned
+    hf = tokenizers.Tokenizer.from_file(str(tok.to_huggingface(tmp_path / "tokenizer.json")))
+    ids = tok.encode_batch(test)
+    assert [e.ids for e in hf.encode_batch(test, add_special_tokens=False)] == ids
+    if unit == "byte":
+        assert tok.decode_batch(ids) == [t.replace("\u2581", " ") for t in test]
+
+
+def test_stage_one_words_are_raws_words():
+    from korean_bpe.pre_tokenizers import get_pre_tokenizer
+
+    text = " 할  수\t있다 "
+    line = get_pre_tokenizer({"type": "raw", "split_by_whitespace": False})(text)
+    assert stage_one_words({line[0]: 2}) == {w: 2 * n for w, n in Counter(get_pre_tokenizer("raw")(text)).items()}
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="superword_transition must be an int in 1..vocab_size"):
+        Tokenizer.train(TEXTS, vocab_size=20, superword_transition=30)
+    with pytest.raises(ValueError, match="cuts lines at spaces itself"):
+        Tokenizer.train(TEXTS, vocab_size=20, superword_transition=15, pre_tokenizer="raw")
+    with pytest.raises(ValueError, match="superword_max_words"):
+        Tokenizer.train(TEXTS, vocab_size=20, superword_transition=15, superword_max_words=0)
+
+
+def test_cli_trains_superbpe(tmp_path):
+    from korean_bpe.cli import main
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(TEXTS) + "\n", encoding="utf-8")
+    assert main(["train", str(corpus), "--vocab-size", "20", "--superword-transition", "14", "-o",
+                 str(tmp_path / "model"), "--no-progress"]) == 0
+    tok = Tokenizer.load(tmp_path / "model")
+    assert tok.model == Tokenizer.train(TEXTS, vocab_size=20, superword_transition=14).model
+    assert main(["train", str(corpus), "--vocab-size", "20", "--superword-transition", "14", "--pre-tokenizer",
+                 "raw", "-o", str(tmp_path / "m2")]) == 1
