@@ -95,7 +95,7 @@ from typing import Any
 from ..markers import SPACE_MARK, get_marker
 from ..pre_tokenizers.base import LINE_BREAKS
 from .format import BYTE_TOKENS, SURROGATE
-from .hf_jamo import jamo_normalizer, recompose_decoders
+from .hf_jamo import jamo_normalizers, recompose_decoders
 
 __all__ = ["export_tokenizer_json", "export_folder", "tokenizer_json", "tokenizer_config", "special_tokens_map",
            "hf_token_names", "PY_WHITESPACE"]
@@ -264,10 +264,11 @@ def _hf_cut(pt: Any, mark: Any, *, raw: bool, byte: bool, jamo: bool,
                              f"{_name(pt)!r} runs inside tokenizer.json itself: use pretokenized=False")
     else:  # whitespace, and the analysers (fed pre-split, space-joined words)
         normalizers.append(_replace({"Regex": _char_class(PY_WHITESPACE) + "+"}, " "))
-        pre_tokenizers.append({"type": "WhitespaceSplit"})
-    if jamo:  # first: the stages after it see jamo, as our unit gives them
-        normalizers.insert(0, jamo_normalizer())
+        # not WhitespaceSplit: HF's JavaScript client splits on its own white space (U+FEFF too)
+        pre_tokenizers.append({"type": "Split", "pattern": {"Regex": " "}, "behavior": "Removed", "invert": False})
     normalizers += mark.hf_normalizers(raw=raw, byte=byte)
+    if jamo:  # last: the stages above touch no syllable; after a stage that inserts, HF's Strip panics
+        normalizers += jamo_normalizers()
     if byte:
         pre_tokenizers.append(_BYTE_LEVEL)
     pre_tokenizers += mark.hf_pre_tokenizers(raw=raw, byte=byte)
