@@ -601,3 +601,17 @@ def test_training_on_what_the_analysis_drops_speaks_cli(tmp_path: Path) -> None:
                  "-o", str(tmp_path / "m"))
     assert "the kiwi analysis dropped everything" in line and "SF ('!!!')" in line
     assert line.endswith("keep them with --lossless") and "pre_tokenizer=" not in line
+
+
+def test_train_names_the_pipeline_as_compare_does(corpus: Path, tmp_path: Path) -> None:
+    """`train --pre-tokenizer mecab` trains analysis mode and said "mecab/jamo", compare's name of the
+    lossless pipeline; the analysis mode is "mecab-analysis" there (okt-analysis in compare)."""
+    pytest.importorskip("mecab")
+    lossy = ok("train", str(corpus), "--vocab-size", "300", "--pre-tokenizer", "mecab", "--unit", "jamo",
+               "-o", str(tmp_path / "a"), "--no-progress")
+    assert lossy.stderr.startswith("trained mecab-analysis/jamo: ")
+    lossless = ok("train", str(corpus), "--vocab-size", "300", "--pre-tokenizer", "mecab", "--lossless", "--unit",
+                  "jamo", "-o", str(tmp_path / "b"), "--no-progress")
+    assert lossless.stderr.startswith("trained mecab/jamo: ")
+    helptext = " ".join(ok("train", "--help").stdout.split())
+    assert "default to analysis mode" in helptext and "okt-analysis" in helptext

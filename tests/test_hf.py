@@ -116,11 +116,29 @@ def test_morpheme_pre_tokenizer_is_fed_analysed_words(split, tmp_path):
     pytest.importorskip("mecab")
     train, test = split
     ours = Tokenizer.train(train[:600], vocab_size=2500, pre_tokenizer="mecab", show_progress=False)
-    hf = tokenizers.Tokenizer.from_file(str(ours.to_huggingface(tmp_path / "t.json")))
+    with pytest.raises(ValueError, match="no Hugging Face client can run"):  # other ids on text: refused
+        ours.to_huggingface(tmp_path / "t.json")
+    hf = tokenizers.Tokenizer.from_file(str(ours.to_huggingface(tmp_path / "t.json", pretokenized=True)))
     for text in test[:100]:
         words = ours.pre_tokenizer(text)
-        assert hf.encode(" ".join(words)).ids == ours.encode(text)
         assert hf.encode(words, is_pretokenized=True).ids == ours.encode(text)
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+def test_lossless_morpheme_export_decodes_the_spaces(split, unit):
+    """The lossless analysers' pieces keep their spaces as "▁" (piece_kind "marked"), but only raw's
+    export turned them back: '영화▁정말▁재밌다' where ours gives '영화 정말 재밌다'."""
+    pytest.importorskip("mecab")
+    train, test = split
+    ours = Tokenizer.train(train[:600], vocab_size={"syllable": 2500, "jamo": 1500, "byte": 1200}[unit],
+                           pre_tokenizer={"type": "mecab", "lossless": True, "drop": []}, unit=unit, show_progress=False)
+    hf = _hf(ours, pretokenized=True)
+    texts = test[:200] + hard(no_surrogates=True, no_space_mark=True)
+    assert any(" " in t for t in texts)
+    ids = [hf.encode(ours.pre_tokenizer(t), is_pretokenized=True).ids for t in texts]
+    assert ids == ours.encode_batch(texts)
+    assert hf.decode_batch(ids, skip_special_tokens=False) == ours.decode_batch(ids)
+    assert hf.decode(ours.encode("영화 정말 재밌다")) == "영화 정말 재밌다"
 
 
 # --- a tiny model by hand: the exported file pinned, HF's ids and text worked out by hand -------
@@ -201,8 +219,8 @@ def test_trained_export_loads_in_hf_with_our_vocabulary_and_merges(tmp_path):
 # --- where HF cannot follow (korean_bpe.io.hf lists them): each pinned, both sides exactly ---------
 
 
-def _hf(ours: Tokenizer):
-    return tokenizers.Tokenizer.from_str(json.dumps(tokenizer_json(ours)))
+def _hf(ours: Tokenizer, **kw):
+    return tokenizers.Tokenizer.from_str(json.dumps(tokenizer_json(ours, **kw)))
 
 
 def test_jamo_decomposes_hangul_only_and_composes_back():
