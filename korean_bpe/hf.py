@@ -76,7 +76,7 @@ from typing import Any
 
 from ._optional import require
 from .io.format import SURROGATE
-from .io.hf import _ANALYZED_PRE_TOKENIZERS, MODEL_SUBDIR, _name, tokenizer_json
+from .io.hf import MODEL_SUBDIR, tokenizer_json
 from .io.serialization import CONFIG_FILE, MERGES_FILE, VOCAB_FILE
 from .markers import SPACE_MARK, pieces_keep_spaces
 from .pre_tokenizers.base import LINE_BREAKS
@@ -105,7 +105,7 @@ _NOT_CARRIED = frozenset({"tokenizer_file", "tokenizer_object", "korean_bpe_toke
 def backend_tokenizer(tok: Tokenizer) -> Any:
     """The ``tokenizers.Tokenizer`` behind :class:`KoreanBPETokenizerFast` for ``tok``: the
     :mod:`korean_bpe.io.hf` export, for pre-tokenized words when ``tok`` analyses morphemes."""
-    pretokenized = _name(tok.pre_tokenizer) in _ANALYZED_PRE_TOKENIZERS
+    pretokenized = tok.pre_tokenizer.pos is not None
     return _HFTokenizer.from_str(json.dumps(tokenizer_json(tok, pretokenized=pretokenized)))
 
 

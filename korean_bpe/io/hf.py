@@ -20,15 +20,19 @@ ours                         ``tokenizer.json``
                              starts at each ``▁``
 ``whitespace``               ``Replace`` of every run of Python white space by one space
                              (Python's ``str.split`` set, which is wider than Rust's) +
-                             ``WhitespaceSplit``
+                             ``Split`` at the spaces (not ``WhitespaceSplit``: the
+                             JavaScript client's splits at U+FEFF too)
 unit ``syllable``            nothing (HF BPE splits a piece into characters)
-unit ``jamo``                a ``Precompiled`` normalizer that decomposes the 11,172
+unit ``jamo``                68 regex ``Replace`` normalizers that decompose the 11,172
                              Hangul syllables and nothing else, and one ``Replace``
                              decoder per syllable that composes them back
-                             (:mod:`korean_bpe.io.hf_jamo`)
+                             (:mod:`korean_bpe.io.hf_jamo`; not ``Precompiled``, which
+                             the JavaScript client reads as NFKC)
 unit ``byte``                ``ByteLevel(add_prefix_space=False, use_regex=False)`` and the
                              ``ByteLevel`` decoder (the same GPT-2 byte table)
-marker ``"▁"``               ``Strip`` + ``Prepend("▁")`` + ``Replace(" ", " ▁")``
+marker ``"▁"``               a regex ``Replace`` that strips Rust's white space +
+                             ``Prepend("▁")`` (taken back from an empty text, where the
+                             JavaScript client prepends too) + ``Replace(" ", " ▁")``
                              normalizers (syllable, jamo) or ``Metaspace`` after
                              ``ByteLevel`` (byte)
 marker ``"</w>"``            BPE ``end_of_word_suffix``
@@ -55,11 +59,12 @@ the decoder drops every ``▁`` of the first token only, not the one opening eac
 
 Where HF cannot follow exactly (the ids differ only in these cases):
 
-* unit ``jamo``: a Hangul syllable directly followed by a combining mark of U+0300..U+07FF
-  (``"가\u0301"``): HF's ``Precompiled`` normalizer drops the mark
-  (:func:`korean_bpe.io.hf_jamo.precompiled_drops`; none of the 55,106 NSMC test reviews).
-  Composing on decode costs one ``Replace`` pass per syllable: HF decodes a jamo model a few
-  hundred times more slowly than the other units (see docs/API.md).
+* unit ``jamo``: the ids are exact; composing on decode costs one ``Replace`` pass per syllable:
+  HF decodes a jamo model a few hundred times more slowly than the other units, and the
+  decomposing normalizers make its encoding several times slower (see docs/API.md).
+* HF's JavaScript client (``@huggingface/tokenizers`` 0.2.0, transformers.js) gives our ids for
+  every pipeline above and our text, but a U+FEFF that went through byte fallback at the start
+  of a run of byte tokens: its ``ByteFallback`` decoder drops it (a default ``TextDecoder``).
 * ``byte_fallback=True`` with marker ``"</w>"`` or ``"##"``: HF turns an unknown character into the
   bytes of the character *with* the marker (``<0x23><0x23>...`` for ``##X``).
 * ``hangul_fallback=True``: HF's BPE has no such fallback: a syllable outside the vocabulary is
@@ -69,15 +74,16 @@ Where HF cannot follow exactly (the ids differ only in these cases):
   refuses it by default and encodes it as ordinary text with ``disallowed_special=()`` (see
   :mod:`korean_bpe.tokenizer`).  The byte tokens' text (``"<0x41>"``) is ordinary text in HF too.
 
-Morpheme pre-tokenizers (``okt``, ``kiwi``, ``mecab``) are analysis run in Python, which HF cannot
-do; the export splits on white space instead, so feed it words that are already analysed::
+Morpheme pre-tokenizers (``okt``, ``kiwi``, ``mecab``) are analysis run in Python, which no HF
+client can do: a ``tokenizer.json`` would give other ids than ours on text, so the export is
+refused with the fix (:func:`analysis_refusal`): :class:`korean_bpe.hf.KoreanBPETokenizerFast`
+runs the analysis (``korean-bpe export-hf -m MODEL -o DIR/`` writes its folder).  On request,
+``pretokenized=True`` writes a file for words that our analysis already cut (each word whole to
+BPE, a lossless line-break piece too; decode puts lossless mode's spaces back)::
 
     words = tok.pre_tokenizer(text)                          # our analysis
-    hf.encode(" ".join(words)).ids                           # == tok.encode(text) (no-space words)
-    hf.encode(words, is_pretokenized=True).ids               # the same, word by word
+    hf.encode(words, is_pretokenized=True).ids               # == tok.encode(text)
     fast(words, is_split_into_words=True)["input_ids"]       # transformers
-
-(In lossless morpheme mode, line-break pieces have no HF equivalent and are dropped by HF.)
 
 >>> from korean_bpe.trainer import BPEModel
 >>> hf_token_names(BPEModel((), ("가", "##나"), (("가", "##나"),)), marker="##")
