@@ -1,7 +1,9 @@
 """A ``transformers`` tokenizer that runs our morpheme analysis: :class:`KoreanBPETokenizerFast`.
 
-HF ``tokenizers`` cannot serialize a Python pre-tokenizer, so a ``tokenizer.json`` exported from a
-model trained on Okt / Kiwi / MeCab morphemes only works on words analysed by hand first.
+HF ``tokenizers`` cannot serialize a Python pre-tokenizer, so no HF client can reproduce a model
+trained on Okt / Kiwi / MeCab morphemes from a ``tokenizer.json`` (its export is refused with the
+fix unless ``pretokenized=True``: a file for words analysed first; ``korean-bpe export-hf -o DIR/``
+writes this class's folder instead).
 ``KoreanBPETokenizerFast`` (a ``PreTrainedTokenizerFast``) gives transformers our encoding of the
 text itself: :meth:`korean_bpe.Tokenizer.encode_with_offsets` of each text (between added tokens),
 every token with its span in the text, cut into our pre-tokenizer's words, handed to the fast
