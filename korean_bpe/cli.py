@@ -12,7 +12,8 @@
     korean-bpe encode -m model/ --offsets "영화 정말 재밌다"                  (▁영화@0:2 ▁정말@2:5 ...)
     korean-bpe decode -m model/ "5 812 97"                                   (or < ids.txt)
     korean-bpe export-hf -m model/ -o tokenizer.json                        (-o - : standard output)
-    korean-bpe export-hf -m model/ -o hf-tokenizer/                         (a folder for AutoTokenizer)
+    korean-bpe export-hf -m model/ -o hf-tokenizer/                         (a folder for AutoTokenizer;
+                                                   okt/kiwi/mecab: KoreanBPETokenizerFast's, which runs the analyzer)
     korean-bpe export-hf -m model/ -o tokenizer.json --dropout 0.1          (HF BPE dropout)
     korean-bpe cache list | korean-bpe cache clear [okt]
     korean-bpe compare [CORPUS] [--eval FILE] --vocab-sizes 4000,8000 -o results/    (report.html, table.csv, *.png)
