@@ -12,7 +12,8 @@
     korean-bpe encode -m model/ --offsets "영화 정말 재밌다"                  (▁영화@0:2 ▁정말@2:5 ...)
     korean-bpe decode -m model/ "5 812 97"                                   (or < ids.txt)
     korean-bpe export-hf -m model/ -o tokenizer.json                        (-o - : standard output)
-    korean-bpe export-hf -m model/ -o hf-tokenizer/                         (a folder for AutoTokenizer)
+    korean-bpe export-hf -m model/ -o hf-tokenizer/                         (a folder for AutoTokenizer;
+                                                   okt/kiwi/mecab: KoreanBPETokenizerFast's, which runs the analyzer)
     korean-bpe export-hf -m model/ -o tokenizer.json --dropout 0.1          (HF BPE dropout)
     korean-bpe cache list | korean-bpe cache clear [okt]
     korean-bpe compare [CORPUS] [--eval FILE] --vocab-sizes 4000,8000 -o results/    (report.html, table.csv, *.png)
@@ -193,12 +194,16 @@ def _add_train(sub: Any) -> None:
 def _pre_tokenizer_args(p: argparse.ArgumentParser, *, initial: bool = False) -> None:
     p.add_argument("--pre-tokenizer", choices=PRE_TOKENIZER_NAMES, default=None,
                    help="how texts are cut into words (default: whitespace" + ("; with --initial, its own; with "
-                        "--counts, theirs)" if initial else ")"))
+                        "--counts, theirs)" if initial else ")") + ". The analyzers okt, kiwi, mecab default to "
+                        "analysis mode (조사, punctuation and foreign words dropped), named okt-analysis, "
+                        "kiwi-analysis, mecab-analysis in the output, as in compare; with --lossless, okt, kiwi, mecab")
     p.add_argument("--lossless", action="store_true",
-                   help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text")
+                   help="morpheme pre-tokenizers: keep every morpheme and the spaces, so decode restores the text "
+                        "(the pipelines compare calls okt, kiwi, mecab)")
     p.add_argument("--morpheme-boundaries", choices=("okt", "kiwi", "mecab"), default=None, metavar="ANALYZER",
                    help="cut the training words (raw or whitespace; default here: raw) where this analyzer's "
-                        "morphemes meet, so no merge crosses one; the model then encodes without the analyzer")
+                        "morphemes meet, so no merge crosses one; the model then encodes without the analyzer "
+                        "(compare's ANALYZER-train rows)")
 
 
 def _add_count(sub: Any) -> None:
@@ -256,7 +261,9 @@ def _add_decode(sub: Any) -> None:
 def _add_export_hf(sub: Any) -> None:
     p = sub.add_parser("export-hf", help="write a Hugging Face tokenizer.json or tokenizer folder",
                        description="Write a tokenizer.json that tokenizers and transformers load with the same ids; "
-                                   "to a directory (DIR/), a complete folder for AutoTokenizer.from_pretrained(DIR).")
+                                   "to a directory (DIR/), a complete folder for AutoTokenizer.from_pretrained(DIR). "
+                                   "A model whose pre-tokenizer runs an analyzer (okt, kiwi, mecab) gets the folder of "
+                                   "korean_bpe.hf.KoreanBPETokenizerFast instead, which runs it (no HF client can).")
     _model_arg(p)
     p.add_argument("-o", "--output", required=True, metavar="PATH",
                    help="file to write, or a directory (existing, or written DIR/) that gets tokenizer.json, "
@@ -264,6 +271,10 @@ def _add_export_hf(sub: Any) -> None:
                         "link is written through to its target; FIFOs and devices are refused")
     p.add_argument("--dropout", type=_probability, default=None, metavar="P",
                    help="write HF BPE's dropout P (0 < P <= 1; default: none)")
+    p.add_argument("--pretokenized", action="store_true",
+                   help="okt, kiwi, mecab models: a stock tokenizer.json for the words of our analysis "
+                        "(encode(words, is_pretokenized=True)); without it such a model is written to -o DIR/ as "
+                        "the folder of korean_bpe.hf.KoreanBPETokenizerFast, which runs the analysis")
     p.set_defaults(func=cmd_export_hf)
 
 
@@ -393,6 +404,28 @@ def _vocab_sizes(value: str) -> list[int]:
 # --- commands ---------------------------------------------------------------------------------
 
 
+def pipeline_name(pre_tokenizer: dict[str, Any], unit: str) -> str:
+    """A pipeline's one name, as ``korean-bpe compare`` and its report write it: an analyzer in
+    analysis mode is ``NAME-analysis``, in lossless mode ``NAME``.
+
+    >>> pipeline_name({"type": "okt", "lossless": False}, "jamo"), pipeline_name({"type": "okt", "lossless": True}, "jamo")
+    ('okt-analysis/jamo', 'okt/jamo')
+    >>> pipeline_name({"type": "whitespace"}, "syllable")
+    'whitespace/syllable'
+    >>> pipeline_name({"type": "morpheme_boundaries", "analyzer": "kiwi", "base": "raw"}, "jamo")
+    'kiwi-train/jamo'
+    >>> pipeline_name({"type": "mob", "analyzer": "mecab"}, "syllable"), pipeline_name({"type": "mob", "analyzer": "kiwi"}, "byte")
+    ('mob/syllable', 'mob-kiwi/byte')
+    """
+    name = str(pre_tokenizer["type"])
+    if name == "morpheme_boundaries":
+        return f"{pre_tokenizer['analyzer']}-train/{unit}"
+    if name == "mob":
+        return f"mob/{unit}" if pre_tokenizer.get("analyzer", "mecab") == "mecab" else f"mob-{pre_tokenizer['analyzer']}/{unit}"
+    analysis = "lossless" in pre_tokenizer and not pre_tokenizer["lossless"]
+    return f"{name}{'-analysis' if analysis else ''}/{unit}"
+
+
 def _pre_tokenizer(args: argparse.Namespace) -> Any:
     """The pre-tokenizer of --pre-tokenizer and --lossless (default: whitespace)."""
     from .pre_tokenizers import get_pre_tokenizer
@@ -503,7 +536,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                             "training words were cut; leave out --pre-tokenizer, or count again with "
                             "'korean-bpe count CORPUS --pre-tokenizer ...'")
         tok = Tokenizer.train_from_counts(counts, pre_tokenizer=given, **options)
-        source = f"{counts.pre_tokenizer_config['type']}/{args.unit} from {args.counts}"
+        source = f"{pipeline_name(counts.pre_tokenizer_config, args.unit)} from {args.counts}"
     else:
         pt = kw.pop("pre_tokenizer", None) or _pre_tokenizer(args)
         options.pop("pre_tokenizer", None)
@@ -515,7 +548,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             options.update(superword_transition=args.superword_transition,
                            superword_max_words=args.superword_max_words)
         tok = Tokenizer.train(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt, **options)
-        source = f"{'superbpe' if args.superword_transition is not None else pt.to_config()['type']}/{args.unit}"
+        source = f"superbpe/{args.unit}" if args.superword_transition is not None else \
+            pipeline_name(pt.to_config(), args.unit)
     try:
         out = tok.save(args.output)
     except (OSError, ValueError) as exc:  # the disk filled up, the place changed meanwhile: keep the model
@@ -606,8 +640,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 def cmd_export_hf(args: argparse.Namespace) -> int:
     from .io.files import NotRegularFileError
-    from .io.hf import (SPECIAL_TOKENS_MAP_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, export_tokenizer_json,
-                        holds_model, is_folder, render_tokenizer_json)
+    from .io.hf import (SPECIAL_TOKENS_MAP_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, analysis_refusal,
+                        export_tokenizer_json, holds_model, is_folder, render_tokenizer_json)
     from .io.serialization import FILES
 
     folder = args.output != STDOUT and is_folder(args.output) and not holds_model(args.output)
@@ -620,19 +654,46 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
     tok = _load(args.model)
     if args.dropout == 0.0:
         raise UserError("argument --dropout: HF's BPE refuses dropout 0; leave --dropout out for no dropout")
+    if tok.pre_tokenizer.pos is not None and not args.pretokenized:  # an analyzer: no HF client runs it
+        if not folder:
+            raise UserError(f"{speak_cli(analysis_refusal(tok), 'export-hf')} (-o DIR/, a folder of its own, gets "
+                            "that folder)")
+        return _export_wrapper(tok, args)
     if args.output == STDOUT:
-        sys.stdout.write(render_tokenizer_json(tok, dropout=args.dropout))
+        sys.stdout.write(render_tokenizer_json(tok, dropout=args.dropout, pretokenized=args.pretokenized))
         return 0
     try:
-        path = export_tokenizer_json(tok, args.output, dropout=args.dropout)
+        path = export_tokenizer_json(tok, args.output, dropout=args.dropout, pretokenized=args.pretokenized)
     except NotRegularFileError as exc:
         raise UserError(f"argument -o/--output: {exc}, or -o - for standard output") from None
+    words = " (for analysed words: encode(words, is_pretokenized=True))" if args.pretokenized else ""
     if folder:
-        _info(f"wrote {path.parent}/: tokenizer.json, tokenizer_config.json, special_tokens_map.json (load it with "
-              f"transformers.AutoTokenizer.from_pretrained({str(path.parent)!r}))")
+        _info(f"wrote {path.parent}/: tokenizer.json, tokenizer_config.json, special_tokens_map.json{words} (load it "
+              f"with transformers.AutoTokenizer.from_pretrained({str(path.parent)!r}))")
     else:
-        _info(f"wrote {path} (load it with tokenizers.Tokenizer.from_file or "
+        _info(f"wrote {path}{words} (load it with tokenizers.Tokenizer.from_file or "
               "transformers.PreTrainedTokenizerFast(tokenizer_file=...))")
+    return 0
+
+
+def _export_wrapper(tok: Any, args: argparse.Namespace) -> int:
+    """export-hf of a model whose pre-tokenizer runs an analyzer: the folder of
+    :class:`korean_bpe.hf.KoreanBPETokenizerFast`, which runs it (``save_pretrained``)."""
+    from .io.hf import special_tokens_map
+
+    if args.dropout is not None:
+        raise UserError("argument --dropout: this model's folder encodes with korean_bpe itself (its analyzer runs "
+                        "in Python), which has no HF BPE dropout; leave --dropout out, or use "
+                        "Tokenizer.encode(text, dropout=P) for BPE-dropout")
+    from .hf import KoreanBPETokenizerFast
+
+    roles = {k: v for k, v in special_tokens_map(tok).items() if k != "additional_special_tokens"}
+    KoreanBPETokenizerFast.from_korean_bpe(tok, **roles).save_pretrained(args.output)
+    name = tok.pre_tokenizer.to_config()["type"]
+    _info(f"wrote {args.output.rstrip('/')}/ for korean_bpe.hf.KoreanBPETokenizerFast, which runs the {name} analysis "
+          f"(no Hugging Face client can; a stock tokenizer.json would give other ids): load it with "
+          f"KoreanBPETokenizerFast.from_pretrained({args.output!r}) or transformers.AutoTokenizer.from_pretrained("
+          f"{args.output!r}, trust_remote_code=True), korean_bpe installed")
     return 0
 
 
@@ -857,6 +918,7 @@ CLI_OPTIONS: dict[str, dict[str, str]] = {
         "pre_tokenizer": "; keep them with --lossless",  # an analysis that dropped every morpheme
     },
     "count": {"scheduler": "--scheduler", "limit": "--limit"},
+    "export-hf": {"pretokenized": "--pretokenized"},
     "compare": {
         "vocab_size": "--vocab-sizes", "vocab_sizes": "--vocab-sizes", "test_fraction": "--test-fraction",
         "strategies": "--strategies", "seed": "--seed", "limit": "--limit", "gold": "--gold",

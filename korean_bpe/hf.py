@@ -1,7 +1,9 @@
 """A ``transformers`` tokenizer that runs our morpheme analysis: :class:`KoreanBPETokenizerFast`.
 
-HF ``tokenizers`` cannot serialize a Python pre-tokenizer, so a ``tokenizer.json`` exported from a
-model trained on Okt / Kiwi / MeCab morphemes only works on words analysed by hand first.
+HF ``tokenizers`` cannot serialize a Python pre-tokenizer, so no HF client can reproduce a model
+trained on Okt / Kiwi / MeCab morphemes from a ``tokenizer.json`` (its export is refused with the
+fix unless ``pretokenized=True``: a file for words analysed first; ``korean-bpe export-hf -o DIR/``
+writes this class's folder instead).
 ``KoreanBPETokenizerFast`` (a ``PreTrainedTokenizerFast``) gives transformers our encoding of the
 text itself: :meth:`korean_bpe.Tokenizer.encode_with_offsets` of each text (between added tokens),
 every token with its span in the text, cut into our pre-tokenizer's words, handed to the fast
@@ -76,7 +78,7 @@ from typing import Any
 
 from ._optional import require
 from .io.format import SURROGATE
-from .io.hf import _ANALYZED_PRE_TOKENIZERS, _name, tokenizer_json
+from .io.hf import MODEL_SUBDIR, tokenizer_json
 from .io.serialization import CONFIG_FILE, MERGES_FILE, VOCAB_FILE
 from .markers import SPACE_MARK, pieces_keep_spaces
 from .pre_tokenizers.base import LINE_BREAKS
@@ -93,8 +95,6 @@ from tokenizers import pre_tokenizers as _pre_tokenizers  # noqa: E402
 
 __all__ = ["KoreanBPETokenizerFast", "MODEL_SUBDIR"]
 
-#: the directory, inside a ``save_pretrained`` directory, that holds our own model files
-MODEL_SUBDIR = "korean_bpe"
 #: the two-line module ``save_pretrained`` writes for ``AutoTokenizer(..., trust_remote_code=True)``:
 #: it imports this class from the installed korean_bpe (no code of ours is copied or downloaded)
 _SHIM_MODULE = "tokenization_korean_bpe"
@@ -107,7 +107,7 @@ _NOT_CARRIED = frozenset({"tokenizer_file", "tokenizer_object", "korean_bpe_toke
 def backend_tokenizer(tok: Tokenizer) -> Any:
     """The ``tokenizers.Tokenizer`` behind :class:`KoreanBPETokenizerFast` for ``tok``: the
     :mod:`korean_bpe.io.hf` export, for pre-tokenized words when ``tok`` analyses morphemes."""
-    pretokenized = _name(tok.pre_tokenizer) in _ANALYZED_PRE_TOKENIZERS
+    pretokenized = tok.pre_tokenizer.pos is not None
     return _HFTokenizer.from_str(json.dumps(tokenizer_json(tok, pretokenized=pretokenized)))
 
 
@@ -487,12 +487,24 @@ def _word_index(starts: list[int], ends: list[int], a: int, b: int) -> int:
 
 
 def _flatten(texts: Iterable[Any]) -> Iterable[str]:
-    """Texts from an iterator of texts or of batches of texts (what transformers' callers pass)."""
-    for t in texts:
+    """Texts from an iterator of texts or of batches (lists or tuples) of texts, what transformers'
+    callers pass; anything else is refused by name (a dataset row, a dict, would give its keys).
+
+    >>> list(_flatten(["영화", ["정말", "재밌다"]]))
+    ['영화', '정말', '재밌다']
+    >>> list(_flatten([{"text": "영화 정말"}]))
+    Traceback (most recent call last):
+    TypeError: text_iterator item 0 is a dict ({'text': '영화 정말'}), not a text (str) nor a batch of texts (list or tuple of str); pass the texts themselves, e.g. (row["text"] for row in dataset)
+    """
+    for n, t in enumerate(texts):
         if isinstance(t, str):
             yield t
-        else:
+        elif isinstance(t, (list, tuple)) and all(isinstance(x, str) for x in t):
             yield from t
+        else:
+            raise TypeError(f"text_iterator item {n} is a {type(t).__name__} ({str(t)[:60]}), not a text (str) nor a "
+                            "batch of texts (list or tuple of str); pass the texts themselves, e.g. "
+                            '(row["text"] for row in dataset)')
 
 
 def _check_json(path: Any) -> None:

@@ -358,8 +358,10 @@ class SpaceMarker(_BaseMarker):
     def hf_normalizers(self, *, raw: bool, byte: bool) -> list[dict[str, Any]]:
         if byte or raw:
             return []
-        return [{"type": "Strip", "strip_left": True, "strip_right": True},
-                {"type": "Prepend", "prepend": SPACE_MARK}, _replace(" ", " " + SPACE_MARK)]
+        # not HF's Strip: its JavaScript client strips its own white space (U+FEFF too); and its
+        # Prepend prepends to an empty text there too: a lone "▁" is taken back
+        return [_replace({"Regex": f"\\A{_RUST_SPACE}+|{_RUST_SPACE}+\\z"}, ""), {"type": "Prepend", "prepend": SPACE_MARK},
+                _replace({"Regex": f"\\A{SPACE_MARK}\\z"}, ""), _replace(" ", " " + SPACE_MARK)]
 
     def hf_pre_tokenizers(self, *, raw: bool, byte: bool) -> list[dict[str, Any]]:
         if not byte:
@@ -645,6 +647,10 @@ def guess_marker(alphabet: Sequence[str]) -> str | None:
         if cls().shows_in(alphabet):
             return cls.text
     return None
+
+
+#: the characters HF's Rust ``Strip`` strips (Unicode White_Space), as a regex class
+_RUST_SPACE = "[\\x{9}-\\x{d}\\x{20}\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}]"
 
 
 def _replace(pattern: str | dict[str, str], content: str) -> dict[str, Any]:

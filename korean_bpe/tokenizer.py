@@ -504,16 +504,22 @@ class Tokenizer:
 
         return load_tokenizer(directory, cls)
 
-    def to_huggingface(self, path: str | Path, *, dropout: float | None = None) -> Path:
+    def to_huggingface(self, path: str | Path, *, dropout: float | None = None, pretokenized: bool = False) -> Path:
         """Write a Hugging Face ``tokenizer.json`` (see :mod:`korean_bpe.io.hf`).  Returns the path.
         A directory (an existing one, or ``"dir/"``) gets a complete HF tokenizer folder, loadable
         with ``AutoTokenizer.from_pretrained(dir)`` (:func:`korean_bpe.io.hf.export_folder`).
 
         ``dropout``: HF BPE's ``dropout`` (BPE-dropout on every ``encode`` of the loaded
-        tokenizer, HF drawing its own random numbers).  ``None``: no dropout."""
+        tokenizer, HF drawing its own random numbers).  ``None``: no dropout.
+
+        A model whose pre-tokenizer runs an analyzer (Okt, Kiwi, MeCab) is refused with the fix, as
+        no HF client can run the analysis (:class:`korean_bpe.hf.KoreanBPETokenizerFast` does:
+        ``KoreanBPETokenizerFast.from_korean_bpe(tok).save_pretrained(dir)``), unless
+        ``pretokenized=True``: a file for the words of our analysis (``tok.pre_tokenizer(text)``,
+        encoded with ``is_pretokenized=True``)."""
         from .io.hf import export_tokenizer_json
 
-        export_tokenizer_json(self, path, dropout=dropout)
+        export_tokenizer_json(self, path, dropout=dropout, pretokenized=pretokenized)
         return Path(path)
 
 

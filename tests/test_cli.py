@@ -612,3 +612,17 @@ def test_top_level_help_has_examples_and_encode_help_the_common_options_first(ca
     encode = build_parser()._subparsers._group_actions[0].choices["encode"].format_help()  # type: ignore[union-attr]
     order = [encode.index(flag) for flag in ("--ids", "--offsets", "--dropout", "--special-text")]
     assert order == sorted(order)
+
+
+def test_train_names_the_pipeline_as_compare_does(corpus: Path, tmp_path: Path) -> None:
+    """`train --pre-tokenizer mecab` trains analysis mode and said "mecab/jamo", compare's name of the
+    lossless pipeline; the analysis mode is "mecab-analysis" there (okt-analysis in compare)."""
+    pytest.importorskip("mecab")
+    lossy = ok("train", str(corpus), "--vocab-size", "300", "--pre-tokenizer", "mecab", "--unit", "jamo",
+               "-o", str(tmp_path / "a"), "--no-progress")
+    assert lossy.stderr.startswith("trained mecab-analysis/jamo: ")
+    lossless = ok("train", str(corpus), "--vocab-size", "300", "--pre-tokenizer", "mecab", "--lossless", "--unit",
+                  "jamo", "-o", str(tmp_path / "b"), "--no-progress")
+    assert lossless.stderr.startswith("trained mecab/jamo: ")
+    helptext = " ".join(ok("train", "--help").stdout.split())
+    assert "default to analysis mode" in helptext and "okt-analysis" in helptext

@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 from korean_bpe import Tokenizer
 from korean_bpe.encoding import merge_dropout
-from korean_bpe.io.hf_jamo import precompiled_drops
 from korean_bpe.jamo import compose, decompose, is_syllable
 from korean_bpe.markers import NoMarker
 from korean_bpe.jamo import hangul_spellings as _hangul_pieces
@@ -444,9 +443,7 @@ def test_offsets_match_transformers_return_offsets_mapping(texts, held_out, tmp_
             differ.append(t)
             continue
         assert [tuple(o) for o in enc["offset_mapping"]] == offsets, t
-    # the ids differ only under jamo, where HF's Precompiled drops a combining mark after a syllable
-    # (korean_bpe.io.hf_jamo; pinned in test_hf.test_divergence_jamo_syllable_then_combining_mark): none here
-    assert differ == [t for t in sample if unit == "jamo" and precompiled_drops(t)] == []
+    assert differ == []
 
 
 # --- morpheme pre-tokenizers -------------------------------------------------------------------

@@ -10,7 +10,6 @@ import pytest
 from korean_bpe import Tokenizer
 from korean_bpe.corpus import load_nsmc
 from korean_bpe.io.hf import PY_WHITESPACE, export_tokenizer_json, hf_token_names, tokenizer_json
-from korean_bpe.io.hf_jamo import precompiled_drops
 from korean_bpe.jamo import decompose
 from korean_bpe.tokenizer import BYTE_TOKENS, JAMO_ALPHABET
 from korean_bpe.trainer import BPEModel
@@ -60,12 +59,6 @@ def _train(texts, pre, unit, marker, byte_fallback):
                            byte_fallback=byte_fallback, show_progress=False, **kw)
 
 
-def _jamo_divergent(unit: str, texts: list[str]) -> list[str]:
-    """The texts whose HF ids differ from ours, by the documented rule: none but under jamo, where
-    HF's Precompiled normalizer drops a combining mark right after a syllable (korean_bpe.io.hf_jamo)."""
-    return [t for t in texts if precompiled_drops(t)] if unit == "jamo" else []
-
-
 @pytest.fixture(scope="module")
 def split(real_texts):
     lines = ["\n".join(real_texts[i:i + 4]) for i in range(1500, 1600, 4)]  # a dummy prefix a line
@@ -83,8 +76,8 @@ def test_tokenizers_gives_our_ids_and_text(split, tmp_path, pre, unit, marker, b
     assert len(test) > 400
     ids = [ours.encode(t) for t in test]
     theirs = [e.ids for e in hf.encode_batch(test)]
-    # the same ids for every text (jamo: but a syllable followed by a combining mark, none here)
-    assert [t for t, a, b in zip(test, theirs, ids) if a != b] == _jamo_divergent(unit, test) == []
+    # the same ids for every text
+    assert [t for t, a, b in zip(test, theirs, ids) if a != b] == []
     # somewhere the test split needs the fallback (or <unk>), so that path is compared too
     unknown = {ours.vocab[t] for t in ours.special_tokens} | {ours.vocab[f"<0x{b:02X}>"] for b in range(256) if byte_fallback}
     if unit != "byte":
@@ -123,11 +116,29 @@ def test_morpheme_pre_tokenizer_is_fed_analysed_words(split, tmp_path):
     pytest.importorskip("mecab")
     train, test = split
     ours = Tokenizer.train(train[:600], vocab_size=2500, pre_tokenizer="mecab", show_progress=False)
-    hf = tokenizers.Tokenizer.from_file(str(ours.to_huggingface(tmp_path / "t.json")))
+    with pytest.raises(ValueError, match="no Hugging Face client can run"):  # other ids on text: refused
+        ours.to_huggingface(tmp_path / "t.json")
+    hf = tokenizers.Tokenizer.from_file(str(ours.to_huggingface(tmp_path / "t.json", pretokenized=True)))
     for text in test[:100]:
         words = ours.pre_tokenizer(text)
-        assert hf.encode(" ".join(words)).ids == ours.encode(text)
         assert hf.encode(words, is_pretokenized=True).ids == ours.encode(text)
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo", "byte"])
+def test_lossless_morpheme_export_decodes_the_spaces(split, unit):
+    """The lossless analysers' pieces keep their spaces as "▁" (piece_kind "marked"), but only raw's
+    export turned them back: '영화▁정말▁재밌다' where ours gives '영화 정말 재밌다'."""
+    pytest.importorskip("mecab")
+    train, test = split
+    ours = Tokenizer.train(train[:600], vocab_size={"syllable": 2500, "jamo": 1500, "byte": 1200}[unit],
+                           pre_tokenizer={"type": "mecab", "lossless": True, "drop": []}, unit=unit, show_progress=False)
+    hf = _hf(ours, pretokenized=True)
+    texts = test[:200] + hard(no_surrogates=True, no_space_mark=True)
+    assert any(" " in t for t in texts)
+    ids = [hf.encode(ours.pre_tokenizer(t), is_pretokenized=True).ids for t in texts]
+    assert ids == ours.encode_batch(texts)
+    assert hf.decode_batch(ids, skip_special_tokens=False) == ours.decode_batch(ids)
+    assert hf.decode(ours.encode("영화 정말 재밌다")) == "영화 정말 재밌다"
 
 
 # --- a tiny model by hand: the exported file pinned, HF's ids and text worked out by hand -------
@@ -136,6 +147,8 @@ def test_morpheme_pre_tokenizer_is_fed_analysed_words(split, tmp_path):
 TINY = BPEModel(("<unk>",), ("▁", "가", "나", "다"), (("▁", "가"), ("▁가", "나")))
 #: what str.split() splits on, by code point: the whitespace pre-tokenizer's separators
 PY_SPACES = "".join(f"\\x{{{cp:x}}}" for cp in range(0x110000) if chr(cp).isspace())
+RUST_SPACE = ("[\\x{9}-\\x{d}\\x{20}\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}"
+              "\\x{3000}]")
 TINY_JSON = {
     "version": "1.0",
     "truncation": None,
@@ -144,11 +157,14 @@ TINY_JSON = {
                       "normalized": False, "special": True}],
     "normalizer": {"type": "Sequence", "normalizers": [
         {"type": "Replace", "pattern": {"Regex": f"[{PY_SPACES}]+"}, "content": " "},  # runs of white space: one space
-        {"type": "Strip", "strip_left": True, "strip_right": True},
+        # stripped (Rust's white space: not HF's Strip, which strips JavaScript's in tokenizers.js)
+        {"type": "Replace", "pattern": {"Regex": f"\\A{RUST_SPACE}+|{RUST_SPACE}+\\z"}, "content": ""},
         {"type": "Prepend", "prepend": "▁"},  # the ▁ marker opens the first word ...
+        {"type": "Replace", "pattern": {"Regex": "\\A▁\\z"}, "content": ""},  # (not an empty text: tokenizers.js)
         {"type": "Replace", "pattern": {"String": " "}, "content": " ▁"},  # ... and every other one
     ]},
-    "pre_tokenizer": {"type": "WhitespaceSplit"},
+    # split at the spaces (not WhitespaceSplit: tokenizers.js splits at U+FEFF too)
+    "pre_tokenizer": {"type": "Split", "pattern": {"Regex": " "}, "behavior": "Removed", "invert": False},
     "post_processor": None,
     "decoder": {"type": "Sequence", "decoders": [
         {"type": "Fuse"},
@@ -203,13 +219,13 @@ def test_trained_export_loads_in_hf_with_our_vocabulary_and_merges(tmp_path):
 # --- where HF cannot follow (korean_bpe.io.hf lists them): each pinned, both sides exactly ---------
 
 
-def _hf(ours: Tokenizer):
-    return tokenizers.Tokenizer.from_str(json.dumps(tokenizer_json(ours)))
+def _hf(ours: Tokenizer, **kw):
+    return tokenizers.Tokenizer.from_str(json.dumps(tokenizer_json(ours, **kw)))
 
 
 def test_jamo_decomposes_hangul_only_and_composes_back():
     """HF's NFD also decomposed é (e + U+0301) and mapped the CJK compatibility ideograph 盧 U+F933
-    to U+76E7, and decode gave conjoining jamo; the Precompiled normalizer decomposes the 11,172
+    to U+76E7, and decode gave conjoining jamo; the Replace normalizers decompose the 11,172
     syllables only, and the Replace decoders compose them back."""
     # ids: <unk> 0, ▁ 1, ᄀ 2, ᅡ 3, e 4, U+0301 5, U+76E7 6, ▁ᄀ 7, ▁가 8
     model = BPEModel(("<unk>",), ("▁", "ᄀ", "ᅡ", "e", "\u0301", "\u76e7"), (("▁", "ᄀ"), ("▁ᄀ", "ᅡ")))
@@ -224,18 +240,22 @@ def test_jamo_decomposes_hangul_only_and_composes_back():
     full = Tokenizer(BPEModel(("<unk>",), ("▁", *sorted(set(decompose(every)))), ()), unit="jamo")
     hf_full = _hf(full)
     assert hf_full.encode(every).ids == full.encode(every)
+    assert hf_full.normalizer.normalize_str(every) == "▁" + decompose(every)
     assert hf_full.decode(full.encode(every)) == every
 
 
-def test_divergence_jamo_syllable_then_combining_mark():
-    """HF's Precompiled looks a grapheme cluster under 6 bytes up whole: 가 + U+0301 (3 + 2 bytes)
-    becomes 가's jamo, the mark is lost; 가 + ᆨ (6 bytes) and é + U+0301 are fine."""
+def test_jamo_syllable_then_combining_mark():
+    """The Precompiled normalizer of the last export looked a grapheme cluster under 6 bytes up
+    whole: 가 + U+0301 (3 + 2 bytes) became 가's jamo and the mark was lost.  The Replace stages
+    keep it, and give it the offsets of ours."""
     model = BPEModel(("<unk>",), ("▁", "ᄀ", "ᅡ", "ᆨ", "\u0301"), ())
     ours = Tokenizer(model, unit="jamo")
     hf = _hf(ours)
-    assert ours.tokenize("가\u0301") == ["▁", "ᄀ", "ᅡ", "\u0301"] and hf.encode("가\u0301").tokens == ["▁", "ᄀ", "ᅡ"]
-    assert precompiled_drops("가\u0301") and not precompiled_drops("가\u11a8 e\u0301")
-    assert ours.encode("가\u11a8 \u0301") == hf.encode("가\u11a8 \u0301").ids
+    assert ours.tokenize("가\u0301") == hf.encode("가\u0301").tokens == ["▁", "ᄀ", "ᅡ", "\u0301"]
+    for text in ("가\u0301", "가\u11a8 \u0301", " 각\u0301각 "):
+        ids, offsets = ours.encode_with_offsets(text)
+        enc = hf.encode(text)
+        assert (enc.ids, enc.offsets) == (ids, offsets), text
 
 
 def test_divergence_continuing_prefix_byte_runs_lose_the_space():

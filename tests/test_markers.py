@@ -86,7 +86,8 @@ def test_hf_fields():
         {"type": "WordPiece", "prefix": "##", "cleanup": False}]
     assert get_marker("</w>").hf_token_decoders(raw=False, byte=False, byte_fallback=False) == [
         {"type": "Replace", "pattern": {"String": "</w>"}, "content": " "}]
-    assert [d["type"] for d in get_marker("\u2581").hf_normalizers(raw=False, byte=False)] == ["Strip", "Prepend", "Replace"]
+    assert [d["type"] for d in get_marker("\u2581").hf_normalizers(raw=False, byte=False)] == [
+        "Replace", "Prepend", "Replace", "Replace"]  # strip, prepend, an empty text stays empty, a marker per word
     assert get_marker("\u2581").hf_normalizers(raw=False, byte=True) == []
 
 

@@ -398,3 +398,66 @@ def test_train_new_from_iterator_keeps_the_pipeline(pre_tokenizer: dict[str, obj
     assert new.korean_bpe.id_to_token == same.id_to_token and new.korean_bpe.pre_tokenizer == kb.pre_tokenizer
     assert (new.pad_token, new.pad_token_id) == ("[PAD]", same.vocab["[PAD]"])
     assert new(REVIEWS[:6])["input_ids"] == same.encode_batch(REVIEWS[:6])
+
+
+def test_train_new_from_iterator_refuses_rows_that_are_not_texts(kiwi_tok: KoreanBPETokenizerFast) -> None:
+    """Dataset rows (dicts) trained on their keys ("text"), ints gave a bare "'int' object is not
+    iterable": texts or lists/tuples of texts only, anything else a TypeError naming the item."""
+    with pytest.raises(TypeError, match=r"text_iterator item 0 is a dict \(\{'text': '영화 정말'\}\), not a text"):
+        kiwi_tok.train_new_from_iterator([{"text": "영화 정말"}], 60)
+    with pytest.raises(TypeError, match=r"text_iterator item 2 is a int \(7\)"):
+        kiwi_tok.train_new_from_iterator(iter(["영화 정말", ("재밌다",), 7]), 60)
+    with pytest.raises(TypeError, match=r"item 0 is a list \(\['영화', 3\]\)"):
+        kiwi_tok.train_new_from_iterator([["영화", 3]], 60)
+    texts = ["영화 정말 재밌어요", "배우 연기가 좋아요", "영화가 좋아요"]
+    new = kiwi_tok.train_new_from_iterator([(texts[0],), [texts[1]], texts[2]], 60)
+    assert new.korean_bpe.id_to_token == kiwi_tok.train_new_from_iterator(texts, 60).korean_bpe.id_to_token
+
+
+def test_an_analyzer_model_is_exported_as_the_folder_that_runs_it(tmp_path: Path) -> None:
+    """An analyzer model's stock export gave other ids than ours on text, with no warning (HF
+    cannot run the analysis).  The library refuses it with the fix; export-hf -o DIR/ writes the
+    KoreanBPETokenizerFast folder and says how to load it, and both ways it names give our ids."""
+    from transformers import AutoTokenizer
+
+    from korean_bpe.cli import main
+
+    pytest.importorskip("mecab")
+    kb = Tokenizer.train(REVIEWS, vocab_size=120, pre_tokenizer="mecab", special_tokens=("<unk>", "<pad>"))
+    model = kb.save(tmp_path / "model")
+    for write in (lambda: kb.to_huggingface(tmp_path / "t.json"), lambda: kb.to_huggingface(f"{tmp_path}/f/")):
+        with pytest.raises(ValueError, match=r"no Hugging Face client can run.*KoreanBPETokenizerFast.from_korean_bpe"):
+            write()
+    assert not (tmp_path / "t.json").exists() and not (tmp_path / "f").exists()
+    assert main(["export-hf", "-m", str(model), "-o", str(tmp_path / "t.json")]) == 1
+    out = f"{tmp_path}/hf/"
+    assert main(["export-hf", "-m", str(model), "-o", out]) == 0
+    texts = [*MOVIE_REVIEWS, "스파이더맨 파프롬홈은 MCU 최고의 영화이다"]
+    ours = kb.encode_batch(texts)
+    for loaded in (KoreanBPETokenizerFast.from_pretrained(out), AutoTokenizer.from_pretrained(out, trust_remote_code=True)):
+        assert type(loaded).__name__ == "KoreanBPETokenizerFast" and loaded.pad_token == "<pad>"
+        assert loaded(texts)["input_ids"] == ours
+        assert [loaded.decode(x) for x in ours] == kb.decode_batch(ours)
+    # the file for analysed words, on request: our ids for our words
+    import tokenizers
+
+    hf = tokenizers.Tokenizer.from_file(str(kb.to_huggingface(tmp_path / "words.json", pretokenized=True)))
+    assert [hf.encode(kb.pre_tokenizer(t), is_pretokenized=True).ids for t in texts] == ours
+
+
+def test_a_stock_export_onto_a_save_pretrained_folder_is_refused(kiwi_tok: KoreanBPETokenizerFast,
+                                                                  tmp_path: Path) -> None:
+    """export-hf -o onto a save_pretrained folder replaced its tokenizer.json and tokenizer_config.json
+    (its model sits in korean_bpe/, out of the model-directory guard's sight)."""
+    from korean_bpe.cli import main
+
+    folder = tmp_path / "wrapped"
+    kiwi_tok.save_pretrained(folder)
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    stock = Tokenizer.train(REVIEWS, vocab_size=60)
+    model = stock.save(tmp_path / "stock")
+    for out in (folder, f"{folder}/"):
+        with pytest.raises(ValueError, match="is a KoreanBPETokenizerFast folder"):
+            stock.to_huggingface(out)
+        assert main(["export-hf", "-m", str(model), "-o", str(out)]) == 1
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before

@@ -20,15 +20,19 @@ ours                         ``tokenizer.json``
                              starts at each ``▁``
 ``whitespace``               ``Replace`` of every run of Python white space by one space
                              (Python's ``str.split`` set, which is wider than Rust's) +
-                             ``WhitespaceSplit``
+                             ``Split`` at the spaces (not ``WhitespaceSplit``: the
+                             JavaScript client's splits at U+FEFF too)
 unit ``syllable``            nothing (HF BPE splits a piece into characters)
-unit ``jamo``                a ``Precompiled`` normalizer that decomposes the 11,172
+unit ``jamo``                68 regex ``Replace`` normalizers that decompose the 11,172
                              Hangul syllables and nothing else, and one ``Replace``
                              decoder per syllable that composes them back
-                             (:mod:`korean_bpe.io.hf_jamo`)
+                             (:mod:`korean_bpe.io.hf_jamo`; not ``Precompiled``, which
+                             the JavaScript client reads as NFKC)
 unit ``byte``                ``ByteLevel(add_prefix_space=False, use_regex=False)`` and the
                              ``ByteLevel`` decoder (the same GPT-2 byte table)
-marker ``"▁"``               ``Strip`` + ``Prepend("▁")`` + ``Replace(" ", " ▁")``
+marker ``"▁"``               a regex ``Replace`` that strips Rust's white space +
+                             ``Prepend("▁")`` (taken back from an empty text, where the
+                             JavaScript client prepends too) + ``Replace(" ", " ▁")``
                              normalizers (syllable, jamo) or ``Metaspace`` after
                              ``ByteLevel`` (byte)
 marker ``"</w>"``            BPE ``end_of_word_suffix``
@@ -55,11 +59,12 @@ the decoder drops every ``▁`` of the first token only, not the one opening eac
 
 Where HF cannot follow exactly (the ids differ only in these cases):
 
-* unit ``jamo``: a Hangul syllable directly followed by a combining mark of U+0300..U+07FF
-  (``"가\u0301"``): HF's ``Precompiled`` normalizer drops the mark
-  (:func:`korean_bpe.io.hf_jamo.precompiled_drops`; none of the 55,106 NSMC test reviews).
-  Composing on decode costs one ``Replace`` pass per syllable: HF decodes a jamo model a few
-  hundred times more slowly than the other units (see docs/API.md).
+* unit ``jamo``: the ids are exact; composing on decode costs one ``Replace`` pass per syllable:
+  HF decodes a jamo model a few hundred times more slowly than the other units, and the
+  decomposing normalizers make its encoding several times slower (see docs/API.md).
+* HF's JavaScript client (``@huggingface/tokenizers`` 0.2.0, transformers.js) gives our ids for
+  every pipeline above and our text, but a U+FEFF that went through byte fallback at the start
+  of a run of byte tokens: its ``ByteFallback`` decoder drops it (a default ``TextDecoder``).
 * ``byte_fallback=True`` with marker ``"</w>"`` or ``"##"``: HF turns an unknown character into the
   bytes of the character *with* the marker (``<0x23><0x23>...`` for ``##X``).
 * ``hangul_fallback=True``: HF's BPE has no such fallback: a syllable outside the vocabulary is
@@ -69,15 +74,16 @@ Where HF cannot follow exactly (the ids differ only in these cases):
   refuses it by default and encodes it as ordinary text with ``disallowed_special=()`` (see
   :mod:`korean_bpe.tokenizer`).  The byte tokens' text (``"<0x41>"``) is ordinary text in HF too.
 
-Morpheme pre-tokenizers (``okt``, ``kiwi``, ``mecab``) are analysis run in Python, which HF cannot
-do; the export splits on white space instead, so feed it words that are already analysed::
+Morpheme pre-tokenizers (``okt``, ``kiwi``, ``mecab``) are analysis run in Python, which no HF
+client can do: a ``tokenizer.json`` would give other ids than ours on text, so the export is
+refused with the fix (:func:`analysis_refusal`): :class:`korean_bpe.hf.KoreanBPETokenizerFast`
+runs the analysis (``korean-bpe export-hf -m MODEL -o DIR/`` writes its folder).  On request,
+``pretokenized=True`` writes a file for words that our analysis already cut (each word whole to
+BPE, a lossless line-break piece too; decode puts lossless mode's spaces back)::
 
     words = tok.pre_tokenizer(text)                          # our analysis
-    hf.encode(" ".join(words)).ids                           # == tok.encode(text) (no-space words)
-    hf.encode(words, is_pretokenized=True).ids               # the same, word by word
+    hf.encode(words, is_pretokenized=True).ids               # == tok.encode(text)
     fast(words, is_split_into_words=True)["input_ids"]       # transformers
-
-(In lossless morpheme mode, line-break pieces have no HF equivalent and are dropped by HF.)
 
 >>> from korean_bpe.trainer import BPEModel
 >>> hf_token_names(BPEModel((), ("가", "##나"), (("가", "##나"),)), marker="##")
@@ -92,18 +98,45 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..markers import SPACE_MARK, get_marker
+from ..markers import SPACE_MARK, get_marker, pieces_keep_spaces
 from ..pre_tokenizers.base import LINE_BREAKS
 from .format import BYTE_TOKENS, SURROGATE
-from .hf_jamo import jamo_normalizer, recompose_decoders
+from .hf_jamo import jamo_normalizers, recompose_decoders
 
 __all__ = ["export_tokenizer_json", "export_folder", "tokenizer_json", "tokenizer_config", "special_tokens_map",
-           "hf_token_names", "PY_WHITESPACE"]
+           "hf_token_names", "analysis_refusal", "holds_wrapper", "PY_WHITESPACE", "MODEL_SUBDIR"]
 
 #: every character Python's ``str.split()`` splits on (``chr(c).isspace()``)
 PY_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
 
 _ANALYZED_PRE_TOKENIZERS = ("okt", "kiwi", "mecab")
+
+
+#: the directory, inside a :class:`korean_bpe.hf.KoreanBPETokenizerFast` ``save_pretrained``
+#: folder, that holds our own model files
+MODEL_SUBDIR = "korean_bpe"
+
+
+def analysis_refusal(tokenizer: Any) -> str:
+    """Why a stock ``tokenizer.json`` of a model whose pre-tokenizer runs an analyzer (Okt, Kiwi,
+    MeCab) is refused, and what to do instead."""
+    name = _name(tokenizer.pre_tokenizer)
+    return (f"the {name!r} pre-tokenizer runs {name}'s morpheme analysis in Python, which no Hugging Face client "
+            "can run: a tokenizer.json of this model would give other ids than ours on text. For our ids in "
+            "transformers, save the tokenizer that runs the analysis: "
+            "korean_bpe.hf.KoreanBPETokenizerFast.from_korean_bpe(tok).save_pretrained(dir) (CLI: korean-bpe "
+            "export-hf -m MODEL -o DIR/), and load it with KoreanBPETokenizerFast.from_pretrained(dir) or "
+            "transformers.AutoTokenizer.from_pretrained(dir, trust_remote_code=True), korean_bpe installed; for a "
+            "tokenizer.json that takes the words of our analysis (tok.pre_tokenizer(text), encoded with "
+            "is_pretokenized=True / is_split_into_words=True), pass pretokenized=True")
+
+
+def holds_wrapper(path: str | os.PathLike[str]) -> bool:
+    """Whether the directory ``path`` is a :class:`korean_bpe.hf.KoreanBPETokenizerFast` folder
+    (``save_pretrained``: our model in its ``korean_bpe/`` subfolder)."""
+    from .serialization import CONFIG_FILE
+
+    return (Path(path) / MODEL_SUBDIR / CONFIG_FILE).is_file()
 
 
 def _char_class(chars: str) -> str:
@@ -175,12 +208,14 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
         raise ValueError(f"unit {_name(tokenizer.unit)!r} has no HF equivalent; use 'syllable', 'jamo' or 'byte'")
     mark = get_marker(tokenizer.marker)
     pt = tokenizer.pre_tokenizer
+    if pt.pos is not None and not pretokenized:
+        raise ValueError(analysis_refusal(tokenizer))
     raw = pt.piece_kind == "marked" and pt.pos is None  # the text's own marked pieces: SentencePiece's cut
     byte, byte_fallback = symbols == "bytes", tokenizer.byte_fallback
     vocab, merges, rename, unk = _hf_vocab(tokenizer)
     normalizers, pre_tokenizers = _hf_cut(pt, mark, raw=raw, byte=byte, jamo=symbols == "jamo",
                                           pretokenized=pretokenized)
-    decoders = _hf_decoders(mark, raw=raw, byte=byte, byte_fallback=byte_fallback,
+    decoders = _hf_decoders(mark, raw=raw, spaces=pieces_keep_spaces(pt), byte=byte, byte_fallback=byte_fallback,
                             dummy_prefix=raw and pt.add_dummy_prefix, compose=symbols == "jamo" and compose_jamo)
     # The byte tokens are ordinary vocabulary, as SentencePiece exports them: as added special
     # tokens, HF's default decode (skip_special_tokens) would delete every byte-fallback character.
@@ -262,19 +297,20 @@ def _hf_cut(pt: Any, mark: Any, *, raw: bool, byte: bool, jamo: bool,
         if pt.pos is None:
             raise ValueError(f"pretokenized=True is for the morpheme pre-tokenizers {_ANALYZED_PRE_TOKENIZERS}; "
                              f"{_name(pt)!r} runs inside tokenizer.json itself: use pretokenized=False")
-    else:  # whitespace, and the analysers (fed pre-split, space-joined words)
+    else:  # whitespace
         normalizers.append(_replace({"Regex": _char_class(PY_WHITESPACE) + "+"}, " "))
-        pre_tokenizers.append({"type": "WhitespaceSplit"})
-    if jamo:  # first: the stages after it see jamo, as our unit gives them
-        normalizers.insert(0, jamo_normalizer())
+        # not WhitespaceSplit: HF's JavaScript client splits on its own white space (U+FEFF too)
+        pre_tokenizers.append({"type": "Split", "pattern": {"Regex": " "}, "behavior": "Removed", "invert": False})
     normalizers += mark.hf_normalizers(raw=raw, byte=byte)
+    if jamo:  # last: the stages above touch no syllable; after a stage that inserts, HF's Strip panics
+        normalizers += jamo_normalizers()
     if byte:
         pre_tokenizers.append(_BYTE_LEVEL)
     pre_tokenizers += mark.hf_pre_tokenizers(raw=raw, byte=byte)
     return normalizers, pre_tokenizers
 
 
-def _hf_decoders(mark: Any, *, raw: bool, byte: bool, byte_fallback: bool, dummy_prefix: bool,
+def _hf_decoders(mark: Any, *, raw: bool, spaces: bool, byte: bool, byte_fallback: bool, dummy_prefix: bool,
                  compose: bool) -> list[dict[str, Any]]:
     """The decoders that give our text back.  They work token by token until a Fuse or ByteLevel
     joins them, so the markers are resolved first.  (HF's Metaspace decoder drops every "▁" of its
@@ -287,7 +323,7 @@ def _hf_decoders(mark: Any, *, raw: bool, byte: bool, byte_fallback: bool, dummy
     decoders.append(_BYTE_LEVEL if byte else {"type": "Fuse"})
     if dummy_prefix:  # one string now: drop the "▁" opening it and each line
         decoders.append(_replace({"Regex": f"\\A{SPACE_MARK}|(?<={_char_class(LINE_BREAKS)}){SPACE_MARK}"}, ""))
-    if raw:
+    if spaces:  # pieces that keep their spaces as "▁" (raw, lossless analysis): the spaces back
         decoders.append(_replace(SPACE_MARK, " "))
     decoders += mark.hf_text_decoders(raw=raw, byte=byte)
     if compose:
@@ -307,20 +343,24 @@ _ROLES = {"<unk>": "unk_token", "[UNK]": "unk_token", "<pad>": "pad_token", "[PA
           "</s>": "eos_token", "[CLS]": "cls_token", "[SEP]": "sep_token", "<mask>": "mask_token", "[MASK]": "mask_token"}
 
 
-def render_tokenizer_json(tokenizer: Any, *, dropout: float | None = None, compose_jamo: bool = True) -> str:
+def render_tokenizer_json(tokenizer: Any, *, dropout: float | None = None, compose_jamo: bool = True,
+                          pretokenized: bool = False) -> str:
     """The text of ``tokenizer.json`` (what :func:`export_tokenizer_json` writes, e.g. to standard output)."""
-    content = tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo)
+    content = tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo, pretokenized=pretokenized)
     return json.dumps(content, ensure_ascii=False, indent=2) + "\n"
 
 
 def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropout: float | None = None,
-                          compose_jamo: bool = True) -> Path:
+                          compose_jamo: bool = True, pretokenized: bool = False) -> Path:
     """Write ``tokenizer`` as a Hugging Face ``tokenizer.json`` at ``path`` (atomically).
 
     ``path`` may be a directory (an existing one, or a path ending with ``/``): it gets a complete
     HF tokenizer folder (:func:`export_folder`), except a directory that holds a saved korean_bpe
     model, whose ``tokenizer_config.json`` is the model's own: it gets ``tokenizer.json`` alone,
-    beside the model files.  Returns the ``tokenizer.json`` path.
+    beside the model files; a :class:`korean_bpe.hf.KoreanBPETokenizerFast` folder is refused (its
+    ``tokenizer.json`` and ``tokenizer_config.json`` are the wrapper's).  Returns the ``tokenizer.json`` path.
+    A model whose pre-tokenizer runs an analyzer (Okt, Kiwi, MeCab) is refused, with the fix
+    (:func:`analysis_refusal`), unless ``pretokenized=True``: a file for the words of our analysis.
     A symbolic link is written through to its target; a FIFO or device is refused; a new file
     gets the umask's mode, a replaced one keeps its own (:func:`korean_bpe.io.files.atomic_write_text`).
     See the module docstring for the mapping and the few cases where HF cannot follow.
@@ -335,10 +375,21 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropo
     """
     from .files import atomic_write_text
 
+    _refuse_wrapper(path)
     if is_folder(path) and not holds_model(path):
-        return export_folder(tokenizer, path, dropout=dropout, compose_jamo=compose_jamo) / TOKENIZER_FILE
+        return export_folder(tokenizer, path, dropout=dropout, compose_jamo=compose_jamo,
+                             pretokenized=pretokenized) / TOKENIZER_FILE
     target = Path(path) / TOKENIZER_FILE if is_folder(path) else Path(path)
-    return atomic_write_text(target, render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo))
+    text = render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo, pretokenized=pretokenized)
+    return atomic_write_text(target, text)
+
+
+def _refuse_wrapper(path: str | os.PathLike[str]) -> None:
+    if is_folder(path) and holds_wrapper(path):
+        raise ValueError(f"{path} is a KoreanBPETokenizerFast folder (save_pretrained: its model in {MODEL_SUBDIR}/), whose "
+                         "tokenizer.json and tokenizer_config.json a stock export would replace, so that "
+                         "AutoTokenizer.from_pretrained(..., trust_remote_code=True) loaded other ids; export to "
+                         "another folder")
 
 
 def holds_model(path: str | os.PathLike[str]) -> bool:
@@ -355,7 +406,7 @@ def is_folder(path: str | os.PathLike[str]) -> bool:
 
 
 def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout: float | None = None,
-                  compose_jamo: bool = True) -> Path:
+                  compose_jamo: bool = True, pretokenized: bool = False) -> Path:
     """Write a complete Hugging Face tokenizer folder: ``tokenizer.json``, ``tokenizer_config.json``
     (:func:`tokenizer_config`) and ``special_tokens_map.json``, each atomically (the folder is
     created when missing).  ``AutoTokenizer.from_pretrained(directory)`` and HF's clients in other
@@ -374,8 +425,9 @@ def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout:
         raise ValueError(f"{folder} holds a korean_bpe model (vocab.json, merges.txt, tokenizer_config.json), whose "
                          f"tokenizer_config.json the HF folder's would replace; export to another folder, or write "
                          f"the single file {folder / TOKENIZER_FILE} (a path without the trailing '/')")
+    _refuse_wrapper(f"{folder}/")
+    text = render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo, pretokenized=pretokenized)
     folder.mkdir(parents=True, exist_ok=True)
-    text = render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo)
     atomic_write_text(folder / TOKENIZER_FILE, text)
     for name, content in ((TOKENIZER_CONFIG_FILE, tokenizer_config(tokenizer)),
                           (SPECIAL_TOKENS_MAP_FILE, special_tokens_map(tokenizer))):
