@@ -29,6 +29,8 @@ INSTALL_HINTS: dict[str, tuple[str, str]] = {
     "sklearn": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "scipy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "threadpoolctl": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
+    "torch": ("the downstream stage's neural classifiers", 'pip install "korean_bpe[downstream]"   (or: pip install torch; '
+              'the CPU build is enough)'),
     "numpy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
 }
 
