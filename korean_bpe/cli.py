@@ -664,7 +664,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     from .compare.report import pick_sentences
     from .compare.run import compare, resolve_strategies
-    from .compare.table import format_intervals, format_table
+    from .compare.table import format_downstream, format_intervals, format_table
+    from .compare.verdict import format_verdicts
 
     # an unknown name or a bad statistics option fails before the corpus is read
     strategies = resolve_strategies(None if args.strategies == ["all"] else args.strategies)
@@ -703,6 +704,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if statistics.resamples:
         print(f"\n{statistics.confidence:.0%} bootstrap intervals ({statistics.resamples:,} resamples of the held-out "
               f"documents, seed {args.seed}):\n{format_intervals(df)}")
+    if downstream is not None and format_downstream(df):
+        print(f"\ndownstream: {downstream.describe()}, on {result.config['downstream']['device_used']}; "
+              f"intervals over the held-out documents and the seeds:\n{format_downstream(df, alpha=statistics.alpha)}")
+    if result.verdicts:
+        print(f"\nverdict:\n{format_verdicts(result.verdicts, alpha=statistics.alpha)}")
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
           f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}")
     result.notes = [speak_cli(n, "compare") for n in result.notes]

@@ -90,7 +90,7 @@ def _p_value(metric: str, row: dict[str, Any], ref: dict[str, Any]) -> float:
 
 #: the columns two identical rows may differ in: what they cost, and how the model was obtained
 _OWN = frozenset({"strategy", "kind", "pre_tokenizer", "unit", "lossless", "drops_text", "train_s", "pretok_s",
-                  "encode_texts_per_s", "model_cached", "self_graded"})
+                  "encode_texts_per_s", "model_cached", "self_graded", "downstream_s"})
 
 
 def _mark_identical(rows: Sequence[dict[str, Any]], notes: list[str]) -> None:

@@ -134,13 +134,14 @@ TABLE: tuple[Column, ...] = (
            "scratch on the row's token ids of a seeded sample of the training split, averaged over its seeds "
            "(the share of seed x document pairs classified right; NaN unless compare(downstream=...) ran with "
            "labels; korean_bpe.compare.downstream); its interval and p-value come from a two-stage bootstrap "
-           "of the held-out documents and the seeds", "down%", _R, "higher", "{:.2f}", True, short='{:.1f}',
-           summary='accuracy of a small CNN/Transformer trained on the tokens (mean of the seeds), with labels'),
+           "of the held-out documents and the seeds", "down%", _R, "higher", "{:.2f}", True),
     Column("downstream_macro_f1", "float64", "macro-averaged F1 over the classes of that classifier's held-out "
            "predictions, the mean of its seeds' (same bootstrap)", "dF1%", _R, "higher", "{:.2f}", True),
     Column("downstream_seed_sd", "float64", "standard deviation of the per-seed held-out accuracies of the "
            "downstream classifier: how much its training noise moves one seed's number", "seed sd", _R,
            format="{:.2f}"),
+    Column("downstream_s", "float64", "CPU seconds of the downstream stage of the row: training its seeds' models "
+           "and predicting the held-out documents", unit="s", format="{:.1f}"),
     Column("probe_accuracy", "float64", "held-out accuracy of the order-blind probe: a logistic regression on "
            "bag-of-token counts (the tokens' order is not seen), fitted on a seeded sample of the training "
            "split (NaN without labels): a cheap extrinsic signal, not a model trained on the sequences; its "

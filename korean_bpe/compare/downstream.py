@@ -18,9 +18,9 @@ documents of similar length (sorted by length within seeded pools of 50 batches,
 shuffled), so padding costs little.  The embedding table has one row per id the row's documents
 use, however large the vocabulary (byte rows, 64k+ vocabularies).
 
-What it costs and what it gives: with the defaults (CNN, 64-dim embeddings, 2 epochs over at most
-20,000 training documents, 3 seeds) a row takes a few seconds of CPU; the default NSMC grid at one
-vocabulary size takes under 10 minutes on 2 cores (benchmarks/README.md records it).  The same code
+What it costs: with the defaults (CNN, 32-dim embeddings, 3 epochs over at most 20,000 training
+documents, batches of 32, 3 seeds, one CPU thread) a row of the NSMC grid takes about 40 s of CPU,
+most of it training (benchmarks/README.md records the grid's cost and results).  The same code
 runs on a GPU when one is present (``device="auto"``).  On the CPU a seed gives the same numbers
 every time (the model's initialisation, the dropout and the batch order all come from the seed, and
 the CPU kernels are deterministic for a fixed thread count).
@@ -36,9 +36,8 @@ is the paired bootstrap of the difference (both rows on the same drawn documents
 
 >>> train = [[5, 6], [5, 7], [8, 9], [8, 6, 9]] * 25
 >>> labels = [1, 1, 0, 0] * 25
->>> out = predict(train, labels, [[5, 7], [8, 9], []], settings=Downstream(epochs=5, seeds=1), seed=0)
->>> out.tolist()
-[[1, 0, 0]]
+>>> predict(train, labels, [[5, 7], [8, 9]], settings=Downstream(epochs=5, seeds=2), seed=0).tolist()
+[[1, 0], [1, 0]]
 """
 
 from __future__ import annotations
@@ -48,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["Downstream", "MODELS", "predict", "evaluate", "require_torch"]
+__all__ = ["Downstream", "MODELS", "predict", "evaluate", "require_torch", "resolved_device"]
 
 #: the model families, the default first
 MODELS = ("cnn", "transformer")
@@ -75,15 +74,15 @@ class Downstream:
     #: training documents (a seeded sample of the training split, the same for every row; None: all)
     train_docs: int | None = 20_000
     #: passes over the training documents
-    epochs: int = 2
+    epochs: int = 3
     #: tokens kept per document (the first ones); the rest is cut
     max_length: int = 128
     #: embedding (and model) width
-    dim: int = 64
+    dim: int = 32
     #: documents per batch
-    batch_size: int = 64
-    #: AdamW's learning rate
-    learning_rate: float = 2e-3
+    batch_size: int = 32
+    #: the optimizers' learning rate (Adam for the embeddings, AdamW for the rest)
+    learning_rate: float = 5e-3
     #: ``"auto"`` (CUDA when torch sees a GPU, else the CPU), ``"cpu"`` or ``"cuda"``
     device: str = "auto"
     #: CPU threads torch may use while training and predicting.  One by default: these models are too
@@ -115,7 +114,7 @@ class Downstream:
         """One line for reports: the model and the settings that change its numbers.
 
         >>> Downstream().describe()
-        'cnn (dim 64, 2 epochs, batch 64, lr 0.002, first 128 tokens, 3 seeds, at most 20,000 training documents)'
+        'cnn (dim 32, 3 epochs, batch 32, lr 0.005, first 128 tokens, 3 seeds, at most 20,000 training documents)'
         """
         docs = "all training documents" if self.train_docs is None else \
             f"at most {self.train_docs:,} training documents"
@@ -132,6 +131,11 @@ def require_torch() -> Any:
     from .._optional import require
 
     return require("torch")
+
+
+def resolved_device(settings: Downstream) -> str:
+    """Where ``settings``' models train on this machine: ``"cuda"`` or ``"cpu"``."""
+    return _device(require_torch(), settings.device).type
 
 
 def _device(torch: Any, device: str) -> Any:
@@ -185,7 +189,7 @@ def _model(torch: Any, settings: Downstream, n_embeddings: int, n_classes: int) 
 
         def __init__(self) -> None:
             super().__init__()
-            self.embed = nn.Embedding(n_embeddings, dim, padding_idx=_PAD)
+            self.embed = nn.Embedding(n_embeddings, dim, padding_idx=_PAD, sparse=True)
             self.convs = nn.ModuleList(nn.Conv1d(dim, dim, w, padding=w - 1) for w in self.widths)
             self.drop = nn.Dropout(0.25)
             self.out = nn.Linear(dim * len(self.widths), n_classes)
@@ -204,7 +208,7 @@ def _model(torch: Any, settings: Downstream, n_embeddings: int, n_classes: int) 
     class Transformer(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.embed = nn.Embedding(n_embeddings, dim, padding_idx=_PAD)
+            self.embed = nn.Embedding(n_embeddings, dim, padding_idx=_PAD, sparse=True)
             self.position = nn.Embedding(settings.max_length, dim)
             layer = nn.TransformerEncoderLayer(dim, 4, dim_feedforward=2 * dim, dropout=0.1, batch_first=True,
                                                norm_first=True)
@@ -253,22 +257,33 @@ def predict(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], te
             torch.manual_seed(seed + s)
             generator = torch.Generator().manual_seed(seed + s)
             model = _model(torch, settings, len(ids) + _SHIFT, len(classes)).to(device)
-            optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=0.01)
+            optimizers = _optimizers(torch, model, settings.learning_rate)
             lengths = [len(d) for d in train]
             for _ in range(settings.epochs):
                 model.train()
                 for index in _batches(lengths, settings.batch_size, generator, torch):
                     x, mask = _tensor(train, index, torch, device)
                     loss = torch.nn.functional.cross_entropy(model(x, mask), target[index].to(device))
-                    optimizer.zero_grad(set_to_none=True)
+                    for optimizer in optimizers:
+                        optimizer.zero_grad(set_to_none=True)
                     loss.backward()
-                    optimizer.step()
+                    for optimizer in optimizers:
+                        optimizer.step()
                 if progress is not None:
                     progress.update(1)
             out[s] = np.asarray(classes)[_predict(model, test, settings.batch_size * 4, torch, device)]
     finally:
         torch.set_num_threads(threads)
     return out
+
+
+def _optimizers(torch: Any, model: Any, learning_rate: float) -> list[Any]:
+    """Adam for the token embeddings, updated sparsely (only the rows a batch uses: a 32k x 64 table
+    updated densely is most of a step's time), AdamW for the rest."""
+    sparse = list(model.embed.parameters())
+    dense = [p for name, p in model.named_parameters() if not name.startswith("embed.")]
+    return [torch.optim.SparseAdam(sparse, lr=learning_rate),
+            torch.optim.AdamW(dense, lr=learning_rate, weight_decay=0.01)]
 
 
 def _predict(model: Any, docs: list[list[int]], batch_size: int, torch: Any, device: Any) -> Any:
@@ -289,13 +304,17 @@ def evaluate(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], t
              test_labels: Sequence[int], *, settings: Downstream = Downstream(), seed: int = 0,
              progress: Any = None) -> dict[str, Any]:
     """The downstream columns of one row: ``downstream_accuracy``, ``downstream_macro_f1``,
-    ``downstream_seed_sd``, and under ``"_downstream"`` the per-seed predictions with the classes and
+    ``downstream_seed_sd``, ``downstream_s`` (this process's CPU seconds), and under ``"_downstream"`` the per-seed predictions with the classes and
     held-out labels (what :func:`korean_bpe.compare.stats.seed_document_replicates` resamples)."""
     import numpy as np
 
     from .stats import seed_document_metrics
 
+    import time
+
+    cpu = time.process_time()
     predictions = predict(train_docs, train_labels, test_docs, settings=settings, seed=seed, progress=progress)
+    cpu = time.process_time() - cpu
     classes = np.asarray(sorted({int(y) for y in train_labels}), dtype=np.int64)
     truth = np.asarray([int(y) for y in test_labels], dtype=np.int64)
     per_seed = (predictions == truth[None, :]).mean(1)
@@ -304,5 +323,6 @@ def evaluate(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], t
         "downstream_accuracy": point["downstream_accuracy"],
         "downstream_macro_f1": point["downstream_macro_f1"],
         "downstream_seed_sd": float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else math.nan,
+        "downstream_s": cpu,
         "_downstream": {"predictions": predictions, "truth": truth, "classes": classes},
     }

@@ -81,9 +81,10 @@ from .strategies import (BASELINES, BPE_PRE_TOKENIZERS, BPE_UNITS, DEFAULT_STRAT
                          _task_key, _TASK_COST, _tasks, resolve_strategies, why as _why)
 from .assemble import build_frame, reduce_rows
 from .columns import COLUMNS, DTYPES
-from .downstream import Downstream
+from .downstream import Downstream, resolved_device
 from .result import Comparison, Statistics
 from .table import format_table
+from .verdict import verdicts
 from .training import Context, State, _segmenters
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -201,6 +202,7 @@ def compare(
             by_name.setdefault(row["strategy"], []).append(row)
     rows = [row for name in names for row in by_name.get(name, [])]
     result.table = build_frame(rows, confidence=statistics.confidence, reference=statistics.reference, notes=notes)
+    result.verdicts = verdicts(rows, alpha=statistics.alpha)
     result.notes = notes
     result.config = _config(names, sizes, gold=gold, seed=seed, eval_texts=eval_texts, test_fraction=test_fraction,
                             train=train, test=test, labels=labels, min_frequency=min_frequency,
@@ -225,7 +227,8 @@ def _config(names: list[str], sizes: list[int], *, gold: str | None, seed: int, 
         "confidence": statistics.confidence,
         "reference": statistics.reference or "whitespace BPE of the row's unit (syllable for the others)",
         "n_jobs": jobs, "model_cache": model_cache,
-        "downstream": None if downstream is None else downstream.to_config(),
+        "downstream": None if downstream is None else {**downstream.to_config(),
+                                                        "device_used": resolved_device(downstream)},
     }
 
 
@@ -267,8 +270,8 @@ def _extrinsic_sample(train: list[str], train_labels: list[int] | None, probe_tr
     a seeded sample of ``range(len(train))`` (:func:`_sample`), the same for every row, encoded once
     per row; (None, None, None, None) without labels.
 
-    >>> _extrinsic_sample(["a"] * 6, [0, 1] * 3, 2, 4, seed=0)
-    ([0, 2, 3, 4, 5], [0, 0, 1, 0, 1], [1, 2], [0, 1, 3, 4])
+    >>> _extrinsic_sample(["a"] * 6, [0, 1] * 3, 2, 4, seed=0)   # the probe reads 3 and 5; the downstream 0, 1, 3, 5
+    ([0, 1, 3, 5], [0, 1, 1, 1], [2, 3], [0, 1, 2, 3])
     """
     if train_labels is None:
         return None, None, None, None
