@@ -33,6 +33,7 @@ Importing this module imports no analyzer, pandas or tokenizers: each subcommand
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import sys
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
 from . import __version__
+from .compare.result import MAX_RESAMPLES, MAX_SEED
 
 __all__ = ["main", "build_parser", "check_model_output", "speak_cli", "CLI_OPTIONS"]
 
@@ -92,8 +94,10 @@ def compare_legend(alpha: float = 0.05) -> str:
 #: how ``encode`` and ``decode`` write what standard output cannot encode (their ``--help``)
 UNENCODABLE_HELP = ("A token or text holding a character standard output cannot encode, such as a lone "
                     "surrogate (U+D800..U+DFFF: a model keeps them, UTF-8 cannot hold them), is written with "
-                    "that character as a \\udXXX escape (Python's backslashreplace), so the output stays "
-                    "valid UTF-8, one line per input; a literal backslash in the text is written as it is.")
+                    "that character as a \\udXXX escape (Python's backslashreplace), and a line break (\\n, \\r, "
+                    "\\x0b, \\x0c, \\x1c..\\x1e, \\x85, \\u2028, \\u2029: a raw model keeps them as tokens) "
+                    "as its Python escape, so the output stays valid UTF-8, one line per input; a literal backslash in "
+                    "the text is written as it is.")
 
 #: the largest vocabulary size ``korean-bpe compare`` trains: its Hugging Face and Kiwi peers allocate
 #: memory for every token asked for (HF's trainer some 66 bytes a token: 141 GB at 2**31), so a
@@ -166,7 +170,8 @@ def _add_train(sub: Any) -> None:
     p.add_argument("--initial", default=None, metavar="MODEL_DIR",
                    help="continue training this model: its ids and merges are kept, new merges are learned from "
                         "CORPUS up to --vocab-size (old tokens included)")
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write the model to")
+    p.add_argument("-o", "--output", required=True, metavar="DIR",
+                   help="directory to write the model to ('-' is refused: a model is three files)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
 
@@ -189,7 +194,8 @@ def _add_count(sub: Any) -> None:
                         "(default: the corpus embedded in konlpy)")
     p.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="read at most N documents")
     _pre_tokenizer_args(p)
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write the counts to")
+    p.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="file to write the counts to; '-' for standard output")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="count on Dask: a scheduler address (tcp://host:8786), or 'local' for one worker process per "
                         "core on this machine; the files are cut into shards counted in parallel, same counts "
@@ -257,6 +263,16 @@ def _add_cache(sub: Any) -> None:
     clear.set_defaults(func=cmd_cache_clear)
 
 
+#: the downstream stage's defaults (korean_bpe.compare.downstream imports no torch at import time)
+def _downstream_defaults() -> Any:
+    from .compare.downstream import Downstream
+
+    return Downstream()
+
+
+_DOWNSTREAM = _downstream_defaults()
+
+
 def _add_compare(sub: Any) -> None:
     p = sub.add_parser(
         "compare", help="compare tokenization strategies on held-out text and write a report",
@@ -289,10 +305,11 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("--eval-labels", default=None, metavar="FILE", help="the same for the documents of --eval")
     p.add_argument("--test-fraction", type=float, default=0.1, metavar="F",
                    help="share of CORPUS held out when there is no --eval (default: 0.1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split and the probe (default: 0)")
-    p.add_argument("--resamples", type=_nonnegative_int, default=1000, metavar="N",
+    p.add_argument("--seed", type=_compare_seed, default=0,
+                   help=f"seed of the split, the bootstrap and the probe, 0 to {MAX_SEED} (default: 0)")
+    p.add_argument("--resamples", type=_resamples, default=1000, metavar="N",
                    help="bootstrap resamples of the held-out documents for the intervals and p-values "
-                        "(default: 1000; 0: none)")
+                        f"(default: 1000; 0: none; at most {MAX_RESAMPLES:,})")
     p.add_argument("--confidence", type=float, default=0.95, metavar="C",
                    help="coverage of the intervals; p-values below 1 - C count as significant (default: 0.95)")
     p.add_argument("--reference", default=None, metavar="STRATEGY",
@@ -303,16 +320,18 @@ def _add_compare(sub: Any) -> None:
                    help="with labels: train a small neural classifier from scratch on each row's tokens "
                         "(cnn, the default, or transformer; several seeds) and report its held-out accuracy "
                         "and macro-F1 with intervals (needs PyTorch: pip install \"korean_bpe[downstream]\")")
-    p.add_argument("--downstream-seeds", type=_positive_int, default=3, metavar="N",
-                   help="models trained per row (default: 3)")
-    p.add_argument("--downstream-docs", type=_docs_or_all, default=20_000, metavar="N",
+    p.add_argument("--downstream-seeds", type=_positive_int, default=_DOWNSTREAM.seeds, metavar="N",
+                   help=f"models trained per row (default: {_DOWNSTREAM.seeds})")
+    p.add_argument("--downstream-docs", type=_docs_or_all, default=_DOWNSTREAM.train_docs, metavar="N",
                    help="training documents of the downstream models: a seeded sample of N, or 'all' "
-                        "(default: 20000)")
-    p.add_argument("--downstream-epochs", type=_positive_int, default=2, metavar="N",
-                   help="passes over them (default: 2)")
+                        f"(default: {_DOWNSTREAM.train_docs})")
+    p.add_argument("--downstream-epochs", type=_positive_int, default=_DOWNSTREAM.epochs, metavar="N",
+                   help=f"passes over them (default: {_DOWNSTREAM.epochs})")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where the downstream models train: auto (a GPU when torch sees one), cpu or cuda")
-    p.add_argument("--csv", default=None, metavar="PATH", help="also write the table to PATH")
+    p.add_argument("--csv", default=None, metavar="PATH",
+                   help="also write the table to PATH; '-' for standard output (the printed table then goes to "
+                        "standard error)")
     p.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                    help="worker processes, each running groups of strategies (an analyzer's rows, a peer); "
                         "same table and report whatever N (default: the number of CPUs, at most one per "
@@ -333,15 +352,15 @@ def _docs_or_all(value: str) -> int | None:
     return _int_at_least(2, "a number of documents (or 'all')")(value)
 
 
-def _int_at_least(low: int, what: str) -> Any:
-    """An argparse type: an integer >= ``low`` (``what`` names it in the error)."""
+def _int_at_least(low: int, what: str, high: int | None = None) -> Any:
+    """An argparse type: an integer >= ``low`` (and <= ``high``; ``what`` names it in the error)."""
 
     def parse(value: str) -> int:
         try:
             n = int(value)
         except ValueError:
             n = low - 1
-        if n < low:
+        if n < low or (high is not None and n > high):
             raise argparse.ArgumentTypeError(f"expected {what}, got {value!r}")
         return n
 
@@ -350,6 +369,10 @@ def _int_at_least(low: int, what: str) -> Any:
 
 _nonnegative_int = _int_at_least(0, "an integer >= 0")
 _positive_int = _int_at_least(1, "a positive integer")
+#: compare's seed: the split, the bootstrap and scikit-learn's probe take 0 .. 2**32 - 1
+_compare_seed = _int_at_least(0, f"an integer from 0 to {MAX_SEED} (it seeds the split, the bootstrap and the probe)",
+                              MAX_SEED)
+_resamples = _int_at_least(0, f"an integer from 0 to {MAX_RESAMPLES:,} (0: no intervals)", MAX_RESAMPLES)
 
 
 def _strategy_list(value: str) -> list[str]:
@@ -403,7 +426,8 @@ def cmd_count(args: argparse.Namespace) -> int:
     from .counting import WordCounts
     from .io.files import check_output_file
 
-    check_output_file(args.output)  # before hours of counting, not after
+    if args.output != STDOUT:
+        check_output_file(args.output)  # before hours of counting, not after
     inputs = [(f"FILE {k}" if len(args.corpus) > 1 else "the corpus", c) for k, c in enumerate(args.corpus, 1)]
     _refuse_stdin_twice(inputs)
     _refuse_overwriting("-o/--output", [args.output], inputs or [("the corpus", p) for p in default_corpus_paths()],
@@ -429,9 +453,13 @@ def cmd_count(args: argparse.Namespace) -> int:
                                        show_progress=show)
     if not len(counts):
         raise UserError(f"no words to count: the pre-tokenizer {pt!r} gave no word for any document")
-    counts.save(args.output)
+    if args.output == STDOUT:
+        sys.stdout.write(counts.to_text())
+    else:
+        counts.save(args.output)
     _info(f"counted {len(counts):,} distinct words ({counts.total:,} occurrences, {pt!r}) in "
-          f"{time.perf_counter() - start:.1f} s; saved to {args.output}")
+          f"{time.perf_counter() - start:.1f} s; " + ("written to standard output" if args.output == STDOUT else
+                                                        f"saved to {args.output}"))
     return 0
 
 
@@ -440,6 +468,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .io.serialization import FILES
     from .tokenizer import Tokenizer
 
+    _no_stdout("-o/--output", args.output, "a model (vocab.json, merges.txt, tokenizer_config.json)",
+               "export-hf -m DIR -o - writes a trained model's tokenizer.json to standard output")
     check_model_output(args.output)  # before hours of training, not after
     _refuse_overwriting("-o/--output", [args.output, *(os.path.join(args.output, f) for f in FILES)],
                         [("the corpus", args.corpus), ("the --counts file", args.counts),
@@ -549,7 +579,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
             where = f"argument {k}" if args.text else f"<stdin> line {k}"
             raise UserError(f"{where} holds {exc.token!r}, the text of a special token, at offset {exc.offset}; "
                             "pass --special-text to encode it as ordinary characters") from None
-        shown = list(map(str, ids)) if args.ids else [tok.id_to_token[i] for i in ids]
+        shown = list(map(str, ids)) if args.ids else [_escape_line_breaks(tok.id_to_token[i]) for i in ids]
         if args.offsets:
             shown = [f"{t}@{a}:{b}" for t, (a, b) in zip(shown, offsets)]
         write(" ".join(shown) + "\n")
@@ -567,7 +597,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
             text = tok.decode(ids, skip_special_tokens=args.skip_special_tokens)
         except ValueError as exc:
             raise UserError(f"{where}: {exc}") from None
-        write(text + "\n")
+        write(_escape_line_breaks(text) + "\n")
     return 0
 
 
@@ -577,8 +607,8 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
                         holds_model, is_folder, render_tokenizer_json)
     from .io.serialization import FILES
 
-    folder = args.output != "-" and is_folder(args.output) and not holds_model(args.output)
-    if args.output != "-":  # a folder gets three files (a model's directory: tokenizer.json beside the model)
+    folder = args.output != STDOUT and is_folder(args.output) and not holds_model(args.output)
+    if args.output != STDOUT:  # a folder gets three files (a model's directory: tokenizer.json beside the model)
         targets = ([os.path.join(args.output, f) for f in (TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, SPECIAL_TOKENS_MAP_FILE)]
                    if folder else [os.path.join(args.output, TOKENIZER_FILE) if is_folder(args.output) else args.output])
         _refuse_overwriting("-o/--output", targets, [(f"the model's {f}", os.path.join(args.model, f)) for f in FILES],
@@ -587,7 +617,7 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
     tok = _load(args.model)
     if args.dropout == 0.0:
         raise UserError("argument --dropout: HF's BPE refuses dropout 0; leave --dropout out for no dropout")
-    if args.output == "-":
+    if args.output == STDOUT:
         sys.stdout.write(render_tokenizer_json(tok, dropout=args.dropout))
         return 0
     try:
@@ -647,11 +677,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     # every output is checked before the corpus is read: a bad place fails in a second, not after the run
     if not 0 < args.test_fraction < 1:
         raise UserError(f"--test-fraction must be between 0 and 1, got {args.test_fraction}")
+    _no_stdout("-o/--output", args.output, "the report (table.csv, report.md, report.html and the plots)",
+               "--csv - writes the table to standard output")
     try:
         out_dir = check_output_dir(args.output)
     except ValueError as exc:
         raise UserError(f"argument -o/--output: {exc}") from None
-    if args.csv is not None:
+    if args.csv is not None and args.csv != STDOUT:
         from .io.files import check_output_file
 
         try:
@@ -698,24 +730,27 @@ def cmd_compare(args: argparse.Namespace) -> int:
     df = result.table
     for note in result.notes:
         _info(f"note: {speak_cli(note, 'compare')}")
-    print(format_table(df, alpha=statistics.alpha))
+    shown = sys.stderr if args.csv == STDOUT else sys.stdout  # --csv -: standard output holds the CSV alone
+    print(format_table(df, alpha=statistics.alpha), file=shown)
     if df.empty:
         raise UserError("no strategy could be measured (see the notes above)")
     if statistics.resamples:
         print(f"\n{statistics.confidence:.0%} bootstrap intervals ({statistics.resamples:,} resamples of the held-out "
-              f"documents, seed {args.seed}):\n{format_intervals(df)}")
+              f"documents, seed {args.seed}):\n{format_intervals(df)}", file=shown)
     if downstream is not None and format_downstream(df):
         print(f"\ndownstream: {downstream.describe()}, on {result.config['downstream']['device_used']}; "
-              f"intervals over the held-out documents and the seeds:\n{format_downstream(df, alpha=statistics.alpha)}")
+              f"intervals over the held-out documents and the seeds:\n{format_downstream(df, alpha=statistics.alpha)}", file=shown)
     if result.verdicts:
-        print(f"\nverdict:\n{format_verdicts(result.verdicts, alpha=statistics.alpha)}")
+        print(f"\nverdict:\n{format_verdicts(result.verdicts, alpha=statistics.alpha)}", file=shown)
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
-          f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}")
+          f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}", file=shown)
     result.notes = [speak_cli(n, "compare") for n in result.notes]
     written = result.write_report(out_dir, corpus=_compare_corpus(args, labels is not None, seconds),
                                   sentences=sentences, length_texts=held_out[:1000],
                                   command=["korean-bpe", *sys.argv[1:]])
-    if args.csv is not None:
+    if args.csv == STDOUT:
+        sys.stdout.write(df.to_csv(index=False))
+    elif args.csv is not None:
         from .io.files import atomic_write_text
 
         atomic_write_text(args.csv, df.to_csv(index=False))
@@ -795,11 +830,18 @@ def _documents(source: str | None, labels_file: str | None, option: str, *,
                 return [t for t, _ in rows], [_label(v, source, k) for k, (_, v) in enumerate(rows, 1)]
             return [t for t, _ in rows], None
         return list(iter_texts(source, limit=limit)), None
-    texts = list(iter_texts(source, limit=limit))
+    # the documents past --limit are counted, not kept: a labels file shifted by a line is refused with
+    # --limit as without it (the first labels would otherwise go with the wrong documents, silently)
+    texts: list[str] = []
+    total = 0
+    for text in iter_texts(source):
+        if limit is None or total < limit:
+            texts.append(text)
+        total += 1
     values = [line.strip() for line in iter_texts(labels_file)]
-    # more labels than documents is fine only when --limit cut the documents short
-    if len(values) < len(texts) or (len(values) > len(texts) and (limit is None or len(texts) < limit)):
-        raise UserError(f"{option} {labels_file} has {len(values)} labels for {len(texts)} documents: "
+    if len(values) != total:
+        read = f" ({len(texts)} of them read with --limit)" if len(texts) < total else ""
+        raise UserError(f"{option} {labels_file} has {len(values)} labels for {total} documents{read}: "
                         "give one integer label a line, one per non-blank document")
     return texts, [_label(v, labels_file, k) for k, v in enumerate(values[:len(texts)], 1)]
 
@@ -900,17 +942,38 @@ def check_model_output(path: str) -> Path:
 
 
 def _refuse_overwriting(option: str, outputs: Sequence[Any], inputs: Sequence[tuple[str, Any]], fix: str) -> None:
-    """Refuse, before any work, an output of ``option`` (paths ``outputs``) that is, through links
-    (hard ones too), one of the ``inputs`` (``(what, path)`` pairs; None and ``-`` are skipped):
-    writing it would destroy what the command reads.  ``fix`` ends the message."""
-    from .io.files import same_file
+    """Refuse, before any work, an output of ``option`` (paths ``outputs``; ``-``, standard output,
+    is skipped) that is, through links (hard ones too), one of the ``inputs`` (``(what, path)``
+    pairs; None is skipped, ``-`` is standard input: the file it is redirected from, by device and
+    inode): writing it would destroy what the command reads.  ``fix`` ends the message."""
+    from .io.files import is_stdin, same_file
 
     for out in outputs:
+        if str(out) == STDOUT:
+            continue
         for what, path in inputs:
-            if path is not None and str(path) != "-" and same_file(out, path):
+            if path is None:
+                continue
+            if str(path) == "-":
+                if is_stdin(out):
+                    raise UserError(f"argument {option}: {out} is {what}: standard input is redirected from it, and "
+                                    f"writing it would destroy it; {fix}")
+            elif same_file(out, path):
                 via = "" if os.path.abspath(out) == os.path.abspath(path) else f" ({path}, through a link)"
                 raise UserError(f"argument {option}: {out} is {what}{via}, which this command reads: writing it would "
                                 f"destroy it; {fix}")
+
+
+#: an output path meaning standard output: a file output (count -o, compare --csv, export-hf -o)
+#: writes there; an output that is a directory (train -o, compare -o) refuses it (:func:`_no_stdout`)
+STDOUT = "-"
+
+
+def _no_stdout(option: str, path: str, what: str, fix: str) -> None:
+    """Refuse ``-`` for an output that is a directory of files: standard output takes one file."""
+    if path == STDOUT:
+        raise UserError(f"argument {option}: '-' means standard output, which cannot take {what}: give a directory "
+                        f"(./- for one named '-'); {fix}")
 
 
 def _refuse_stdin_twice(inputs: Sequence[tuple[str, Any]]) -> None:
@@ -969,6 +1032,25 @@ def _parse_ids(line: str, where: str) -> list[int]:
         except ValueError:
             raise UserError(f"{where}: {part!r} is not a token id (expected integers such as '5 812 97')") from None
     return ids
+
+
+def _escape_line_breaks(text: str) -> str:
+    """``text`` with each line break (:data:`~korean_bpe.pre_tokenizers.base.LINE_BREAKS`) as its
+    Python escape: one text, one output line (:data:`UNENCODABLE_HELP`).
+
+    >>> print(_escape_line_breaks("▁영화\\n최고\\u2028"))
+    ▁영화\\n최고\\u2028
+    """
+    escapes = _line_break_escapes()
+    return text.translate(escapes) if any(chr(c) in text for c in escapes) else text
+
+
+@functools.lru_cache(maxsize=1)
+def _line_break_escapes() -> dict[int, str]:
+    """Each line break -> its Python escape (``repr``'s spelling: ``\\n``, ``\\x85``, ``\\u2028``)."""
+    from .pre_tokenizers.base import LINE_BREAKS
+
+    return {ord(c): repr(c)[1:-1] for c in LINE_BREAKS}
 
 
 def _stdout_writer() -> Callable[[str], Any]:
@@ -1040,19 +1122,34 @@ def _warning_printer(command: str) -> Callable[..., None]:
     return show
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, systemd, Slurm, CI), raised where Ctrl-C's KeyboardInterrupt would be, so that a
+    command stops the same way: its worker processes ended, nothing half written left (exit status 143)."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> NoReturn:
+    raise _Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``korean-bpe`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    import signal
+    import threading
+
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = args.verbose or os.environ.get("KOREAN_BPE_DEBUG", "") not in ("", "0")
+    here = threading.current_thread() is threading.main_thread()  # signal handlers live in the main thread
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if here else None
     try:
         with warnings.catch_warnings():  # restores Python's way of showing them after the command
             if not debug:
                 warnings.showwarning = _warning_printer(args.command)
             return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, _Terminated)
+        print(f"{PROG}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:  # e.g. `korean-bpe encode ... | head`
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
@@ -1065,6 +1162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = _one_line(exc) if isinstance(exc, UserError) else speak_cli(_one_line(exc), args.command)
         print(f"{PROG}: error: {text}", file=sys.stderr)
         return 1
+    finally:
+        if here:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -369,16 +369,24 @@ class WordCounts:
     # --- files
 
     def save(self, path: str | Path) -> Path:
-        """Write the counts to ``path`` as the versioned TSV of the module docstring, atomically
-        (a reader never sees half a file).  Returns ``path``."""
+        """Write the counts to ``path`` as the versioned TSV of the module docstring (:meth:`to_text`),
+        atomically (a reader never sees half a file).  Returns ``path``."""
         from .io.files import atomic_write_text
 
+        return Path(atomic_write_text(path, self.to_text()))
+
+    def to_text(self) -> str:
+        """The text :meth:`save` writes (``korean-bpe count -o -`` prints it).
+
+        >>> WordCounts.from_texts(["영화 영화 최고"]).to_text().splitlines()[1:]
+        ['영화\\t2', '최고\\t1']
+        """
         items = self.items()
         header = {"format": FORMAT, "version": FORMAT_VERSION, "pre_tokenizer": self._config,
                   "words": len(items), "total": sum(c for _, c in items)}
         lines = ["#" + json.dumps(header, ensure_ascii=False)]
         lines += [f"{_escape(w)}\t{c}" for w, c in items]
-        return Path(atomic_write_text(path, "\n".join(lines) + "\n"))
+        return "\n".join(lines) + "\n"
 
     @classmethod
     def load(cls, path: str | Path) -> WordCounts:

@@ -332,6 +332,22 @@ class Tokenizer:
         """The id of ``token``, or ``None``."""
         return self._vocab.get(token)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy keep the model and the stages only: the encoder's compiled merge table,
+        the caches and the decoder are derived from them, so the copy (in this process or another:
+        spawn pools, ``datasets.map(num_proc=...)``, DataLoader workers) rebuilds them and gives
+        the same ids.
+
+        >>> import pickle
+        >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다"), (("재", "밌"),)))
+        >>> pickle.loads(pickle.dumps(tok)).tokenize("재밌다")
+        ['▁', '재밌', '다']
+        """
+        options = dict(pre_tokenizer=self._pre_tokenizer, unit=self._unit, marker=self._mark,
+                       byte_fallback=self.byte_fallback, unk_token=self.unk_token, hangul_fallback=self.hangul_fallback,
+                       cache_size=self._encoder.cache.maxsize)
+        return (_rebuild, (type(self), self._model, options))
+
     def __repr__(self) -> str:
         return (f"Tokenizer(vocab_size={self.vocab_size}, pre_tokenizer={self._pre_tokenizer!r}, "
                 f"unit={self._unit!r}, marker={self.marker!r}, byte_fallback={self.byte_fallback}"
@@ -485,6 +501,11 @@ class Tokenizer:
 
         export_tokenizer_json(self, path, dropout=dropout)
         return Path(path)
+
+
+def _rebuild(cls: type[Tokenizer], model: BPEModel, options: dict[str, Any]) -> Tokenizer:
+    """A tokenizer from what :meth:`Tokenizer.__reduce__` keeps (pickle cannot pass keywords)."""
+    return cls(model, **options)
 
 
 def _check_dropout(dropout: Any, seed: Any) -> float:

@@ -53,7 +53,7 @@ HARD: tuple[str, ...] = (
     "  앞뒤 공백과\t탭 ", "\n 첫 줄\n\n  둘째 줄 ", "줄\n바꿈\r\n끝\n", "탭\t\t문자", "\t\n\r\n", "영화\n\n좋다\r\n",
     "영화\t좋다\n\n굿\r\n", "x\n\ny\r\nz", "\r", "탭\t안에", "끝에 공백 ", "\t앞 탭", "뒤 탭\t", "끝 줄바꿈\n",
     "a\x1cb\u3000c\xa0d\u2028e", "a\x1cb\u3000c\xa0d\u2028e\x85f", "\u2028\u00a0\u3000", "nbsp\u00a0split 전각\u3000공백",
-    "x\u3000y 한국", " 앞", "뒤 ", "  두  칸  ", "  두 칸  띄고\t탭\n줄바꿈 ",
+    "x\u3000y 한국", "\u3000영화 최고", "\xa0영화 \u2003#명작\u2028최고", " 앞", "뒤 ", "  두  칸  ", "  두 칸  띄고\t탭\n줄바꿈 ",
     # control and invisible characters, private use (Okt's separator), backslashes
     "\u0000\t\n", "a\x00b 한국", "\ufeff", "\ue000 구분자 \ue000", "백\\슬래시 \\t 그대로",
     # punctuation only

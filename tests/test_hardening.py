@@ -205,7 +205,9 @@ def test_compare_refuses_more_labels_than_documents(tmp_path: Path) -> None:
     line = fails("compare", str(docs), "--labels", str(labels), "-o", str(tmp_path / "r"))
     assert f"--labels {labels} has 21 labels for 20 documents" in line
     assert not (tmp_path / "r").exists()
-    # --limit cuts the documents short: the first labels go with them
+    # --limit cuts the documents short: the first labels go with them, once the file has one per document
+    # (issue 29: the same shifted file is refused with --limit, tests/test_hardening_round3.py)
+    labels.write_text("\n".join(str(k % 2) for k in range(20)) + "\n", encoding="utf-8")
     ok("compare", str(docs), "--labels", str(labels), "--limit", "10", "--strategies", "baseline/word", "--gold",
        "none", "--vocab-sizes", "50", "--no-progress", "-o", str(tmp_path / "r"))
 

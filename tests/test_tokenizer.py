@@ -170,7 +170,7 @@ def test_compiled_equals_pure_python(monkeypatch, real_texts, unit, pre_tokenize
         pytest.skip("korean_bpe._encode is not compiled here")
     texts = real_texts[:400]
     tok = Tokenizer.train(texts, vocab_size=1500 if unit != "syllable" else 2500, pre_tokenizer=pre_tokenizer,
-                          unit=unit, marker=marker, byte_fallback=True)
+                          unit=unit, marker=marker, byte_fallback=unit != "byte")
     slow = pure_python(monkeypatch, tok)
     probe = real_texts[400:700] + ["ㅋㅋㅋㅋ 😀😀 ᄒᆞᆫ글 \u1112\u1161\u11ab 갃", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ﷺ"]
     assert tok.encode_batch(probe) == slow.encode_batch(probe)

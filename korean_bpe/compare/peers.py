@@ -85,7 +85,6 @@ from __future__ import annotations
 import importlib
 import io
 import json
-import multiprocessing
 import os
 import re
 import tempfile
@@ -639,12 +638,16 @@ def run_isolated(fn: Callable[..., Any], *args: Any, what: str) -> Any:
     >>> run_isolated(pow, 2, 10, what="a power")
     1024
     """
-    from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+    from ..pre_tokenizers.executor import end_pool, spawn_pool
+
+    with spawn_pool(1, scoped=True) as pool:  # the child ends with this process (a Ctrl-C, SIGTERM, SIGKILL)
         try:
             return pool.submit(fn, *args).result()
+        except (KeyboardInterrupt, SystemExit):
+            end_pool(pool)
+            raise
         except BrokenProcessPool as exc:
             raise PeerCrash(
                 f"{what} crashed its process (a native crash, isolated in a child process; a smaller or "

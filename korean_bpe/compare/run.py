@@ -82,7 +82,7 @@ from .strategies import (BASELINES, BPE_PRE_TOKENIZERS, BPE_UNITS, DEFAULT_STRAT
 from .assemble import build_frame, reduce_rows
 from .columns import COLUMNS, DTYPES
 from .downstream import Downstream, resolved_device
-from .result import Comparison, Statistics
+from .result import MAX_SEED, Comparison, Statistics
 from .table import format_table
 from .verdict import verdicts
 from .training import Context, State, _segmenters
@@ -167,7 +167,8 @@ def compare(
     texts, train, test, train_labels, test_labels = _split(texts, eval_texts, labels, eval_labels, test_fraction, seed)
     sizes, names = _sizes(vocab_sizes), resolve_strategies(strategies)
     _check_options(gold=gold, min_frequency=min_frequency, probe_train_docs=probe_train_docs,
-                   statistics=statistics, model_cache=model_cache, downstream=downstream)
+                   statistics=statistics, model_cache=model_cache, seed=seed, held_out=len(test),
+                   downstream=downstream)
     if downstream is not None and train_labels is None:
         raise ValueError("downstream needs labels: give labels (and eval_labels with eval_texts), or downstream=None")
     probe_idx, train_labels, probe_pos, downstream_pos = _extrinsic_sample(
@@ -183,7 +184,7 @@ def compare(
     held = _HeldOut(test, test_labels)
     _grade_with(held, gold, notes)
     state = State(train=train, train_labels=train_labels, probe_idx=probe_idx, sizes=sizes, held=held, seed=seed,
-                  min_frequency=min_frequency, peers_ok=_peers_ok(names, notes), pieces_texts=pieces_texts,
+                  min_frequency=min_frequency, peers_ok=_peers_ok(names, notes, held.texts), pieces_texts=pieces_texts,
                   probe_pos=probe_pos, downstream_pos=downstream_pos, downstream=downstream)
     if model_cache:
         from .model_cache import default_directory, texts_hash
@@ -232,8 +233,16 @@ def _config(names: list[str], sizes: list[int], *, gold: str | None, seed: int, 
     }
 
 
+#: the most bytes of the bootstrap's resample table (resamples x held-out documents, one byte each)
+_MAX_RESAMPLE_BYTES = 2**31
+
+
 def _check_options(*, gold: str | None, min_frequency: int, probe_train_docs: int | None, statistics: Any,
-                   model_cache: bool, downstream: Any = None) -> None:
+                   model_cache: bool, seed: Any = 0, held_out: int = 0, downstream: Any = None) -> None:
+    """Every option checked before any work (a bad one fails in a second, not after the training)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be an int from 0 to {MAX_SEED} (it seeds the split, the bootstrap and the probe), "
+                         f"got {seed!r}")
     if gold is not None and gold not in GOLD_ANALYZERS:
         raise ValueError(f"gold={gold!r} is not an analyzer; use one of {GOLD_ANALYZERS} or None")
     if not isinstance(min_frequency, int) or min_frequency < 1:
@@ -243,6 +252,11 @@ def _check_options(*, gold: str | None, min_frequency: int, probe_train_docs: in
     if not isinstance(statistics, Statistics):
         raise TypeError(f"statistics must be a korean_bpe.compare.Statistics, e.g. Statistics(resamples=2000), "
                         f"got {statistics!r}")
+    if statistics.resamples * held_out > _MAX_RESAMPLE_BYTES:
+        most = _MAX_RESAMPLE_BYTES // held_out
+        raise ValueError(f"resamples={statistics.resamples:,} of {held_out:,} held-out documents need a "
+                         f"{statistics.resamples * held_out / 2**30:.1f} GiB resample table; at most {most:,} fit "
+                         f"{_MAX_RESAMPLE_BYTES / 2**30:.0f} GiB (e.g. Statistics(resamples={min(most, 10_000)}))")
     if not isinstance(model_cache, bool):
         raise TypeError(f"model_cache must be True or False, got {model_cache!r}")
     if downstream is not None:
@@ -306,10 +320,21 @@ def _grade_with(held: _HeldOut, gold: str | None, notes: list[str]) -> None:
     held.gold_name = gold
 
 
-def _peers_ok(names: list[str], notes: list[str]) -> bool:
-    """Whether the peers module imports (a note when it does not and a peer was asked for)."""
-    if not any(_parse(n).kind == "peer" for n in names):
+def _peers_ok(names: list[str], notes: list[str], held_texts: Sequence[str] = ()) -> bool:
+    """Whether the peers module imports and every held-out text is one they can encode (a note when
+    not and a peer was asked for: before any training, the other rows kept)."""
+    peers = [n for n in names if _parse(n).kind == "peer"]
+    if not peers:
         return True
+    from ..io.format import SURROGATE
+
+    bad = next((k for k, t in enumerate(held_texts) if SURROGATE.search(t)), None)
+    if bad is not None:  # SentencePiece, HF and Kiwi take UTF-8 only: each would fail on it after training
+        text = held_texts[bad]
+        notes.append(f"skipped the peers ({', '.join(peers)}): held-out document {bad + 1} of {len(held_texts)} "
+                     f"({text[:40]!r}{'...' if len(text) > 40 else ''}) holds a lone surrogate (U+D800..U+DFFF), which "
+                     "UTF-8 cannot hold and the peers' libraries cannot encode; remove or repair it to measure them")
+        return False
     try:
         from . import peers as _  # noqa: F401
     except ImportError as exc:
@@ -487,19 +512,24 @@ def _run_pool(tasks: list[list[str]], state: State, jobs: int, bar: Any, reduce:
     """Run ``tasks`` in ``jobs`` spawned worker processes, the longest (by :data:`_TASK_COST`) first;
     task index -> (rows, notes, wall s, CPU s, pieces), ``reduce(rows)`` on each as it arrives.  Each worker receives ``state`` once and keeps its own analyzers
     and pre-tokenizations; the analyses meet in the on-disk caches (SQLite, concurrent-safe)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
+
+    from ..pre_tokenizers.executor import end_pool, spawn_pool
 
     order = sorted(range(len(tasks)), key=lambda k: (-_TASK_COST.get(_task_key(tasks[k]), 30), k))
     done: dict[int, Any] = {}
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_worker_init, initargs=(state,)) as pool:
-        futures = {pool.submit(_worker_run, tasks[k]): k for k in order}
-        for future in as_completed(futures):
-            k = futures[future]
-            done[k] = future.result()
-            reduce(done[k][0])
-            bar.update(len(tasks[k]))
+    # the workers end with this process, and with an error, a Ctrl-C or the CLI's SIGTERM here
+    with spawn_pool(min(jobs, len(tasks)), initializer=_worker_init, initargs=(state,), scoped=True) as pool:
+        try:
+            futures = {pool.submit(_worker_run, tasks[k]): k for k in order}
+            for future in as_completed(futures):
+                k = futures[future]
+                done[k] = future.result()
+                reduce(done[k][0])
+                bar.update(len(tasks[k]))
+        except BaseException:
+            end_pool(pool)
+            raise
     return done
 
 

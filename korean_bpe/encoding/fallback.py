@@ -34,7 +34,7 @@ from ..io.format import BYTE_TOKENS
 from ..jamo import compose, decompose, hangul_spellings
 from ..units import decode_utf8
 
-__all__ = ["Fallback", "check_hangul_fallback"]
+__all__ = ["Fallback", "check_hangul_fallback", "check_byte_fallback"]
 
 
 class Fallback:
@@ -138,6 +138,17 @@ class Fallback:
     def recompose(self, words: list[str]) -> list[str]:
         """With Hangul fallback, each word's jamo joined into syllables (``'가' 'ᆹ'`` -> ``'값'``)."""
         return [compose(w) for w in words] if self.hangul_fallback else words
+
+
+def check_byte_fallback(unit: Any) -> None:
+    """Byte fallback spells a symbol the vocabulary lacks with byte tokens; a unit whose symbols are
+    the 256 bytes, always in the alphabet (``byte``), never lacks one, and its 256 byte tokens would
+    only take the places of 256 merges: training refuses it, as it refuses Hangul fallback there."""
+    alphabet = set(unit.initial_alphabet)
+    if len(alphabet) >= 256 and alphabet.issuperset(unit.split("값 😉\ud800")):
+        raise ValueError(f"byte_fallback=True does nothing with the {unit.name!r} unit: its 256 byte symbols are always "
+                         "in the alphabet, so no symbol is ever unknown, and the 256 byte tokens would take the places "
+                         "of 256 merges; leave byte_fallback out (or use the 'syllable' or 'jamo' unit)")
 
 
 def check_hangul_fallback(unit: Any, marker: Any) -> None:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 __all__ = [
     "atomic_write", "atomic_write_text", "write_text_synced", "check_output_file", "check_output_dir_place", "current_umask", "new_dir_mode",
-    "new_file_mode", "fsync_dir", "resolve_output_file", "describe_file_type", "same_file",
+    "new_file_mode", "fsync_dir", "resolve_output_file", "describe_file_type", "same_file", "is_stdin",
 ]
 
 
@@ -121,6 +121,16 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
         return os.path.samefile(a, b)
     except OSError:  # one of them does not exist (yet)
         return False
+
+
+def is_stdin(path: str | os.PathLike[str]) -> bool:
+    """Whether the file at ``path`` is what standard input reads (``< path``, or ``cat path |`` seen
+    as ``/dev/stdin``): the same device and inode.  False when either cannot be looked at."""
+    try:
+        a, b = os.fstat(0), os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def _check_parent(target: Path) -> Path:

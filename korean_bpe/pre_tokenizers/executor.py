@@ -36,6 +36,8 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
+import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -46,7 +48,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 __all__ = [
     "Executor", "SerialExecutor", "ThreadExecutor", "LocalProcessExecutor", "default_workers",
-    "shared_process_executor", "shared_thread_executor",
+    "shared_process_executor", "shared_thread_executor", "spawn_pool", "end_pool",
 ]
 
 T = TypeVar("T")
@@ -160,12 +162,26 @@ class ThreadExecutor(_PoolExecutor):
         return _windowed_map(pool, fn, items, self.workers * self.prefetch)
 
 
-def _exit_with_parent(parent: int, interval: float = 1.0) -> None:
+def _exit_with_parent(parent: int, pdeathsig: bool = False, interval: float = 0.5) -> None:
     """Worker initializer: end this worker when ``parent`` is gone.
 
-    A pool parent killed with SIGKILL cannot stop its workers, and a worker holding a JVM would
-    otherwise live on as an orphan; a daemon thread notices the new parent pid and exits.
+    A pool parent killed with SIGKILL (or SIGTERM, in a script that does not handle it) cannot stop
+    its workers, and a worker holding a JVM or a half-trained model would otherwise live on as an
+    orphan.  A daemon thread notices the new parent pid and exits (every platform, within
+    ``interval`` seconds, while the worker's Python runs); on Linux, with ``pdeathsig``, the kernel
+    also sends SIGKILL the moment the parent dies (``prctl(PR_SET_PDEATHSIG)``), even to a worker
+    busy in native code.  The kernel sends it when the *thread* that started the worker ends, so
+    only a pool used and ended within one call (see :func:`spawn_pool`) asks for it.
     """
+    if pdeathsig and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # pragma: no cover - no libc prctl: the thread below does it
+            pass
+    if os.getppid() != parent:  # the parent died while this worker started
+        os._exit(0)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -173,6 +189,42 @@ def _exit_with_parent(parent: int, interval: float = 1.0) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="korean_bpe-exit-with-parent", daemon=True).start()
+
+
+def _init_worker(parent: int, pdeathsig: bool, initializer: Callable[..., Any] | None, initargs: tuple[Any, ...]) -> None:
+    _exit_with_parent(parent, pdeathsig)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def spawn_pool(workers: int, *, initializer: Callable[..., Any] | None = None, initargs: tuple[Any, ...] = (),
+               start_method: str = "spawn", scoped: bool = False) -> ProcessPoolExecutor:
+    """A :class:`~concurrent.futures.ProcessPoolExecutor` of ``workers`` spawned processes that end
+    with this one (:func:`_exit_with_parent`), then run ``initializer(*initargs)``: every process
+    pool of korean_bpe is made here.  ``scoped=True``: the pool is used and ended within the calling
+    function (every task submitted by this thread), so on Linux its workers also get the kernel's
+    SIGKILL when this process dies.  Leave it with :func:`end_pool` when interrupted.
+
+    >>> with spawn_pool(1, scoped=True) as pool:
+    ...     pool.submit(len, "스파이더맨").result()
+    5
+    """
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(start_method),
+                               initializer=_init_worker, initargs=(os.getpid(), scoped, initializer, initargs))
+
+
+def end_pool(pool: ProcessPoolExecutor, *, timeout: float = 5.0) -> None:
+    """Stop ``pool`` now: queued tasks cancelled, running workers terminated (``shutdown`` alone waits
+    for the running tasks: minutes of training after a Ctrl-C or a SIGTERM)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        if p.is_alive():
+            p.terminate()
+    for p in processes:
+        p.join(timeout)
+        if p.is_alive():  # pragma: no cover - a worker that ignores SIGTERM
+            p.kill()
 
 
 class LocalProcessExecutor(_PoolExecutor):
@@ -202,9 +254,7 @@ class LocalProcessExecutor(_PoolExecutor):
     def _get_pool(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
-                ctx = multiprocessing.get_context(self.start_method)
-                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
-                                                 initializer=_exit_with_parent, initargs=(os.getpid(),))
+                self._pool = spawn_pool(self.workers, start_method=self.start_method)
             return self._pool
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
@@ -216,6 +266,12 @@ class LocalProcessExecutor(_PoolExecutor):
         error says the likely cause."""
         try:
             yield from results
+        except (KeyboardInterrupt, SystemExit):  # Ctrl-C, or SIGTERM in the command line: stop the workers too
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = None
+            end_pool(pool)
+            raise
         except BrokenProcessPool as exc:
             with self._lock:
                 if self._pool is pool:

@@ -186,6 +186,13 @@ _TOKEN_JOIN = "\x00"
 #: Java's ``\s`` (what Okt splits on) minus the space: Okt makes Foreign tokens of these
 _JAVA_WS_NOT_SPACE = "\t\n\x0b\x0c\r"
 _JAVA_WS = " " + _JAVA_WS_NOT_SPACE
+#: white space that Okt drops together with the word it opens (``"\u3000영화"`` gives no token,
+#: ``"x\u3000영화"`` gives ``x``, ``\u3000``, ``영화``): Python's white space that is neither
+#: Java's ``\s`` nor a control character Okt keeps as ``Foreign``.  The text Okt sees has a space
+#: in its place (:func:`_okt_prepare`); a word never holds white space, so no word changes.
+_OKT_DROPS = "\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_OKT_DROPS_RE = re.compile(f"[{_OKT_DROPS}]")
+_OKT_DROPS_TO_SPACE = str.maketrans(dict.fromkeys(_OKT_DROPS, " "))
 #: texts and characters per joined JVM call
 _JOIN_TEXTS = 500
 _JOIN_CHARS = 50_000
@@ -242,6 +249,20 @@ def _long_run_re(limit: int) -> re.Pattern[str]:
 
 
 _LONG_RUN_CACHE: dict[int, re.Pattern[str]] = {}
+
+
+def _okt_prepare(text: str) -> tuple[str, list[int] | None]:
+    """The text Okt sees (:func:`korean_bpe.pre_tokenizers._sejong._prepare`: composed Hangul, lone
+    surrogates as U+FFFD), with a space for each white-space character Okt would drop a word
+    after (``_OKT_DROPS``: U+3000, U+00A0, U+2003, ...); the same length, offsets unchanged.
+
+    >>> _okt_prepare("\u3000영화\xa0최고")
+    (' 영화 최고', None)
+    """
+    prepared, offsets = _prepare(text)
+    if _OKT_DROPS_RE.search(prepared):
+        prepared = prepared.translate(_OKT_DROPS_TO_SPACE)
+    return prepared, offsets
 
 
 def _plain_piece(text: str) -> bool:
@@ -594,20 +615,21 @@ class OktPreTokenizer(BasePreTokenizer):
 
     def pos(self, text: str) -> list[tuple[str, str]]:
         """Okt's ``(surface, tag)`` pairs for ``text``, nothing dropped (konlpy's ``okt.pos``;
-        like every method here, Okt sees NFD Hangul composed and lone surrogates as U+FFFD).
+        like every method here, Okt sees NFD Hangul composed, lone surrogates as U+FFFD and the
+        white space it would drop a word after, U+3000 and U+00A0 among them, as a space).
 
         >>> OktPreTokenizer().pos("돈날림ㅠㅠ!!")
         [('돈', 'Noun'), ('날림', 'Noun'), ('ㅠㅠ', 'KoreanParticle'), ('!!', 'Punctuation')]
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        prepared, _ = _prepare(text)
+        prepared, _ = _okt_prepare(text)
         return [tuple(tok.rsplit("/", 1)) for tok in self._batcher.analyze([prepared])[0]]  # type: ignore[misc]
 
     def __call__(self, text: str) -> list[str]:
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        prepared, offsets = _prepare(text)
+        prepared, offsets = _okt_prepare(text)
         return self._words(text, prepared, offsets, self._batcher.analyze([prepared])[0])
 
     def batch(self, texts: Iterable[str], *, show_progress: bool | None = None) -> list[list[str]]:
@@ -625,7 +647,7 @@ class OktPreTokenizer(BasePreTokenizer):
             return self._batch(texts, show_progress)
 
     def _batch(self, texts: list[str], show_progress: bool | None) -> list[list[str]]:
-        prepared = [_prepare(t) for t in texts]
+        prepared = [_okt_prepare(t) for t in texts]
         if self.norm or self.stem:  # whole texts: the normalizer and stemmer see all of it
             analyses = self._batcher.analyze_batch([p for p, _ in prepared], show_progress=show_progress)
         else:  # each distinct space-separated piece once (see space_pieces)

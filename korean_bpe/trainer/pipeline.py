@@ -191,12 +191,14 @@ def _continued_options(initial: Any, options: TrainOptions, pt: PreTokenizer, un
 
 
 def _check_stages(options: TrainOptions, pt: PreTokenizer, unit: Unit, marker: Any) -> Marker:
-    """The marker, checked with the pre-tokenizer; Hangul fallback checked with unit and marker."""
-    from ..encoding.fallback import check_hangul_fallback
+    """The marker, checked with the pre-tokenizer; Hangul and byte fallback checked with unit and marker."""
+    from ..encoding.fallback import check_byte_fallback, check_hangul_fallback
 
     mark = resolve_marker(marker, pt, None)
     if options.hangul_fallback:
         check_hangul_fallback(unit, mark)
+    if options.byte_fallback:
+        check_byte_fallback(unit)
     return mark
 
 
