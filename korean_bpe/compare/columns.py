@@ -147,7 +147,7 @@ TABLE: tuple[Column, ...] = (
            "split (NaN without labels): a cheap extrinsic signal, not a model trained on the sequences; its "
            "interval covers the held-out sample, not the fit", "probe%", _R, "higher",
            "{:.2f}", True, short='{:.1f}',
-           summary='order-blind probe: bag-of-tokens logistic regression accuracy, with labels'),
+           summary='order-blind probe: bag-of-tokens logistic regression, with labels'),
     Column("train_s", "float64", "seconds to train (our BPE and truncatable peers: once, at the largest size; "
            "counting for a baseline; the original training's when model_cached)", "train s", "s",
            format="{:.1f}", short='{:.1f}',
