@@ -9,9 +9,14 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test test-fast bench install clean
 
 # The compiled core is rebuilt when a .pyx changes (the install is editable).
+# PyTorch (the downstream extra) comes first as the CPU build: the extra's plain "torch" would take
+# PyPI's CUDA build, several GB. On a machine with a GPU: make install TORCH=torch
+TORCH ?= torch==2.13.0+cpu
+
 $(STAMP): pyproject.toml setup.py $(wildcard korean_bpe/*.pyx korean_bpe/*/*.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH)" || $(PY) -m pip install --quiet "torch>=2.1"
 	$(PY) -m pip install --quiet -e ".[all,dev]"
 	touch $(STAMP)
 

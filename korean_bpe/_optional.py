@@ -31,6 +31,8 @@ INSTALL_HINTS: dict[str, tuple[str, str]] = {
     "adjustText": ("the trade-off plot's labels", 'pip install "korean_bpe[plot]"   (or: pip install adjustText)'),
     "scipy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "threadpoolctl": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
+    "torch": ("the downstream stage's neural classifiers", 'pip install "korean_bpe[downstream]"   (or: pip install torch; '
+              'the CPU build is enough)'),
     "numpy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
 }
 

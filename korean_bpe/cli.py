@@ -291,6 +291,16 @@ def _add_cache(sub: Any) -> None:
     clear.set_defaults(func=cmd_cache_clear)
 
 
+#: the downstream stage's defaults (korean_bpe.compare.downstream imports no torch at import time)
+def _downstream_defaults() -> Any:
+    from .compare.downstream import Downstream
+
+    return Downstream()
+
+
+_DOWNSTREAM = _downstream_defaults()
+
+
 def _add_compare(sub: Any) -> None:
     p = sub.add_parser(
         "compare", help="compare tokenization strategies on held-out text and write a report",
@@ -335,6 +345,20 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("--reference", default=None, metavar="STRATEGY",
                    help="the strategy every row is compared with at its size (default: whitespace BPE of the "
                         "row's unit, whitespace/syllable for the others)")
+    p.add_argument("--downstream", nargs="?", const="cnn", default=None, choices=("cnn", "transformer"),
+                   metavar="MODEL",
+                   help="with labels: train a small neural classifier from scratch on each row's tokens "
+                        "(cnn, the default, or transformer; several seeds) and report its held-out accuracy "
+                        "and macro-F1 with intervals (needs PyTorch: pip install \"korean_bpe[downstream]\")")
+    p.add_argument("--downstream-seeds", type=_positive_int, default=_DOWNSTREAM.seeds, metavar="N",
+                   help=f"models trained per row (default: {_DOWNSTREAM.seeds})")
+    p.add_argument("--downstream-docs", type=_docs_or_all, default=_DOWNSTREAM.train_docs, metavar="N",
+                   help="training documents of the downstream models: a seeded sample of N, or 'all' "
+                        f"(default: {_DOWNSTREAM.train_docs})")
+    p.add_argument("--downstream-epochs", type=_positive_int, default=_DOWNSTREAM.epochs, metavar="N",
+                   help=f"passes over them (default: {_DOWNSTREAM.epochs})")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="where the downstream models train: auto (a GPU when torch sees one), cpu or cuda")
     p.add_argument("--csv", default=None, metavar="PATH",
                    help="also write the table to PATH; '-' for standard output (the printed table then goes to "
                         "standard error)")
@@ -349,6 +373,13 @@ def _add_compare(sub: Any) -> None:
                         "texts, strategy, size and seed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_compare)
+
+
+def _docs_or_all(value: str) -> int | None:
+    """An argparse type: ``all`` (None) or an integer >= 2."""
+    if value.strip().lower() == "all":
+        return None
+    return _int_at_least(2, "a number of documents (or 'all')")(value)
 
 
 def _int_at_least(low: int, what: str, high: int | None = None) -> Any:
@@ -760,11 +791,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     from .compare.report import pick_sentences
     from .compare.run import compare, resolve_strategies
-    from .compare.table import format_intervals, format_table
+    from .compare.table import format_downstream, format_intervals, format_table
+    from .compare.verdict import format_verdicts
 
     # an unknown name or a bad statistics option fails before the corpus is read
     strategies = resolve_strategies(None if args.strategies == ["all"] else args.strategies)
     statistics = _compare_statistics(args)
+    downstream = _compare_downstream(args)
     if args.corpus is None and args.strategies is None:
         strategies = [s for s in strategies if s not in COMPARE_SLOW_PEERS]
     if args.vocab_sizes is None:
@@ -775,6 +808,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if (labels is None) != (eval_labels is None) and args.eval is not None:
         _info("note: labels for only one of CORPUS and --eval: no probe_accuracy")
         labels = eval_labels = None
+    if downstream is not None and labels is None:
+        raise UserError("--downstream needs labels: give --labels FILE (one integer a line), or a corpus in NSMC "
+                        "format (a TSV with a 'label' column); with --eval, --eval-labels too")
     held_out = _held_out(texts, eval_texts, args.test_fraction, args.seed)
     sentences = pick_sentences(held_out)
     start = time.perf_counter()
@@ -783,7 +819,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold, seed=args.seed,
         test_fraction=args.test_fraction, show_progress=False if args.no_progress else None,
         n_jobs=args.jobs or (1 if args.corpus is None else -1), pieces_texts=sentences + held_out[:1000],
-        model_cache=not args.no_model_cache, statistics=statistics,
+        model_cache=not args.no_model_cache, statistics=statistics, downstream=downstream,
     )
     seconds = time.perf_counter() - start
     df = result.table
@@ -797,6 +833,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if resamples and df["tokens_per_word_ci_low"].notna().any():
         print(f"\n{statistics.confidence:.0%} bootstrap intervals ({resamples:,} resamples of the held-out "
               f"documents, seed {args.seed}):\n{format_intervals(df)}", file=shown)
+    if downstream is not None and format_downstream(df):
+        print(f"\ndownstream: {downstream.describe()}, on {result.config['downstream']['device_used']}; "
+              f"intervals over the held-out documents and the seeds:\n{format_downstream(df, alpha=statistics.alpha)}", file=shown)
+    if result.verdicts:
+        print(f"\nverdict:\n{format_verdicts(result.verdicts, alpha=statistics.alpha)}", file=shown)
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
           f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}", file=shown)
     result.notes = [speak_cli(n, "compare") for n in result.notes]
@@ -842,12 +883,29 @@ def _compare_statistics(args: argparse.Namespace) -> Any:
                         .replace("reference=", "--reference ", 1)) from None
 
 
+def _compare_downstream(args: argparse.Namespace) -> Any:
+    """The :class:`~korean_bpe.compare.downstream.Downstream` of ``--downstream`` and its options, or
+    None; PyTorch missing is a UserError with the install line, before any work."""
+    if args.downstream is None:
+        return None
+    from .compare.downstream import Downstream, require_torch
+
+    try:
+        require_torch()
+    except ImportError as exc:
+        raise UserError(f"--downstream: {exc}") from None
+    return Downstream(model=args.downstream, seeds=args.downstream_seeds, train_docs=args.downstream_docs,
+                      epochs=args.downstream_epochs, device=args.device)
+
+
 def _compare_corpus(args: argparse.Namespace, labelled: bool, seconds: float) -> dict[str, str]:
     """What the report says about the corpus: its paths as given on the command line."""
     return {
         "corpus": args.corpus or "the corpus embedded in konlpy (kolaw constitution + kobill bills)",
         "held-out documents from": args.eval or f"a seeded {args.test_fraction:.0%} of the corpus (seed {args.seed})",
-        "labels": "yes: probe_accuracy measured" if labelled else "none (no probe_accuracy)",
+        "labels": ("yes: probe_accuracy" + (" and downstream_accuracy" if args.downstream else "") + " measured")
+        if labelled else "none (no probe_accuracy)",
+        **({"downstream models": args.downstream} if args.downstream and labelled else {}),
         "vocabulary sizes": ", ".join(f"{v:,}" for v in sorted(set(args.vocab_sizes))),
         "gold analyzer": args.gold,
         "run time": f"{seconds:.0f} s",

@@ -9,7 +9,8 @@ strategy at each size, or from :mod:`.model_cache`), :mod:`.measure` (one row), 
 (:class:`Comparison`, :class:`Statistics`), :mod:`.columns` (the one description of the columns),
 :mod:`.table` (:func:`~korean_bpe.compare.table.format_table`); beside them :mod:`.segmenters`
 (the :class:`~korean_bpe.compare.segmenters.Segmenter` protocol every row is measured through),
-:mod:`.peers`, :mod:`.metrics` (pure metric functions), :mod:`.plot` and :mod:`.report`.
+:mod:`.peers`, :mod:`.metrics` (pure metric functions), :mod:`.downstream` (a small neural
+classifier trained on each row's tokens), :mod:`.plot` and :mod:`.report`.
 
 ``korean-bpe compare`` runs it from the command line.  Importing this package imports neither
 pandas nor matplotlib.
@@ -17,7 +18,7 @@ pandas nor matplotlib.
 
 from __future__ import annotations
 
-__all__ = ["compare", "format_table", "DEFAULT_STRATEGIES", "COLUMNS", "Comparison", "Statistics"]
+__all__ = ["compare", "format_table", "DEFAULT_STRATEGIES", "COLUMNS", "Comparison", "Statistics", "Downstream"]
 
 
 def __getattr__(name: str) -> object:

@@ -35,13 +35,17 @@ def default_reference(unit: str) -> str:
 
 
 def reduce_rows(rows: list[dict[str, Any]], *, resamples: int, seed: int) -> None:
-    """Replace each row's ``_parts`` by ``_replicates``: metric -> its values on the ``resamples``
-    resamples of ``seed`` (:func:`~korean_bpe.compare.stats.row_replicates`); none when
-    ``resamples`` is 0."""
+    """Replace each row's ``_parts`` (and ``_downstream``) by ``_replicates``: metric -> its values on
+    the ``resamples`` resamples of ``seed`` (:func:`~korean_bpe.compare.stats.row_replicates`, and
+    :func:`~korean_bpe.compare.stats.seed_document_replicates` for the downstream metrics); none
+    when ``resamples`` is 0."""
     for row in rows:
         parts = row.pop("_parts", None)
         row["_replicates"] = {} if parts is None or not resamples else stats.row_replicates(
             parts, row, resamples=resamples, seed=seed, renyi=row["renyi_efficiency"])
+        downstream = row.pop("_downstream", None)
+        if downstream is not None and resamples:
+            row["_replicates"].update(stats.seed_document_replicates(downstream, resamples=resamples, seed=seed))
 
 
 def build_frame(rows: list[dict[str, Any]], *, confidence: float, reference: str | None,
@@ -111,7 +115,7 @@ def _p_value(metric: str, row: dict[str, Any], ref: dict[str, Any]) -> float:
 
 #: the columns two identical rows may differ in: what they cost, and how the model was obtained
 _OWN = frozenset({"strategy", "kind", "pre_tokenizer", "unit", "lossless", "drops_text", "train_s", "pretok_s",
-                  "encode_texts_per_s", "model_cached", "self_graded"})
+                  "encode_texts_per_s", "model_cached", "self_graded", "downstream_s"})
 
 
 def _mark_identical(rows: Sequence[dict[str, Any]], notes: list[str]) -> None:

@@ -142,11 +142,24 @@ TABLE: tuple[Column, ...] = (
     Column("round_trip_rate", "float64", "share of held-out documents with decode(encode(text)) == text exactly "
            "(NaN for a row that drops text)", "rt%", _R, "higher", "{:.2f}", True, short='{:.1f}',
            summary='documents with decode(encode(text)) == text'),
-    Column("probe_accuracy", "float64", "held-out accuracy of a logistic regression on bag-of-token counts, fitted "
-           "on a seeded sample of the training split (NaN without labels): a quick extrinsic signal, not a "
-           "fine-tuned model; its interval covers the held-out sample, not the fit", "probe%", _R, "higher",
+    Column("downstream_accuracy", "float64", "held-out accuracy of a small neural sequence classifier trained from "
+           "scratch on the row's token ids of a seeded sample of the training split, averaged over its seeds "
+           "(the share of seed x document pairs classified right; NaN unless compare(downstream=...) ran with "
+           "labels; korean_bpe.compare.downstream); its interval and p-value come from a two-stage bootstrap "
+           "of the held-out documents and the seeds", "down%", _R, "higher", "{:.2f}", True),
+    Column("downstream_macro_f1", "float64", "macro-averaged F1 over the classes of that classifier's held-out "
+           "predictions, the mean of its seeds' (same bootstrap)", "dF1%", _R, "higher", "{:.2f}", True),
+    Column("downstream_seed_sd", "float64", "standard deviation of the per-seed held-out accuracies of the "
+           "downstream classifier: how much its training noise moves one seed's number", "seed sd", _R,
+           format="{:.2f}"),
+    Column("downstream_s", "float64", "CPU seconds of the downstream stage of the row: training its seeds' models "
+           "and predicting the held-out documents", unit="s", format="{:.1f}"),
+    Column("probe_accuracy", "float64", "held-out accuracy of the order-blind probe: a logistic regression on "
+           "bag-of-token counts (the tokens' order is not seen), fitted on a seeded sample of the training "
+           "split (NaN without labels): a cheap extrinsic signal, not a model trained on the sequences; its "
+           "interval covers the held-out sample, not the fit", "probe%", _R, "higher",
            "{:.2f}", True, short='{:.1f}',
-           summary='bag-of-tokens logistic regression accuracy, with labels'),
+           summary='order-blind probe: bag-of-tokens logistic regression, with labels'),
     Column("train_s", "float64", "seconds to train (our BPE and truncatable peers: once, at the largest size; "
            "counting for a baseline; the original training's when model_cached)", "train s", "s",
            format="{:.3f}", short='{:.2f}',
@@ -197,7 +210,9 @@ def _statistics_columns() -> tuple[Column, ...]:
                 Column(high, "float64", f"upper end of that interval of {c.name}", unit=c.unit, format=c.format),
                 Column(p, "float64", f"two-sided p-value of the difference in {c.name} from the reference row: "
                        + ("McNemar's exact test on the documents each row classifies right"
-                          if c.name == "probe_accuracy" else "paired bootstrap (the same resampled documents)")
+                          if c.name == "probe_accuracy" else
+                          "paired bootstrap (the same resampled documents and seeds)"
+                          if c.name.startswith("downstream_") else "paired bootstrap (the same resampled documents)")
                        + ("" if c.name == "probe_accuracy" else
                           ", never below 2 / (resamples + 1), 0.002 at 1,000 resamples")
                        + "; NaN where not tested (the reference itself, a reference not measured, no resamples)",

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from .segmenters import Segmenter
+    from .verdict import Verdict
 
 __all__ = ["Comparison", "Statistics", "MAX_RESAMPLES", "MAX_SEED"]
 
@@ -117,7 +118,9 @@ class Comparison:
     task's ``{"wall_s", "cpu_s", "rows"}``; ``pieces``: ``(strategy, largest size) -> {text:
     Segmenter.pieces(text)}`` for the ``pieces_texts`` given; ``config``: the exact configuration
     (strategies, sizes, seed, split, statistics, ...); ``versions``: the packages it ran with;
-    ``segmenters``: ``(strategy, size) -> Segmenter`` with ``keep_segmenters=True``, else None.
+    ``segmenters``: ``(strategy, size) -> Segmenter`` with ``keep_segmenters=True``, else None;
+    ``verdicts``: the best strategy of each family of metrics and those not significantly different
+    from it (:func:`korean_bpe.compare.verdict.verdicts`).
     ``len()`` is the number of rows.
     """
 
@@ -128,6 +131,9 @@ class Comparison:
     config: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     segmenters: dict[tuple[str, int], Segmenter] | None = None
+    #: per family of metrics and vocabulary size, the best strategy and those not significantly
+    #: different from it (:mod:`korean_bpe.compare.verdict`; downstream first when measured)
+    verdicts: list[Verdict] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.table)

@@ -81,15 +81,17 @@ from .strategies import (BASELINES, BPE_PRE_TOKENIZERS, BPE_UNITS, DEFAULT_STRAT
                          _task_key, _TASK_COST, _tasks, resolve_strategies, why as _why)
 from .assemble import build_frame, reduce_rows
 from .columns import COLUMNS, DTYPES
+from .downstream import Downstream, resolved_device
 from .result import MAX_SEED, Comparison, Statistics
 from .table import format_table
+from .verdict import verdicts
 from .training import Context, State, _segmenters
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
-    "compare", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES", "Comparison", "Statistics",
+    "compare", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES", "Comparison", "Statistics", "Downstream",
     "BPE_PRE_TOKENIZERS", "BPE_UNITS", "BASELINES", "GOLD_ANALYZERS", "THROUGHPUT_TEXTS",
 ]
 
@@ -113,6 +115,7 @@ def compare(
     test_fraction: float = 0.1,
     min_frequency: int = 2,
     probe_train_docs: int | None = 20_000,
+    downstream: Downstream | None = None,
     statistics: Statistics = Statistics(),
     show_progress: Any = None,
     n_jobs: int | None = None,
@@ -132,6 +135,11 @@ def compare(
     ``min_frequency``: the BPE trainer's (merges seen fewer times stop training).
     ``probe_train_docs``: the probe is fitted on a seeded sample of at most this many training
     documents (the same for every row; None: all of them), which keeps it to seconds a row.
+    ``downstream`` (a :class:`~korean_bpe.compare.downstream.Downstream`, None: off): with labels,
+    train a small neural sequence classifier (a CNN by default, or a Transformer) from scratch on
+    each row's token ids, several seeds, and report ``downstream_accuracy``, ``downstream_macro_f1``
+    and ``downstream_seed_sd`` with intervals over the held-out documents and the seeds
+    (:mod:`korean_bpe.compare.downstream`; needs ``korean_bpe[downstream]``, i.e. PyTorch).
 
     *How sure.*  ``statistics`` (:class:`~korean_bpe.compare.result.Statistics`): bootstrap
     resamples of the held-out documents (drawn with ``seed``, the same for every row), the
@@ -159,8 +167,12 @@ def compare(
     texts, train, test, train_labels, test_labels = _split(texts, eval_texts, labels, eval_labels, test_fraction, seed)
     sizes, names = _sizes(vocab_sizes), resolve_strategies(strategies)
     _check_options(gold=gold, min_frequency=min_frequency, probe_train_docs=probe_train_docs,
-                   statistics=statistics, model_cache=model_cache, seed=seed, held_out=len(test))
-    probe_idx, train_labels = _probe_sample(train, train_labels, probe_train_docs, seed)
+                   statistics=statistics, model_cache=model_cache, seed=seed, held_out=len(test),
+                   downstream=downstream)
+    if downstream is not None and train_labels is None:
+        raise ValueError("downstream needs labels: give labels (and eval_labels with eval_texts), or downstream=None")
+    probe_idx, train_labels, probe_pos, downstream_pos = _extrinsic_sample(
+        train, train_labels, probe_train_docs, False if downstream is None else downstream.train_docs, seed)
     pieces_texts = _pieces_texts(pieces_texts)
     jobs = _jobs(n_jobs)
     if jobs > 1 and keep_segmenters:
@@ -173,7 +185,8 @@ def compare(
     held = _HeldOut(test, test_labels)
     _grade_with(held, gold, notes)
     state = State(train=train, train_labels=train_labels, probe_idx=probe_idx, sizes=sizes, held=held, seed=seed,
-                  min_frequency=min_frequency, peers_ok=_peers_ok(names, notes, held.texts), pieces_texts=pieces_texts)
+                  min_frequency=min_frequency, peers_ok=_peers_ok(names, notes, held.texts), pieces_texts=pieces_texts,
+                  probe_pos=probe_pos, downstream_pos=downstream_pos, downstream=downstream)
     if model_cache:
         from .model_cache import default_directory, texts_hash
 
@@ -192,11 +205,12 @@ def compare(
     rows = [row for name in names for row in by_name.get(name, [])]
     result.table = build_frame(rows, confidence=statistics.confidence, reference=statistics.reference, notes=notes,
                                resamples=statistics.resamples)
+    result.verdicts = verdicts(rows, alpha=statistics.alpha)
     result.notes = notes
     result.config = _config(names, sizes, gold=gold, seed=seed, eval_texts=eval_texts, test_fraction=test_fraction,
                             train=train, test=test, labels=labels, min_frequency=min_frequency,
                             probe_train_docs=probe_train_docs, statistics=statistics, jobs=jobs,
-                            model_cache=model_cache)
+                            model_cache=model_cache, downstream=downstream)
     from .report import package_versions
 
     result.versions = package_versions()
@@ -205,7 +219,8 @@ def compare(
 
 def _config(names: list[str], sizes: list[int], *, gold: str | None, seed: int, eval_texts: Any,
             test_fraction: float, train: list[str], test: list[str], labels: Any, min_frequency: int,
-            probe_train_docs: int | None, statistics: Statistics, jobs: int, model_cache: bool) -> dict[str, Any]:
+            probe_train_docs: int | None, statistics: Statistics, jobs: int, model_cache: bool,
+            downstream: Downstream | None = None) -> dict[str, Any]:
     """The exact configuration of a run, as the result and the report record it."""
     return {
         "strategies": names, "vocab_sizes": sizes, "gold": gold, "seed": seed,
@@ -215,6 +230,8 @@ def _config(names: list[str], sizes: list[int], *, gold: str | None, seed: int, 
         "confidence": statistics.confidence,
         "reference": statistics.reference or "whitespace BPE of the row's unit (syllable for the others)",
         "n_jobs": jobs, "model_cache": model_cache,
+        "downstream": None if downstream is None else {**downstream.to_config(),
+                                                        "device_used": resolved_device(downstream)},
     }
 
 
@@ -223,7 +240,7 @@ _MAX_RESAMPLE_BYTES = 2**31
 
 
 def _check_options(*, gold: str | None, min_frequency: int, probe_train_docs: int | None, statistics: Any,
-                   model_cache: bool, seed: Any = 0, held_out: int = 0) -> None:
+                   model_cache: bool, seed: Any = 0, held_out: int = 0, downstream: Any = None) -> None:
     """Every option checked before any work (a bad one fails in a second, not after the training)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ValueError(f"seed must be an int from 0 to {MAX_SEED} (it seeds the split, the bootstrap and the probe), "
@@ -244,20 +261,42 @@ def _check_options(*, gold: str | None, min_frequency: int, probe_train_docs: in
                          f"{_MAX_RESAMPLE_BYTES / 2**30:.0f} GiB (e.g. Statistics(resamples={min(most, 10_000)}))")
     if not isinstance(model_cache, bool):
         raise TypeError(f"model_cache must be True or False, got {model_cache!r}")
+    if downstream is not None:
+        if not isinstance(downstream, Downstream):
+            raise TypeError(f"downstream must be a korean_bpe.compare.Downstream, e.g. Downstream(model='cnn'), or "
+                            f"None, got {downstream!r}")
+        from .downstream import require_torch
+
+        require_torch()  # before any training: the install hint now, not after the rows
 
 
-def _probe_sample(train: list[str], train_labels: list[int] | None, probe_train_docs: int | None,
-                  seed: int) -> tuple[list[int] | None, list[int] | None]:
-    """(the training documents the probe is fitted on, their labels): a seeded sample of at most
-    ``probe_train_docs``; (None, None) without labels."""
+def _sample(n: int, k: int | None, seed: int) -> list[int]:
+    """A seeded sample of at most ``k`` of ``range(n)``, in order (all of them for None)."""
+    if k is None or n <= k:
+        return list(range(n))
+    import random
+
+    return sorted(random.Random(seed).sample(range(n), k))
+
+
+def _extrinsic_sample(train: list[str], train_labels: list[int] | None, probe_train_docs: int | None,
+                      downstream_train_docs: int | None | bool, seed: int) -> tuple[Any, Any, Any, Any]:
+    """(the training documents the probe and the downstream stage read, their labels, the positions
+    of the probe's sample among them, those of the downstream stage's or None when it is off): each
+    a seeded sample of ``range(len(train))`` (:func:`_sample`), the same for every row, encoded once
+    per row; (None, None, None, None) without labels.
+
+    >>> _extrinsic_sample(["a"] * 6, [0, 1] * 3, 2, 4, seed=0)   # the probe reads 3 and 5; the downstream 0, 1, 3, 5
+    ([0, 1, 3, 5], [0, 1, 1, 1], [2, 3], [0, 1, 2, 3])
+    """
     if train_labels is None:
-        return None, None
-    probe_idx = list(range(len(train)))
-    if probe_train_docs is not None and len(train) > probe_train_docs:
-        import random
-
-        probe_idx = sorted(random.Random(seed).sample(probe_idx, probe_train_docs))
-    return probe_idx, [train_labels[i] for i in probe_idx]
+        return None, None, None, None
+    probe = _sample(len(train), probe_train_docs, seed)
+    down = None if downstream_train_docs is False else _sample(len(train), downstream_train_docs, seed)
+    idx = sorted(set(probe) | set(down or ()))
+    where = {i: k for k, i in enumerate(idx)}
+    return (idx, [train_labels[i] for i in idx], [where[i] for i in probe],
+            None if down is None else [where[i] for i in down])
 
 
 def _pieces_texts(pieces_texts: Sequence[str]) -> list[str]:
@@ -316,7 +355,7 @@ def _execute(tasks: list[list[str]], state: State, jobs: int, pretok: _Pretok, s
     done: dict[int, Any] = {}
     try:
         if jobs == 1:
-            context = _context(state, pretok)
+            context = _context(state, pretok, show_progress)
             with rare_collections():
                 for k, task in enumerate(tasks):
                     done[k] = _timed_task(task, context, bar=bar, segmenters=segmenters)
@@ -328,7 +367,7 @@ def _execute(tasks: list[list[str]], state: State, jobs: int, pretok: _Pretok, s
     return done
 
 
-def _context(state: State, pretok: _Pretok | None = None) -> Context:
+def _context(state: State, pretok: _Pretok | None = None, show_progress: Any = False) -> Context:
     """What :func:`_run_task` reads: ``state`` (plain data) plus this process's pre-tokenizations,
     the peers module and the model cache."""
     from dataclasses import fields
@@ -343,7 +382,7 @@ def _context(state: State, pretok: _Pretok | None = None) -> Context:
         cache = ModelCache(state.model_cache_dir)
     return Context(**{f.name: getattr(state, f.name) for f in fields(State)},
                    pretok=pretok if pretok is not None else _Pretok(state.train, state.held.texts),
-                   peers=peers_module, model_cache=cache)
+                   peers=peers_module, model_cache=cache, show_progress=show_progress)
 
 
 def _run_task(names: list[str], ctx: Context, *, bar: Any = None,
@@ -373,9 +412,11 @@ def _run_strategy(name: str, ctx: Context, *, bar: Any = None,
         layout = pretok.layout(strategy.source, held) if isinstance(seg, BPESegmenter) else None
         char_words = pretok.char_words(strategy.source, list(held.char_counts)) if (
             isinstance(seg, BPESegmenter) or strategy.unit == "morpheme") else None
-        row = _measure(seg, held, encoded=encoded, train_encoded=train_encoded, train_labels=ctx.train_labels,
-                       lossy=lossy, seed=ctx.seed, spans_fixed=spans_fixed, layout=layout,
-                       char_words=char_words, spans=spans)
+        row = _measure(seg, held, encoded=encoded, train_encoded=_pick(train_encoded, ctx.probe_pos),
+                       train_labels=_pick(ctx.train_labels, ctx.probe_pos), lossy=lossy, seed=ctx.seed,
+                       spans_fixed=spans_fixed, layout=layout, char_words=char_words, spans=spans)
+        if ctx.downstream is not None and train_encoded is not None and held.labels is not None:
+            row |= _downstream_row(f"{name} {size:,}", train_encoded, encoded, ctx)
         rows.append(row | extra | {
             "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
             "lossless": bool(seg.lossless), "drops_text": lossy, "vocab_size": size,
@@ -388,6 +429,30 @@ def _run_strategy(name: str, ctx: Context, *, bar: Any = None,
         ctx.pieces[(name, size)] = {text: seg.pieces(text) for text in ctx.pieces_texts}
     _advance(bar)
     return rows
+
+
+def _pick(items: list[Any] | None, positions: list[int] | None) -> list[Any] | None:
+    """``items`` at ``positions`` (all of them for None positions; None for None items)."""
+    if items is None or positions is None:
+        return items
+    return [items[k] for k in positions]
+
+
+def _downstream_row(what: str, train_encoded: list[list[int]], encoded: list[list[int]],
+                    ctx: Context) -> dict[str, Any]:
+    """The downstream columns of one row (:func:`korean_bpe.compare.downstream.evaluate`), with a
+    bar of its epochs when this process shows progress."""
+    from ..progress import start_progress
+    from .downstream import evaluate
+
+    settings = ctx.downstream
+    bar = start_progress(ctx.show_progress, total=settings.seeds * settings.epochs, desc=f"downstream {what}",
+                         unit="epoch")
+    try:
+        return evaluate(_pick(train_encoded, ctx.downstream_pos), _pick(ctx.train_labels, ctx.downstream_pos),
+                        encoded, ctx.held.labels, settings=settings, seed=ctx.seed, progress=bar)
+    finally:
+        bar.close()
 
 
 #: :func:`rare_collections`' generation thresholds (Python's defaults: 700, 10, 10)

@@ -57,7 +57,7 @@ from typing import Any
 
 __all__ = ["RESAMPLES", "CONFIDENCE", "MIN_DOCUMENTS", "PARTS", "RATIOS", "resample_counts", "replicate_sums",
            "ratio_replicates", "renyi_influence", "percentile_interval", "paired_p", "mcnemar_p", "holm", "p_floor",
-           "min_resamples", "enough_resamples"]
+           "min_resamples", "enough_resamples", "seed_counts", "seed_document_metrics", "seed_document_replicates"]
 
 #: the fewest resamples of the held-out documents by default (:func:`enough_resamples`)
 RESAMPLES = 1000
@@ -271,6 +271,78 @@ def holm(p_values: Sequence[float] | Any) -> list[float]:
         running = max(running, min(1.0, (m - j) * p))
         out[k] = running
     return out
+
+
+@lru_cache(maxsize=2)
+def seed_counts(seeds: int, *, resamples: int, seed: int) -> Any:
+    """How many times each of ``seeds`` trained models is drawn in each of ``resamples`` resamples
+    with replacement (a ``resamples x seeds`` float64 array, each row summing to ``seeds``), from
+    ``numpy.random.default_rng([seed, 1])``: the same in every process and for every row, so that
+    two rows' resamples draw the same seed numbers (with :func:`resample_counts`' documents)."""
+    import numpy as np
+
+    if seeds < 1 or resamples < 1:
+        raise ValueError(f"need seeds and resamples, got seeds={seeds}, resamples={resamples}")
+    rng = np.random.default_rng([seed, 1])
+    out = np.stack([np.bincount(rng.integers(0, seeds, size=seeds), minlength=seeds) for _ in range(resamples)])
+    out = out.astype(np.float64)
+    out.setflags(write=False)
+    return out
+
+
+def seed_document_metrics(predictions: Any, truth: Any, classes: Any, *, doc_weights: Any = None,
+                          seed_weights: Any = None) -> dict[str, Any]:
+    """Accuracy and macro-F1 of ``predictions`` (seeds x documents labels) against ``truth`` (a label
+    per document), each (seed, document) pair weighted by its seed's and its document's weight.
+
+    Without weights (every one 1): ``downstream_accuracy`` is the share of pairs predicted right;
+    ``downstream_macro_f1`` the mean over seeds of each seed's F1 averaged over ``classes`` (F1 of a
+    class ``2 TP / (predicted + true)``; a class neither predicted nor true is left out of the
+    average, as scikit-learn's ``f1_score(average="macro")`` leaves out labels absent from both).
+    With ``doc_weights`` (resamples x documents) and ``seed_weights`` (resamples x seeds), each
+    value is an array with one entry per resample: the metric on the resample's draws.
+
+    >>> import numpy as np
+    >>> pred = np.array([[1, 0, 1, 1], [1, 0, 0, 1]]); truth = np.array([1, 0, 0, 1])
+    >>> m = seed_document_metrics(pred, truth, np.array([0, 1]))
+    >>> float(m["downstream_accuracy"]), round(float(m["downstream_macro_f1"]), 4)   # 7 of 8; (0.7333 + 1) / 2
+    (0.875, 0.8667)
+    """
+    import numpy as np
+
+    pred = np.asarray(predictions)
+    truth = np.asarray(truth)
+    single = doc_weights is None
+    w = np.ones((1, pred.shape[1]), dtype=np.float32) if single else _as_float32(doc_weights)
+    v = np.ones((1, pred.shape[0])) if seed_weights is None else np.asarray(seed_weights, dtype=np.float64)
+    n_seeds = pred.shape[0]
+    right = (w @ (pred == truth[None, :]).astype(np.float32).T).astype(np.float64)  # resamples x seeds
+    docs = w.astype(np.float64).sum(1, keepdims=True)
+    accuracy = (v * right).sum(1) / (n_seeds * docs[:, 0])
+    f1s = []
+    for k in np.asarray(classes):
+        tp = w @ ((pred == k) & (truth[None, :] == k)).astype(np.float32).T
+        predicted = w @ (pred == k).astype(np.float32).T
+        true = w @ (truth == k).astype(np.float32)[:, None]
+        bottom = (predicted + true).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f1s.append(np.where(bottom > 0, 2 * tp / np.where(bottom > 0, bottom, 1), np.nan))
+    per_seed = np.nanmean(np.stack(f1s), axis=0) if f1s else np.full(right.shape, np.nan)
+    macro = (v * per_seed).sum(1) / n_seeds
+    if single:
+        return {"downstream_accuracy": float(accuracy[0]), "downstream_macro_f1": float(macro[0])}
+    return {"downstream_accuracy": accuracy, "downstream_macro_f1": macro}
+
+
+def seed_document_replicates(downstream: Mapping[str, Any], *, resamples: int, seed: int) -> dict[str, Any]:
+    """The downstream metrics on each resample of a two-stage bootstrap: the held-out documents drawn
+    as for every metric (:func:`resample_counts`), the seeds drawn with replacement
+    (:func:`seed_counts`), both with ``seed``; ``downstream`` is the row's ``_downstream`` entry
+    (:func:`korean_bpe.compare.downstream.evaluate`)."""
+    pred = downstream["predictions"]
+    return seed_document_metrics(pred, downstream["truth"], downstream["classes"],
+                                 doc_weights=resample_counts(pred.shape[1], resamples=resamples, seed=seed),
+                                 seed_weights=seed_counts(pred.shape[0], resamples=resamples, seed=seed))
 
 
 def row_replicates(parts: Any, point: Mapping[str, float], *, resamples: int, seed: int,

@@ -79,7 +79,7 @@ def format_table(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
     Holm-adjusted p-value of ``alpha`` or more)."""
     if df.empty:
         return "(no strategy could be measured)"
-    shown = [c for c in columns.TABLE if c.short]
+    shown = [c for c in columns.TABLE if c.short and measured(df, c.name)]
     cells: list[list[str]] = []
     for row in df.to_dict("records"):
         line = []
@@ -95,6 +95,41 @@ def format_table(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
             line.append(c.shown(v, short=True) + value_marks(row, c, alpha, tested=False))
         cells.append(line)
     return _aligned([c.header for c in shown], cells)
+
+
+def measured(df: pd.DataFrame, name: str) -> bool:
+    """Whether column ``name`` of ``df`` holds a value in some row (a metric nobody measured, the probe
+    without labels, is left out of the shown tables)."""
+    column = df[name]
+    return column.dtype != "float64" or bool(column.notna().any())
+
+
+#: the downstream block's columns (:func:`format_downstream`)
+DOWNSTREAM = ("downstream_accuracy", "downstream_macro_f1", "downstream_seed_sd", "probe_accuracy")
+
+
+def format_downstream(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
+    """The downstream stage's columns (accuracy and macro-F1 with their intervals, the seeds' spread,
+    and the order-blind probe beside them), in percent, ``~`` where the p-value against the
+    reference is ``alpha`` or more; ``""`` when no row has a downstream accuracy."""
+    if df.empty or not measured(df, "downstream_accuracy"):
+        return ""
+    cells = []
+    for row in df.to_dict("records"):
+        line = [f"{row['strategy']}{name_marks(row)}", f"{row['vocab_size']:d}"]
+        for name in DOWNSTREAM:
+            c, v = columns.by_name(name), row[name]
+            if isinstance(v, float) and math.isnan(v):
+                line.append("-")
+                continue
+            text = f"{v * 100:.2f}" + ("~" if c.interval and not_significant(row, name, alpha) else "")
+            if c.interval:
+                low, high = (row[n] for n in columns.interval_columns(name)[:2])
+                if not math.isnan(low):
+                    text += f" [{low * 100:.1f}, {high * 100:.1f}]"
+            line.append(text)
+        cells.append(line)
+    return _aligned(["strategy", "vocab", "downstream acc%", "macro-F1%", "seed sd", "probe%"], cells)
 
 
 def format_intervals(df: pd.DataFrame) -> str:

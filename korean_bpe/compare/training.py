@@ -18,8 +18,10 @@ class State:
     """What every process of a comparison shares, as plain data (sent once to each worker)."""
 
     train: list[str]
-    train_labels: list[int] | None
-    probe_idx: list[int] | None  # the training documents the probe is fitted on
+    train_labels: list[int] | None  # the labels of the probe_idx documents
+    #: the training documents the extrinsic stages read (the union of the probe's and the downstream
+    #: stage's seeded samples), encoded once per row; None without labels
+    probe_idx: list[int] | None
     sizes: list[int]
     held: Any  # korean_bpe.compare.measure._HeldOut
     seed: int
@@ -28,6 +30,11 @@ class State:
     pieces_texts: list[str]
     model_cache_dir: str | None = None
     texts_hash: str = ""
+    #: positions in ``probe_idx`` of the probe's sample and of the downstream stage's (None: all)
+    probe_pos: list[int] | None = None
+    downstream_pos: list[int] | None = None
+    #: the downstream stage's settings (korean_bpe.compare.downstream.Downstream), None: off
+    downstream: Any = None
 
 
 @dataclass
@@ -40,6 +47,7 @@ class Context(State):
     model_cache: Any = None
     notes: list[str] = field(default_factory=list)
     pieces: dict[tuple[str, int], Any] = field(default_factory=dict)
+    show_progress: Any = False  # the downstream stage's bar of each row (this process's option)
 
 def _segmenters(strategy: _Strategy, ctx: Context) -> Any:
     """Yield ``(segmenter, vocab size, extra columns with the encodings)`` for each size."""

@@ -1,0 +1,328 @@
+"""The downstream stage of a comparison: a small neural classifier trained from scratch on each row's
+token ids, scored on the held-out documents.
+
+The probe (:func:`korean_bpe.compare.metrics.probe_predictions`) is a bag-of-tokens logistic
+regression: it cannot see the order of the tokens, and the order is what a segmentation changes.
+This stage trains what a researcher would train to tell strategies apart: a small sequence model,
+from scratch, on the training documents' ids, several seeds, and reads its predictions on the
+held-out documents.  Two model families (:data:`MODELS`):
+
+* ``"cnn"`` (the default): token embeddings, three 1-d convolutions of widths 3, 4 and 5 over the
+  sequence, each max-pooled over the positions the document covers, then a linear layer (Kim 2014);
+* ``"transformer"``: token and position embeddings, one Transformer encoder layer (4 heads,
+  pre-norm), a mean over the document's positions, then a linear layer.
+
+Input: the row's token ids shifted by two (0 pads, 1 stands for an empty document: an analysis row
+can drop every token of a document), cut after :attr:`Downstream.max_length` tokens.  Batches are
+documents of similar length (sorted by length within seeded pools of 50 batches, the batches then
+shuffled), so padding costs little.  The embedding table has one row per id the row's documents
+use, however large the vocabulary (byte rows, 64k+ vocabularies).
+
+What it costs: with the defaults (CNN, 32-dim embeddings, 3 epochs over at most 20,000 training
+documents, batches of 32, 3 seeds, one CPU thread) a row of the NSMC grid takes about 40 s of CPU,
+most of it training (benchmarks/README.md records the grid's cost and results).  The same code
+runs on a GPU when one is present (``device="auto"``).  On the CPU a seed gives the same numbers
+every time (the model's initialisation, the dropout and the batch order all come from the seed, and
+the CPU kernels are deterministic for a fixed thread count).
+
+The statistics (:func:`korean_bpe.compare.stats.seed_document_replicates`): ``downstream_accuracy``
+is the share of (seed, held-out document) pairs classified right; ``downstream_macro_f1`` the mean
+over seeds of the macro-averaged F1 over the training labels' classes; ``downstream_seed_sd`` the
+standard deviation of the per-seed accuracies.  Their intervals come from a two-stage bootstrap:
+each resample draws the held-out documents with replacement (the same draws as every other metric
+of the comparison) and the seeds with replacement, and recomputes the metric on the drawn pairs;
+the interval is the percentile interval of those values, and the p-value against the reference row
+is the paired bootstrap of the difference (both rows on the same drawn documents and seed numbers).
+
+>>> train = [[5, 6], [5, 7], [8, 9], [8, 6, 9]] * 25
+>>> labels = [1, 1, 0, 0] * 25
+>>> predict(train, labels, [[5, 7], [8, 9]], settings=Downstream(epochs=5, seeds=2), seed=0).tolist()
+[[1, 0], [1, 0]]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+__all__ = ["Downstream", "MODELS", "predict", "evaluate", "require_torch", "resolved_device"]
+
+#: the model families, the default first
+MODELS = ("cnn", "transformer")
+_DEVICES = ("auto", "cpu", "cuda")
+_PAD, _EMPTY, _SHIFT = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Downstream:
+    """Settings of the downstream stage (``compare(downstream=Downstream(...))``; ``--downstream``).
+
+    >>> Downstream().model, Downstream().seeds, Downstream().max_length
+    ('cnn', 3, 128)
+    >>> Downstream(model="rnn")
+    Traceback (most recent call last):
+      ...
+    ValueError: Downstream(model='rnn'): use one of 'cnn', 'transformer'
+    """
+
+    #: the model family: ``"cnn"`` or ``"transformer"`` (:data:`MODELS`)
+    model: str = "cnn"
+    #: models trained per row, seeds ``seed, seed + 1, ...`` of the comparison's ``seed``
+    seeds: int = 3
+    #: training documents (a seeded sample of the training split, the same for every row; None: all)
+    train_docs: int | None = 20_000
+    #: passes over the training documents
+    epochs: int = 3
+    #: tokens kept per document (the first ones); the rest is cut
+    max_length: int = 128
+    #: embedding (and model) width
+    dim: int = 32
+    #: documents per batch
+    batch_size: int = 32
+    #: the optimizers' learning rate (Adam for the embeddings, AdamW for the rest)
+    learning_rate: float = 5e-3
+    #: ``"auto"`` (CUDA when torch sees a GPU, else the CPU), ``"cpu"`` or ``"cuda"``
+    device: str = "auto"
+    #: CPU threads torch may use while training and predicting.  One by default: these models are too
+    #: small to gain from more (on 2 cores, two threads cost 8 times the CPU of one for the same
+    #: model), a comparison's workers run side by side, and one thread gives the same numbers on any
+    #: machine's CPU count
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.model not in MODELS:
+            raise ValueError(f"Downstream(model={self.model!r}): use one of {', '.join(map(repr, MODELS))}")
+        if self.device not in _DEVICES:
+            raise ValueError(f"Downstream(device={self.device!r}): use one of {', '.join(map(repr, _DEVICES))}")
+        for name, low in (("seeds", 1), ("epochs", 1), ("max_length", 1), ("dim", 4), ("batch_size", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"Downstream({name}={value!r}): must be an int >= {low}")
+        if self.train_docs is not None and (isinstance(self.train_docs, bool) or not isinstance(self.train_docs, int)
+                                            or self.train_docs < 2):
+            raise ValueError(f"Downstream(train_docs={self.train_docs!r}): must be an int >= 2, or None (all)")
+        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 1:
+            raise ValueError(f"Downstream(threads={self.threads!r}): must be an int >= 1")
+        if self.model == "transformer" and self.dim % 4:
+            raise ValueError(f"Downstream(dim={self.dim}): the transformer's 4 heads need a multiple of 4")
+        if not (isinstance(self.learning_rate, (int, float)) and 0 < self.learning_rate < 1):
+            raise ValueError(f"Downstream(learning_rate={self.learning_rate!r}): must be a number in (0, 1)")
+
+    def describe(self) -> str:
+        """One line for reports: the model and the settings that change its numbers.
+
+        >>> Downstream().describe()
+        'cnn (dim 32, 3 epochs, batch 32, lr 0.005, first 128 tokens, 3 seeds, at most 20,000 training documents)'
+        """
+        docs = "all training documents" if self.train_docs is None else \
+            f"at most {self.train_docs:,} training documents"
+        return (f"{self.model} (dim {self.dim}, {self.epochs} epochs, batch {self.batch_size}, "
+                f"lr {self.learning_rate:g}, first {self.max_length} tokens, {self.seeds} seeds, {docs})")
+
+    def to_config(self) -> dict[str, Any]:
+        """The settings as a plain dict (the comparison's configuration records it)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def require_torch() -> Any:
+    """``torch``, or ImportError with the install line."""
+    from .._optional import require
+
+    return require("torch")
+
+
+def resolved_device(settings: Downstream) -> str:
+    """Where ``settings``' models train on this machine: ``"cuda"`` or ``"cpu"``."""
+    return _device(require_torch(), settings.device).type
+
+
+def _device(torch: Any, device: str) -> Any:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("Downstream(device='cuda'): torch sees no GPU here; use device='auto' or 'cpu'")
+    return torch.device(device)
+
+
+def _prepare(docs: Sequence[Sequence[int]], max_length: int, remap: dict[int, int]) -> list[list[int]]:
+    """Each document's ids, cut at ``max_length``, through ``remap`` (id -> embedding row); an empty
+    document becomes the one ``_EMPTY`` row."""
+    out = []
+    for ids in docs:
+        row = [remap[i] for i in ids[:max_length]]
+        out.append(row or [_EMPTY])
+    return out
+
+
+def _batches(lengths: Sequence[int], batch_size: int, generator: Any, torch: Any) -> list[list[int]]:
+    """Batches of document indices of similar length: a seeded permutation cut into pools of 50
+    batches, each pool sorted by length and cut into batches, the batches shuffled."""
+    n = len(lengths)
+    order = torch.randperm(n, generator=generator).tolist()
+    pool = batch_size * 50
+    batches = []
+    for start in range(0, n, pool):
+        chunk = sorted(order[start:start + pool], key=lambda i: lengths[i])
+        batches += [chunk[k:k + batch_size] for k in range(0, len(chunk), batch_size)]
+    perm = torch.randperm(len(batches), generator=generator).tolist()
+    return [batches[k] for k in perm]
+
+
+def _tensor(docs: list[list[int]], index: Sequence[int], torch: Any, device: Any) -> tuple[Any, Any]:
+    """(ids, mask) of the documents ``index``: a batch x longest matrix padded with ``_PAD``."""
+    longest = max(len(docs[i]) for i in index)
+    ids = torch.zeros((len(index), longest), dtype=torch.long)
+    for row, i in enumerate(index):
+        ids[row, :len(docs[i])] = torch.tensor(docs[i], dtype=torch.long)
+    ids = ids.to(device)
+    return ids, ids != _PAD
+
+
+def _model(torch: Any, settings: Downstream, n_embeddings: int, n_classes: int) -> Any:
+    nn = torch.nn
+    dim = settings.dim
+
+    class CNN(nn.Module):
+        widths = (3, 4, 5)
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = nn.Embedding(n_embeddings, dim, padding_idx=_PAD, sparse=True)
+            self.convs = nn.ModuleList(nn.Conv1d(dim, dim, w, padding=w - 1) for w in self.widths)
+            self.drop = nn.Dropout(0.25)
+            self.out = nn.Linear(dim * len(self.widths), n_classes)
+
+        def forward(self, ids: Any, mask: Any) -> Any:
+            x = self.embed(ids).transpose(1, 2)  # batch x dim x length
+            lengths = mask.sum(1, keepdim=True)
+            pooled = []
+            for w, conv in zip(self.widths, self.convs):
+                h = torch.relu(conv(x))  # batch x dim x (length + w - 1): every window touching the text
+                positions = torch.arange(h.shape[2], device=h.device).unsqueeze(0)
+                inside = (positions < lengths + w - 1).unsqueeze(1)
+                pooled.append(h.masked_fill(~inside, 0.0).amax(2))
+            return self.out(self.drop(torch.cat(pooled, 1)))
+
+    class Transformer(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = nn.Embedding(n_embeddings, dim, padding_idx=_PAD, sparse=True)
+            self.position = nn.Embedding(settings.max_length, dim)
+            layer = nn.TransformerEncoderLayer(dim, 4, dim_feedforward=2 * dim, dropout=0.1, batch_first=True,
+                                               norm_first=True)
+            self.encoder = nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+            self.norm = nn.LayerNorm(dim)
+            self.out = nn.Linear(dim, n_classes)
+
+        def forward(self, ids: Any, mask: Any) -> Any:
+            positions = torch.arange(ids.shape[1], device=ids.device).unsqueeze(0)
+            h = self.encoder(self.embed(ids) + self.position(positions), src_key_padding_mask=~mask)
+            h = self.norm(h).masked_fill(~mask.unsqueeze(2), 0.0)
+            return self.out(h.sum(1) / mask.sum(1, keepdim=True))
+
+    return CNN() if settings.model == "cnn" else Transformer()
+
+
+def predict(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], test_docs: Sequence[Sequence[int]],
+            *, settings: Downstream = Downstream(), seed: int = 0, progress: Any = None) -> Any:
+    """Train ``settings.seeds`` models on ``train_docs`` (token ids) and ``train_labels`` (ints, at least
+    two classes), seeds ``seed, seed + 1, ...``; returns their predicted labels of ``test_docs``, a
+    ``seeds x len(test_docs)`` numpy int64 array.  ``progress``: an object with ``update(n)`` told of
+    each finished epoch."""
+    import numpy as np
+
+    torch = require_torch()
+    train_labels = [int(y) for y in train_labels]
+    if len(train_labels) != len(train_docs):
+        raise ValueError(f"train_labels must give one label per training document: {len(train_labels)} labels for "
+                         f"{len(train_docs)} documents")
+    classes = sorted(set(train_labels))
+    if len(classes) < 2:
+        raise ValueError(f"the training labels hold a single class ({classes}): the downstream stage needs at least "
+                         "two classes in the training split")
+    ids = sorted({i for doc in train_docs for i in doc[:settings.max_length]}
+                 | {i for doc in test_docs for i in doc[:settings.max_length]})
+    remap = {i: k + _SHIFT for k, i in enumerate(ids)}
+    train = _prepare(train_docs, settings.max_length, remap)
+    test = _prepare(test_docs, settings.max_length, remap)
+    target = torch.tensor([classes.index(y) for y in train_labels], dtype=torch.long)
+    device = _device(torch, settings.device)
+    out = np.empty((settings.seeds, len(test)), dtype=np.int64)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(settings.threads)
+    try:
+        for s in range(settings.seeds):
+            torch.manual_seed(seed + s)
+            generator = torch.Generator().manual_seed(seed + s)
+            model = _model(torch, settings, len(ids) + _SHIFT, len(classes)).to(device)
+            optimizers = _optimizers(torch, model, settings.learning_rate)
+            lengths = [len(d) for d in train]
+            for _ in range(settings.epochs):
+                model.train()
+                for index in _batches(lengths, settings.batch_size, generator, torch):
+                    x, mask = _tensor(train, index, torch, device)
+                    loss = torch.nn.functional.cross_entropy(model(x, mask), target[index].to(device))
+                    for optimizer in optimizers:
+                        optimizer.zero_grad(set_to_none=True)
+                    loss.backward()
+                    for optimizer in optimizers:
+                        optimizer.step()
+                if progress is not None:
+                    progress.update(1)
+            out[s] = np.asarray(classes)[_predict(model, test, settings.batch_size * 4, torch, device)]
+    finally:
+        torch.set_num_threads(threads)
+    return out
+
+
+def _optimizers(torch: Any, model: Any, learning_rate: float) -> list[Any]:
+    """Adam for the token embeddings, updated sparsely (only the rows a batch uses: a 32k x 64 table
+    updated densely is most of a step's time), AdamW for the rest."""
+    sparse = list(model.embed.parameters())
+    dense = [p for name, p in model.named_parameters() if not name.startswith("embed.")]
+    return [torch.optim.SparseAdam(sparse, lr=learning_rate),
+            torch.optim.AdamW(dense, lr=learning_rate, weight_decay=0.01)]
+
+
+def _predict(model: Any, docs: list[list[int]], batch_size: int, torch: Any, device: Any) -> Any:
+    import numpy as np
+
+    model.eval()
+    order = sorted(range(len(docs)), key=lambda i: len(docs[i]))
+    out = np.empty(len(docs), dtype=np.int64)
+    with torch.no_grad():
+        for start in range(0, len(order), batch_size):
+            index = order[start:start + batch_size]
+            x, mask = _tensor(docs, index, torch, device)
+            out[index] = model(x, mask).argmax(1).cpu().numpy()
+    return out
+
+
+def evaluate(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], test_docs: Sequence[Sequence[int]],
+             test_labels: Sequence[int], *, settings: Downstream = Downstream(), seed: int = 0,
+             progress: Any = None) -> dict[str, Any]:
+    """The downstream columns of one row: ``downstream_accuracy``, ``downstream_macro_f1``,
+    ``downstream_seed_sd``, ``downstream_s`` (this process's CPU seconds), and under ``"_downstream"`` the per-seed predictions with the classes and
+    held-out labels (what :func:`korean_bpe.compare.stats.seed_document_replicates` resamples)."""
+    import numpy as np
+
+    from .stats import seed_document_metrics
+
+    import time
+
+    cpu = time.process_time()
+    predictions = predict(train_docs, train_labels, test_docs, settings=settings, seed=seed, progress=progress)
+    cpu = time.process_time() - cpu
+    classes = np.asarray(sorted({int(y) for y in train_labels}), dtype=np.int64)
+    truth = np.asarray([int(y) for y in test_labels], dtype=np.int64)
+    per_seed = (predictions == truth[None, :]).mean(1)
+    point = seed_document_metrics(predictions, truth, classes)
+    return {
+        "downstream_accuracy": point["downstream_accuracy"],
+        "downstream_macro_f1": point["downstream_macro_f1"],
+        "downstream_seed_sd": float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else math.nan,
+        "downstream_s": cpu,
+        "_downstream": {"predictions": predictions, "truth": truth, "classes": classes},
+    }

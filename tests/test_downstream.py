@@ -1,0 +1,172 @@
+"""The downstream stage (korean_bpe.compare.downstream): small classifiers trained on each row's token
+ids, with intervals over the held-out documents and the seeds."""
+
+from __future__ import annotations
+
+import math
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from korean_bpe.compare import Downstream, compare  # noqa: E402
+from korean_bpe.compare import stats  # noqa: E402
+from korean_bpe.compare.downstream import evaluate, predict  # noqa: E402
+
+_GOOD = ["정말 재밌다", "최고의 영화", "배우 연기가 좋아요", "또 보고 싶다", "감동적인 이야기", "추천합니다"]
+_BAD = ["너무 지루하다", "최악의 영화", "연기가 별로예요", "시간 아깝다", "뻔한 이야기", "비추합니다"]
+_NEUTRAL = ["오늘 봤는데", "주말에", "친구랑 같이", "극장에서", "어제", "드디어"]
+
+
+def _reviews(n: int, seed: int) -> tuple[list[str], list[int]]:
+    """``n`` short labelled reviews: a neutral opening and two phrases of the label's side."""
+    rng = random.Random(seed)
+    texts, labels = [], []
+    for _ in range(n):
+        y = rng.randrange(2)
+        side = _GOOD if y else _BAD
+        texts.append(f"{rng.choice(_NEUTRAL)} {rng.choice(side)} {rng.choice(side)}")
+        labels.append(y)
+    return texts, labels
+
+
+SMALL = Downstream(seeds=2, epochs=3, dim=16, batch_size=16, train_docs=None)
+
+
+@pytest.fixture(scope="module")
+def small_run():
+    texts, labels = _reviews(300, 0)
+    eval_texts, eval_labels = _reviews(80, 1)
+    eval_texts[0], eval_texts[1] = "", "。"  # blank documents are dropped; a lone symbol stays
+    result = compare(texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels,
+                     strategies=["whitespace/syllable", "whitespace/jamo", "baseline/word"], vocab_sizes=[100],
+                     gold=None, show_progress=False, model_cache=False, downstream=SMALL,
+                     statistics=stats_settings())
+    return result
+
+
+def stats_settings():
+    from korean_bpe.compare import Statistics
+
+    return Statistics(resamples=200)
+
+
+def test_compare_reports_downstream_columns_with_intervals_and_p(small_run) -> None:
+    df = small_run.table.set_index("strategy")
+    for name in df.index:
+        acc = df.loc[name, "downstream_accuracy"]
+        assert 0.8 <= acc <= 1.0, (name, acc)  # the labels are in the phrases: every model learns them
+        low, high = df.loc[name, "downstream_accuracy_ci_low"], df.loc[name, "downstream_accuracy_ci_high"]
+        assert low <= acc <= high and low < high or acc == 1.0
+        assert 0 <= df.loc[name, "downstream_macro_f1"] <= 1
+        assert not math.isnan(df.loc[name, "downstream_seed_sd"])
+    # p-values against the reference (whitespace BPE of the row's unit; syllable for the word baseline)
+    assert math.isnan(df.loc["whitespace/syllable", "downstream_accuracy_p"])
+    assert 0 < df.loc["baseline/word", "downstream_accuracy_p"] <= 1
+    assert small_run.config["downstream"]["model"] == "cnn" and small_run.config["downstream"]["seeds"] == 2
+
+
+def test_same_seed_same_numbers_other_seed_other_models() -> None:
+    texts, labels = _reviews(120, 3)
+    tests, _ = _reviews(40, 4)
+    from korean_bpe import Tokenizer
+
+    tok = Tokenizer.train(texts, vocab_size=100, pre_tokenizer="whitespace", unit="syllable", show_progress=False)
+    train, test = tok.encode_batch(texts), tok.encode_batch(tests)
+    settings = Downstream(seeds=2, epochs=1, dim=8, batch_size=8)
+    a = predict(train, labels, test, settings=settings, seed=5)
+    b = predict(train, labels, test, settings=settings, seed=5)
+    assert a.shape == (2, 40) and np.array_equal(a, b)
+    # seed 6's first model is seed 5's second: the seeds are seed, seed + 1, ...
+    c = predict(train, labels, test, settings=Downstream(seeds=1, epochs=1, dim=8, batch_size=8), seed=6)
+    assert np.array_equal(c[0], a[1])
+
+
+def test_empty_documents_and_ids_past_65535() -> None:
+    train = [[70_000, 70_001], [], [99_999, 3], [3, 70_001]] * 10
+    labels = [1, 0, 0, 1] * 10
+    out = predict(train, labels, [[], [70_000, 70_001], [123_456]], settings=Downstream(seeds=1, epochs=20, dim=8, batch_size=8),
+                  seed=0)
+    assert out.shape == (1, 3) and set(out[0].tolist()) <= {0, 1}
+    assert out[0, 0] == 0  # an empty document is the one token 'empty', labelled 0 in training
+
+
+def test_transformer_family_runs_and_learns() -> None:
+    texts, labels = _reviews(200, 7)
+    tests, test_labels = _reviews(60, 8)
+    from korean_bpe import Tokenizer
+
+    tok = Tokenizer.train(texts, vocab_size=100, pre_tokenizer="whitespace", unit="syllable", show_progress=False)
+    row = evaluate(tok.encode_batch(texts), labels, tok.encode_batch(tests), test_labels,
+                   settings=Downstream(model="transformer", seeds=1, epochs=6, dim=16, batch_size=16), seed=0)
+    assert row["downstream_accuracy"] >= 0.8 and math.isnan(row["downstream_seed_sd"])  # one seed: no spread
+    assert row["_downstream"]["predictions"].shape == (1, 60)
+
+
+def test_labels_missing_or_one_class_are_refused() -> None:
+    texts, labels = _reviews(40, 0)
+    with pytest.raises(ValueError, match="downstream needs labels"):
+        compare(texts, strategies=["whitespace/syllable"], vocab_sizes=[40], gold=None, show_progress=False,
+                model_cache=False, downstream=SMALL)
+    with pytest.raises(ValueError, match="single class"):
+        predict([[1, 2], [2, 3]], [1, 1], [[1]], settings=SMALL)
+    with pytest.raises(ValueError, match="one label per training document"):
+        predict([[1, 2], [2, 3]], [1], [[1]], settings=SMALL)
+    with pytest.raises(TypeError, match="korean_bpe.compare.Downstream"):
+        compare(texts, labels=labels, strategies=["whitespace/syllable"], vocab_sizes=[40], gold=None,
+                show_progress=False, downstream="cnn")
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(model="lstm"), "use one of 'cnn', 'transformer'"),
+    (dict(seeds=0), "seeds=0"),
+    (dict(train_docs=1), "train_docs=1"),
+    (dict(device="tpu"), "device='tpu'"),
+    (dict(model="transformer", dim=30), "multiple of 4"),
+])
+def test_bad_settings_name_the_option(bad, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        Downstream(**bad)
+
+
+def test_missing_torch_gives_the_install_hint(monkeypatch, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)  # the fault: torch cannot be imported
+    texts, labels = _reviews(40, 0)
+    with pytest.raises(ImportError, match=r'pip install "korean_bpe\[downstream\]"'):
+        compare(texts, labels=labels, strategies=["whitespace/syllable"], vocab_sizes=[40], gold=None,
+                show_progress=False, downstream=SMALL)
+    # the CLI says it before reading the corpus, without a traceback
+    code = ("import sys; sys.modules['torch'] = None; from korean_bpe.cli import main; "
+            "sys.exit(main(['compare', 'no-such-corpus.txt', '--downstream', '-o', %r]))" % str(tmp_path / "out"))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "korean_bpe[downstream]" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_seed_document_metrics_match_sklearn_per_seed() -> None:
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 3, size=50)
+    pred = np.where(rng.random((3, 50)) < 0.7, truth, rng.integers(0, 3, size=(3, 50)))
+    m = stats.seed_document_metrics(pred, truth, np.array([0, 1, 2]))
+    assert m["downstream_accuracy"] == pytest.approx(float((pred == truth).mean()))
+    assert m["downstream_macro_f1"] == pytest.approx(np.mean([f1_score(truth, p, average="macro") for p in pred]))
+
+
+def test_two_stage_bootstrap_draws_documents_and_seeds() -> None:
+    truth = np.array([1, 0, 1, 0, 1, 0, 1, 0])
+    good = np.array([truth, truth])  # two seeds, every document right
+    mixed = np.array([truth, 1 - truth])  # seed 0 right everywhere, seed 1 wrong everywhere
+    down = {"predictions": mixed, "truth": truth, "classes": np.array([0, 1])}
+    reps = stats.seed_document_replicates(down, resamples=400, seed=0)["downstream_accuracy"]
+    # a resample's accuracy is the share of seed 0 among its drawn seeds: 0, 1/2 or 1
+    assert set(np.round(reps, 6).tolist()) <= {0.0, 0.5, 1.0} and {0.0, 1.0} <= set(reps.tolist())
+    same = stats.seed_document_replicates({**down, "predictions": good}, resamples=400, seed=0)
+    assert np.all(same["downstream_accuracy"] == 1.0)
+    assert stats.paired_p(reps, reps) == 1.0
+    # the seeds are drawn alike for every row: the same settings give the same draws
+    assert np.array_equal(stats.seed_counts(2, resamples=400, seed=0), stats.seed_counts(2, resamples=400, seed=0))
