@@ -834,8 +834,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"\n{statistics.confidence:.0%} bootstrap intervals ({resamples:,} resamples of the held-out "
               f"documents, seed {args.seed}):\n{format_intervals(df)}", file=shown)
     if downstream is not None and format_downstream(df):
-        print(f"\ndownstream: {downstream.describe()}, on {result.config['downstream']['device_used']}; "
-              f"intervals over the held-out documents and the seeds:\n{format_downstream(df, alpha=statistics.alpha)}", file=shown)
+        import textwrap
+
+        head = textwrap.fill(f"downstream: {downstream.describe()}, on {result.config['downstream']['device_used']}; "
+                             "intervals over the held-out documents and the seeds:", 100)
+        print(f"\n{head}\n{format_downstream(df, alpha=statistics.alpha)}", file=shown)
     if result.verdicts:
         print(f"\nverdict:\n{format_verdicts(result.verdicts, alpha=statistics.alpha)}", file=shown)
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "

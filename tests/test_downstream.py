@@ -170,3 +170,40 @@ def test_two_stage_bootstrap_draws_documents_and_seeds() -> None:
     assert stats.paired_p(reps, reps) == 1.0
     # the seeds are drawn alike for every row: the same settings give the same draws
     assert np.array_equal(stats.seed_counts(2, resamples=400, seed=0), stats.seed_counts(2, resamples=400, seed=0))
+
+
+def test_verdict_puts_downstream_first_and_the_report_shows_it(small_run, tmp_path) -> None:
+    families = [v.family for v in small_run.verdicts]
+    assert families[0] == "downstream" and "probe (order-blind)" in families
+    first = small_run.verdicts[0]
+    df = small_run.table.set_index("strategy")
+    best = df["downstream_accuracy"].max()
+    assert first.value == best and df.loc[first.best, "downstream_accuracy"] == best and first.tied[0] == first.best
+    written = small_run.write_report(tmp_path / "r")
+    md = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+    assert "downstream.png" in written and md.index("## Verdict") < md.index("## Table")
+    assert f"**downstream** at 100 (`downstream_accuracy`): best `{first.best}`" in md
+    html = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    assert "<h2>Verdict</h2>" in html and 'id="downstream.png"' in html
+
+
+def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
+    texts, labels = _reviews(200, 2)
+    corpus = tmp_path / "reviews.tsv"
+    corpus.write_text("id\tdocument\tlabel\n" + "".join(f"{i}\t{t}\t{y}\n" for i, (t, y) in
+                                                       enumerate(zip(texts, labels))), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "compare", str(corpus), "--strategies",
+                           "whitespace/syllable,baseline/word", "--vocab-sizes", "100", "--gold", "none",
+                           "--downstream", "--downstream-seeds", "2", "--downstream-epochs", "3", "--jobs", "1",
+                           "--no-progress", "-o", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "downstream: cnn (dim 32, 3 epochs" in out and "2 seeds" in out and "on cpu" in out
+    block = out[out.index("downstream acc%"):].splitlines()
+    assert block[1].split()[:2] == ["whitespace/syllable(ref)", "100"] and block[2].split()[0] == "baseline/word"
+    assert "verdict:" in out and "downstream at 100 (downstream_accuracy): best" in out
+    assert max(map(len, out.splitlines())) <= 100
+    proc = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "compare", str(tmp_path / "plain.txt"),
+                           "--downstream", "-o", str(tmp_path / "o2")], capture_output=True, text=True, timeout=120,
+                          input=None)
+    assert proc.returncode != 0

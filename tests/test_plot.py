@@ -50,7 +50,7 @@ def _row(strategy: str, kind: str, pre: str, unit: str, vocab: int, tpw: float, 
     }
 
 
-def sample_frame(*, probe: bool = True, stats: bool = True) -> pd.DataFrame:
+def sample_frame(*, probe: bool = True, stats: bool = True, downstream: bool = False) -> pd.DataFrame:
     """A comparison at vocab 4k and 8k: BPE rows, peers, baselines (realistic NSMC-like values);
     ``stats``: with every column of today's table (intervals of half-width 2% of each value, p-values
     0.5 for the okt rows and 0.001 for the others, okt-analysis dropping text, raw/byte the same as
@@ -84,6 +84,10 @@ def sample_frame(*, probe: bool = True, stats: bool = True) -> pd.DataFrame:
     df["partial_char_end_rate"] = df["incomplete_hangul_rate"] * 0.9  # the hygiene columns
     df["residue_rate"] = [0.03 if k == "bpe" else NAN for k in df["kind"]]
     df["single_token_retention"] = [0.9 if p in ("whitespace", "raw") else 0.5 for p in df["pre_tokenizer"]]
+    df["downstream_accuracy"] = df["probe_accuracy"] + 0.04 if downstream else NAN  # a model on the sequences
+    df["downstream_macro_f1"] = df["downstream_accuracy"] - 0.002
+    df["downstream_seed_sd"] = 0.003 if downstream else NAN
+    df["downstream_s"] = 40.0 if downstream else NAN
     df["same_as"] = ["whitespace/jamo" if s == "raw/byte" else "" for s in df["strategy"]]
     df["reference"] = [f"whitespace/{u}" if u in ("syllable", "jamo", "byte") else "whitespace/syllable"
                        for u in df["unit"]]

@@ -12,6 +12,7 @@ Every function draws from data it is given (nothing is recomputed), returns the 
   the rows of one strategy joined; hollow points are graded by their own analyzer (``self_graded``);
 * :func:`plot_token_lengths`: one histogram per strategy of its tokens' lengths in characters;
 * :func:`plot_probe`: probe accuracy per strategy (a dot per vocabulary size);
+* :func:`plot_downstream`: the downstream model's accuracy per strategy, the same way;
 * :func:`plot_segmentation`: sentences cut by each strategy, each token drawn in its own box,
   jamo tokens composed back to syllables for reading.
 
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
-    "plot_tokens_per_word", "plot_renyi", "plot_tradeoff", "plot_token_lengths", "plot_probe",
+    "plot_tokens_per_word", "plot_renyi", "plot_tradeoff", "plot_token_lengths", "plot_probe", "plot_downstream",
     "plot_segmentation", "korean_font", "use_korean_font", "readable_token", "has_probe",
 ]
 
@@ -467,14 +468,32 @@ def has_probe(df: pd.DataFrame) -> bool:
 
 def plot_probe(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> Any:
     """Probe accuracy (logistic regression on bags of tokens) per strategy, a dot per vocabulary
-    size, best strategy on top; ValueError when no row has one (see :func:`has_probe`)."""
-    _check(df, ("strategy", "vocab_size", "probe_accuracy"))
-    if not has_probe(df):
-        raise ValueError("probe_accuracy is NaN in every row: compare() measures it only with labels "
-                         "(pass labels=..., or an NSMC TSV to the CLI)")
-    rows = df[df["probe_accuracy"].notna()]
+    size with its interval, best strategy on top; ValueError when no row has one (see :func:`has_probe`)."""
+    return _plot_accuracy(df, path, "probe_accuracy",
+                          "held-out accuracy (%) of a bag-of-tokens logistic regression (order-blind)",
+                          "감성 분류 probe: accuracy per strategy (order-blind, not a model of the sequence)")
+
+
+def plot_downstream(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> Any:
+    """Downstream accuracy (a small neural classifier trained on the tokens, mean of its seeds) per
+    strategy, a dot per vocabulary size with its interval over the held-out documents and the seeds,
+    best strategy on top; ValueError when no row has one (compare(downstream=...) with labels)."""
+    return _plot_accuracy(df, path, "downstream_accuracy",
+                          "held-out accuracy (%) of a classifier trained on the tokens (mean of its seeds)",
+                          "감성 분류 downstream: a model trained from scratch on each strategy's tokens")
+
+
+def _plot_accuracy(df: pd.DataFrame, path: str | os.PathLike[str] | None, metric: str, xlabel: str,
+                   title: str) -> Any:
+    """An accuracy column per strategy: a dot per vocabulary size with its interval, best on top."""
+    _check(df, ("strategy", "vocab_size", metric))
+    if metric not in df.columns or not bool(df[metric].notna().any()):
+        raise ValueError(f"{metric} is NaN in every row: compare() measures it only with labels "
+                         "(pass labels=..., or an NSMC TSV to the CLI)"
+                         + ("" if metric == "probe_accuracy" else " and downstream=Downstream() (--downstream)"))
+    rows = df[df[metric].notna()]
     # best on top; ties keep the frame's order (a stable sort)
-    order = rows.groupby("strategy", sort=False)["probe_accuracy"].max().sort_values(kind="stable")
+    order = rows.groupby("strategy", sort=False)[metric].max().sort_values(kind="stable")
     with _figure_context(path) as plt:
         fig, ax = plt.subplots(figsize=(9, 1.6 + 0.34 * len(order)), dpi=110)
         colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -483,14 +502,14 @@ def plot_probe(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> 
         for k, size in enumerate(sizes):
             sub = rows[rows["vocab_size"] == size]
             offset = (k - (len(sizes) - 1) / 2) * min(0.18, 0.6 / max(len(sizes), 1))  # sizes side by side
-            ax.errorbar(_numeric(sub["probe_accuracy"]), [position[s] + offset for s in sub["strategy"]],
-                        xerr=_errors(sub, "probe_accuracy"), fmt="o", markersize=5, capsize=2, elinewidth=1,
+            ax.errorbar(_numeric(sub[metric]), [position[s] + offset for s in sub["strategy"]],
+                        xerr=_errors(sub, metric), fmt="o", markersize=5, capsize=2, elinewidth=1,
                         color=colors[k % len(colors)], label=f"vocab {size:,}", zorder=3)
         labels = {s: _label(str(s), rows[rows["strategy"] == s]) for s in order.index}
         ax.set_yticks(range(len(order)), [labels[s] for s in order.index], fontsize=8)
         _percent(ax, "x")
-        ax.set_xlabel("held-out accuracy (%) of a bag-of-tokens logistic regression")
-        ax.set_title("감성 분류 probe: accuracy per strategy (not a fine-tuned model)", fontsize=10)
+        ax.set_xlabel(xlabel)
+        ax.set_title(title, fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         # outside the axes: a legend inside would sit on a point and read as one
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),

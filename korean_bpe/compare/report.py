@@ -84,7 +84,10 @@ PLOTS = (
     ("token_lengths.png", "Token lengths", "Each token's characters on held-out text, per strategy. The mean "
      "counts a token's own characters (not the space a ▁ stands for; a character split between tokens in each), "
      "so it differs from the table's chars/token, all held-out characters over all tokens."),
-    ("probe.png", "Probe accuracy", "A bag-of-tokens logistic regression on the labels, per strategy."),
+    ("downstream.png", "Downstream accuracy", "A small neural classifier trained from scratch on each strategy's "
+     "tokens (the mean of its seeds), with its interval over the held-out documents and the seeds."),
+    ("probe.png", "Probe accuracy", "A bag-of-tokens logistic regression on the labels, per strategy: "
+     "order-blind, a cheap signal beside the downstream model."),
     ("segmentation.png", "Segmentation examples",
      "Held-out sentences as each strategy cuts them; jamo composed back to syllables for reading."),
 )
@@ -194,6 +197,8 @@ def _draw_plots(df: pd.DataFrame, out: Path, *, sentences: Sequence[str],
     skipped: list[str] = []
     if token_lengths:
         jobs.append(("token_lengths.png", lambda p: plot.plot_token_lengths(token_lengths, p)))
+    if "downstream_accuracy" in df.columns and df["downstream_accuracy"].notna().any():
+        jobs.append(("downstream.png", lambda p: plot.plot_downstream(df, p)))
     if plot.has_probe(df):
         jobs.append(("probe.png", lambda p: plot.plot_probe(df, p)))
     else:
@@ -291,6 +296,7 @@ def write_report(
     title: str = "korean_bpe: tokenization strategies compared",
     config: Mapping[str, Any] | None = None,
     versions: Mapping[str, str] | None = None,
+    verdicts: Sequence[Any] = (),
 ) -> dict[str, Path]:
     """Write ``table.csv``, the plots (``*.png``), ``report.md`` and ``report.html`` into ``out_dir``
     (created if missing); returns file name -> path, in the order written.
@@ -300,7 +306,8 @@ def write_report(
     sentence) draw the segmentation examples; ``token_lengths`` (strategy -> token lengths in
     characters, or a Counter) the histograms; ``command`` is recorded as run (a list is shell-quoted);
     ``notes`` (e.g. "skipped mecab: not installed") are listed; ``config`` (the comparison's exact
-    configuration) and ``versions`` (default: :func:`package_versions` now) are recorded.
+    configuration) and ``versions`` (default: :func:`package_versions` now) are recorded;
+    ``verdicts`` (:func:`korean_bpe.compare.verdict.verdicts`) open the report.
     :meth:`korean_bpe.compare.Comparison.write_report` passes all of them from a comparison.
 
     Every text from the corpus or the user (file names, sentences, notes, the command) is literal
@@ -346,12 +353,23 @@ def write_report(
         "sentences": list(sentences), "examples": dict(examples or {}),
         "main": main_view(df, alpha=1 - confidence), "settings": _settings(config or {}),
         "legend": _legend(df, confidence, (config or {}).get("resamples")),
+        "verdicts": _verdict_lines(verdicts), "alpha": f"{1 - confidence:.2g}",
     }
     atomic_write_text(out / "report.md", _render_markdown(context), errors="backslashreplace")
     written["report.md"] = out / "report.md"
     atomic_write_text(out / "report.html", _render_html(context, out), errors="backslashreplace")
     written["report.html"] = out / "report.html"
     return written
+
+
+def _verdict_lines(verdicts: Sequence[Any]) -> list[dict[str, Any]]:
+    """What the reports say of each :class:`~korean_bpe.compare.verdict.Verdict`."""
+    out = []
+    for v in verdicts:
+        out.append({"family": v.family, "metric": v.metric, "vocab": f"{v.vocab_size:,}", "best": v.best,
+                    "value": columns.cell(v.metric, v.value), "tied": ", ".join(v.tied[1:]),
+                    "compared": v.compared - 1})
+    return out
 
 
 def _check_no_surrogate(df: pd.DataFrame) -> None:
@@ -377,7 +395,16 @@ def _render_markdown(c: Mapping[str, Any]) -> str:
     md = _md
     parts = [f"# {md(c['title'])}", "", f"Generated {c['generated']} by korean_bpe "
              f"{md(c['versions'].get('korean_bpe', '?'))}.", "", "## Corpus", ""]
-    parts += [f"- **{md(k)}**: {_code_span(v)}" for k, v in c["corpus"]] + ["", "## Table", ""]
+    parts += [f"- **{md(k)}**: {_code_span(v)}" for k, v in c["corpus"]] + [""]
+    if c["verdicts"]:
+        parts += ["## Verdict", "", f"Per family of metrics and vocabulary size: the best strategy, and those not "
+                  f"significantly different from it (Holm-adjusted p >= {c['alpha']} against the best, on the same "
+                  "resamples).", ""]
+        parts += [f"- **{md(v['family'])}** at {v['vocab']} (`{v['metric']}`): best {_code_span(v['best'])} "
+                  f"({md(v['value'])}); not significantly different: "
+                  + (", ".join(_code_span(t) for t in v["tied"].split(", ")) if v["tied"] else "none")
+                  + f" ({v['compared']} comparisons)" for v in c["verdicts"]] + [""]
+    parts += ["## Table", ""]
     main = c["main"]
     parts += [md(c["legend"]), "", _markdown_table(main["headers"], main["rows"], right=main["right"]), ""]
     if main["intervals"]:
@@ -494,9 +521,9 @@ def main_view(df: pd.DataFrame, *, alpha: float = 0.05) -> dict[str, Any]:
     :data:`korean_bpe.compare.table.MARKS` (``row_classes``: ``"ref"`` for a reference row); and,
     when the frame has intervals, a second table of them (``low–high``).  A frame without the
     statistics or marking columns gets no marks."""
-    from .table import metrics_tested, name_marks, value_marks
+    from .table import metrics_tested, name_marks, value_marks, measured
 
-    shown = [c for c in columns.TABLE if c.header and c.name in df.columns]
+    shown = [c for c in columns.TABLE if c.header and c.name in df.columns and measured(df, c.name)]
     with_ci = [c for c in shown if c.interval and f"{c.name}_ci_low" in df.columns
                and df[f"{c.name}_ci_low"].notna().any()]
     tested = metrics_tested(df)

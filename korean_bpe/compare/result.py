@@ -168,7 +168,7 @@ class Comparison:
                             examples=self.examples(sentences) if sentences else None,
                             token_lengths=self.token_lengths(length_texts) if length_texts else None,
                             command=command, notes=self.notes, config=self.config, versions=self.versions,
-                            **options)
+                            verdicts=self.verdicts, **options)
 
     @property
     def alpha(self) -> float:
