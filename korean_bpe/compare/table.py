@@ -104,14 +104,15 @@ def measured(df: pd.DataFrame, name: str) -> bool:
     return column.dtype != "float64" or bool(column.notna().any())
 
 
-#: the downstream block's columns (:func:`format_downstream`)
+#: the downstream block's columns (:func:`format_downstream`): the accuracy with its interval, then the rest
 DOWNSTREAM = ("downstream_accuracy", "downstream_macro_f1", "downstream_seed_sd", "probe_accuracy")
 
 
 def format_downstream(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
-    """The downstream stage's columns (accuracy and macro-F1 with their intervals, the seeds' spread,
-    and the order-blind probe beside them), in percent, ``~`` where the p-value against the
-    reference is ``alpha`` or more; ``""`` when no row has a downstream accuracy."""
+    """The downstream stage's columns: its accuracy with the interval over the held-out documents and
+    the seeds, its macro-F1, the seeds' spread, and the order-blind probe beside them, in percent,
+    ``~`` where the (Holm-adjusted) p-value against the reference is ``alpha`` or more; ``""`` when
+    no row has a downstream accuracy."""
     if df.empty or not measured(df, "downstream_accuracy"):
         return ""
     cells = []
@@ -123,13 +124,13 @@ def format_downstream(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
                 line.append("-")
                 continue
             text = f"{v * 100:.2f}" + ("~" if c.interval and not_significant(row, name, alpha) else "")
-            if c.interval:
-                low, high = (row[n] for n in columns.interval_columns(name)[:2])
-                if not math.isnan(low):
-                    text += f" [{low * 100:.1f}, {high * 100:.1f}]"
+            low, high = (row.get(n, math.nan) for n in columns.interval_columns(name)[:2]) if c.interval else \
+                (math.nan, math.nan)
+            if name == "downstream_accuracy" and not math.isnan(low):
+                text += f" [{low * 100:.1f}, {high * 100:.1f}]"
             line.append(text)
         cells.append(line)
-    return _aligned(["strategy", "vocab", "downstream acc%", "macro-F1%", "seed sd", "probe%"], cells)
+    return _aligned(["strategy", "vocab", "down% [interval]", "dF1%", "seed sd", "probe%"], cells)
 
 
 def format_intervals(df: pd.DataFrame) -> str:

@@ -98,6 +98,7 @@ def format_verdicts(found: Sequence[Verdict], *, alpha: float, width: int = 100)
         shown = column.shown(v.value) + ("%" if column.unit == "%" else "")
         others = ", ".join(v.tied[1:]) or "none"
         text = (f"{v.family} at {v.vocab_size:,} ({v.metric}): best {v.best} ({shown}); not significantly "
-                f"different from it (Holm-adjusted p >= {alpha:g}, {v.compared - 1} comparisons): {others}")
+                f"different from it (Holm-adjusted p >= {alpha:g}, {v.compared - 1} "
+                f"comparison{'s' if v.compared > 2 else ''}): {others}")
         lines.append(textwrap.fill(text, width, subsequent_indent="    "))
     return "\n".join(lines)
