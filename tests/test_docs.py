@@ -151,7 +151,7 @@ def masked(block: str) -> str:
             continue
         if re.match(r"\S+\s+\d+\s+[\d.]+", line) and not line.lstrip().startswith("["):
             parts = line.split()
-            if len(parts) >= 12 and "[" not in line:  # a row of the table: drop train s and kdoc/s
+            if len(parts) >= 11 and "[" not in line:  # a row of the table: drop train s and kdoc/s
                 line = _TIMING.sub("", line)
         out.append(re.sub(r", \d+ s\.$", ", N s.", line))
     return "\n".join(out)
