@@ -198,7 +198,7 @@ def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
                            "--no-progress", "-o", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "downstream: cnn (dim 32, 3 epochs" in out and "2 seeds" in out and "on cpu" in out
+    assert "downstream: cnn (dim 32, 3 epochs, batch 32, lr 0.02" in out and "2 seeds" in out and "on cpu" in out
     block = out[out.index("down% [interval]"):].splitlines()
     assert block[1].split()[:2] == ["whitespace/syllable(ref)", "100"] and block[2].split()[0] == "baseline/word"
     assert "verdict:" in out and "downstream at 100 (downstream_accuracy): best" in out
