@@ -1,5 +1,5 @@
-"""Saved files are byte-identical across refactors: 72 pipelines (pre-tokenizer x marker x unit x
-byte fallback) trained on a fixed text, each ``Tokenizer.save`` file's SHA-256 compared with
+"""Saved files are byte-identical across refactors: 60 pipelines (pre-tokenizer x marker x unit x
+byte fallback, the refused byte unit with byte fallback left out) trained on a fixed text, each ``Tokenizer.save`` file's SHA-256 compared with
 ``golden_saves.json``, written by main before the Tokenizer became a record of stages (010825e).
 A change to the file format must update the golden file on purpose (run this module as a script)."""
 
@@ -29,7 +29,7 @@ def combos():
         name = pt if isinstance(pt, str) else pt["type"] + ("" if pt.get("split_by_whitespace", True) else "-superword")
         for marker in (MARKERS.get(name) or [None, "</w>", "##"]):
             for unit in ("syllable", "jamo", "byte"):
-                for bf in (False, True):
+                for bf in (False, True) if unit != "byte" else (False,):  # byte fallback is refused with bytes
                     yield f"{name}|{unit}|{marker}|{bf}", dict(pre_tokenizer=pt, unit=unit, marker=marker, byte_fallback=bf)
 
 def digests():
@@ -49,10 +49,18 @@ def test_every_pipeline_saves_the_same_bytes_as_before():
     pytest.importorskip("kiwipiepy")
     golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
     got = digests()
-    assert len(got) == len(golden) == 72
-    differ = sorted(key for key in golden if got[key] != golden[key])
+    # the 12 byte-unit pipelines with byte fallback are refused at training since it does nothing there
+    # (issue 29): their golden digests stay in the file, unchecked
+    assert len(got) == 60 and len(golden) == 72 and set(got) <= set(golden)
+    differ = sorted(key for key in got if got[key] != golden[key])
     assert not differ, f"{len(differ)} pipelines save other bytes, e.g. {differ[:3]}"
 
 
+def test_byte_fallback_with_the_byte_unit_is_refused():
+    with pytest.raises(ValueError, match="byte_fallback=True does nothing with the 'byte' unit"):
+        Tokenizer.train(TEXTS, vocab_size=1556, unit="byte", byte_fallback=True, show_progress=False)
+
+
 if __name__ == "__main__":
-    GOLDEN.write_text(json.dumps(digests(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    GOLDEN.write_text(json.dumps({**json.loads(GOLDEN.read_text(encoding="utf-8")), **digests()}, indent=1,
+                                 ensure_ascii=False) + "\n", encoding="utf-8")
