@@ -877,7 +877,7 @@ def test_intervals_reference_and_identical_rows(spaced_texts: list[str]) -> None
     assert off["probe_accuracy_p"].iloc[:6].between(0, 1).all()  # McNemar needs no resamples
     with pytest.raises(ValueError, match="reference='baseline/letters' is not a strategy"):
         Statistics(reference="baseline/letters")
-    with pytest.raises(ValueError, match="resamples must be an int >= 0"):
+    with pytest.raises(ValueError, match=r"resamples must be an int from 0 \(no intervals\) to 100,000"):
         Statistics(resamples=-1)
 
 
