@@ -404,19 +404,22 @@ def read_first_line(raw: bytes, name: str, column: str | None) -> FirstLine:
     return FirstLine(text, bom, fields, fields.index(column))
 
 
+#: the format name in a word-counts file's header (korean_bpe.counting writes and reads it; defined
+#: here, the lower room, so that a corpus reader can refuse such a file without importing counting)
+COUNTS_FORMAT = "korean_bpe word counts"
+
+
 def _refuse_counts_file(first_line: str, name: str) -> None:
     """Raise :class:`CorpusError` when ``first_line`` is the header of a word-counts file
     (:meth:`korean_bpe.counting.WordCounts.save`): read as a corpus, its header and numbers would be
     trained on as text."""
     import json
 
-    from .counting import FORMAT
-
     try:
         header = json.loads(first_line[1:])
     except ValueError:
         return
-    if isinstance(header, dict) and header.get("format") == FORMAT:
+    if isinstance(header, dict) and header.get("format") == COUNTS_FORMAT:
         path = "FILE" if name == "<stdin>" else name
         raise CorpusError(f"{name} is a word-counts file (written by 'korean-bpe count'), not a corpus: train from it "
                           f"with 'korean-bpe train --counts {path}' "

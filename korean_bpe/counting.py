@@ -48,6 +48,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from .corpus import COUNTS_FORMAT
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
 from .markers import MORPHEME_CUT, SPACE_MARK, Marker, get_marker
 from .progress import NO_PROGRESS, Progress, start_progress
@@ -55,7 +56,7 @@ from .units import Unit, get_unit
 
 __all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "cut_symbols", "holds_any", "FORMAT", "FORMAT_VERSION"]
 
-FORMAT = "korean_bpe word counts"
+FORMAT = COUNTS_FORMAT
 FORMAT_VERSION = 1
 
 _CHUNK = 50_000  # texts pre-tokenized and counted per batch (bounds the memory held for a stream)
