@@ -291,8 +291,8 @@ def _add_cache(sub: Any) -> None:
     clear.set_defaults(func=cmd_cache_clear)
 
 
-#: the downstream stage's defaults (korean_bpe.compare.downstream imports no torch at import time)
 def _downstream_defaults() -> Any:
+    """``Downstream()``, whose fields the compare options' defaults show (its module imports no torch)."""
     from .compare.downstream import Downstream
 
     return Downstream()

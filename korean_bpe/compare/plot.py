@@ -487,7 +487,7 @@ def _plot_accuracy(df: pd.DataFrame, path: str | os.PathLike[str] | None, metric
                    title: str) -> Any:
     """An accuracy column per strategy: a dot per vocabulary size with its interval, best on top."""
     _check(df, ("strategy", "vocab_size", metric))
-    if metric not in df.columns or not bool(df[metric].notna().any()):
+    if not bool(df[metric].notna().any()):
         raise ValueError(f"{metric} is NaN in every row: compare() measures it only with labels "
                          "(pass labels=..., or an NSMC TSV to the CLI)"
                          + ("" if metric == "probe_accuracy" else " and downstream=Downstream() (--downstream)"))
