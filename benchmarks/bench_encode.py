@@ -16,8 +16,10 @@ In one run, with identical input (the NSMC test split, 50,000 reviews, in memory
    texts, and it encodes the decomposed test texts, decomposed outside the timer);
 4. time, ``--repeat`` times each, best run reported (the machine is shared):
 
-   * ours ``encode_batch`` cold (``clear_cache()`` before each run: every distinct word segmented)
-     and warm (the cache filled by the previous run);
+   * ours ``encode_batch`` on every core (its default, ``num_threads`` = the cores this process
+     may use) and on one thread (``num_threads=1``), each cold (``clear_cache()`` before each run:
+     every distinct word segmented) and warm (the caches filled by the previous run); the ids of
+     both are checked equal;
    * the same model without the compiled core (the pure-Python fallback used when
      ``korean_bpe/encoding/_encode.pyx`` could not be built), cold and warm, same ids checked;
    * HF ``Tokenizer.encode_batch(texts, add_special_tokens=False)`` (Rust, all cores through rayon);
@@ -153,7 +155,9 @@ def bench_texts(args: argparse.Namespace, summary: list[str]) -> int:
 
     test, _, test_path = load_nsmc("test", limit=args.limit, directory=args.nsmc_dir)
     n_chars = sum(map(len, test))
-    cores = os.cpu_count() or 1
+    from korean_bpe._threads import available_cores
+
+    cores = available_cores()
     print(f"machine: {machine_info()}")
     print(f"input: {len(test):,} reviews of {test_path} ({n_chars:,} characters)")
 
@@ -210,11 +214,15 @@ def bench_texts(args: argparse.Namespace, summary: list[str]) -> int:
 
         # --- timings -----------------------------------------------------------------------------
         rows: list[tuple[str, float]] = []
-        _, t = best_of(lambda: ours.encode_batch(test), args.repeat, before=ours.clear_cache)
-        rows.append(("ours encode_batch, cold cache", t))
-        ours.encode_batch(test)
-        _, t = best_of(lambda: ours.encode_batch(test), args.repeat)
-        rows.append(("ours encode_batch, warm cache", t))
+        for n in (cores, 1):  # every core (encode_batch's default), then the one-thread path
+            if ours.encode_batch(test, num_threads=n) != ids_ours:
+                print(f"ERROR: num_threads={n} gives other ids than the default")
+                return 1
+            _, t = best_of(lambda: ours.encode_batch(test, num_threads=n), args.repeat, before=ours.clear_cache)
+            rows.append((f"ours encode_batch, {n} thread{'s' if n > 1 else ''}, cold cache", t))
+            ours.encode_batch(test, num_threads=n)
+            _, t = best_of(lambda: ours.encode_batch(test, num_threads=n), args.repeat)
+            rows.append((f"ours encode_batch, {n} thread{'s' if n > 1 else ''}, warm cache", t))
         if not args.no_pure:
             pure = pure_python(ours)
             if pure.encode_batch(test) != ids_ours:
@@ -242,9 +250,11 @@ def bench_texts(args: argparse.Namespace, summary: list[str]) -> int:
         print(f"  {name:<40} {t:9.3f} {len(test) / t:12,.0f} {hf_time / t:18.2f}x {sp_time / t:16.2f}x")
     print(f"(load average at the end: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"{os.cpu_count()} cores shared with whatever else runs)")
-    cold, warm = rows[0][1], rows[1][1]
-    summary.append(f"  {ours.pre_tokenizer.name}/{args.unit:<9} cold {len(test) / cold:9,.0f}/s {sp_time / cold:5.2f}x   "
-                   f"warm {len(test) / warm:9,.0f}/s {sp_time / warm:5.2f}x   SentencePiece {len(test) / sp_time:9,.0f}/s")
+    cold, warm, cold1, warm1 = rows[0][1], rows[1][1], rows[2][1], rows[3][1]
+    summary.append(f"  {ours.pre_tokenizer.name}/{args.unit:<9} {cores} threads: cold {len(test) / cold:9,.0f}/s "
+                   f"{sp_time / cold:5.2f}x SP, {cold1 / cold:4.2f}x 1 thread; warm {len(test) / warm:9,.0f}/s "
+                   f"{sp_time / warm:5.2f}x SP, {warm1 / warm:4.2f}x 1 thread;   HF {hf_time / cold:5.2f}x slower (cold); "
+                   f"SentencePiece {len(test) / sp_time:9,.0f}/s")
     return 0
 
 

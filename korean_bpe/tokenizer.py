@@ -57,6 +57,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._threads import resolve_threads
 from .encoding.decoder import Decoder
 from .encoding.encoder import Encoder
 from .encoding.fallback import Fallback
@@ -409,31 +410,46 @@ class Tokenizer:
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
         self._specials.check(text, disallowed_special)
-        return self._encode([text], dropout, seed)[0]
+        return self._encode([text], dropout, seed, 1)[0]
 
     def encode_batch(self, texts: Sequence[str], *, disallowed_special: Disallowed = "all", dropout: float = 0.0,
-                     seed: int | None = None) -> list[list[int]]:
+                     seed: int | None = None, num_threads: int | None = None) -> list[list[int]]:
         """``[encode(t) for t in texts]``, pre-tokenizing with one ``pre_tokenizer.batch`` call.
-        With ``dropout``, one ``random.Random(seed)`` serves the whole batch, text after text."""
+        With ``dropout``, one ``random.Random(seed)`` serves the whole batch, text after text.
+
+        ``num_threads``: how many threads encode the batch (default: every core, or the
+        environment variable ``KOREAN_BPE_NUM_THREADS``; ``1``: the calling thread alone).  The
+        ids are the same for any number.  Threads help where the compiled core merges without the
+        GIL: every unit with the ``raw`` and ``whitespace`` pre-tokenizers (the core cuts the
+        text too), and the merging of an analyzer's pieces (the analysis itself runs as before,
+        in ``jobs`` processes where the pre-tokenizer has them).  A batch under about 32,000
+        characters is encoded by the calling thread alone; BPE-dropout, a marker or unit the core
+        does not know, and the pure-Python fallback run on one thread.
+
+        >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
+        >>> tok.encode_batch(["영화 재밌다", "재밌다"], num_threads=2)
+        [[8, 1, 9, 4], [1, 9, 4]]
+        """
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
         texts = texts if isinstance(texts, list) else list(texts)
         if not all(type(t) is str for t in texts):
             k, bad = next((k, t) for k, t in enumerate(texts) if not isinstance(t, str))
             raise TypeError(f"texts must hold strings; texts[{k}] is {type(bad).__name__} {bad!r}")
+        threads = resolve_threads(num_threads)
         self._specials.check_all(texts, disallowed_special)
-        return self._encode(texts, dropout, seed)
+        return self._encode(texts, dropout, seed, threads)
 
-    def _encode(self, texts: list[str], dropout: Any, seed: Any) -> list[list[int]]:
+    def _encode(self, texts: list[str], dropout: Any, seed: Any, num_threads: int) -> list[list[int]]:
         """The one encode after the special-token check: the encoder, with or without dropout."""
         p = _check_dropout(dropout, seed)
         if p:
             return self._encoder.encode_dropout(self._pre_tokenizer.batch(texts), p, random.Random(seed))
-        return self._encoder.encode_texts(texts)
+        return self._encoder.encode_texts(texts, num_threads=num_threads)
 
-    def _encode_words(self, batch: list[list[str]]) -> list[list[int]]:
+    def _encode_words(self, batch: list[list[str]], *, num_threads: int | None = None) -> list[list[int]]:
         """The ids of texts already cut by this tokenizer's pre-tokenizer (compare reads it)."""
-        return self._encoder.encode_words(batch)
+        return self._encoder.encode_words(batch, num_threads=resolve_threads(num_threads))
 
     def tokenize(self, text: str, *, disallowed_special: Disallowed = "all", dropout: float = 0.0,
                  seed: int | None = None) -> list[str]:

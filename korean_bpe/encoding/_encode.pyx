@@ -10,8 +10,16 @@ id ``-1`` and never merge.
 
 Words become symbols here when the unit says how (:meth:`MergeTable.set_symbols`: one a
 character, Hangul syllables as jamo, or UTF-8 bytes), and each distinct word is merged once and
-kept in a cache of code points -> ids: :meth:`MergeTable.encode_pieces` for pre-tokenized pieces,
-:meth:`MergeTable.encode_whitespace` when the text is cut as ``str.split()`` cuts it.
+kept in a cache of code points -> ids: :meth:`MergeTable.encode_chunk` cuts a chunk of texts
+(``str.split()``'s cut, SentencePiece's, or pieces a pre-tokenizer gave) and merges its words
+without the GIL, so that several threads can each encode a chunk at once
+(:meth:`korean_bpe.encoding.encoder.Encoder.encode_texts` hands them out).
+
+Threads: the merge table and the symbol tables are read-only once built; what a merge writes (the
+symbols being merged, the heap) and the word cache live in a :class:`_Work`, one per thread at a
+time, taken from the table's pool for the length of a call and given back (so a tokenizer used
+from several Python threads at once gives each call its own).  A word with a symbol the
+vocabulary lacks is spelled by ``slow(word)``, Python code: the thread takes the GIL for it.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
@@ -48,6 +56,21 @@ cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15
 
 cdef extern from "Python.h":
     object PyUnicode_Substring(object, Py_ssize_t, Py_ssize_t)
+    # the same macros as cpython.unicode's, declared nogil: pure C on a string's immutable data
+    Py_UCS4 uread "PyUnicode_READ"(int kind, void* data, Py_ssize_t index) nogil
+    bint uspace "Py_UNICODE_ISSPACE"(Py_UCS4 ch) nogil
+
+cdef enum Cut:  # how :meth:`MergeTable.encode_chunk` cuts its texts
+    CUT_WHITESPACE = 0
+    CUT_SENTENCEPIECE = 1
+    CUT_PIECES = 2
+
+
+cdef struct Span:
+    PyObject* obj   # the str (borrowed: the chunk holds a reference)
+    void* data
+    Py_ssize_t n
+    int kind
 
 
 cdef struct WordEntry:
@@ -58,8 +81,97 @@ cdef struct WordEntry:
     uint32_t ids_len
 
 
-cdef inline uint64_t mix_cp(uint64_t h, uint32_t cp) nogil:
+cdef inline uint64_t mix_cp(uint64_t h, uint32_t cp) noexcept nogil:
     return (h ^ cp) * 0x100000001B3ULL + (h >> 29)
+
+
+cdef class _Work:
+    """One thread's scratch: the symbols of the word being merged (a linked list and a heap for
+    long words), its word cache (code points -> ids, in arenas) and the ids of the chunk it
+    encodes, text after text (``ends``: where each text's ids end)."""
+
+    cdef vector[int32_t] syms
+    cdef vector[int32_t] nxt
+    cdef vector[int32_t] prv
+    cdef MinHeap heap
+    cdef vector[uint32_t] wkeys
+    cdef vector[int32_t] wids
+    cdef vector[WordEntry] wentries
+    cdef vector[int32_t] wslots
+    cdef uint64_t wmask
+    cdef vector[int32_t] ids
+    cdef vector[Py_ssize_t] ends
+    cdef Py_ssize_t generation
+
+    def __cinit__(self):
+        self._reset_words(1024)
+        self.generation = 0
+
+    cdef void _reset_words(self, uint64_t cap) noexcept nogil:
+        self.wkeys.clear()
+        self.wids.clear()
+        self.wentries.clear()
+        self.wslots.assign(cap, -1)
+        self.wmask = cap - 1
+
+    cdef void _grow_words(self) noexcept nogil:
+        cdef uint64_t cap = (self.wmask + 1) * 2
+        cdef Py_ssize_t e
+        cdef uint64_t h
+        self.wslots.assign(cap, -1)
+        self.wmask = cap - 1
+        for e in range(<Py_ssize_t> self.wentries.size()):
+            h = self.wentries[e].hash & self.wmask
+            while self.wslots[h] >= 0:
+                h = (h + 1) & self.wmask
+            self.wslots[h] = <int32_t> e
+
+    cdef int _find_word(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
+                        uint64_t* slot) noexcept nogil:
+        """Index of the cached word ``data[start:end]`` (or -1, with ``slot`` its free slot)."""
+        cdef uint64_t h = hash & self.wmask
+        cdef int32_t e
+        cdef WordEntry* ent
+        cdef uint32_t* key
+        cdef Py_ssize_t i, n = end - start
+        while True:
+            e = self.wslots[h]
+            if e < 0:
+                slot[0] = h
+                return -1
+            ent = &self.wentries[e]
+            if ent.hash == hash and ent.key_len == n:
+                key = self.wkeys.data() + ent.key_off
+                i = 0
+                while i < n and key[i] == uread(kind, data, start + i):
+                    i += 1
+                if i == n:
+                    return e
+            h = (h + 1) & self.wmask
+
+    cdef void _store_word(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
+                          Py_ssize_t maxsize) noexcept nogil:
+        """Cache ``syms`` as the ids of the word ``data[start:end]`` (emptying a full cache)."""
+        cdef uint64_t slot
+        cdef WordEntry ent
+        cdef Py_ssize_t k
+        if <Py_ssize_t> self.wentries.size() >= maxsize:
+            self._reset_words(1024)
+        elif (self.wentries.size() + 1) * 2 > self.wmask + 1:
+            self._grow_words()
+        if self._find_word(kind, data, start, end, hash, &slot) >= 0:
+            return
+        ent.hash = hash
+        ent.key_off = self.wkeys.size()
+        ent.key_len = <uint32_t> (end - start)
+        ent.ids_off = self.wids.size()
+        ent.ids_len = <uint32_t> self.syms.size()
+        for k in range(start, end):
+            self.wkeys.push_back(uread(kind, data, k))
+        for k in range(<Py_ssize_t> self.syms.size()):
+            self.wids.push_back(self.syms[k])
+        self.wslots[slot] = <int32_t> self.wentries.size()
+        self.wentries.push_back(ent)
 
 
 cdef class MergeTable:
@@ -69,22 +181,14 @@ cdef class MergeTable:
     cdef vector[uint64_t] pvals
     cdef uint64_t pmask
     cdef int pshift
-    # word cache of encode_whitespace: code points of each word -> its ids, in arenas
-    cdef vector[uint32_t] wkeys
-    cdef vector[int32_t] wids
-    cdef vector[WordEntry] wentries
-    cdef vector[int32_t] wslots
-    cdef uint64_t wmask
     cdef tuple id_objs
     cdef vector[int32_t] bmp
     cdef unordered_map[uint32_t, int32_t] astral
-    cdef vector[int32_t] syms
-    cdef vector[int32_t] nxt
-    cdef vector[int32_t] prv
-    cdef MinHeap heap
     cdef int32_t prefix
     cdef int mode                 # MODE_CHARS, MODE_JAMO or MODE_BYTES
     cdef int32_t byte_ids[256]
+    cdef list pool                # the _Work not in use
+    cdef Py_ssize_t generation    # a _Work of an older generation empties its word cache
 
     def __cinit__(self, merges, chars):
         """``merges``: ``(left_id, right_id, new_id)`` in rank order; ``chars``: 1-char token -> id."""
@@ -112,7 +216,8 @@ cdef class MergeTable:
                 self.pvals[h] = ((<uint64_t> rank) << 32) | (<uint64_t> new)
             rank += 1
         self.id_objs = ()
-        self._reset_words(1024)
+        self.pool = []
+        self.generation = 0
         self.prefix = -1
         self.mode = MODE_CHARS
         for i in range(256):
@@ -125,12 +230,32 @@ cdef class MergeTable:
             else:
                 self.astral[cp] = i
 
-    cdef inline bint _lookup(self, int32_t a, int32_t b, uint64_t* out):
+    # --- the pool of _Work ---------------------------------------------------------------------
+
+    cdef _Work _take(self):
+        """A :class:`_Work` for this call alone (list.pop is atomic under the GIL)."""
+        cdef _Work w
+        try:
+            w = self.pool.pop()
+        except IndexError:
+            w = _Work()
+            w.generation = self.generation
+        if w.generation != self.generation:
+            w._reset_words(1024)
+            w.generation = self.generation
+        return w
+
+    cdef void _give(self, _Work w):
+        self.pool.append(w)
+
+    # --- merging one word's symbols (w.syms) ---------------------------------------------------
+
+    cdef inline bint _lookup(self, int32_t a, int32_t b, uint64_t* out) noexcept nogil:
         if a < 0 or b < 0:
             return False
         cdef uint64_t key = ((<uint64_t> a) << 32) | (<uint64_t> b)
         cdef uint64_t h = (key * GOLDEN) >> self.pshift
-        cdef uint64_t* keys = self.pkeys.data()
+        cdef const uint64_t* keys = self.pkeys.data()
         cdef uint64_t k
         while True:
             k = keys[h]
@@ -141,63 +266,63 @@ cdef class MergeTable:
                 return False
             h = (h + 1) & self.pmask
 
-    cdef void _run_heap(self):
-        cdef Py_ssize_t n = self.syms.size()
+    cdef void _run_heap(self, _Work w) noexcept nogil:
+        cdef Py_ssize_t n = w.syms.size()
         cdef Py_ssize_t i, pos, j, k, p
         cdef uint64_t val, top, rank
         cdef int32_t new
         if n >= 2:
-            self.nxt.resize(n)
-            self.prv.resize(n)
+            w.nxt.resize(n)
+            w.prv.resize(n)
             for i in range(n):
-                self.nxt[i] = i + 1
-                self.prv[i] = i - 1
-            while not self.heap.empty():
-                self.heap.pop()
+                w.nxt[i] = i + 1
+                w.prv[i] = i - 1
+            while not w.heap.empty():
+                w.heap.pop()
             for i in range(n - 1):
-                if self._lookup(self.syms[i], self.syms[i + 1], &val):
-                    self.heap.push(((val >> 32) << 32) | <uint64_t> i)
-            while not self.heap.empty():
-                top = self.heap.top()
-                self.heap.pop()
+                if self._lookup(w.syms[i], w.syms[i + 1], &val):
+                    w.heap.push(((val >> 32) << 32) | <uint64_t> i)
+            while not w.heap.empty():
+                top = w.heap.top()
+                w.heap.pop()
                 rank = top >> 32
                 pos = <Py_ssize_t> (top & LOW32)
-                if self.syms[pos] == DEAD:
+                if w.syms[pos] == DEAD:
                     continue
-                j = self.nxt[pos]
+                j = w.nxt[pos]
                 if j >= n:
                     continue
-                if not self._lookup(self.syms[pos], self.syms[j], &val) or (val >> 32) != rank:
+                if not self._lookup(w.syms[pos], w.syms[j], &val) or (val >> 32) != rank:
                     continue
                 new = <int32_t> (val & LOW32)
-                self.syms[pos] = new
-                self.syms[j] = DEAD
-                k = self.nxt[j]
-                self.nxt[pos] = k
+                w.syms[pos] = new
+                w.syms[j] = DEAD
+                k = w.nxt[j]
+                w.nxt[pos] = k
                 if k < n:
-                    self.prv[k] = pos
-                p = self.prv[pos]
-                if p >= 0 and self._lookup(self.syms[p], new, &val):
-                    self.heap.push(((val >> 32) << 32) | <uint64_t> p)
-                if k < n and self._lookup(new, self.syms[k], &val):
-                    self.heap.push(((val >> 32) << 32) | <uint64_t> pos)
+                    w.prv[k] = pos
+                p = w.prv[pos]
+                if p >= 0 and self._lookup(w.syms[p], new, &val):
+                    w.heap.push(((val >> 32) << 32) | <uint64_t> p)
+                if k < n and self._lookup(new, w.syms[k], &val):
+                    w.heap.push(((val >> 32) << 32) | <uint64_t> pos)
         k = 0
         for i in range(n):
-            if self.syms[i] != DEAD:
-                self.syms[k] = self.syms[i]
+            if w.syms[i] != DEAD:
+                w.syms[k] = w.syms[i]
                 k += 1
-        self.syms.resize(k)
+        w.syms.resize(k)
 
-    cdef void _run_small(self):
+    cdef void _run_small(self, _Work w) noexcept nogil:
         """The same result for short words: rescan for the lowest-rank pair (leftmost on ties),
         merge it, update the two neighbouring pair ranks; no heap."""
-        cdef Py_ssize_t m = self.syms.size()
+        cdef Py_ssize_t m = w.syms.size()
         cdef Py_ssize_t i, best_i
         cdef uint64_t best, val
         cdef uint64_t NONE = 0xFFFFFFFFFFFFFFFF
         cdef int32_t new
         cdef uint64_t rk[32]
-        cdef int32_t* sy = self.syms.data()
+        cdef int32_t* sy = w.syms.data()
         for i in range(m - 1):
             rk[i] = val if self._lookup(sy[i], sy[i + 1], &val) else NONE
         while m > 1:
@@ -220,45 +345,47 @@ cdef class MergeTable:
                 rk[best_i - 1] = val if self._lookup(sy[best_i - 1], new, &val) else NONE
             if best_i < m - 1:
                 rk[best_i] = val if self._lookup(new, sy[best_i + 1], &val) else NONE
-        self.syms.resize(m)
+        w.syms.resize(m)
 
-    cdef void _run(self):
-        if self.syms.size() <= 32:
-            self._run_small()
+    cdef void _run(self, _Work w) noexcept nogil:
+        if w.syms.size() <= 32:
+            self._run_small(w)
         else:
-            self._run_heap()
+            self._run_heap(w)
 
-    cdef list _as_list(self):
-        cdef list out = []
+    cdef list _merged(self, ids, bint heap):
+        """The ids of symbol ids ``ids`` merged, through a :class:`_Work` of this call."""
+        cdef _Work w = self._take()
+        cdef list out
         cdef Py_ssize_t i
-        for i in range(<Py_ssize_t> self.syms.size()):
-            out.append(self.syms[i])
+        try:
+            w.syms.clear()
+            for i in ids:
+                w.syms.push_back(i)
+            if heap:
+                self._run_heap(w)
+            else:
+                self._run(w)
+            out = [w.syms[i] for i in range(<Py_ssize_t> w.syms.size())]
+        finally:
+            self._give(w)
         return out
-
-    cdef _load(self, ids):
-        self.syms.clear()
-        for i in ids:
-            self.syms.push_back(i)
 
     def merge_ids_heap(self, ids):
         """:meth:`merge_ids` always through the heap (for tests: both paths agree)."""
-        self._load(ids)
-        self._run_heap()
-        return self._as_list()
+        return self._merged(ids, True)
 
     def merge_ids(self, ids):
         """Apply the merges to a sequence of symbol ids (``-1`` = unknown); return the new ids."""
-        self._load(ids)
-        self._run()
-        return self._as_list()
+        return self._merged(ids, False)
 
     def set_symbols(self, int prefix, str mode, byte_ids=None):
-        """How :meth:`encode_pieces` and :meth:`encode_whitespace` cut a word into symbols:
+        """How :meth:`encode_chunk` cuts a word into symbols:
         ``prefix`` the id of a word-start symbol put first (``-1``: none); ``mode`` ``"chars"`` (one
         symbol a character, ids from the char table), ``"jamo"`` (Hangul syllables split into
         conjoining jamo, other characters whole) or ``"bytes"`` (the UTF-8 bytes, surrogates as
         ``surrogatepass`` writes them; ``byte_ids[b]`` the id of byte ``b``, ``-1``: unknown).
-        Empties the word cache."""
+        Empties the word caches."""
         if mode not in ("chars", "jamo", "bytes"):
             raise ValueError(f"mode must be 'chars', 'jamo' or 'bytes', got {mode!r}")
         self.prefix = prefix
@@ -269,50 +396,51 @@ cdef class MergeTable:
                 raise ValueError("byte_ids must hold 256 ids")
             for i in range(256):
                 self.byte_ids[i] = byte_ids[i]
-        self._reset_words(1024)
+        self.clear_words()
 
-    cdef bint _load_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t n, int32_t prefix):
-        """Symbols of the characters ``start..n`` of a string's data into ``syms`` (see
+    cdef bint _load_span(self, _Work w, int kind, void* data, Py_ssize_t start, Py_ssize_t n,
+                         int32_t prefix) noexcept nogil:
+        """Symbols of the characters ``start..n`` of a string's data into ``w.syms`` (see
         :meth:`set_symbols`), after ``prefix`` when >= 0; False when a symbol is unknown."""
         cdef Py_ssize_t i
         cdef uint32_t cp, s, t
         cdef int32_t v
-        cdef unordered_map[uint32_t, int32_t].iterator it
-        self.syms.clear()
+        cdef unordered_map[uint32_t, int32_t].const_iterator it
+        w.syms.clear()
         if prefix >= 0:
-            self.syms.push_back(prefix)
+            w.syms.push_back(prefix)
         if self.mode == MODE_BYTES:
-            return self._load_bytes(kind, data, start, n)
+            return self._load_bytes(w, kind, data, start, n)
         for i in range(start, n):
-            cp = PyUnicode_READ(kind, data, i)
+            cp = uread(kind, data, i)
             if self.mode == MODE_JAMO and 0xAC00 <= cp <= 0xD7A3:
                 s = cp - 0xAC00
                 t = s % 28
                 v = self.bmp[0x1100 + s // 588]
                 if v < 0:
                     return False
-                self.syms.push_back(v)
+                w.syms.push_back(v)
                 v = self.bmp[0x1161 + (s % 588) // 28]
                 if v < 0:
                     return False
-                self.syms.push_back(v)
+                w.syms.push_back(v)
                 if t:
                     v = self.bmp[0x11A7 + t]
                     if v < 0:
                         return False
-                    self.syms.push_back(v)
+                    w.syms.push_back(v)
                 continue
             if cp < 0x10000:
                 v = self.bmp[cp]
             else:
-                it = self.astral.find(cp)
-                v = deref(it).second if it != self.astral.end() else -1
+                it = self.astral.const_find(cp)
+                v = deref(it).second if it != self.astral.const_end() else -1
             if v < 0:
                 return False
-            self.syms.push_back(v)
+            w.syms.push_back(v)
         return True
 
-    cdef bint _load_bytes(self, int kind, void* data, Py_ssize_t start, Py_ssize_t n):
+    cdef bint _load_bytes(self, _Work w, int kind, void* data, Py_ssize_t start, Py_ssize_t n) noexcept nogil:
         """:meth:`_load_span` in bytes mode: each character's UTF-8 bytes."""
         cdef Py_ssize_t i
         cdef uint32_t cp
@@ -320,7 +448,7 @@ cdef class MergeTable:
         cdef uint32_t b[4]
         cdef int32_t v
         for i in range(start, n):
-            cp = PyUnicode_READ(kind, data, i)
+            cp = uread(kind, data, i)
             if cp < 0x80:
                 b[0] = cp
                 m = 1
@@ -343,7 +471,7 @@ cdef class MergeTable:
                 v = self.byte_ids[b[k]]
                 if v < 0:
                     return False
-                self.syms.push_back(v)
+                w.syms.push_back(v)
         return True
 
     def encode_batch(self, cache, batch, slow, Py_ssize_t maxsize):
@@ -371,232 +499,91 @@ cdef class MergeTable:
             PyList_Append(out, ids)
         return out
 
-    # --- the word cache (code points -> ids) and the loops that use it -------------------------
+    # --- the word caches and the loops that use them --------------------------------------------
 
     def set_vocab_size(self, Py_ssize_t n):
         """Keep the ``int`` objects of the ids ``0..n-1`` for building the result lists."""
         self.id_objs = tuple(range(n))
 
-    cdef void _reset_words(self, uint64_t cap):
-        self.wkeys.clear()
-        self.wids.clear()
-        self.wentries.clear()
-        self.wslots.assign(cap, -1)
-        self.wmask = cap - 1
-
     def clear_words(self):
-        """Empty the word cache of :meth:`encode_whitespace`."""
-        self._reset_words(1024)
+        """Empty the word caches (a cache in use by another thread is emptied when given back
+        and taken again)."""
+        self.generation += 1
+        for w in self.pool:
+            (<_Work> w)._reset_words(1024)
+            (<_Work> w).generation = self.generation
 
     def cached_words(self):
-        """How many words the cache of :meth:`encode_whitespace` holds."""
-        return self.wentries.size()
+        """How many words the largest word cache not in use holds (each holds at most the
+        ``maxsize`` of the calls that filled it)."""
+        return max([(<_Work> w).wentries.size() for w in self.pool
+                    if (<_Work> w).generation == self.generation], default=0)
 
-    cdef void _grow_words(self):
-        cdef uint64_t cap = (self.wmask + 1) * 2
-        cdef Py_ssize_t e
-        cdef uint64_t h
-        self.wslots.assign(cap, -1)
-        self.wmask = cap - 1
-        for e in range(<Py_ssize_t> self.wentries.size()):
-            h = self.wentries[e].hash & self.wmask
-            while self.wslots[h] >= 0:
-                h = (h + 1) & self.wmask
-            self.wslots[h] = <int32_t> e
-
-    cdef int _find_word(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash, uint64_t* slot):
-        """Index of the cached word ``data[start:end]`` (or -1, with ``slot`` its free slot)."""
-        cdef uint64_t h = hash & self.wmask
-        cdef int32_t e
-        cdef WordEntry* ent
-        cdef uint32_t* key
-        cdef Py_ssize_t i, n = end - start
-        while True:
-            e = self.wslots[h]
-            if e < 0:
-                slot[0] = h
-                return -1
-            ent = &self.wentries[e]
-            if ent.hash == hash and ent.key_len == n:
-                key = self.wkeys.data() + ent.key_off
-                i = 0
-                while i < n and key[i] == PyUnicode_READ(kind, data, start + i):
-                    i += 1
-                if i == n:
-                    return e
-            h = (h + 1) & self.wmask
-
-    cdef inline uint64_t _hash_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end):
+    cdef inline uint64_t _hash_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
         cdef uint64_t hash = 0xCBF29CE484222325
         cdef Py_ssize_t i
         for i in range(start, end):
-            hash = mix_cp(hash, PyUnicode_READ(kind, data, i))
-        hash ^= hash >> 31
-        hash *= GOLDEN
-        hash ^= hash >> 29
-        return hash
+            hash = mix_cp(hash, uread(kind, data, i))
+        return _finish(hash)
 
-    cdef int _word_ids(self, object text, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
-                       slow, Py_ssize_t maxsize, vector[int32_t]* buf, int32_t prefix) except -1:
-        """Append the ids of the word ``text[start:end]`` to ``buf``: from the cache, else its
-        symbols merged here (or ``slow(word)`` when a symbol is unknown), then cached."""
+    cdef int _word_ids(self, _Work w, PyObject* text, int kind, void* data, Py_ssize_t start, Py_ssize_t end,
+                       uint64_t hash, PyObject* slow, Py_ssize_t maxsize, int32_t prefix) except -1 nogil:
+        """Append the ids of the word ``text[start:end]`` to ``w.ids``: from the cache, else its
+        symbols merged here (or ``slow(word)``, with the GIL, when a symbol is unknown), then
+        cached."""
         cdef uint64_t slot
         cdef Py_ssize_t k
-        cdef WordEntry ent
-        cdef int e = self._find_word(kind, data, start, end, hash, &slot)
-        cdef object value, v
+        cdef WordEntry* ent
+        cdef int e = w._find_word(kind, data, start, end, hash, &slot)
         if e >= 0:
-            ent = self.wentries[e]
-            for k in range(<Py_ssize_t> ent.ids_len):
-                buf.push_back(self.wids[ent.ids_off + k])
+            ent = &w.wentries[e]
+            w.ids.insert(w.ids.end(), w.wids.begin() + ent.ids_off, w.wids.begin() + ent.ids_off + ent.ids_len)
             return 0
-        if self._load_span(kind, data, start, end, prefix):
-            self._run()
+        if self._load_span(w, kind, data, start, end, prefix):
+            self._run(w)
         else:
-            value = slow(text if start == 0 and end == PyUnicode_GET_LENGTH(text)
-                         else PyUnicode_Substring(text, start, end))
-            self.syms.clear()
-            for v in value:
-                self.syms.push_back(<int32_t> v)
-        for k in range(<Py_ssize_t> self.syms.size()):
-            buf.push_back(self.syms[k])
-        # probe again: slow() ran Python code, maybe this method in another thread
-        if <Py_ssize_t> self.wentries.size() >= maxsize:
-            self._reset_words(1024)
-        elif (self.wentries.size() + 1) * 2 > self.wmask + 1:
-            self._grow_words()
-        if self._find_word(kind, data, start, end, hash, &slot) >= 0:
-            return 0
-        ent.hash = hash
-        ent.key_off = self.wkeys.size()
-        ent.key_len = <uint32_t> (end - start)
-        ent.ids_off = self.wids.size()
-        ent.ids_len = <uint32_t> self.syms.size()
-        for k in range(start, end):
-            self.wkeys.push_back(PyUnicode_READ(kind, data, k))
-        for k in range(<Py_ssize_t> self.syms.size()):
-            self.wids.push_back(self.syms[k])
-        self.wslots[slot] = <int32_t> self.wentries.size()
-        self.wentries.push_back(ent)
+            _slow_word(w, text, start, end, slow)
+        w.ids.insert(w.ids.end(), w.syms.begin(), w.syms.end())
+        w._store_word(kind, data, start, end, hash, maxsize)
         return 0
 
-    cdef list _id_list(self, vector[int32_t]* buf):
-        """``buf`` as a list of ``int`` (the shared objects of :meth:`set_vocab_size`)."""
-        cdef Py_ssize_t k, m = buf.size(), n_objs = len(self.id_objs)
-        cdef list ids = PyList_New(m)
-        cdef object v
-        cdef int32_t x
-        for k in range(m):
-            x = deref(buf)[k]
-            if 0 <= x < n_objs:
-                v = self.id_objs[x]
-            else:
-                v = PyLong_FromLong(x)
-            Py_INCREF(v)
-            PyList_SET_ITEM(ids, k, v)
-        return ids
-
-    def encode_pieces(self, batch, slow, Py_ssize_t maxsize):
-        """Ids of each text of ``batch``, a list of lists of pieces (what a pre-tokenizer gave):
-        each piece cut into symbols as :meth:`set_symbols` says and merged, or ``slow(piece)`` (a
-        tuple of ids) when a symbol is unknown.  Each distinct piece is segmented once and cached
-        here (code points -> ids); the cache is emptied when it holds ``maxsize`` words."""
-        if type(batch) is not list:
-            batch = list(batch)
-        cdef list out = PyList_New(len(batch))
-        cdef list ids
-        cdef object words, w
-        cdef Py_ssize_t t, n
-        cdef int kind
-        cdef void* data
-        cdef vector[int32_t] buf
-        for t in range(len(batch)):
-            words = batch[t]
-            buf.clear()
-            for w in words:
-                if type(w) is not str:
-                    raise TypeError(f"pieces must be strings; got {type(w).__name__} {w!r} in batch[{t}]")
-                n = PyUnicode_GET_LENGTH(w)
-                kind = PyUnicode_KIND(w)
-                data = PyUnicode_DATA(w)
-                self._word_ids(w, kind, data, 0, n, self._hash_span(kind, data, 0, n), slow, maxsize, &buf, self.prefix)
-            ids = self._id_list(&buf)
-            Py_INCREF(ids)
-            PyList_SET_ITEM(out, t, ids)
-        return out
-
-    def encode_whitespace(self, list texts, slow, Py_ssize_t maxsize):
-        """:meth:`encode_pieces` of each text of ``texts`` split as ``str.split()`` does, the split
-        done here, in the same loop."""
-        return self._encode_texts(texts, False, -1, slow, None, maxsize)
-
-    def encode_sentencepiece(self, list texts, int space_id, slow, slow_plain, Py_ssize_t maxsize):
-        """:meth:`encode_pieces` of each text of ``texts`` cut as SentencePiece cuts it
-        (``korean_bpe.pre_tokenizers.simple.sentencepiece_pieces``: a piece at every space, U+0020
-        or ``▁``, each opening with the ``▁`` of id ``space_id``; each line break a piece of its
-        own, without it; an empty line no piece), the cut done here, in the same loop.  A piece is
-        cached under its text without the ``▁`` (no piece key of :meth:`encode_pieces` lacks it);
-        ``slow(segment)`` segments the piece ``'▁' + segment``, ``slow_plain`` a line break."""
-        return self._encode_texts(texts, True, space_id, slow, slow_plain, maxsize)
-
-    cdef list _encode_texts(self, list texts, bint sentencepiece, int32_t space_id, slow, slow_plain,
-                            Py_ssize_t maxsize):
-        cdef list out = PyList_New(len(texts))
-        cdef list ids
-        cdef object text
-        cdef Py_ssize_t t
-        cdef vector[int32_t] buf
-        for t in range(len(texts)):
-            text = texts[t]
-            if type(text) is not str:
-                raise TypeError(f"texts must hold strings; texts[{t}] is {type(text).__name__} {text!r}")
-            buf.clear()
-            if sentencepiece:
-                self._cut_sentencepiece(text, space_id, slow, slow_plain, maxsize, &buf)
-            else:
-                self._cut_whitespace(text, slow, maxsize, &buf)
-            ids = self._id_list(&buf)
-            Py_INCREF(ids)
-            PyList_SET_ITEM(out, t, ids)
-        return out
-
-    cdef int _cut_whitespace(self, object text, slow, Py_ssize_t maxsize, vector[int32_t]* buf) except -1:
-        """The ids of ``text.split()``'s words into ``buf``."""
-        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0, start
-        cdef int kind = PyUnicode_KIND(text)
-        cdef void* data = PyUnicode_DATA(text)
+    cdef int _cut_whitespace(self, _Work w, Span* s, PyObject* slow, Py_ssize_t maxsize) except -1 nogil:
+        """The ids of ``text.split()``'s words into ``w.ids``."""
+        cdef Py_ssize_t n = s.n, i = 0, start
+        cdef int kind = s.kind
+        cdef void* data = s.data
         cdef uint32_t cp
         cdef uint64_t hash
         while True:
-            while i < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+            while i < n and uspace(uread(kind, data, i)):
                 i += 1
             if i >= n:
                 return 0
             start = i
             hash = 0xCBF29CE484222325
             while i < n:
-                cp = PyUnicode_READ(kind, data, i)
-                if Py_UNICODE_ISSPACE(cp):
+                cp = uread(kind, data, i)
+                if uspace(cp):
                     break
                 hash = mix_cp(hash, cp)
                 i += 1
-            self._word_ids(text, kind, data, start, i, _finish(hash), slow, maxsize, buf, self.prefix)
+            self._word_ids(w, s.obj, kind, data, start, i, _finish(hash), slow, maxsize, self.prefix)
 
-    cdef int _cut_sentencepiece(self, object text, int32_t space_id, slow, slow_plain, Py_ssize_t maxsize,
-                                vector[int32_t]* buf) except -1:
-        """The ids of ``text``'s SentencePiece pieces (see :meth:`encode_sentencepiece`) into ``buf``."""
-        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0, start, line_start
-        cdef int kind = PyUnicode_KIND(text)
-        cdef void* data = PyUnicode_DATA(text)
+    cdef int _cut_sentencepiece(self, _Work w, Span* s, int32_t space_id, PyObject* slow, PyObject* slow_plain,
+                                Py_ssize_t maxsize) except -1 nogil:
+        """The ids of ``text``'s SentencePiece pieces (see :meth:`encode_chunk`) into ``w.ids``."""
+        cdef Py_ssize_t n = s.n, i = 0, start, line_start
+        cdef int kind = s.kind
+        cdef void* data = s.data
         cdef uint32_t cp
         cdef uint64_t hash
         while i < n:
             line_start = start = i
             hash = 0xCBF29CE484222325
             while i < n:
-                cp = PyUnicode_READ(kind, data, i)
+                cp = uread(kind, data, i)
                 if cp == 0x20 or cp == 0x2581:
-                    self._word_ids(text, kind, data, start, i, _finish(hash), slow, maxsize, buf, space_id)
+                    self._word_ids(w, s.obj, kind, data, start, i, _finish(hash), slow, maxsize, space_id)
                     i += 1
                     start = i
                     hash = 0xCBF29CE484222325
@@ -606,15 +593,135 @@ cdef class MergeTable:
                 hash = mix_cp(hash, cp)
                 i += 1
             if i > line_start:  # the line's last piece
-                self._word_ids(text, kind, data, start, i, _finish(hash), slow, maxsize, buf, space_id)
+                self._word_ids(w, s.obj, kind, data, start, i, _finish(hash), slow, maxsize, space_id)
             if i < n:  # a line break: a piece of its own, no ▁
-                self._word_ids(text, kind, data, i, i + 1, _finish(mix_cp(0xCBF29CE484222325, cp)),
-                               slow_plain, maxsize, buf, -1)
+                self._word_ids(w, s.obj, kind, data, i, i + 1, _finish(mix_cp(0xCBF29CE484222325, cp)),
+                               slow_plain, maxsize, -1)
                 i += 1
         return 0
 
+    def encode_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize):
+        """The ids of each item of ``chunk``, the words cut, merged and cached without the GIL.
 
-cdef inline uint64_t _finish(uint64_t hash) nogil:
+        ``cut`` says what an item is: ``0`` a text cut as ``str.split()`` cuts it; ``1`` a text
+        cut as SentencePiece cuts it (``korean_bpe.pre_tokenizers.simple.sentencepiece_pieces``: a
+        piece at every space, U+0020 or ``▁``, each opening with the ``▁`` of id ``space_id``; each
+        line break a piece of its own, without it; an empty line no piece; a piece is cached under
+        its text without the ``▁``, and ``slow(segment)`` segments the piece ``'▁' + segment``,
+        ``slow_plain`` a line break); ``2`` a list of pieces (what a pre-tokenizer gave), each cut
+        into symbols as :meth:`set_symbols` says.  ``slow(word)`` gives the ids (a sequence of
+        ints) of a word holding a symbol the vocabulary lacks.  Each thread's word cache is
+        emptied when it holds ``maxsize`` words.  Threads may call this at once (each call takes
+        its own :class:`_Work`)."""
+        cdef Py_ssize_t t, k, m = len(chunk), a, b
+        cdef vector[Span] spans
+        cdef vector[Py_ssize_t] counts   # CUT_PIECES: the pieces of each item
+        cdef Span s
+        cdef list keep = chunk, out, pieces
+        cdef object item, p
+        cdef _Work w
+        cdef PyObject* slow_p = <PyObject*> slow
+        cdef PyObject* plain_p = <PyObject*> slow_plain
+        if cut < CUT_WHITESPACE or cut > CUT_PIECES:
+            raise ValueError(f"cut must be 0, 1 or 2, got {cut}")
+        if cut == CUT_PIECES:
+            keep = []  # every piece, held while the GIL is released (an item list may change meanwhile)
+            for t in range(m):
+                item = chunk[t]
+                pieces = item if type(item) is list else list(item)
+                counts.push_back(len(pieces))
+                for p in pieces:
+                    if type(p) is not str:
+                        raise TypeError(f"pieces must be strings; got {type(p).__name__} {p!r} in batch[{t}]")
+                    keep.append(p)
+            items = keep
+        else:
+            chunk = list(chunk)  # held while the GIL is released
+            keep = chunk
+        for t in range(len(keep)):
+            p = keep[t]
+            if type(p) is not str:
+                raise TypeError(f"texts must hold strings; texts[{t}] is {type(p).__name__} {p!r}")
+            s.obj = <PyObject*> p
+            s.data = PyUnicode_DATA(p)
+            s.kind = PyUnicode_KIND(p)
+            s.n = PyUnicode_GET_LENGTH(p)
+            spans.push_back(s)
+        w = self._take()
+        try:
+            w.ids.clear()
+            w.ends.clear()
+            with nogil:
+                if cut == CUT_PIECES:
+                    k = 0
+                    for t in range(m):
+                        for a in range(counts[t]):
+                            s = spans[k]
+                            self._word_ids(w, s.obj, s.kind, s.data, 0, s.n, self._hash_span(s.kind, s.data, 0, s.n),
+                                           slow_p, maxsize, self.prefix)
+                            k += 1
+                        w.ends.push_back(w.ids.size())
+                else:
+                    for t in range(m):
+                        if cut == CUT_WHITESPACE:
+                            self._cut_whitespace(w, &spans[t], slow_p, maxsize)
+                        else:
+                            self._cut_sentencepiece(w, &spans[t], space_id, slow_p, plain_p, maxsize)
+                        w.ends.push_back(w.ids.size())
+            out = PyList_New(m)
+            a = 0
+            for t in range(m):
+                b = w.ends[t]
+                ids = self._id_list(w, a, b)
+                Py_INCREF(ids)
+                PyList_SET_ITEM(out, t, ids)
+                a = b
+        finally:
+            w.ids.clear()
+            self._give(w)
+        return out
+
+    cdef list _id_list(self, _Work w, Py_ssize_t a, Py_ssize_t b):
+        """``w.ids[a:b]`` as a list of ``int`` (the shared objects of :meth:`set_vocab_size`)."""
+        cdef Py_ssize_t k, n_objs = len(self.id_objs)
+        cdef list ids = PyList_New(b - a)
+        cdef object v
+        cdef int32_t x
+        for k in range(a, b):
+            x = w.ids[k]
+            if 0 <= x < n_objs:
+                v = self.id_objs[x]
+            else:
+                v = PyLong_FromLong(x)
+            Py_INCREF(v)
+            PyList_SET_ITEM(ids, k - a, v)
+        return ids
+
+    def encode_pieces(self, batch, slow, Py_ssize_t maxsize):
+        """:meth:`encode_chunk` of ``batch``, a list of lists of pieces (what a pre-tokenizer gave)."""
+        return self.encode_chunk(batch if type(batch) is list else list(batch), CUT_PIECES, -1, slow, None, maxsize)
+
+    def encode_whitespace(self, list texts, slow, Py_ssize_t maxsize):
+        """:meth:`encode_chunk` of ``texts`` split as ``str.split()`` does."""
+        return self.encode_chunk(texts, CUT_WHITESPACE, -1, slow, None, maxsize)
+
+    def encode_sentencepiece(self, list texts, int space_id, slow, slow_plain, Py_ssize_t maxsize):
+        """:meth:`encode_chunk` of ``texts`` cut as SentencePiece cuts them."""
+        return self.encode_chunk(texts, CUT_SENTENCEPIECE, space_id, slow, slow_plain, maxsize)
+
+
+cdef int _slow_word(_Work w, PyObject* text, Py_ssize_t start, Py_ssize_t end, PyObject* slow) except -1 with gil:
+    """``w.syms`` = the ids ``slow(word)`` gives for the word ``text[start:end]`` (Python code:
+    the GIL is taken for it)."""
+    cdef object t = <object> text
+    value = (<object> slow)(t if start == 0 and end == PyUnicode_GET_LENGTH(t) else PyUnicode_Substring(t, start, end))
+    w.syms.clear()
+    for v in value:
+        w.syms.push_back(<int32_t> v)
+    return 0
+
+
+cdef inline uint64_t _finish(uint64_t hash) noexcept nogil:
     """The end of :meth:`MergeTable._hash_span` (the same hash for the same code points)."""
     hash ^= hash >> 31
     hash *= GOLDEN
@@ -622,6 +729,6 @@ cdef inline uint64_t _finish(uint64_t hash) nogil:
     return hash
 
 
-cdef inline bint _is_line_break(uint32_t cp) nogil:
+cdef inline bint _is_line_break(uint32_t cp) noexcept nogil:
     """One of the characters ``str.splitlines`` breaks on (``pre_tokenizers.base.LINE_BREAKS``)."""
     return (0x0A <= cp <= 0x0D) or (0x1C <= cp <= 0x1E) or cp == 0x85 or cp == 0x2028 or cp == 0x2029

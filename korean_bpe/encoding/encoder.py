@@ -6,7 +6,10 @@ rank) and :class:`~korean_bpe.encoding.fallback.Fallback` for the symbols the vo
 
 * plain and batch encoding (:meth:`Encoder.encode_texts`): each distinct word segmented once
   (:meth:`Encoder.encode_word`) and cached; with the compiled core and a pre-tokenizer whose cut
-  it knows (:func:`korean_bpe.encoding.plan`), the core also cuts the text, in the same loop;
+  it knows (:func:`korean_bpe.encoding.plan`), the core also cuts the text, in the same loop.
+  The compiled core works without the GIL on chunks of the batch, so ``num_threads`` threads
+  encode a batch at once (:func:`in_chunks`), each with its own word cache: the same ids for
+  any number of threads;
 * BPE-dropout and offsets (:meth:`Encoder.segment`): a word merged afresh, each token with the run
   of symbols it spells.
 
@@ -20,7 +23,10 @@ rank) and :class:`~korean_bpe.encoding.fallback.Fallback` for the symbols the vo
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+import threading
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate, chain
 from typing import Any
 
 from ..markers import SPACE_MARK
@@ -34,7 +40,63 @@ try:  # the compiled core (korean_bpe/encoding/_encode.pyx), built at install ti
 except ImportError:  # pragma: no cover - depends on the build
     MergeTable = None
 
-__all__ = ["Encoder"]
+__all__ = ["Encoder", "in_chunks", "CHUNK_CHARS"]
+
+#: how much of a batch one thread takes at a time, in characters of text (a pre-tokenized text
+#: counts its pieces, 8 characters each): small enough that the threads share a batch evenly and
+#: one chunk's lists are built (with the GIL) while the others merge (without it), large enough
+#: that the few microseconds a chunk costs do not count.  A smaller batch is one chunk, encoded
+#: by the calling thread alone.
+CHUNK_CHARS = 1 << 15
+
+
+def in_chunks(items: list[Any], run: Callable[[list[Any]], list[list[int]]], *, num_threads: int,
+              weight: Callable[[Any], int] = len) -> list[list[int]]:
+    """``run`` applied to consecutive chunks of ``items`` (about :data:`CHUNK_CHARS` of
+    ``weight`` each), by up to ``num_threads`` threads at once (the calling thread one of them),
+    the results joined in order.  ``run`` must release the GIL to gain anything (the compiled
+    core's ``encode_chunk`` does).  The first error any thread meets stops the others after their
+    chunk and is raised here.
+
+    >>> in_chunks(list("abc"), lambda chunk: [[ord(c)] for c in chunk], num_threads=2)
+    [[97], [98], [99]]
+    """
+    cum = list(accumulate(map(weight, items)))
+    total = cum[-1] if cum else 0
+    n = max(1, -(-total // CHUNK_CHARS))
+    bounds = sorted({0, len(items), *(bisect_left(cum, total * j // n) for j in range(1, n))})
+    chunks = list(zip(bounds, bounds[1:]))
+    threads = min(num_threads, len(chunks))
+    if threads <= 1:
+        return list(chain.from_iterable(run(items[a:b]) for a, b in chunks))
+    results: list[list[list[int]]] = [[] for _ in chunks]
+    todo = iter(range(len(chunks)))  # next() on it is atomic under the GIL
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for c in todo:
+                if errors:
+                    return
+                a, b = chunks[c]
+                results[c] = run(items[a:b])
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the calling thread
+            errors.append(exc)
+
+    helpers = [threading.Thread(target=work, name=f"korean_bpe-encode-{k}", daemon=True) for k in range(threads - 1)]
+    for t in helpers:
+        t.start()
+    work()
+    for t in helpers:
+        t.join()
+    if errors:
+        raise errors[0]
+    return list(chain.from_iterable(results))
+
+
+def _pieces_weight(words: list[str]) -> int:
+    """A pre-tokenized text's weight for :func:`in_chunks` (8 characters a piece)."""
+    return 8 * len(words)
 
 
 class Encoder:
@@ -119,25 +181,36 @@ class Encoder:
 
     # --- many texts ----------------------------------------------------------------------------
 
-    def encode_texts(self, texts: list[str]) -> list[list[int]]:
-        """The ids of each text: cut by the compiled core when the plan says it can, else by
-        ``pre_tokenizer.batch``."""
+    def encode_texts(self, texts: list[str], *, num_threads: int = 1) -> list[list[int]]:
+        """The ids of each text: cut by the compiled core when the plan says it can (on
+        ``num_threads`` threads), else by ``pre_tokenizer.batch``."""
         compiled, cut = self.compiled, self.plan.cut
         if compiled is not None and cut == "whitespace":
-            return compiled.encode_whitespace(texts, self.encode_word, self.cache.maxsize)
+            def whitespace(chunk: list[str]) -> list[list[int]]:
+                return compiled.encode_chunk(chunk, 0, -1, self.encode_word, None, self.cache.maxsize)
+
+            return in_chunks(texts, whitespace, num_threads=num_threads)
         if compiled is not None and cut == "sentencepiece":
             def piece(segment: str) -> tuple[int, ...]:
                 return self.encode_word(SPACE_MARK + segment)
 
-            return compiled.encode_sentencepiece(texts, self.plan.space_id, piece, self.encode_word, self.cache.maxsize)
-        return self.encode_words(self.pre_tokenizer.batch(texts))
+            def sentencepiece(chunk: list[str]) -> list[list[int]]:
+                return compiled.encode_chunk(chunk, 1, self.plan.space_id, piece, self.encode_word, self.cache.maxsize)
 
-    def encode_words(self, batch: list[list[str]]) -> list[list[int]]:
-        """The ids of pre-tokenized texts, each distinct word segmented once (then cached)."""
+            return in_chunks(texts, sentencepiece, num_threads=num_threads)
+        return self.encode_words(self.pre_tokenizer.batch(texts), num_threads=num_threads)
+
+    def encode_words(self, batch: list[list[str]], *, num_threads: int = 1) -> list[list[int]]:
+        """The ids of pre-tokenized texts, each distinct word segmented once (then cached); on
+        ``num_threads`` threads when the compiled core cuts the symbols."""
         cache, compiled = self.cache, self.compiled
         if compiled is not None:
             if self.plan.symbols is not None:  # cut, merged and cached in the core
-                return compiled.encode_pieces(batch, self.encode_word, cache.maxsize)
+                def pieces(chunk: list[list[str]]) -> list[list[int]]:
+                    return compiled.encode_chunk(chunk, 2, -1, self.encode_word, None, cache.maxsize)
+
+                return in_chunks(batch if isinstance(batch, list) else list(batch), pieces, num_threads=num_threads,
+                                 weight=_pieces_weight)
             return compiled.encode_batch(cache, batch, self.encode_word, cache.maxsize)
         getitem = cache.__getitem__
         out = []

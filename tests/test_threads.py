@@ -1,0 +1,168 @@
+"""Encoding on several threads (issue #33): the same ids for any ``num_threads``, from one call or
+from many Python threads at once, and clear errors for a bad count.
+
+The compiled core encodes chunks of a batch without the GIL (``MergeTable.encode_chunk``);
+:func:`korean_bpe.encoding.encoder.in_chunks` hands the chunks to the threads.  A batch under
+:data:`~korean_bpe.encoding.encoder.CHUNK_CHARS` characters is one chunk, so most tests here
+shrink the chunk (``small_chunks``) to make a few hundred short texts span many chunks.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from korean_bpe import Tokenizer
+from korean_bpe._threads import ENV_VAR, available_cores, resolve_threads
+from korean_bpe.corpus import load_nsmc
+from korean_bpe.encoding import encoder as encoder_module
+from korean_bpe.encoding.encoder import in_chunks
+from korean_bpe.pre_tokenizers import RawPreTokenizer
+
+from _strings import HARD
+
+pytestmark = pytest.mark.skipif(encoder_module.MergeTable is None, reason="the compiled core is not built")
+
+#: the pipelines whose encode runs in the compiled core: the two cuts it makes itself, and pieces
+PIPELINES = [
+    ("whitespace", "syllable", {}),
+    ("whitespace", "jamo", {}),
+    ("raw", "syllable", {}),
+    ("raw", "jamo", {"byte_fallback": True}),
+    ("raw", "byte", {}),
+    (RawPreTokenizer(split_by_whitespace=False), "syllable", {}),  # pieces (no compiled cut)
+]
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setattr(encoder_module, "CHUNK_CHARS", 200)
+    return 200
+
+
+@pytest.fixture(scope="module")
+def texts(real_texts: list[str]) -> list[str]:
+    # the hard strings (emoji, NFD, compatibility jamo, lone surrogates, line breaks, huge lines) among real texts
+    hard = [t for t in HARD if len(t) < 20_000]
+    return [t for pair in zip(real_texts[:600], hard * 10) for t in pair] + real_texts[600:1200]
+
+
+@pytest.fixture(scope="module")
+def tokenizers(real_texts: list[str]) -> list[Tokenizer]:
+    train = real_texts[:800]  # unknown characters in the rest: the slow path (unk, byte fallback) runs in threads
+    return [Tokenizer.train(train, vocab_size=1500, pre_tokenizer=pre, unit=unit, **opts) for pre, unit, opts in PIPELINES]
+
+
+def test_in_chunks_keeps_order_and_uses_the_threads(small_chunks: int) -> None:
+    items = [str(i) * 50 for i in range(100)]
+    together = threading.Barrier(3, timeout=10)  # broken (an error) unless three threads run chunks at once
+    seen: set[str] = set()
+
+    def run(chunk: list[str]) -> list[list[int]]:
+        name = threading.current_thread().name
+        if name not in seen:
+            seen.add(name)
+            together.wait()
+        return [[int(s[0])] for s in chunk]
+
+    assert in_chunks(items, run, num_threads=3) == [[int(s[0])] for s in items]
+    assert len(seen) == 3
+    assert in_chunks([], run, num_threads=3) == []
+
+
+def test_in_chunks_raises_the_first_error_and_stops(small_chunks: int) -> None:
+    calls = []
+
+    def run(chunk: list[str]) -> list[list[int]]:
+        calls.append(len(chunk))
+        raise ValueError("bad chunk")
+
+    with pytest.raises(ValueError, match="bad chunk"):
+        in_chunks(["x" * 100] * 100, run, num_threads=2)
+    assert len(calls) <= 2  # each thread stopped after its first chunk failed
+
+
+@pytest.mark.parametrize("k", range(len(PIPELINES)))
+def test_same_ids_for_any_thread_count(k: int, tokenizers: list[Tokenizer], texts: list[str], small_chunks: int) -> None:
+    tok = tokenizers[k]
+    one = [tok.encode(t, disallowed_special=()) for t in texts]
+    for n in (1, 2, 3):
+        tok.clear_cache()
+        assert tok.encode_batch(texts, num_threads=n, disallowed_special=()) == one, n
+        assert tok.encode_batch(texts, num_threads=n, disallowed_special=()) == one, n  # warm caches
+    assert tok.decode(tok.encode_batch(texts[:50], num_threads=2, disallowed_special=())[7]) is not None
+
+
+def test_pieces_of_an_analysis_in_threads(tokenizers: list[Tokenizer], texts: list[str], small_chunks: int) -> None:
+    tok = tokenizers[0]
+    batch = tok.pre_tokenizer.batch(texts)
+    assert tok._encode_words(batch, num_threads=3) == tok._encode_words(batch, num_threads=1)
+
+
+def test_one_tokenizer_from_many_python_threads(tokenizers: list[Tokenizer], texts: list[str], small_chunks: int) -> None:
+    tok = tokenizers[1]
+    slices = [texts[i::7] for i in range(7)]
+    expected = [tok.encode_batch(s, num_threads=1, disallowed_special=()) for s in slices]
+    for _ in range(3):
+        tok.clear_cache()
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            got = list(pool.map(lambda s: tok.encode_batch(s, num_threads=2, disallowed_special=()), slices * 2))
+        assert got == expected * 2
+        with ThreadPoolExecutor(max_workers=4) as pool:  # single texts: the one-chunk path, many at once
+            singles = list(pool.map(lambda t: tok.encode(t, disallowed_special=()), texts[:300]))
+        assert singles == [ids for s in [texts[:300]] for ids in tok.encode_batch(s, num_threads=1, disallowed_special=())]
+
+
+def test_an_error_in_a_thread_reaches_the_caller_and_the_tokenizer_still_works(tokenizers: list[Tokenizer],
+                                                                            small_chunks: int) -> None:
+    tok = tokenizers[0]
+    batch = [["▁영화"] * 30] * 40 + [["▁영화", 3]] + [["▁재미"] * 30] * 40
+    with pytest.raises(TypeError, match=r"pieces must be strings; got int 3"):
+        tok._encode_words(batch, num_threads=2)
+    good = [["▁영화"] * 30] * 80
+    assert tok._encode_words(good, num_threads=2) == tok._encode_words(good, num_threads=1)
+
+
+def test_the_word_cache_of_each_thread_stays_within_cache_size(real_texts: list[str], small_chunks: int) -> None:
+    tok = Tokenizer(Tokenizer.train(real_texts[:300], vocab_size=1200).model, cache_size=50)
+    tok.encode_batch(real_texts, num_threads=2)
+    assert 0 < tok._encoder.compiled.cached_words() <= 50
+    tok.clear_cache()
+    assert tok._encoder.compiled.cached_words() == 0
+    assert tok.encode_batch(real_texts, num_threads=2) == tok.encode_batch(real_texts, num_threads=1)
+
+
+@pytest.mark.parametrize(("bad", "error"), [(0, ValueError), (-1, ValueError), ("2", TypeError), (2.0, TypeError),
+                                            (True, TypeError)])
+def test_a_bad_thread_count_is_refused(bad: object, error: type, tokenizers: list[Tokenizer]) -> None:
+    with pytest.raises(error, match="num_threads must be an int >= 1"):
+        tokenizers[0].encode_batch(["영화"], num_threads=bad)  # type: ignore[arg-type]
+
+
+def test_the_default_is_every_core_or_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert resolve_threads(None) == available_cores() >= 1
+    monkeypatch.setenv(ENV_VAR, "3")
+    assert resolve_threads(None) == 3
+    assert resolve_threads(2) == 2  # an explicit count wins
+    monkeypatch.setenv(ENV_VAR, "many")
+    with pytest.raises(ValueError, match=f"{ENV_VAR}='many' is not a number of threads"):
+        resolve_threads(None)
+    monkeypatch.setenv(ENV_VAR, "0")
+    with pytest.raises(ValueError, match="set it to an int >= 1"):
+        resolve_threads(None)
+
+
+@pytest.mark.nsmc
+@pytest.mark.parametrize("pre", ["whitespace", "raw"])
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+def test_same_ids_on_the_nsmc_test_split(nsmc: object, pre: str, unit: str) -> None:
+    train = load_nsmc("train", limit=20_000, directory=nsmc).texts
+    test = load_nsmc("test", directory=nsmc).texts  # 55,106 reviews: about 60 chunks of the default size
+    tok = Tokenizer.train(train, vocab_size=8000, pre_tokenizer=pre, unit=unit)
+    one = tok.encode_batch(test, num_threads=1, disallowed_special=())
+    tok.clear_cache()
+    assert tok.encode_batch(test, num_threads=2, disallowed_special=()) == one
+    assert tok.encode_batch(test, num_threads=4, disallowed_special=()) == one
