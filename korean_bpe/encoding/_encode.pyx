@@ -73,31 +73,27 @@ cdef struct Span:
     int kind
 
 
-cdef struct WordEntry:
-    uint64_t hash
-    size_t key_off
-    size_t ids_off
-    uint32_t key_len
-    uint32_t ids_len
-
-
 cdef inline uint64_t mix_cp(uint64_t h, uint32_t cp) noexcept nogil:
     return (h ^ cp) * 0x100000001B3ULL + (h >> 29)
 
 
 cdef class _Work:
     """One thread's scratch: the symbols of the word being merged (a linked list and a heap for
-    long words), its word cache (code points -> ids, in arenas) and the ids of the chunk it
-    encodes, text after text (``ends``: where each text's ids end)."""
+    long words), its word cache and the ids of the chunk it encodes, text after text (``ends``:
+    where each text's ids end).
+
+    The word cache maps a word's code points to its ids: open addressing over ``wslots``, each
+    slot ``hash >> 32 << 32 | offset`` (so a probe rarely reads a record that cannot match), the
+    offset that of a record in ``warena``: ``hash_lo, hash_hi, key_len, ids_len``, the code
+    points, the ids (one or two cache lines for a word: a hit costs two memory reads)."""
 
     cdef vector[int32_t] syms
     cdef vector[int32_t] nxt
     cdef vector[int32_t] prv
     cdef MinHeap heap
-    cdef vector[uint32_t] wkeys
-    cdef vector[int32_t] wids
-    cdef vector[WordEntry] wentries
-    cdef vector[int32_t] wslots
+    cdef vector[uint64_t] wslots
+    cdef vector[uint32_t] warena
+    cdef Py_ssize_t wcount
     cdef uint64_t wmask
     cdef vector[int32_t] ids
     cdef vector[Py_ssize_t] ends
@@ -108,77 +104,82 @@ cdef class _Work:
         self.generation = 0
 
     cdef void _reset_words(self, uint64_t cap) noexcept nogil:
-        self.wkeys.clear()
-        self.wids.clear()
-        self.wentries.clear()
-        self.wslots.assign(cap, -1)
+        self.warena.clear()
+        self.wslots.assign(cap, EMPTY_KEY)
         self.wmask = cap - 1
+        self.wcount = 0
 
     cdef void _grow_words(self) noexcept nogil:
         cdef uint64_t cap = (self.wmask + 1) * 2
-        cdef Py_ssize_t e
-        cdef uint64_t h
-        self.wslots.assign(cap, -1)
+        cdef size_t off = 0, end = self.warena.size()
+        cdef uint64_t hash, h
+        cdef uint32_t* rec
+        self.wslots.assign(cap, EMPTY_KEY)
         self.wmask = cap - 1
-        for e in range(<Py_ssize_t> self.wentries.size()):
-            h = self.wentries[e].hash & self.wmask
-            while self.wslots[h] >= 0:
+        while off < end:
+            rec = self.warena.data() + off
+            hash = (<uint64_t> rec[1]) << 32 | rec[0]
+            h = hash & self.wmask
+            while self.wslots[h] != EMPTY_KEY:
                 h = (h + 1) & self.wmask
-            self.wslots[h] = <int32_t> e
+            self.wslots[h] = ((hash >> 32) << 32) | <uint64_t> off
+            off += 4 + rec[2] + rec[3]
 
-    cdef int _find_word(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
-                        uint64_t* slot) noexcept nogil:
-        """Index of the cached word ``data[start:end]`` (or -1, with ``slot`` its free slot)."""
+    cdef int64_t _find_word(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
+                            uint64_t* slot) noexcept nogil:
+        """Offset of the record of the cached word ``data[start:end]`` (or -1, with ``slot`` its
+        free slot)."""
         cdef uint64_t h = hash & self.wmask
-        cdef int32_t e
-        cdef WordEntry* ent
-        cdef uint32_t* key
+        cdef uint64_t tag = hash >> 32
+        cdef uint64_t v
+        cdef const uint32_t* rec
         cdef Py_ssize_t i, n = end - start
         while True:
-            e = self.wslots[h]
-            if e < 0:
+            v = self.wslots[h]
+            if v == EMPTY_KEY:
                 slot[0] = h
                 return -1
-            ent = &self.wentries[e]
-            if ent.hash == hash and ent.key_len == n:
-                key = self.wkeys.data() + ent.key_off
-                i = 0
-                while i < n and key[i] == uread(kind, data, start + i):
-                    i += 1
-                if i == n:
-                    return e
+            if (v >> 32) == tag:
+                rec = self.warena.data() + (v & LOW32)
+                if rec[2] == n:
+                    i = 0
+                    while i < n and rec[4 + i] == uread(kind, data, start + i):
+                        i += 1
+                    if i == n:
+                        return <int64_t> (v & LOW32)
             h = (h + 1) & self.wmask
 
     cdef void _store_word(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
                           Py_ssize_t maxsize) noexcept nogil:
         """Cache ``syms`` as the ids of the word ``data[start:end]`` (emptying a full cache)."""
         cdef uint64_t slot
-        cdef WordEntry ent
-        cdef Py_ssize_t k
-        if <Py_ssize_t> self.wentries.size() >= maxsize:
+        cdef Py_ssize_t k, n = end - start, m = self.syms.size()
+        cdef size_t off
+        if self.wcount >= maxsize or self.warena.size() + 4 + n + m > LOW32:
             self._reset_words(1024)
-        elif (self.wentries.size() + 1) * 2 > self.wmask + 1:
+        elif <uint64_t> (self.wcount + 1) * 2 > self.wmask + 1:
             self._grow_words()
         if self._find_word(kind, data, start, end, hash, &slot) >= 0:
             return
-        ent.hash = hash
-        ent.key_off = self.wkeys.size()
-        ent.key_len = <uint32_t> (end - start)
-        ent.ids_off = self.wids.size()
-        ent.ids_len = <uint32_t> self.syms.size()
+        off = self.warena.size()
+        self.warena.push_back(<uint32_t> (hash & LOW32))
+        self.warena.push_back(<uint32_t> (hash >> 32))
+        self.warena.push_back(<uint32_t> n)
+        self.warena.push_back(<uint32_t> m)
         for k in range(start, end):
-            self.wkeys.push_back(uread(kind, data, k))
-        for k in range(<Py_ssize_t> self.syms.size()):
-            self.wids.push_back(self.syms[k])
-        self.wslots[slot] = <int32_t> self.wentries.size()
-        self.wentries.push_back(ent)
+            self.warena.push_back(uread(kind, data, k))
+        for k in range(m):
+            self.warena.push_back(<uint32_t> self.syms[k])
+        self.wslots[slot] = ((hash >> 32) << 32) | <uint64_t> off
+        self.wcount += 1
 
 
 cdef class MergeTable:
     """Merges as ``(left_id, right_id) -> (rank, new_id)`` plus a character -> id table."""
 
-    cdef vector[uint64_t] pkeys   # open addressing: (left << 32 | right) -> (rank << 32 | new)
-    cdef vector[uint64_t] pvals
+    # open addressing, key and value side by side (one cache line a probe):
+    # ptab[2h] = left << 32 | right, ptab[2h + 1] = rank << 32 | new
+    cdef vector[uint64_t] ptab
     cdef uint64_t pmask
     cdef int pshift
     cdef tuple id_objs
@@ -200,8 +201,7 @@ cdef class MergeTable:
         while cap < 2 * <uint64_t> len(merges) + 2:
             cap <<= 1
             bits += 1
-        self.pkeys.assign(cap, EMPTY_KEY)
-        self.pvals.assign(cap, 0)
+        self.ptab.assign(2 * cap, EMPTY_KEY)
         self.pmask = cap - 1
         self.pshift = 64 - bits
         for a, b, new in merges:
@@ -209,11 +209,11 @@ cdef class MergeTable:
                 raise ValueError("merge ids must be >= 0")
             key = ((<uint64_t> a) << 32) | (<uint64_t> b)
             h = (key * GOLDEN) >> self.pshift
-            while self.pkeys[h] != EMPTY_KEY and self.pkeys[h] != key:
+            while self.ptab[2 * h] != EMPTY_KEY and self.ptab[2 * h] != key:
                 h = (h + 1) & self.pmask
-            if self.pkeys[h] == EMPTY_KEY:  # the first (lowest-rank) merge of a pair wins
-                self.pkeys[h] = key
-                self.pvals[h] = ((<uint64_t> rank) << 32) | (<uint64_t> new)
+            if self.ptab[2 * h] == EMPTY_KEY:  # the first (lowest-rank) merge of a pair wins
+                self.ptab[2 * h] = key
+                self.ptab[2 * h + 1] = ((<uint64_t> rank) << 32) | (<uint64_t> new)
             rank += 1
         self.id_objs = ()
         self.pool = []
@@ -255,12 +255,12 @@ cdef class MergeTable:
             return False
         cdef uint64_t key = ((<uint64_t> a) << 32) | (<uint64_t> b)
         cdef uint64_t h = (key * GOLDEN) >> self.pshift
-        cdef const uint64_t* keys = self.pkeys.data()
+        cdef const uint64_t* tab = self.ptab.data()
         cdef uint64_t k
         while True:
-            k = keys[h]
+            k = tab[2 * h]
             if k == key:
-                out[0] = self.pvals[h]
+                out[0] = tab[2 * h + 1]
                 return True
             if k == EMPTY_KEY:
                 return False
@@ -516,7 +516,7 @@ cdef class MergeTable:
     def cached_words(self):
         """How many words the largest word cache not in use holds (each holds at most the
         ``maxsize`` of the calls that filled it)."""
-        return max([(<_Work> w).wentries.size() for w in self.pool
+        return max([(<_Work> w).wcount for w in self.pool
                     if (<_Work> w).generation == self.generation], default=0)
 
     cdef inline uint64_t _hash_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
@@ -532,12 +532,11 @@ cdef class MergeTable:
         symbols merged here (or ``slow(word)``, with the GIL, when a symbol is unknown), then
         cached."""
         cdef uint64_t slot
-        cdef Py_ssize_t k
-        cdef WordEntry* ent
-        cdef int e = w._find_word(kind, data, start, end, hash, &slot)
-        if e >= 0:
-            ent = &w.wentries[e]
-            w.ids.insert(w.ids.end(), w.wids.begin() + ent.ids_off, w.wids.begin() + ent.ids_off + ent.ids_len)
+        cdef const int32_t* hit
+        cdef int64_t off = w._find_word(kind, data, start, end, hash, &slot)
+        if off >= 0:
+            hit = <const int32_t*> (w.warena.data() + off)
+            w.ids.insert(w.ids.end(), hit + 4 + hit[2], hit + 4 + hit[2] + hit[3])
             return 0
         if self._load_span(w, kind, data, start, end, prefix):
             self._run(w)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate, chain
 from typing import Any
 
+from .._gc import paused
 from ..markers import SPACE_MARK
 from . import plan as make_plan
 from .fallback import Fallback
@@ -68,7 +69,10 @@ def in_chunks(items: list[Any], run: Callable[[list[Any]], list[list[int]]], *, 
     chunks = list(zip(bounds, bounds[1:]))
     threads = min(num_threads, len(chunks))
     if threads <= 1:
-        return list(chain.from_iterable(run(items[a:b]) for a, b in chunks))
+        if len(chunks) == 1:
+            return run(items)
+        with paused():  # a list a text and no cycles: a collection would only walk them again
+            return list(chain.from_iterable(run(items[a:b]) for a, b in chunks))
     results: list[list[list[int]]] = [[] for _ in chunks]
     todo = iter(range(len(chunks)))  # next() on it is atomic under the GIL
     errors: list[BaseException] = []
@@ -84,11 +88,12 @@ def in_chunks(items: list[Any], run: Callable[[list[Any]], list[list[int]]], *, 
             errors.append(exc)
 
     helpers = [threading.Thread(target=work, name=f"korean_bpe-encode-{k}", daemon=True) for k in range(threads - 1)]
-    for t in helpers:
-        t.start()
-    work()
-    for t in helpers:
-        t.join()
+    with paused():
+        for t in helpers:
+            t.start()
+        work()
+        for t in helpers:
+            t.join()
     if errors:
         raise errors[0]
     return list(chain.from_iterable(results))
