@@ -40,7 +40,8 @@ import re
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
@@ -245,6 +246,13 @@ def _add_encode(sub: Any) -> None:
     p.add_argument("--special-text", action="store_true",
                    help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
                         "(default: refuse it; text never becomes a special token)")
+    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
+                   help="threads that encode a batch of lines (default: every core, or KOREAN_BPE_NUM_THREADS; "
+                        "the output is the same for any N)")
+    p.add_argument("--line-buffered", action="store_true",
+                   help=f"encode and print each line as it arrives (for a stream such as tail -f; the default "
+                        f"when standard input is a terminal); otherwise lines are read in batches of up to "
+                        f"{ENCODE_BATCH_LINES:,}, which --threads share")
     p.set_defaults(func=cmd_encode)
 
 
@@ -625,6 +633,10 @@ def _check_initial(args: argparse.Namespace, initial: Any) -> None:
                             f"their meaning); leave {option} out")
 
 
+#: lines of standard input ``encode`` reads before encoding them together (``--line-buffered``: one)
+ENCODE_BATCH_LINES = 4096
+
+
 def cmd_encode(args: argparse.Namespace) -> int:
     if args.seed is not None and args.dropout is None:
         raise UserError("--seed draws the merges BPE-dropout skips; without --dropout P nothing is drawn: leave --seed "
@@ -636,7 +648,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
     texts = args.text if args.text else _stdin_lines()
     write = _stdout_writer()
     disallowed: Any = () if args.special_text else "all"
-    for k, text in enumerate(texts, 1):
+
+    def one(k: int, text: str) -> list[str]:
         seed = None if args.seed is None else args.seed + k - 1
         try:
             if args.offsets:
@@ -647,11 +660,37 @@ def cmd_encode(args: argparse.Namespace) -> int:
             where = f"argument {k}" if args.text else f"<stdin> line {k}"
             raise UserError(f"{where} holds {exc.token!r}, the text of a special token, at offset {exc.offset}; "
                             "pass --special-text to encode it as ordinary characters") from None
-        shown = list(map(str, ids)) if args.ids else [_escape_line_breaks(tok.id_to_token[i]) for i in ids]
-        if args.offsets:
-            shown = [f"{t}@{a}:{b}" for t, (a, b) in zip(shown, offsets)]
-        write(" ".join(shown) + "\n")
+        shown = show(ids)
+        return [f"{t}@{a}:{b}" for t, (a, b) in zip(shown, offsets)] if args.offsets else shown
+
+    def show(ids: list[int]) -> list[str]:
+        return list(map(str, ids)) if args.ids else [_escape_line_breaks(tok.id_to_token[i]) for i in ids]
+
+    per_text = args.offsets or args.dropout or args.line_buffered or (not args.text and sys.stdin.isatty())
+    if per_text:  # offsets and dropout seeds are per text; a stream is answered line by line
+        for k, text in enumerate(texts, 1):
+            write(" ".join(one(k, text)) + "\n")
+            if args.line_buffered:
+                sys.stdout.flush()
+        return 0
+    k = 1
+    for batch in _batched(texts, ENCODE_BATCH_LINES):
+        try:
+            encoded = tok.encode_batch(batch, disallowed_special=disallowed, num_threads=args.threads)
+        except SpecialTokenTextError:  # the lines before it are written, then the one-text path names it
+            for j, text in enumerate(batch):
+                write(" ".join(one(k + j, text)) + "\n")
+            raise  # not reached: one() refuses the same line
+        write("".join(" ".join(show(ids)) + "\n" for ids in encoded))
+        k += len(batch)
     return 0
+
+
+def _batched(items: Iterable[str], size: int) -> Iterator[list[str]]:
+    """Consecutive lists of up to ``size`` items."""
+    it = iter(items)
+    while batch := list(islice(it, size)):
+        yield batch
 
 
 def cmd_decode(args: argparse.Namespace) -> int:

@@ -166,3 +166,32 @@ def test_same_ids_on_the_nsmc_test_split(nsmc: object, pre: str, unit: str) -> N
     tok.clear_cache()
     assert tok.encode_batch(test, num_threads=2, disallowed_special=()) == one
     assert tok.encode_batch(test, num_threads=4, disallowed_special=()) == one
+
+
+def test_cli_encode_batches_the_lines_with_the_same_output(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str], tokenizers: list[Tokenizer],
+                                                           texts: list[str], small_chunks: int) -> None:
+    import io
+
+    from korean_bpe import cli
+
+    tok = tokenizers[1]
+    tok.save(tmp_path / "m")
+    lines = [t for t in texts if t and not any(c in t for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")]
+    lines = [t for t in lines if not any(c in t for c in "\ud800\udfff\udc80\udcff") and "\ufeff" not in t[:1]]
+    expected = "".join(" ".join(map(str, tok.encode(t, disallowed_special=()))) + "\n" for t in lines)
+
+    def run(*flags: str) -> str:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("\n".join(lines).encode("utf-8") + b"\n")))
+        assert cli.main(["encode", "-m", str(tmp_path / "m"), "--ids", "--special-text", *flags]) == 0
+        return capsys.readouterr().out
+
+    assert run("--threads", "3") == expected  # batches of lines, three threads
+    assert run("--threads", "1") == expected
+    assert run("--line-buffered") == expected  # line by line
+    monkeypatch.setattr(cli, "ENCODE_BATCH_LINES", 7)
+    assert run() == expected  # many batches
+    with pytest.raises(SystemExit) as exited:  # argparse's usage error
+        cli.main(["encode", "-m", str(tmp_path / "m"), "--threads", "0", "영화"])
+    assert exited.value.code == 2
+    assert "argument --threads: expected a positive integer, got '0'" in capsys.readouterr().err

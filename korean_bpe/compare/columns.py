@@ -168,7 +168,8 @@ TABLE: tuple[Column, ...] = (
            "shared by its units and sizes; NaN for peers and the jamo/syllable baselines)", unit="s",
            format="{:.2f}"),
     Column("encode_texts_per_s", "float64", "held-out documents encoded per second through the public "
-           "encode_batch, cold word cache, best of up to three runs (an analyzer row: the analyzer's time, "
+           "encode_batch, on every core (each library's default: ours and HF tokenizers' threads, SentencePiece's), "
+           "cold word cache, best of up to three runs (an analyzer row: the analyzer's time, "
            "measured once per analyzer, plus the row's encoding)", "kdoc/s",
            format="{:,.0f}", scale=1000.0, short='{:.1f}',
            summary='thousand held-out documents encoded per second'),

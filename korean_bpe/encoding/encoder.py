@@ -41,14 +41,18 @@ try:  # the compiled core (korean_bpe/encoding/_encode.pyx), built at install ti
 except ImportError:  # pragma: no cover - depends on the build
     MergeTable = None
 
-__all__ = ["Encoder", "in_chunks", "CHUNK_CHARS"]
+__all__ = ["Encoder", "in_chunks", "CHUNK_CHARS", "MAX_CHUNK_CHARS", "CHUNKS_PER_THREAD"]
 
-#: how much of a batch one thread takes at a time, in characters of text (a pre-tokenized text
-#: counts its pieces, 8 characters each): small enough that the threads share a batch evenly and
-#: one chunk's lists are built (with the GIL) while the others merge (without it), large enough
-#: that the few microseconds a chunk costs do not count.  A smaller batch is one chunk, encoded
-#: by the calling thread alone.
+#: the smallest share of a batch a thread takes, in characters of text (a pre-tokenized text
+#: counts its pieces, 8 characters each): a smaller batch is one chunk, encoded by the calling
+#: thread alone (a thread costs more than that much encoding).
 CHUNK_CHARS = 1 << 15
+#: the largest chunk: it bounds the ids a thread holds before they become lists
+MAX_CHUNK_CHARS = 1 << 20
+#: chunks a thread for a large batch: enough that the threads finish together and one builds its
+#: lists (with the GIL) while the others merge (without it); few, since each chunk hands the GIL
+#: over twice, which costs a scheduler wake-up on a busy machine
+CHUNKS_PER_THREAD = 4
 
 
 def in_chunks(items: list[Any], run: Callable[[list[Any]], list[list[int]]], *, num_threads: int,
@@ -57,14 +61,15 @@ def in_chunks(items: list[Any], run: Callable[[list[Any]], list[list[int]]], *, 
     ``weight`` each), by up to ``num_threads`` threads at once (the calling thread one of them),
     the results joined in order.  ``run`` must release the GIL to gain anything (the compiled
     core's ``encode_chunk`` does).  The first error any thread meets stops the others after their
-    chunk and is raised here.
+    chunk and is raised here.  A batch of ``total`` weight becomes ``CHUNKS_PER_THREAD`` chunks a
+    thread, none under :data:`CHUNK_CHARS` nor over :data:`MAX_CHUNK_CHARS` (where they allow).
 
     >>> in_chunks(list("abc"), lambda chunk: [[ord(c)] for c in chunk], num_threads=2)
     [[97], [98], [99]]
     """
     cum = list(accumulate(map(weight, items)))
     total = cum[-1] if cum else 0
-    n = max(1, -(-total // CHUNK_CHARS))
+    n = max(1, min(-(-total // CHUNK_CHARS), max(num_threads * CHUNKS_PER_THREAD, -(-total // MAX_CHUNK_CHARS))))
     bounds = sorted({0, len(items), *(bisect_left(cum, total * j // n) for j in range(1, n))})
     chunks = list(zip(bounds, bounds[1:]))
     threads = min(num_threads, len(chunks))
