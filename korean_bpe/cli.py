@@ -663,8 +663,10 @@ def cmd_encode(args: argparse.Namespace) -> int:
         shown = show(ids)
         return [f"{t}@{a}:{b}" for t, (a, b) in zip(shown, offsets)] if args.offsets else shown
 
+    shown_tokens = [str(i) for i in range(tok.vocab_size)] if args.ids else list(map(_escape_line_breaks, tok.id_to_token))
+
     def show(ids: list[int]) -> list[str]:
-        return list(map(str, ids)) if args.ids else [_escape_line_breaks(tok.id_to_token[i]) for i in ids]
+        return [shown_tokens[i] for i in ids]
 
     per_text = args.offsets or args.dropout or args.line_buffered or (not args.text and sys.stdin.isatty())
     if per_text:  # offsets and dropout seeds are per text; a stream is answered line by line
