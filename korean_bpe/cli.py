@@ -481,7 +481,7 @@ def cmd_count(args: argparse.Namespace) -> int:
 
     from .corpus import default_corpus_paths, iter_texts
     from .counting import WordCounts
-    from .io.files import check_output_file
+    from .files import check_output_file
 
     if args.output != STDOUT:
         check_output_file(args.output)  # before hours of counting, not after
@@ -670,7 +670,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 
 def cmd_export_hf(args: argparse.Namespace) -> int:
-    from .io.files import NotRegularFileError
+    from .files import NotRegularFileError
     from .io.hf import (SPECIAL_TOKENS_MAP_FILE, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, analysis_refusal,
                         export_tokenizer_json, holds_model, is_folder, render_tokenizer_json)
     from .io.serialization import FILES
@@ -779,7 +779,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(f"argument -o/--output: {exc}") from None
     if args.csv is not None and args.csv != STDOUT:
-        from .io.files import check_output_file
+        from .files import check_output_file
 
         try:
             check_output_file(args.csv)
@@ -850,7 +850,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.csv == STDOUT:
         sys.stdout.write(df.to_csv(index=False))
     elif args.csv is not None:
-        from .io.files import atomic_write_text
+        from .files import atomic_write_text
 
         atomic_write_text(args.csv, df.to_csv(index=False))
         _info(f"wrote {args.csv}")
@@ -1047,7 +1047,7 @@ def _refuse_overwriting(option: str, outputs: Sequence[Any], inputs: Sequence[tu
     is skipped) that is, through links (hard ones too), one of the ``inputs`` (``(what, path)``
     pairs; None is skipped, ``-`` is standard input: the file it is redirected from, by device and
     inode): writing it would destroy what the command reads.  ``fix`` ends the message."""
-    from .io.files import is_stdin, same_file
+    from .files import is_stdin, same_file
 
     for out in outputs:
         if str(out) == STDOUT:
@@ -1092,7 +1092,7 @@ def _save_beside(tok: Any, output: str) -> Path:
     import shutil
     import tempfile
 
-    from .io.files import new_dir_mode
+    from .files import new_dir_mode
 
     real = Path(os.path.realpath(os.path.abspath(output)))
     errors = []
@@ -1160,7 +1160,7 @@ def _stdout_writer() -> Callable[[str], Any]:
     byte 0x80, which is not UTF-8, and fail on U+D800; ``strict`` fails on both), and any other
     character the stream cannot encode escaped as ``backslashreplace`` does: see
     :data:`UNENCODABLE_HELP`.  The usual string is written as it is."""
-    from .io.format import SURROGATE
+    from .tokens import SURROGATE
 
     out = sys.stdout
 

@@ -442,7 +442,7 @@ class WordCounts:
     def save(self, path: str | Path) -> Path:
         """Write the counts to ``path`` as the versioned TSV of the module docstring (:meth:`to_text`),
         atomically (a reader never sees half a file).  Returns ``path``."""
-        from .io.files import atomic_write_text
+        from .files import atomic_write_text
 
         return Path(atomic_write_text(path, self.to_text()))
 

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["count_words", "split_words", "split_ids", "SymbolCounts", "CountedWords", "word_counter"]
+__all__ = ["count_words", "split_words", "split_ids", "SymbolCounts", "CountedWords", "word_counter", "from_core"]
 
 
 def count_words(
@@ -41,7 +41,7 @@ def count_words(
     """
     if into is not None and type(into) is not dict:
         raise TypeError(f"into must be a dict, got {type(into).__name__}")
-    compiled = _compiled("count_words")
+    compiled = from_core("count_words")
     if compiled is not None:
         return compiled(texts, into, 1 if sentencepiece else 0)  # type: ignore[no-any-return]
     if sentencepiece:
@@ -80,7 +80,7 @@ def split_words(
     from .units import get_unit
 
     apply = get_marker(marker).apply
-    compiled = _compiled("split_words")
+    compiled = from_core("split_words")
     if compiled is not None and unit in ("syllable", "jamo"):
         return compiled(word_counts, unit, marker)
     u = get_unit(unit)
@@ -187,7 +187,7 @@ class CountedWords(Mapping[str, int]):
 def word_counter(*, sentencepiece: bool = False) -> Any:
     """A compiled ``WordCounter`` (``update(texts)``, ``to_dict()``, ``split_ids(unit, marker)``)
     counting :func:`count_words`'s words, or ``None`` without the compiled core."""
-    compiled = _compiled("WordCounter")
+    compiled = from_core("WordCounter")
     return None if compiled is None else compiled(1 if sentencepiece else 0)
 
 
@@ -195,7 +195,7 @@ def split_ids(word_counts: Mapping[str, int], *, unit: str, marker: str | None) 
     """:func:`split_words` for ``syllable`` and ``jamo`` straight to symbol ids (a
     :class:`SymbolCounts`), or ``None`` when the compiled core is not there, or when a count is
     not an int >= 1 or the sums would leave int64 (the dict path stays exact in Python ints)."""
-    compiled = _compiled("split_ids")
+    compiled = from_core("split_ids")
     if compiled is None or unit not in ("syllable", "jamo"):
         return None
     if isinstance(word_counts, CountedWords):  # straight from the counter's array
@@ -205,7 +205,9 @@ def split_ids(word_counts: Mapping[str, int], *, unit: str, marker: str | None) 
     return None if words is None else SymbolCounts(words)
 
 
-def _compiled(name: str) -> Callable[..., Any] | None:
+def from_core(name: str) -> Callable[..., Any] | None:
+    """The compiled core's function or class ``name`` (``korean_bpe.trainer._fast_core``), or
+    None when the core was not built (or a test hides it); the trainer's engine reads it here too."""
     try:
         from .trainer import _fast_core
     except ImportError:

@@ -328,7 +328,7 @@ def _peers_ok(names: list[str], notes: list[str], held_texts: Sequence[str] = ()
     peers = [n for n in names if _parse(n).kind == "peer"]
     if not peers:
         return True
-    from ..io.format import SURROGATE
+    from ..tokens import SURROGATE
 
     bad = next((k for k, t in enumerate(held_texts) if SURROGATE.search(t)), None)
     if bad is not None:  # SentencePiece, HF and Kiwi take UTF-8 only: each would fail on it after training

@@ -36,8 +36,8 @@ from typing import Any, TypeVar
 from ..trainer.model import BPEModel
 from ..markers import MARKER_TEXTS, NoMarker, get_marker, guess_marker, pieces_keep_spaces
 from ..units import bytes_to_unicode
-from .files import _check_parent, check_output_dir_place, fsync_dir, new_dir_mode
-from .files import write_text_synced as _write_file
+from ..files import check_output_dir_place, existing_parent, fsync_dir, new_dir_mode
+from ..files import write_text_synced as _write_file
 from .format import BYTE_TOKENS, MERGES_HEADER, ModelFileError, parse_merges, render_merges_txt
 
 T = TypeVar("T")
@@ -148,7 +148,7 @@ def check_model_dir(directory: str | os.PathLike[str], *, probe: bool = True) ->
     if probe:
         check_output_dir_place(target, what="the model")
     else:
-        _check_parent(target)
+        existing_parent(target)
     return target
 
 

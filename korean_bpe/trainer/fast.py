@@ -29,7 +29,7 @@ from typing import Any
 
 # the word counter and split live below counting and training (korean_bpe.words); count_words and
 # split_words are read here too (benchmarks/profile_engine.py)
-from ..words import _compiled, count_words, split_words
+from ..words import count_words, from_core, split_words
 
 __all__ = ["merge_engine", "get_engine", "compiled_available", "symbol_counts", "words_to_ids", "count_words", "split_words"]
 
@@ -214,7 +214,7 @@ def words_to_ids(
     >>> words_to_ids({("값", "이"): 3, ("이",): 1}, {"값": 0, "이": 1}, min_length=2)
     ([[0, 1]], [3])
     """
-    compiled = _compiled("words_to_ids")
+    compiled = from_core("words_to_ids")
     if compiled is not None:
         return compiled(word_counts, symbol_to_id, min_length=min_length)
     items = word_counts.items() if isinstance(word_counts, Mapping) else word_counts
@@ -235,7 +235,7 @@ def symbol_counts(word_counts: Mapping[tuple[str, ...], int]) -> dict[str, int]:
     >>> symbol_counts({("ᄏ", "ᄏ"): 3, ("ᄒ", "ᄏ"): 1})
     {'ᄏ': 7, 'ᄒ': 1}
     """
-    compiled = _compiled("symbol_counts")
+    compiled = from_core("symbol_counts")
     if compiled is not None:
         return compiled(word_counts)
     out: dict[str, int] = {}
