@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
 from . import __version__
+from ._messages import one_line
 from .compare.result import MAX_RESAMPLES, MAX_SEED
 
 __all__ = ["main", "build_parser", "check_model_output", "speak_cli", "CLI_OPTIONS"]
@@ -587,7 +588,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         beside = _save_beside(tok, args.output)
         move = (f"mv {beside} {args.output}" if not os.path.lexists(args.output)
                 else f"mv {beside}/* {args.output}/ once {args.output} can be written")
-        raise UserError(f"could not save the model to {args.output} ({_one_line(exc)}); the trained model was saved "
+        raise UserError(f"could not save the model to {args.output} ({one_line(exc)}); the trained model was saved "
                         f"to {beside} instead: move it into place with {move}") from None
     added = "" if args.initial is None else f" ({tok.vocab_size - kw['initial'].vocab_size} new tokens after {args.initial})"
     _info(f"trained {source}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
@@ -1104,7 +1105,7 @@ def _save_beside(tok: Any, output: str) -> Path:
             tok.save(directory)
             return directory
         except (OSError, ValueError) as exc:
-            errors.append(_one_line(exc))
+            errors.append(one_line(exc))
             if directory is not None:
                 shutil.rmtree(directory, ignore_errors=True)
     raise UserError(f"could not save the trained model anywhere ({'; '.join(errors)})")
@@ -1202,15 +1203,6 @@ def _user_error_types() -> tuple[type[BaseException], ...]:
     return tuple(types)
 
 
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    if isinstance(exc, FileNotFoundError) and exc.filename:
-        text = f"file not found: {exc.filename}"
-    elif isinstance(exc, OSError) and exc.filename and exc.strerror:
-        text = f"{exc.filename}: {exc.strerror}"
-    return text
-
-
 def _warning_printer(command: str) -> Callable[..., None]:
     """``warnings.showwarning`` for the command line: one line ``korean-bpe: warning: ...`` in the
     words of ``command`` (:func:`speak_cli`), without Python's file, line and source."""
@@ -1260,7 +1252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if debug or not isinstance(exc, _user_error_types()):
             raise
-        text = _one_line(exc) if isinstance(exc, UserError) else speak_cli(_one_line(exc), args.command)
+        text = one_line(exc) if isinstance(exc, UserError) else speak_cli(one_line(exc), args.command)
         print(f"{PROG}: error: {text}", file=sys.stderr)
         return 1
     finally:
