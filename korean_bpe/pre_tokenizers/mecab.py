@@ -32,7 +32,7 @@ texts in this process; python-mecab-ko is imported, and the dictionary opened, b
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from .._optional import require
 from ._analyzer import ProcessWide

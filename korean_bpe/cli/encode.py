@@ -1,0 +1,93 @@
+"""``korean-bpe encode`` and ``korean-bpe decode``: a model applied to texts (or ids) read from the
+command line or standard input, one output line per input line."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .args import _model_arg, _probability
+from .io import UserError, _escape_line_breaks, _load, _parse_ids, _stdin_lines, _stdout_writer
+
+
+#: how ``encode`` and ``decode`` write what standard output cannot encode (their ``--help``)
+UNENCODABLE_HELP = ("A token or text holding a character standard output cannot encode, such as a lone "
+                    "surrogate (U+D800..U+DFFF: a model keeps them, UTF-8 cannot hold them), is written with "
+                    "that character as a \\udXXX escape (Python's backslashreplace), and a line break (\\n, \\r, "
+                    "\\x0b, \\x0c, \\x1c..\\x1e, \\x85, \\u2028, \\u2029: a raw model keeps them as tokens) "
+                    "as its Python escape, so the output stays valid UTF-8, one line per input; a literal backslash in "
+                    "the text is written as it is.")
+
+
+def _add_encode(sub: Any) -> None:
+    p = sub.add_parser("encode", help="print the tokens (or ids) of texts",
+                       description="Encode TEXT, or each line of standard input; one output line per text. "
+                                   + UNENCODABLE_HELP)
+    _model_arg(p)
+    p.add_argument("text", nargs="*", metavar="TEXT", help="texts to encode (default: read stdin, one a line)")
+    p.add_argument("--ids", action="store_true", help="print token ids instead of tokens")
+    p.add_argument("--offsets", action="store_true",
+                   help="follow each token (or id) with @START:END, its character span in the text")
+    p.add_argument("--dropout", type=_probability, default=None, metavar="P",
+                   help="BPE-dropout: skip each merge with probability P (default: 0, the usual encoding)")
+    p.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="with --dropout: text k (from 1) is encoded with seed S+k-1, so a rerun prints the same "
+                        "(default: fresh draws)")
+    p.add_argument("--special-text", action="store_true",
+                   help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
+                        "(default: refuse it; text never becomes a special token)")
+    p.set_defaults(func=cmd_encode)
+
+
+def _add_decode(sub: Any) -> None:
+    p = sub.add_parser("decode", help="turn token ids back into text",
+                       description="Decode IDS (space- or comma-separated), or each line of standard input; "
+                                   "one output line per sequence. " + UNENCODABLE_HELP)
+    _model_arg(p)
+    p.add_argument("ids", nargs="*", metavar="IDS", help="token ids (default: read stdin, one sequence a line)")
+    p.add_argument("--skip-special-tokens", action="store_true", help="leave out <unk> and other special tokens")
+    p.set_defaults(func=cmd_decode)
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    if args.seed is not None and args.dropout is None:
+        raise UserError("--seed draws the merges BPE-dropout skips; without --dropout P nothing is drawn: leave --seed "
+                        "out, or add --dropout 0.1")
+    args.dropout = args.dropout or 0.0
+    tok = _load(args.model)
+    from ..tokenizer import SpecialTokenTextError
+
+    texts = args.text if args.text else _stdin_lines()
+    write = _stdout_writer()
+    disallowed: Any = () if args.special_text else "all"
+    for k, text in enumerate(texts, 1):
+        seed = None if args.seed is None else args.seed + k - 1
+        try:
+            if args.offsets:
+                ids, offsets = tok.encode_with_offsets(text, disallowed_special=disallowed, dropout=args.dropout, seed=seed)
+            else:
+                ids = tok.encode(text, disallowed_special=disallowed, dropout=args.dropout, seed=seed)
+        except SpecialTokenTextError as exc:
+            where = f"argument {k}" if args.text else f"<stdin> line {k}"
+            raise UserError(f"{where} holds {exc.token!r}, the text of a special token, at offset {exc.offset}; "
+                            "pass --special-text to encode it as ordinary characters") from None
+        shown = list(map(str, ids)) if args.ids else [_escape_line_breaks(tok.id_to_token[i]) for i in ids]
+        if args.offsets:
+            shown = [f"{t}@{a}:{b}" for t, (a, b) in zip(shown, offsets)]
+        write(" ".join(shown) + "\n")
+    return 0
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    tok = _load(args.model)
+    lines: Any = [" ".join(args.ids)] if args.ids else _stdin_lines()
+    write = _stdout_writer()
+    for lineno, line in enumerate(lines, 1):
+        where = "the arguments" if args.ids else f"<stdin> line {lineno}"
+        ids = _parse_ids(line, where)
+        try:
+            text = tok.decode(ids, skip_special_tokens=args.skip_special_tokens)
+        except ValueError as exc:
+            raise UserError(f"{where}: {exc}") from None
+        write(_escape_line_breaks(text) + "\n")
+    return 0
