@@ -27,8 +27,8 @@ PACKAGE = ROOT / "korean_bpe"
 #: most specific entry places a module.  The one place the order is written (docs/API.md repeats it).
 LAYERS: list[tuple[str, list[str]]] = [
     ("Hangul arithmetic, registries and the base", [
-        "korean_bpe", "korean_bpe._optional", "korean_bpe._gc", "korean_bpe._messages", "korean_bpe.registry",
-        "korean_bpe.jamo", "korean_bpe._jamo", "korean_bpe.files", "korean_bpe.tokens",
+        "korean_bpe", "korean_bpe._optional", "korean_bpe._gc", "korean_bpe._threads", "korean_bpe._messages",
+        "korean_bpe.registry", "korean_bpe.jamo", "korean_bpe._jamo", "korean_bpe.files", "korean_bpe.tokens",
     ]),
     ("units and markers", ["korean_bpe.markers", "korean_bpe.units", "korean_bpe.progress"]),
     ("encoding", ["korean_bpe.encoding.*"]),
@@ -246,6 +246,15 @@ CHECKS = {
 def test_removed_imports_would_fail(module, statement, lazy, kind):
     sources = _with_import(module, statement, lazy=lazy)
     assert CHECKS[kind](import_graph(sources), sources) != []
+
+
+def test_type_checking_imports_do_not_count():
+    """An ``if TYPE_CHECKING:`` block never runs: an annotation may name a higher room's class."""
+    module = "korean_bpe.encoding.fallback"
+    text = modules()[module].read_text(encoding="utf-8")
+    guarded = f"{text}\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from ..tokenizer import Tokenizer\n"
+    assert upward_imports(import_graph({module: guarded})) == []
+    assert upward_imports(import_graph(_with_import(module, "from ..tokenizer import Tokenizer", lazy=True))) != []
 
 
 def private_imports(sources: dict[str, str] | None = None) -> list[str]:
