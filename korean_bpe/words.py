@@ -2,8 +2,8 @@
 :mod:`korean_bpe.counting` runs and :mod:`korean_bpe.trainer` trains on, compiled when the core
 (``korean_bpe.trainer._fast_core``) was built, else plain Python (the same results).
 
-It sits below both: counting reaches it without importing the trainer (the layer order of
-``docs/API.md``).
+It sits below both (the layer order of ``docs/API.md``): counting imports no module of the
+trainer's, only its compiled core (whose package, ``korean_bpe.trainer``, imports nothing of counting).
 
 >>> count_words(["재밌다 진짜 재밌다"])
 {'재밌다': 2, '진짜': 1}
