@@ -552,16 +552,10 @@ def test_every_trained_combination_still_loads(three_units, tmp_path):
 def test_alphabet_check_asks_the_unit():
     """alphabet_mismatch asks the unit which symbols it makes (``alphabet_problem``), whatever its name."""
     from korean_bpe.io.serialization import alphabet_mismatch
-    from korean_bpe.units import BaseUnit, get_unit
+    from korean_bpe.units import SyllableUnit, get_unit
 
-    class Latin(BaseUnit):
+    class Latin(SyllableUnit):  # a syllable unit for Latin text only: its own rule replaces the syllable one
         name = "latin"
-
-        def split(self, word):
-            return tuple(word)
-
-        def join(self, symbols):
-            return "".join(symbols)
 
         def alphabet_problem(self, symbols):
             bad = next((s for s in symbols if not s.isascii()), None)
