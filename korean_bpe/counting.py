@@ -102,15 +102,15 @@ def count_words(
     was built; every other pre-tokenizer goes through its ``batch``.  Same counts either way.
     ``sample`` (a list) receives the first 20 texts that are not blank, for error messages.
     ``compact=True`` (without ``into``): when the counting is compiled, the counts stay in the
-    compiled counter (a read-only :class:`korean_bpe.trainer.fast.CountedWords`, the same items),
+    compiled counter (a read-only :class:`korean_bpe.words.CountedWords`, the same items),
     which :func:`split_words` cuts into symbol ids without a Python string per word; so the result
     is annotated ``Mapping`` then, and ``dict`` without ``compact``.
 
     >>> count_words(["ㅋㅋ 진짜 웃기다", "ㅋㅋ"], get_pre_tokenizer("raw"))
     {'▁ㅋㅋ': 2, '▁진짜': 1, '▁웃기다': 1}
     """
-    from .trainer.fast import CountedWords, word_counter
-    from .trainer.fast import count_words as fast_count
+    from .words import CountedWords, word_counter
+    from .words import count_words as fast_count
 
     if isinstance(texts, (str, bytes)):
         raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
@@ -165,7 +165,7 @@ def holds_any(counts: Mapping[str, int], chars: str) -> bool:
     >>> holds_any({"영화": 1, "a\\nb": 2}, " \\n"), holds_any({"영화": 1}, " \\n")
     (True, False)
     """
-    from .trainer.fast import CountedWords
+    from .words import CountedWords
 
     if isinstance(counts, CountedWords):
         return counts.holds(chars)
@@ -178,7 +178,7 @@ def split_words(
     """``{symbols: count}``: each word cut by ``unit`` and marked with ``marker``
     (:meth:`korean_bpe.markers.Marker.apply`); words that give the same symbols add up (NFD and NFC
     spellings under ``jamo``); a word that gives no symbol is left out.  Compiled for the built-in
-    ``syllable`` and ``jamo`` units: then a :class:`korean_bpe.trainer.fast.SymbolCounts`, symbol
+    ``syllable`` and ``jamo`` units: then a :class:`korean_bpe.words.SymbolCounts`, symbol
     ids in flat arrays that :func:`korean_bpe.trainer.train_bpe` takes as they are (read as a
     mapping, the same dict).
 
@@ -192,8 +192,8 @@ def split_words(
     >>> split_words({"값\uffff이": 2, "값": 1}, get_unit("syllable"), marker="▁")
     {('▁', '값'): 3, ('이',): 2}
     """
-    from .trainer.fast import split_ids
-    from .trainer.fast import split_words as fast_split
+    from .words import split_ids
+    from .words import split_words as fast_split
 
     mark = get_marker(marker)
     if holds_any(word_counts, MORPHEME_CUT):
@@ -434,7 +434,7 @@ class WordCounts:
         self, *, unit: str | Mapping[str, Any] | Unit = "syllable", marker: str | None
     ) -> Mapping[tuple[str, ...], int]:
         """``{symbols: count}`` for :func:`korean_bpe.trainer.train_bpe` (see :func:`split_words`):
-        a dict, or a read-only :class:`korean_bpe.trainer.fast.SymbolCounts` when compiled."""
+        a dict, or a read-only :class:`korean_bpe.words.SymbolCounts` when compiled."""
         return split_words(self._counts, get_unit(unit), marker=marker)
 
     # --- files
@@ -442,7 +442,7 @@ class WordCounts:
     def save(self, path: str | Path) -> Path:
         """Write the counts to ``path`` as the versioned TSV of the module docstring (:meth:`to_text`),
         atomically (a reader never sees half a file).  Returns ``path``."""
-        from .io.files import atomic_write_text
+        from .files import atomic_write_text
 
         return Path(atomic_write_text(path, self.to_text()))
 

@@ -77,7 +77,7 @@ from pathlib import Path
 from typing import Any
 
 from ._optional import require
-from .io.format import SURROGATE
+from .tokens import SURROGATE
 from .io.hf import MODEL_SUBDIR, tokenizer_json
 from .io.serialization import CONFIG_FILE, MERGES_FILE, VOCAB_FILE
 from .markers import SPACE_MARK, pieces_keep_spaces
@@ -330,7 +330,7 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
     # --- files ------------------------------------------------------------------------------------
 
     def _save_pretrained(self, save_directory: Any, file_names: tuple[str, ...], *args: Any, **kwargs: Any) -> tuple[str, ...]:
-        from .io.files import atomic_write_text
+        from .files import atomic_write_text
 
         files = super()._save_pretrained(save_directory, file_names, *args, **kwargs)
         model_dir = self._korean_bpe.save(Path(save_directory) / MODEL_SUBDIR)

@@ -83,8 +83,28 @@ class BaseUnit:
     def to_config(self) -> dict[str, Any]:
         return {"type": self.name}
 
+    def alphabet_problem(self, symbols: Sequence[str]) -> str | None:
+        """Why a model's alphabet (``symbols``, its word marker taken off) cannot come from this
+        unit, naming the first symbol that shows it; None when it can, or when the unit cannot
+        tell (this default).  A model file's loader asks it (``korean_bpe.io.serialization``).
+
+        >>> JamoUnit().alphabet_problem(["영", "화"])
+        "the alphabet holds '영', a Hangul syllable, which the jamo unit never makes (it splits syllables into jamo)"
+        >>> SyllableUnit().alphabet_problem(["영", "화"]) is None
+        True
+        """
+        return None
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+def _byte_alphabet_problem(symbols: Sequence[str], name: str) -> str | None:
+    """A syllable or jamo alphabet is never exactly the byte unit's 256 symbols."""
+    byte_symbols = set(bytes_to_unicode().values())
+    if byte_symbols.issubset(symbols) and byte_symbols.issuperset(symbols):
+        return f"the alphabet holds exactly the byte unit's 256 symbols, which the {name} unit never makes all of"
+    return None
 
 
 UNITS: Registry[Unit] = Registry("unit")
@@ -117,6 +137,15 @@ class SyllableUnit(BaseUnit):
     def join(self, symbols: Iterable[str]) -> str:
         return "".join(symbols)
 
+    def alphabet_problem(self, symbols: Sequence[str]) -> str | None:
+        """Composed text: not the byte symbols, not conjoining jamo without a syllable (NFD text)."""
+        why = _byte_alphabet_problem(symbols, self.name)
+        if why is None and not any("\uac00" <= b <= "\ud7a3" for b in symbols):
+            jamo = next((b for b in symbols if "\u1100" <= b <= "\u11ff"), None)
+            if jamo is not None:
+                return (f"the alphabet holds conjoining jamo ({jamo!r}) and no Hangul syllable, which the {self.name} "
+                        "unit makes only from NFD text")
+        return why
 
 
 @UNITS.register("jamo")
@@ -139,6 +168,13 @@ class JamoUnit(BaseUnit):
     def join(self, symbols: Iterable[str]) -> str:
         return compose("".join(symbols))
 
+    def alphabet_problem(self, symbols: Sequence[str]) -> str | None:
+        """Never a Hangul syllable, never the byte symbols (see :meth:`BaseUnit.alphabet_problem`)."""
+        bad = next((b for b in symbols if "\uac00" <= b <= "\ud7a3"), None)
+        if bad is not None:
+            return (f"the alphabet holds {bad!r}, a Hangul syllable, which the {self.name} unit never makes (it splits "
+                    "syllables into jamo)")
+        return _byte_alphabet_problem(symbols, self.name)
 
 
 @lru_cache(maxsize=1)
@@ -210,6 +246,14 @@ class ByteUnit(BaseUnit):
     def initial_alphabet(self) -> tuple[str, ...]:
         """All 256 byte symbols, so that every text is encodable."""
         return tuple(self._split_table)
+
+    def alphabet_problem(self, symbols: Sequence[str]) -> str | None:
+        """Only the 256 byte symbols (see :meth:`BaseUnit.alphabet_problem`)."""
+        byte_symbols = set(self._to_char.values())
+        bad = next((b for b in symbols if b not in byte_symbols), None)
+        if bad is not None:
+            return f"the alphabet holds {bad!r}, which is not one of the byte unit's 256 symbols"
+        return None
 
     def split(self, word: str) -> tuple[str, ...]:
         table = self._split_table

@@ -63,7 +63,7 @@ def test_count_words_equals_the_pre_tokenizer_counted(spec, compiled, monkeypatc
 def test_compact_counts_are_the_dict_and_split_the_same(spec, unit, marker, real_texts):
     """count_words(compact=True) keeps the counts in the compiled counter (no str per word):
     the same items, and split_words reads the same symbols from it."""
-    from korean_bpe.trainer.fast import CountedWords
+    from korean_bpe.words import CountedWords
 
     pt = get_pre_tokenizer(spec)
     texts = HARD + list(real_texts[:2000])

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from korean_bpe.jamo import decompose
+from korean_bpe import words as words_module
 from korean_bpe.trainer import fast
 from korean_bpe.trainer.fast import get_engine, merge_engine, words_to_ids
 
@@ -319,10 +320,10 @@ def test_count_words_equals_counter(compiled, monkeypatch, real_texts):
         _without_compiled(monkeypatch)
     texts = HARD_TEXTS + list(real_texts)
     expected = dict(Counter(w for t in texts for w in t.split()))
-    got = fast.count_words(iter(texts))
+    got = words_module.count_words(iter(texts))
     assert got == expected and list(got) == list(expected)  # same counts, first-seen order
     with pytest.raises(TypeError, match="texts must hold str"):
-        fast.count_words(["좋다", 3])
+        words_module.count_words(["좋다", 3])
 
 
 @pytest.mark.parametrize("compiled", [False, True])
@@ -335,20 +336,20 @@ def test_split_words_equals_units(compiled, unit, marker, monkeypatch, real_text
         pytest.skip("compiled engine not built")
     if not compiled:
         _without_compiled(monkeypatch)
-    words = fast.count_words(HARD_TEXTS + list(real_texts[:500]))
+    words = words_module.count_words(HARD_TEXTS + list(real_texts[:500]))
     expected: dict = {}
     u = get_unit(unit)
     for w, c in words.items():
         key = apply_marker(u.split(w), marker)
         expected[key] = expected.get(key, 0) + c
-    got = fast.split_words(words, unit=unit, marker=marker)
+    got = words_module.split_words(words, unit=unit, marker=marker)
     assert got == expected and list(got) == list(expected)
     if unit == "jamo":  # 가 (NFC) and ᄀ+ᅡ (NFD) give the same jamo: their counts add up
         assert got[apply_marker(("\u1100", "\u1161"), marker)] == words["가"] + words["\u1100\u1161"]
     counts = fast.symbol_counts(got)
     assert sum(counts.values()) == sum(c * len(k) for k, c in got.items())
     with pytest.raises(ValueError, match="marker"):
-        fast.split_words(words, unit=unit, marker="@@")
+        words_module.split_words(words, unit=unit, marker="@@")
 
 
 @pytest.mark.parametrize("compiled", [False, True])
@@ -389,9 +390,9 @@ def test_flat_table_trains_as_the_dict(words, unit, marker, extra, min_frequency
     dict path (tuples, the Python step), under every option that changes the ids or the stop."""
     from korean_bpe.trainer import train_bpe
 
-    table = fast.split_ids(words, unit=unit, marker=marker)
-    assert isinstance(table, fast.SymbolCounts)
-    as_dict = fast.split_words(words, unit=unit, marker=marker)
+    table = words_module.split_ids(words, unit=unit, marker=marker)
+    assert isinstance(table, words_module.SymbolCounts)
+    as_dict = words_module.split_words(words, unit=unit, marker=marker)
     assert table == as_dict and list(table) == list(as_dict) and table.words.marker == marker
     options = dict(vocab_size=len(specials) + 2 * len({s for k in as_dict for s in k}) + extra,
                    min_frequency=min_frequency, special_tokens=specials, limit_alphabet=limit, max_token_length=max_len)
@@ -410,7 +411,7 @@ def test_flat_table_trains_as_the_dict(words, unit, marker, extra, min_frequency
 def test_flat_table_by_hand():
     from korean_bpe.trainer import train_bpe
 
-    table = fast.split_ids({"ㅋㅋㅋ": 4, "<unk>ㅋ": 2, "가": 9}, unit="syllable", marker="\u2581")
+    table = words_module.split_ids({"ㅋㅋㅋ": 4, "<unk>ㅋ": 2, "가": 9}, unit="syllable", marker="\u2581")
     words = table.words
     assert words.symbols == ["▁", "ㅋ", "<", "u", "n", "k", ">", "가"] and len(words) == 3
     assert words.frequencies() == [15, 14, 2, 2, 2, 2, 2, 9]
@@ -425,8 +426,8 @@ def test_flat_table_by_hand():
 
 @needs_compiled
 def test_split_ids_leaves_huge_counts_to_the_dict_path():
-    assert fast.split_ids({"가나": 2**63}, unit="syllable", marker=None) is None
-    assert fast.split_ids({"가나": 2**61, "나가": 2**61, "가가": 2**61, "나나": 2**61}, unit="syllable",
+    assert words_module.split_ids({"가나": 2**63}, unit="syllable", marker=None) is None
+    assert words_module.split_ids({"가나": 2**61, "나가": 2**61, "가가": 2**61, "나나": 2**61}, unit="syllable",
                           marker=None) is None  # the symbol counts would pass 2**63
-    assert fast.split_ids({"가나": 0}, unit="syllable", marker=None) is None  # the dict path says why
-    assert fast.split_ids({"가나": 2}, unit="byte", marker=None) is None
+    assert words_module.split_ids({"가나": 0}, unit="syllable", marker=None) is None  # the dict path says why
+    assert words_module.split_ids({"가나": 2}, unit="byte", marker=None) is None

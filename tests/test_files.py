@@ -93,7 +93,7 @@ def test_export_refuses_special_files_and_leaves_them(tok, tmp_path):
 
 
 def test_atomic_write_refuses_a_path_under_a_file(tmp_path):
-    from korean_bpe.io.files import atomic_write_text
+    from korean_bpe.files import atomic_write_text
 
     (tmp_path / "f").write_text("x")
     with pytest.raises(ValueError, match=r"f is a file, not a directory"):
@@ -103,7 +103,7 @@ def test_atomic_write_refuses_a_path_under_a_file(tmp_path):
 def test_atomic_write_by_another_writer_keeps_the_suffix_and_the_old_file_on_error(tmp_path, umask):
     """The one atomic-write helper, for files another library writes (report figures): the writer
     gets a temporary path with the target's suffix; its error leaves the old file and no debris."""
-    from korean_bpe.io.files import atomic_write
+    from korean_bpe.files import atomic_write
 
     umask(0o027)
     target = tmp_path / "plot.png"
@@ -273,7 +273,7 @@ def test_leftovers_of_another_model_are_not_touched(tok, other, tmp_path):
 
 
 def test_check_output_file_runs_the_checks_up_front(tmp_path):
-    from korean_bpe.io.files import NotRegularFileError, check_output_file
+    from korean_bpe.files import NotRegularFileError, check_output_file
 
     (tmp_path / "real.csv").write_text("old")
     (tmp_path / "link.csv").symlink_to(tmp_path / "real.csv")

@@ -18,7 +18,7 @@ def test_io_never_imports_the_tokenizer():
     """The import graph flows one way: tokenizer -> io.  A fresh interpreter importing the io
     modules (and running a model-file round trip through them alone) never loads korean_bpe.tokenizer."""
     code = (
-        "import sys, korean_bpe.io, korean_bpe.io.serialization, korean_bpe.io.hf, korean_bpe.io.files\n"
+        "import sys, korean_bpe.io, korean_bpe.io.serialization, korean_bpe.io.hf, korean_bpe.files\n"
         "from korean_bpe.io.format import parse_merges, render_merges_txt\n"
         "text = render_merges_txt([('영', '화'), ('▁', '영화')])\n"
         "assert parse_merges(text, 'm', known={'▁', '영', '화'}, merged=lambda a, b: a + b) == [('영', '화'), ('▁', '영화')]\n"

@@ -54,7 +54,7 @@ def test_files_written(written: dict[str, Path]) -> None:
 
 
 def test_files_get_the_umask_permissions(written: dict[str, Path]) -> None:
-    from korean_bpe.io.files import new_file_mode
+    from korean_bpe.files import new_file_mode
 
     assert {p.stat().st_mode & 0o777 for p in written.values()} == {new_file_mode()}
 

@@ -547,3 +547,21 @@ def test_every_trained_combination_still_loads(three_units, tmp_path):
     for unit, tok in three_units.items():
         assert Tokenizer.load(tok.save(tmp_path / unit)).model == tok.model
 
+
+
+def test_alphabet_check_asks_the_unit():
+    """alphabet_mismatch asks the unit which symbols it makes (``alphabet_problem``), whatever its name."""
+    from korean_bpe.io.serialization import alphabet_mismatch
+    from korean_bpe.units import SyllableUnit, get_unit
+
+    class Latin(SyllableUnit):  # a syllable unit for Latin text only: its own rule replaces the syllable one
+        name = "latin"
+
+        def alphabet_problem(self, symbols):
+            bad = next((s for s in symbols if not s.isascii()), None)
+            return None if bad is None else f"the alphabet holds {bad!r}, which the latin unit never makes"
+
+    assert alphabet_mismatch(Latin(), "▁", ["▁", "a", "영"]) == "the alphabet holds '영', which the latin unit never makes"
+    assert alphabet_mismatch(Latin(), "▁", ["▁", "a", "b"]) is None
+    by_name = alphabet_mismatch("jamo", "▁", ["▁", "영"])  # a name still works
+    assert by_name is not None and alphabet_mismatch(get_unit("jamo"), "▁", ["▁", "영"]) == by_name

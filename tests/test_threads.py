@@ -189,7 +189,7 @@ def test_cli_encode_batches_the_lines_with_the_same_output(tmp_path, monkeypatch
     assert run("--threads", "3") == expected  # batches of lines, three threads
     assert run("--threads", "1") == expected
     assert run("--line-buffered") == expected  # line by line
-    monkeypatch.setattr(cli, "ENCODE_BATCH_LINES", 7)
+    monkeypatch.setattr("korean_bpe.cli.encode.ENCODE_BATCH_LINES", 7)
     assert run() == expected  # many batches
     with pytest.raises(SystemExit) as exited:  # argparse's usage error
         cli.main(["encode", "-m", str(tmp_path / "m"), "--threads", "0", "영화"])

@@ -346,7 +346,7 @@ def test_train_from_generator_equals_list(real_texts):
 
 def test_train_chunks_large_input(monkeypatch, real_texts):
     import korean_bpe.counting as counting_module
-    from korean_bpe.trainer import fast
+    from korean_bpe import words as fast
 
     monkeypatch.setattr(counting_module, "_CHUNK", 7)
     calls = []

@@ -51,6 +51,7 @@ from typing import Any
 from ..units import SPACE_MARK
 from . import metrics
 from ..encoding.offsets import word_bases
+from ..pre_tokenizers.mecab import fused_spans  # MeCab's inflected tokens cut there (re-exported)
 
 __all__ = ["gold_spans", "morpheme_spans", "gold_boundaries", "piece_spans", "fused_spans"]
 
@@ -77,74 +78,13 @@ def gold_spans(gold: str, texts: list[str]) -> list[list[Span]]:
 
 def morpheme_spans(pt: Any, texts: list[str]) -> list[list[Span]]:
     """``(start, end)`` of every morpheme of each text (character offsets of the text, sorted,
-    empty spans left out).  A Kiwi pre-tokenizer (``_morphemes_many``) gives its analyzer's own
-    spans, overlapping morphemes kept apart; a MeCab one its tokens, an inflected token cut into
-    its morphemes (:func:`fused_spans`); any other (Okt) its lossless pieces, which are its
-    morphemes (:func:`piece_spans`)."""
-    if not hasattr(pt, "_morphemes_many"):
+    empty spans left out).  A Kiwi or MeCab pre-tokenizer gives its analyzer's own spans
+    (``morpheme_spans``: overlapping morphemes kept apart, MeCab's inflected tokens cut into their
+    morphemes by :func:`~korean_bpe.pre_tokenizers.mecab.fused_spans`); any other (Okt) its
+    lossless pieces, which are its morphemes (:func:`piece_spans`)."""
+    if not hasattr(pt, "morpheme_spans"):
         return [piece_spans(text, words, pt) for text, words in zip(texts, pt.batch(texts, show_progress=False))]
-    from ..pre_tokenizers._sejong import _prepare  # the text as the analyzer sees it, and the offset map back
-
-    prepared = [_prepare(t) for t in texts]
-    todo = [i for i, t in enumerate(texts) if t]
-    out: list[list[Span]] = [[] for _ in texts]
-    if hasattr(pt, "_tokens"):  # MeCab: inflected tokens cut into their morphemes
-        analyses: Any = ([(s + a, s + b) for s, e, _, expression in pt._tokens(prepared[i][0])
-                          for a, b in fused_spans(prepared[i][0][s:e], _forms(expression))] for i in todo)
-    else:
-        analyses = ([(s, e) for s, e, _ in morphemes] for morphemes in pt._morphemes_many([prepared[i][0] for i in todo]))
-    for i, spans in zip(todo, analyses):
-        offsets = prepared[i][1]
-        out[i] = sorted({(s, e) if offsets is None else (offsets[s], offsets[e]) for s, e in spans if s < e})
-    return out
-
-
-def _forms(expression: str) -> list[str]:
-    """The morphemes' forms in a mecab-ko-dic expression: ``"하/VV/*+았었/EP/*"`` -> ``["하", "았었"]``."""
-    return [part.split("/")[0] for part in expression.split("+")] if expression else []
-
-
-def fused_spans(surface: str, forms: Sequence[str]) -> list[Span]:
-    """The character spans in ``surface`` of the morphemes ``forms`` it fuses (their jamo aligned
-    with its jamo, NFD, by ``difflib``): a morpheme ending inside a syllable ends with it, the last
-    ends with the surface; ``[(0, len(surface))]`` without ``forms``.
-
-    >>> fused_spans("했었", ["하", "았었"]), fused_spans("된다", ["되", "ᆫ다"])
-    ([(0, 1), (0, 2)], [(0, 1), (0, 2)])
-    >>> fused_spans("아닌가요", ["아니", "ᆫ가요"]), fused_spans("봐요", ["보", "아요"])
-    ([(0, 2), (1, 4)], [(0, 1), (0, 2)])
-    """
-    import difflib
-    import unicodedata
-
-    if len(forms) < 2:
-        return [(0, len(surface))] if surface else []
-    chars = [unicodedata.normalize("NFD", ch) for ch in surface]
-    first = [0]  # first[c]: the jamo position where character c starts
-    for ch in chars:
-        first.append(first[-1] + len(ch))
-    target = "".join(chars)
-    pieces = [unicodedata.normalize("NFD", f) for f in forms]
-    source = "".join(pieces)
-    blocks = difflib.SequenceMatcher(None, source, target, autojunk=False).get_opcodes()
-
-    def to_target(x: int, *, end: bool) -> int:
-        for tag, i1, i2, j1, j2 in blocks:
-            if (i1 < x <= i2) if end else (i1 <= x < i2):
-                return j1 + x - i1 if tag == "equal" else (j2 if end else j1)
-        return len(target) if end else 0
-
-    out: list[Span] = []
-    at, last_end = 0, 0
-    for k, piece in enumerate(pieces):
-        start_j, end_j = to_target(at, end=False), to_target(at + len(piece), end=True)
-        at += len(piece)
-        end = len(surface) if k == len(pieces) - 1 else next(c for c in range(len(first)) if first[c] >= end_j)
-        end = max(end, last_end, 1)
-        start = min(max(c for c in range(len(first)) if first[c] <= start_j), end - 1)
-        out.append((start, end))
-        last_end = end
-    return out
+    return pt.morpheme_spans(texts)  # type: ignore[no-any-return]
 
 
 def piece_spans(text: str, pieces: Sequence[str], pre_tokenizer: Any) -> list[Span]:

@@ -161,9 +161,9 @@ class ModelCache:
         return entry
 
     def put(self, key: str, entry: Mapping[str, Any]) -> None:
-        """Store ``entry`` under ``key`` atomically (:func:`korean_bpe.io.files.atomic_write_text`);
+        """Store ``entry`` under ``key`` atomically (:func:`korean_bpe.files.atomic_write_text`);
         a directory that cannot be written costs the cache, never the run (the error is swallowed)."""
-        from ..io.files import atomic_write_text
+        from ..files import atomic_write_text
 
         # ASCII JSON: a lone surrogate (a text's, kept in a syllable model's alphabet) is written as
         # its \udXXX escape and read back as it was; raw, it cannot be encoded as UTF-8

@@ -15,7 +15,7 @@ A lone surrogate (U+D800..U+DFFF, which UTF-8 cannot hold) in a sentence, a toke
 shown as ``\\ud800`` in ``report.md`` and ``report.html``; ``table.csv`` is data, so a frame
 holding one is refused (ValueError naming the cell) before any file is written.
 
-Each file is written to a temporary name and renamed (:func:`korean_bpe.io.files.atomic_write_text`:
+Each file is written to a temporary name and renamed (:func:`korean_bpe.files.atomic_write_text`:
 flushed to disk, the umask's permissions), so a failure leaves no half-written report.
 :func:`check_output_dir` refuses a bad directory before any work starts (the CLI calls it first).
 
@@ -206,7 +206,7 @@ def _draw_plots(df: pd.DataFrame, out: Path, *, sentences: Sequence[str],
     if examples and sentences:
         jobs.append(("segmentation.png", lambda p: plot.plot_segmentation(sentences, examples, p)))
     written: list[str] = []
-    from ..io.files import atomic_write
+    from ..files import atomic_write
 
     for name, draw in jobs:
         try:
@@ -316,7 +316,7 @@ def write_report(
     """
     import pandas as pd
 
-    from ..io.files import atomic_write_text
+    from ..files import atomic_write_text
 
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be the pandas DataFrame of korean_bpe.compare.compare, got {type(df).__name__}")
@@ -374,7 +374,7 @@ def _verdict_lines(verdicts: Sequence[Any]) -> list[dict[str, Any]]:
 
 def _check_no_surrogate(df: pd.DataFrame) -> None:
     """Refuse a frame whose column names or text cells hold a lone surrogate: ``table.csv`` is UTF-8."""
-    from ..io.format import SURROGATE
+    from ..tokens import SURROGATE
 
     for k, col in enumerate(df.columns):
         for row, value in enumerate([col, *df.iloc[:, k]]):

@@ -97,7 +97,7 @@ __all__ = [
 
 _LINE_BREAK_TABLE = {ord(c): " " for c in LINE_BREAKS}
 
-def _one_line(text: str) -> str:
+def _line_breaks_as_spaces(text: str) -> str:
     """A document as one line: stray line breaks become spaces (no token may hold one)."""
     return text.translate(_LINE_BREAK_TABLE)
 
@@ -171,7 +171,7 @@ def compare(
                    downstream=downstream)
     if downstream is not None and train_labels is None:
         raise ValueError("downstream needs labels: give labels (and eval_labels with eval_texts), or downstream=None")
-    probe_idx, train_labels, probe_pos, downstream_pos = _extrinsic_sample(
+    extrinsic_idx, train_labels, probe_pos, downstream_pos = _extrinsic_sample(
         train, train_labels, probe_train_docs, False if downstream is None else downstream.train_docs, seed)
     pieces_texts = _pieces_texts(pieces_texts)
     jobs = _jobs(n_jobs)
@@ -184,7 +184,7 @@ def compare(
     statistics = statistics.for_run(len(test), len(names) * len(sizes), notes)
     held = _HeldOut(test, test_labels)
     _grade_with(held, gold, notes)
-    state = State(train=train, train_labels=train_labels, probe_idx=probe_idx, sizes=sizes, held=held, seed=seed,
+    state = State(train=train, train_labels=train_labels, extrinsic_idx=extrinsic_idx, sizes=sizes, held=held, seed=seed,
                   min_frequency=min_frequency, peers_ok=_peers_ok(names, notes, held.texts), pieces_texts=pieces_texts,
                   probe_pos=probe_pos, downstream_pos=downstream_pos, downstream=downstream)
     if model_cache:
@@ -328,7 +328,7 @@ def _peers_ok(names: list[str], notes: list[str], held_texts: Sequence[str] = ()
     peers = [n for n in names if _parse(n).kind == "peer"]
     if not peers:
         return True
-    from ..io.format import SURROGATE
+    from ..tokens import SURROGATE
 
     bad = next((k for k, t in enumerate(held_texts) if SURROGATE.search(t)), None)
     if bad is not None:  # SentencePiece, HF and Kiwi take UTF-8 only: each would fail on it after training
@@ -546,7 +546,7 @@ def _split(texts: Sequence[str], eval_texts: Sequence[str] | None, labels: Seque
         labels = list(labels)
         if len(labels) != len(texts):
             raise ValueError(f"labels must give one label per text: {len(labels)} labels for {len(texts)} texts")
-    texts = [_one_line(t) for t in texts]
+    texts = [_line_breaks_as_spaces(t) for t in texts]
     if eval_texts is None:
         if eval_labels is not None:
             raise ValueError("eval_labels needs eval_texts; without eval_texts the held-out labels come from labels")
@@ -569,7 +569,7 @@ def _split(texts: Sequence[str], eval_texts: Sequence[str] | None, labels: Seque
         keep = [i for i, t in enumerate(eval_texts) if t.strip()]  # blank documents say nothing
         if not keep:
             raise ValueError("eval_texts holds no non-blank document: give some text to measure, or None")
-        test = [_one_line(eval_texts[i]) for i in keep]
+        test = [_line_breaks_as_spaces(eval_texts[i]) for i in keep]
         test_labels = None if eval_labels is None else [eval_labels[i] for i in keep]
         train, train_labels = texts, labels
     if (train_labels is None) != (test_labels is None):

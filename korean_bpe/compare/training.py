@@ -18,10 +18,10 @@ class State:
     """What every process of a comparison shares, as plain data (sent once to each worker)."""
 
     train: list[str]
-    train_labels: list[int] | None  # the labels of the probe_idx documents
+    train_labels: list[int] | None  # the labels of the extrinsic_idx documents
     #: the training documents the extrinsic stages read (the union of the probe's and the downstream
     #: stage's seeded samples), encoded once per row; None without labels
-    probe_idx: list[int] | None
+    extrinsic_idx: list[int] | None
     sizes: list[int]
     held: Any  # korean_bpe.compare.measure._HeldOut
     seed: int
@@ -30,7 +30,7 @@ class State:
     pieces_texts: list[str]
     model_cache_dir: str | None = None
     texts_hash: str = ""
-    #: positions in ``probe_idx`` of the probe's sample and of the downstream stage's (None: all)
+    #: positions in ``extrinsic_idx`` of the probe's sample and of the downstream stage's (None: all)
     probe_pos: list[int] | None = None
     downstream_pos: list[int] | None = None
     #: the downstream stage's settings (korean_bpe.compare.downstream.Downstream), None: off
@@ -127,8 +127,8 @@ def _bpe_segmenters(strategy: _Strategy, ctx: Context) -> Any:
         seg = BPESegmenter(tok, strategy=name, pre_tokenizer=strategy.source, words=table)
         yield seg, size, {
             "encoded": seg.encode_pretokenized(test_words),
-            "train_encoded": None if ctx.probe_idx is None else
-            seg.encode_pretokenized([train_words[i] for i in ctx.probe_idx]),
+            "train_encoded": None if ctx.extrinsic_idx is None else
+            seg.encode_pretokenized([train_words[i] for i in ctx.extrinsic_idx]),
             "train_s": train_s, "pretok_s": pretok_s, "model_cached": cached,
         }
 
@@ -286,12 +286,12 @@ def _baseline_segmenters(strategy: _Strategy, ctx: Context) -> Any:
         seg = full.truncate(size)
         if test_words is not None:
             encoded = seg.encode_pretokenized(test_words)
-            train_encoded = None if ctx.probe_idx is None else \
-                seg.encode_pretokenized([train_words[i] for i in ctx.probe_idx])
+            train_encoded = None if ctx.extrinsic_idx is None else \
+                seg.encode_pretokenized([train_words[i] for i in ctx.extrinsic_idx])
         else:
             encoded = seg.encode_batch(ctx.held.texts)
-            train_encoded = None if ctx.probe_idx is None else \
-                seg.encode_batch([ctx.train[i] for i in ctx.probe_idx])
+            train_encoded = None if ctx.extrinsic_idx is None else \
+                seg.encode_batch([ctx.train[i] for i in ctx.extrinsic_idx])
         yield seg, size, {"encoded": encoded, "train_encoded": train_encoded, "train_s": train_s, "pretok_s": pretok_s,
                           "model_cached": cached}
 
@@ -330,8 +330,8 @@ def _peer_segmenters(strategy: _Strategy, ctx: Context) -> Any:
         encoded, spans = both(ctx.held.texts) if both is not None else (seg.encode_batch(ctx.held.texts), None)
         yield seg, size, {
             "encoded": encoded, "spans": spans,
-            "train_encoded": None if ctx.probe_idx is None else
-            seg.encode_batch([ctx.train[i] for i in ctx.probe_idx]),
+            "train_encoded": None if ctx.extrinsic_idx is None else
+            seg.encode_batch([ctx.train[i] for i in ctx.extrinsic_idx]),
             "train_s": train_s, "pretok_s": math.nan, "model_cached": cached,
         }
 

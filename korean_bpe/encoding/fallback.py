@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..io.format import BYTE_TOKENS
+from ..tokens import BYTE_TOKENS
 from ..jamo import compose, decompose, hangul_spellings
 from ..units import decode_utf8
 

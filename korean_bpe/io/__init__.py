@@ -1,6 +1,7 @@
 """Model files: :mod:`.serialization` (our ``vocab.json`` + ``merges.txt`` +
 ``tokenizer_config.json``, versioned, atomic) and :mod:`.hf` (Hugging Face ``tokenizer.json``);
-:mod:`.format` holds the ``merges.txt`` rules and the byte tokens, :mod:`.files` the atomic writes.
+:mod:`.format` holds the ``merges.txt`` rules (the token rules and the byte tokens are
+:mod:`korean_bpe.tokens`'s, the atomic writes :mod:`korean_bpe.files`'s).
 Nothing here imports :mod:`korean_bpe.tokenizer` (it imports us).
 
 Importing this package imports neither ``tokenizers`` nor ``transformers``.

@@ -14,40 +14,26 @@ the byte-fallback tokens, and the error that names a bad file and line.
 >>> BYTE_TOKENS[0x41], len(BYTE_TOKENS)
 ('<0x41>', 256)
 
-Only the standard library and :data:`korean_bpe.pre_tokenizers.base.LINE_BREAKS` are imported:
-the tokenizer imports this module, never the reverse.
+What a token may hold (:data:`BYTE_TOKENS`, :data:`UNWRITABLE`, :data:`SURROGATE`,
+:func:`check_writable_token`) is written in :mod:`korean_bpe.tokens`, below the encoder and the
+trainer that need it too; this module reads it from there (and so can you, under these names).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..pre_tokenizers.base import LINE_BREAKS
+from ..tokens import BYTE_TOKENS, SURROGATE, UNWRITABLE, check_writable_token
 
 __all__ = [
     "BYTE_TOKENS", "MERGES_HEADER", "UNWRITABLE", "SURROGATE", "ModelFileError", "check_writable_token",
     "render_merges_txt", "parse_merges",
 ]
 
-#: The 256 byte-fallback tokens, ``<0x00>`` .. ``<0xFF>`` (HF / SentencePiece spelling).  With
-#: ``byte_fallback=True``, ``Tokenizer.train`` puts them right after the special tokens.
-BYTE_TOKENS: tuple[str, ...] = tuple(f"<0x{b:02X}>" for b in range(256))
-
 #: The first line of ``merges.txt`` (the version subword-nmt and HF write).
 MERGES_HEADER = "#version: 0.2"
-
-#: A character no token of ``merges.txt`` may hold: the space between the two tokens of a line, and
-#: the line breaks.  ``UNWRITABLE.search("\x00".join(tokens))`` checks many tokens at once.
-UNWRITABLE = re.compile(f"[ {re.escape(LINE_BREAKS)}]")
-
-
-#: A lone surrogate (U+D800..U+DFFF), which strict UTF-8 cannot hold: our model files spell it as
-#: ``surrogatepass`` UTF-8 (``ED A0 80`` for U+D800, as the byte unit does); a Hugging Face
-#: ``tokenizer.json`` cannot hold it.
-SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ModelFileError(ValueError):
@@ -60,28 +46,6 @@ class ModelFileError(ValueError):
         self.reason = message
         where = f"{self.path}:{line}" if line is not None else f"{self.path}"
         super().__init__(f"{where}: {message}")
-
-
-def check_writable_token(token: str, *, where: str) -> None:
-    """Refuse a token that ``merges.txt`` (one ``left right`` merge a line) cannot hold.
-
-    >>> check_writable_token("재밌", where="the alphabet")
-    >>> check_writable_token("재 밌", where="the alphabet")
-    Traceback (most recent call last):
-    ...
-    ValueError: the alphabet holds the token '재 밌' with a space (U+0020) inside; merges.txt writes one 'left right' merge a line, so tokens cannot contain spaces or line breaks (use a pre-tokenizer that splits on them, e.g. 'whitespace' or 'raw')
-    """
-    bad = next((c for c in token if c == " " or c in LINE_BREAKS), None)
-    if bad is None and token:
-        return
-    what = "nothing (an empty token)" if not token else (
-        "a space (U+0020)" if bad == " " else f"a line break (U+{ord(bad):04X})"  # type: ignore[arg-type]
-    )
-    raise ValueError(
-        f"{where} holds the token {token!r} with {what} inside; merges.txt writes one 'left right' merge a "
-        "line, so tokens cannot contain spaces or line breaks (use a pre-tokenizer that splits on them, "
-        "e.g. 'whitespace' or 'raw')"
-    )
 
 
 def render_merges_txt(merges: Sequence[tuple[str, str]]) -> str:

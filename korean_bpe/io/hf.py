@@ -362,7 +362,7 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropo
     A model whose pre-tokenizer runs an analyzer (Okt, Kiwi, MeCab) is refused, with the fix
     (:func:`analysis_refusal`), unless ``pretokenized=True``: a file for the words of our analysis.
     A symbolic link is written through to its target; a FIFO or device is refused; a new file
-    gets the umask's mode, a replaced one keeps its own (:func:`korean_bpe.io.files.atomic_write_text`).
+    gets the umask's mode, a replaced one keeps its own (:func:`korean_bpe.files.atomic_write_text`).
     See the module docstring for the mapping and the few cases where HF cannot follow.
 
     >>> import tempfile, korean_bpe
@@ -373,7 +373,7 @@ def export_tokenizer_json(tokenizer: Any, path: str | os.PathLike[str], *, dropo
     ...     HF.from_file(str(p)).encode("또 보고 싶다").ids == tok.encode("또 보고 싶다")
     True
     """
-    from .files import atomic_write_text
+    from ..files import atomic_write_text
 
     _refuse_wrapper(path)
     if is_folder(path) and not holds_model(path):
@@ -418,7 +418,7 @@ def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout:
     ...     sorted(p.name for p in export_folder(tok, d).iterdir())
     ['special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json']
     """
-    from .files import atomic_write_text
+    from ..files import atomic_write_text
 
     folder = Path(directory)
     if holds_model(folder):  # its tokenizer_config.json is our model's own

@@ -35,9 +35,9 @@ from typing import Any, TypeVar
 
 from ..trainer.model import BPEModel
 from ..markers import MARKER_TEXTS, NoMarker, get_marker, guess_marker, pieces_keep_spaces
-from ..units import bytes_to_unicode
-from .files import _check_parent, check_output_dir_place, fsync_dir, new_dir_mode
-from .files import write_text_synced as _write_file
+from ..units import UNITS, BaseUnit, Unit, get_unit
+from ..files import check_output_dir_place, existing_parent, fsync_dir, new_dir_mode
+from ..files import write_text_synced as _write_file
 from .format import BYTE_TOKENS, MERGES_HEADER, ModelFileError, parse_merges, render_merges_txt
 
 T = TypeVar("T")
@@ -148,7 +148,7 @@ def check_model_dir(directory: str | os.PathLike[str], *, probe: bool = True) ->
     if probe:
         check_output_dir_place(target, what="the model")
     else:
-        _check_parent(target)
+        existing_parent(target)
     return target
 
 
@@ -492,18 +492,16 @@ def _check_derived(tokens: Sequence[str], derived: Sequence[str], path: Path, vo
 
 
 def _check_alphabet(config: _Config, unit_name: Any, unit: Any, marker: str | None, alphabet: Sequence[str]) -> None:
-    """A unit declaring a built-in cut, and the marker, must fit the alphabet; the error names the fix."""
-    if _BUILTIN_UNITS.get(unit_name, "") != unit.compiled_symbols:  # not the built-in unit's alphabet rules
-        return
-    why = alphabet_mismatch(unit_name, marker, alphabet)
+    """The unit (asked: ``alphabet_problem``) and the marker must fit the alphabet; the error names the fix."""
+    why = alphabet_mismatch(unit, marker, alphabet)
     if why is None:
         return
     if marker_mismatch(marker, alphabet) is not None:
         guess = guess_marker(alphabet)
-        fits = [guess] if alphabet_mismatch(unit_name, guess, alphabet) is None else []
+        fits = [guess] if alphabet_mismatch(unit, guess, alphabet) is None else []
         key, fix = "marker", " or ".join(f'"marker": {json.dumps(m, ensure_ascii=False)}' for m in fits)
     else:
-        fits = [u for u in _BUILTIN_UNITS if alphabet_mismatch(u, marker, alphabet) is None]
+        fits = [u for u in _units_that_tell() if alphabet_mismatch(u, marker, alphabet) is None]
         key, fix = "unit", " or ".join(f'"unit": {{"type": "{u}"}}' for u in fits)
     raise ModelFileError(
         f"the {key} does not fit the model in vocab.json: with the {unit_name} unit and marker {marker!r}, {why}; "
@@ -526,9 +524,10 @@ def _load_marker(marker: str | None, pre_tokenizer: Any, config: _Config) -> Any
     return NoMarker(glue_words=True)
 
 
-#: the built-in units and the cut each declares (``compiled_symbols``): a unit that declares it
-#: makes that unit's symbols, whose alphabet :func:`alphabet_mismatch` knows
-_BUILTIN_UNITS = {"syllable": "chars", "jamo": "jamo", "byte": "bytes"}
+def _units_that_tell() -> list[str]:
+    """The registered units whose class says which alphabets it makes (``alphabet_problem``)."""
+    return [name for name in UNITS.names()
+            if getattr(UNITS.get_class(name), "alphabet_problem", BaseUnit.alphabet_problem) is not BaseUnit.alphabet_problem]
 
 
 def marker_mismatch(marker: str | None, alphabet: Sequence[str]) -> str | None:
@@ -541,43 +540,28 @@ def marker_mismatch(marker: str | None, alphabet: Sequence[str]) -> str | None:
     return get_marker(marker).alphabet_problem(alphabet)
 
 
-def alphabet_mismatch(unit: str, marker: str | None, alphabet: Sequence[str]) -> str | None:
+def alphabet_mismatch(unit: str | Unit, marker: str | None, alphabet: Sequence[str]) -> str | None:
     """Why ``alphabet`` (the model's tokens after the special tokens, before the merges) cannot
-    come from the built-in ``unit`` with ``marker``, naming the first token that shows it; None
-    when it can.  Each unit makes one-character symbols: ``jamo`` never a Hangul syllable,
+    come from ``unit`` (a unit or its name) with ``marker``, naming the first token that shows it;
+    None when it can.  The unit says which symbols it makes (``alphabet_problem``, see
+    :meth:`korean_bpe.units.BaseUnit.alphabet_problem`): ``jamo`` never a Hangul syllable,
     ``byte`` only its 256 byte symbols (and always all of them), ``syllable`` composed text (an
     alphabet of conjoining jamo and no syllable, or of exactly the 256 byte symbols, is a jamo
-    or byte model).
+    or byte model); a unit that does not say is never refused.
 
     >>> alphabet_mismatch("jamo", "▁", ["▁", "영", "화"])
     "the alphabet holds '영', a Hangul syllable, which the jamo unit never makes (it splits syllables into jamo)"
     >>> alphabet_mismatch("syllable", "▁", ["▁", "영", "화"]) is None
     True
     """
+    u = get_unit(unit)
     why = marker_mismatch(marker, alphabet)
     if why is not None:
-        return why.replace("is not one symbol", f"is not one {unit} symbol")
-    if not alphabet:
+        return why.replace("is not one symbol", f"is not one {u.name} symbol")
+    if not alphabet or not hasattr(u, "alphabet_problem"):
         return None
     mark = get_marker(marker)
-    bases = [mark.base(tok) for tok in alphabet if tok != mark.word_start]
-    byte_symbols = set(bytes_to_unicode().values())
-    if unit == "jamo":
-        bad = next((b for b in bases if "\uac00" <= b <= "\ud7a3"), None)
-        if bad is not None:
-            return f"the alphabet holds {bad!r}, a Hangul syllable, which the jamo unit never makes (it splits syllables into jamo)"
-    elif unit == "byte":
-        bad = next((b for b in bases if b not in byte_symbols), None)
-        if bad is not None:
-            return f"the alphabet holds {bad!r}, which is not one of the byte unit's 256 symbols"
-    if unit != "byte" and byte_symbols.issubset(bases) and byte_symbols.issuperset(bases):
-        return f"the alphabet holds exactly the byte unit's 256 symbols, which the {unit} unit never makes all of"
-    if unit == "syllable" and not any("\uac00" <= b <= "\ud7a3" for b in bases):
-        jamo = next((b for b in bases if "\u1100" <= b <= "\u11ff"), None)
-        if jamo is not None:
-            return (f"the alphabet holds conjoining jamo ({jamo!r}) and no Hangul syllable, which the syllable unit "
-                    "makes only from NFD text")
-    return None
+    return u.alphabet_problem([mark.base(tok) for tok in alphabet if tok != mark.word_start])  # type: ignore[no-any-return]
 
 
 def _read_text(path: Path) -> str:

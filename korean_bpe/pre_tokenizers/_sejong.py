@@ -60,7 +60,8 @@ from typing import Any
 
 from ..jamo import compose, decompose_syllable
 from ..progress import Progress, start_progress
-from .base import LINE_BREAKS, BasePreTokenizer, pieces_from_spans, raw_pieces, restore_marked
+from ..tokens import SURROGATE, UNWRITABLE  # lone surrogates (analysers refuse them); a space or line break
+from .base import BasePreTokenizer, pieces_from_spans, raw_pieces, restore_marked
 
 __all__ = [
     "GENERIC_NAMES", "JOSA_TAGS", "SejongPreTokenizer", "resolve_drop", "merge_spans",
@@ -71,11 +72,9 @@ GENERIC_NAMES: tuple[str, ...] = ("Josa", "Punctuation", "Foreign")
 #: the Sejong josa (particle) tags, the same in Kiwi and mecab-ko-dic
 JOSA_TAGS: tuple[str, ...] = ("JKS", "JKC", "JKG", "JKO", "JKB", "JKV", "JKQ", "JX", "JC")
 
-_SPLIT_AGAIN = re.compile(f"[ {re.escape(LINE_BREAKS)}]")
 _WHITE = re.compile(r"\s")  # str.isspace() characters: spaces, tabs, line breaks, U+3000, ...
 _NOT_WHITE_RUN = re.compile(r"\S+")
 _LEADING_JAMO = re.compile("[\u1100-\u1112]")  # compose() changes nothing without one
-_SURROGATE = re.compile("[\ud800-\udfff]")  # lone surrogates: not encodable, analysers refuse them
 #: batches at least this long show a progress bar when ``show_progress`` is None (in a terminal)
 PROGRESS_MIN = 2000
 #: (drop set, tag) -> keep?  A few hundred entries at most (frozenset hashes are cached).
@@ -190,8 +189,8 @@ def compose_with_offsets(text: str) -> tuple[str, list[int] | None]:
 def _prepare(text: str) -> tuple[str, list[int] | None]:
     """The text the analyzer sees: composed Hangul, lone surrogates as U+FFFD (same length)."""
     composed, offsets = compose_with_offsets(text)
-    if _SURROGATE.search(composed):
-        composed = _SURROGATE.sub("\ufffd", composed)
+    if SURROGATE.search(composed):
+        composed = SURROGATE.sub("\ufffd", composed)
     return composed, offsets
 
 
@@ -228,6 +227,26 @@ class SejongPreTokenizer(BasePreTokenizer):
     def _morphemes_many(self, texts: list[str]) -> Iterator[list[tuple[int, int, str]]]:
         return (self._morphemes(t) for t in texts)
 
+    def _spans_many(self, texts: list[str]) -> Iterator[list[tuple[int, int]]]:
+        """``(start, end)`` of every morpheme of each (composed) text, as the analyzer gives them."""
+        return ([(s, e) for s, e, _ in morphemes] for morphemes in self._morphemes_many(texts))
+
+    def morpheme_spans(self, texts: Iterable[str]) -> list[list[tuple[int, int]]]:
+        """``(start, end)`` of every morpheme of each text: character offsets of the text (NFD
+        text mapped back, as for the words), sorted, empty spans left out, nothing dropped.
+        Morphemes whose spans overlap stay apart (Kiwi gives ``했`` as ``하`` + ``었``, both on
+        its span); MeCab cuts an inflected token into its morphemes
+        (:func:`korean_bpe.pre_tokenizers.mecab.fused_spans`).  ``korean_bpe.compare`` reads its
+        gold morpheme boundaries here."""
+        texts = list(texts)
+        prepared = [_prepare(t) for t in texts]
+        todo = [i for i, t in enumerate(texts) if t]
+        out: list[list[tuple[int, int]]] = [[] for _ in texts]
+        for i, spans in zip(todo, self._spans_many([prepared[i][0] for i in todo])):
+            offsets = prepared[i][1]
+            out[i] = sorted({(s, e) if offsets is None else (offsets[s], offsets[e]) for s, e in spans if s < e})
+        return out
+
     # -- shared --------------------------------------------------------------------------
     @property
     def analyzer_version(self) -> str:
@@ -250,8 +269,8 @@ class SejongPreTokenizer(BasePreTokenizer):
         if not self.lossless:
             return [w for s, e, keep in spans if keep and not (w := text[s:e]).isspace()]
         pieces = pieces_from_spans(text, [(s, e) for s, e, _ in spans])
-        if any(_SPLIT_AGAIN.search(p) for p in pieces):  # a morpheme spanning a space or line break
-            pieces = [q for p in pieces for q in (raw_pieces(p) if _SPLIT_AGAIN.search(p) else (p,))]
+        if any(UNWRITABLE.search(p) for p in pieces):  # a morpheme spanning a space or line break
+            pieces = [q for p in pieces for q in (raw_pieces(p) if UNWRITABLE.search(p) else (p,))]
         return pieces
 
     def pos(self, text: str) -> list[tuple[str, str]]:

@@ -35,6 +35,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..encoding.offsets import find_in_order
 from ..registry import Registry
+from ..tokens import LINE_BREAKS
 from ..units import SPACE_MARK
 
 __all__ = [
@@ -42,8 +43,6 @@ __all__ = [
     "raw_pieces", "pieces_from_spans", "spans_from_surfaces", "restore_marked", "LINE_BREAKS",
 ]
 
-#: every character ``str.splitlines`` breaks on; each becomes a piece of its own
-LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _LINE_BREAK_RE = re.compile(f"([{re.escape(LINE_BREAKS)}])")
 
 

@@ -32,13 +32,14 @@ texts in this process; python-mecab-ko is imported, and the dictionary opened, b
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 
 from .._optional import require
 from ._analyzer import ProcessWide
 from ._sejong import JOSA_TAGS, SejongPreTokenizer
 from .base import PRE_TOKENIZERS
 
-__all__ = ["MecabPreTokenizer", "MECAB_TAGS", "MECAB_GROUPS"]
+__all__ = ["MecabPreTokenizer", "MECAB_TAGS", "MECAB_GROUPS", "fused_spans"]
 
 #: mecab-ko-dic's tags (its ``pos-id.def``); compound tags join these with ``+``
 MECAB_TAGS: frozenset[str] = frozenset(
@@ -83,3 +84,56 @@ class MecabPreTokenizer(SejongPreTokenizer):
         return [(m.span.start, m.span.end, m.feature.pos,
                  (m.feature.expression or "") if m.feature.type in ("Inflect", "Preanalysis") else "")
                 for m in _get_tagger().parse(text)]
+
+    def _spans_many(self, texts: list[str]) -> Iterator[list[tuple[int, int]]]:
+        """The tokens' spans, an inflected token cut into its morphemes (:func:`fused_spans`)."""
+        return ([(s + a, s + b) for s, e, _, expression in self._tokens(t)
+                 for a, b in fused_spans(t[s:e], _forms(expression))] for t in texts)
+
+
+def _forms(expression: str) -> list[str]:
+    """The morphemes' forms in a mecab-ko-dic expression: ``"하/VV/*+았었/EP/*"`` -> ``["하", "았었"]``."""
+    return [part.split("/")[0] for part in expression.split("+")] if expression else []
+
+
+def fused_spans(surface: str, forms: Sequence[str]) -> list[tuple[int, int]]:
+    """The character spans in ``surface`` of the morphemes ``forms`` it fuses (their jamo aligned
+    with its jamo, NFD, by ``difflib``): a morpheme ending inside a syllable ends with it, the last
+    ends with the surface; ``[(0, len(surface))]`` without ``forms``.
+
+    >>> fused_spans("했었", ["하", "았었"]), fused_spans("된다", ["되", "ᆫ다"])
+    ([(0, 1), (0, 2)], [(0, 1), (0, 2)])
+    >>> fused_spans("아닌가요", ["아니", "ᆫ가요"]), fused_spans("봐요", ["보", "아요"])
+    ([(0, 2), (1, 4)], [(0, 1), (0, 2)])
+    """
+    import difflib
+    import unicodedata
+
+    if len(forms) < 2:
+        return [(0, len(surface))] if surface else []
+    chars = [unicodedata.normalize("NFD", ch) for ch in surface]
+    first = [0]  # first[c]: the jamo position where character c starts
+    for ch in chars:
+        first.append(first[-1] + len(ch))
+    target = "".join(chars)
+    pieces = [unicodedata.normalize("NFD", f) for f in forms]
+    source = "".join(pieces)
+    blocks = difflib.SequenceMatcher(None, source, target, autojunk=False).get_opcodes()
+
+    def to_target(x: int, *, end: bool) -> int:
+        for tag, i1, i2, j1, j2 in blocks:
+            if (i1 < x <= i2) if end else (i1 <= x < i2):
+                return j1 + x - i1 if tag == "equal" else (j2 if end else j1)
+        return len(target) if end else 0
+
+    out: list[tuple[int, int]] = []
+    at, last_end = 0, 0
+    for k, piece in enumerate(pieces):
+        start_j, end_j = to_target(at, end=False), to_target(at + len(piece), end=True)
+        at += len(piece)
+        end = len(surface) if k == len(pieces) - 1 else next(c for c in range(len(first)) if first[c] >= end_j)
+        end = max(end, last_end, 1)
+        start = min(max(c for c in range(len(first)) if first[c] <= start_j), end - 1)
+        out.append((start, end))
+        last_end = end
+    return out

@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from .._gc import paused
+from .._messages import one_line
 from .._optional import require
 from .executor import Executor
 from ._analyzer import AnalyzerSpec, BatchAnalyzer
@@ -111,20 +112,13 @@ class JavaNotFoundError(RuntimeError):
         return (type(self), (self.args[0], None))
 
 
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    if len(text) > 300:
-        text = text[:297] + "..."
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 def _start_okt() -> Any:
     """konlpy's ``Okt()``, starting the JVM in this process if needed; one clear error otherwise."""
     try:
         jpype = importlib.import_module("jpype")
     except Exception as exc:  # ImportError, or an OSError from a broken native module
         raise JavaNotFoundError(
-            f"JPype, the Python-Java bridge Okt needs, cannot be imported ({_one_line(exc)}). "
+            f"JPype, the Python-Java bridge Okt needs, cannot be imported ({one_line(exc, named=True)}). "
             "Install or repair it with `pip install --force-reinstall JPype1`. " + _JAVA_FIX,
             exc,
         ) from None
@@ -133,14 +127,14 @@ def _start_okt() -> Any:
         try:
             jvmpath = jpype.getDefaultJVMPath()
         except Exception as exc:
-            raise JavaNotFoundError(f"No Java runtime was found ({_one_line(exc)}). " + _JAVA_FIX, exc) from None
+            raise JavaNotFoundError(f"No Java runtime was found ({one_line(exc, named=True)}). " + _JAVA_FIX, exc) from None
         try:
             from konlpy import jvm
 
             jvm.init_jvm(jvmpath)
         except Exception as exc:
             raise JavaNotFoundError(
-                f"The Java VM {jvmpath!r} failed to start ({_one_line(exc)}). " + _JAVA_FIX, exc
+                f"The Java VM {jvmpath!r} failed to start ({one_line(exc, named=True)}). " + _JAVA_FIX, exc
             ) from None
     try:
         from konlpy.tag import Okt
@@ -148,7 +142,7 @@ def _start_okt() -> Any:
         return Okt()
     except Exception as exc:
         raise JavaNotFoundError(
-            f"The Java VM is running but konlpy's Okt classes could not be loaded ({_one_line(exc)}); "
+            f"The Java VM is running but konlpy's Okt classes could not be loaded ({one_line(exc, named=True)}); "
             "if this process started the JVM itself, start it through konlpy.jvm.init_jvm() instead, "
             "or reinstall konlpy. " + _JAVA_FIX,
             exc,

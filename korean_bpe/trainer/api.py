@@ -269,8 +269,8 @@ def _alphabet(
 
 def _flat_words(word_counts: Any, marker: Any, engine: str) -> Any:
     """The compiled flat word table of ``word_counts`` when training can take it as it is: a
-    :class:`~korean_bpe.trainer.fast.SymbolCounts` made with this marker, for the compiled engine."""
-    from .fast import SymbolCounts
+    :class:`~korean_bpe.words.SymbolCounts` made with this marker, for the compiled engine."""
+    from ..words import SymbolCounts
 
     if engine not in ("auto", "compiled") or not isinstance(word_counts, SymbolCounts):
         return None

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._gc import paused
-from ..io.format import BYTE_TOKENS, check_writable_token
+from ..tokens import BYTE_TOKENS, check_writable_token
 from ..jamo import JAMO_ALPHABET
 from ..markers import SPACE_MARK, Marker, get_marker, pieces_keep_spaces
 from ..pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer

@@ -32,7 +32,7 @@ from pathlib import Path
 
 __all__ = [
     "atomic_write", "atomic_write_text", "write_text_synced", "check_output_file", "check_output_dir_place", "current_umask", "new_dir_mode",
-    "new_file_mode", "fsync_dir", "resolve_output_file", "describe_file_type", "same_file", "is_stdin",
+    "new_file_mode", "fsync_dir", "existing_parent", "resolve_output_file", "describe_file_type", "same_file", "is_stdin",
 ]
 
 
@@ -102,7 +102,7 @@ def resolve_output_file(path: str | os.PathLike[str]) -> Path:
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise NotRegularFileError(given, describe_file_type(st.st_mode),
                                   through=Path(os.readlink(given)) if given.is_symlink() else None)
-    _check_parent(real)
+    existing_parent(real)
     return real
 
 
@@ -133,7 +133,7 @@ def is_stdin(path: str | os.PathLike[str]) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def _check_parent(target: Path) -> Path:
+def existing_parent(target: Path) -> Path:
     """The nearest existing ancestor of ``target``, which must be a directory (else ValueError)."""
     for ancestor in target.parents:
         if ancestor.exists():
@@ -158,7 +158,7 @@ def check_output_file(path: str | os.PathLike[str]) -> Path:
     user cannot write (ValueError naming the directory).
     """
     real = resolve_output_file(path)
-    where = _check_parent(real)
+    where = existing_parent(real)
     try:
         _probe_writable(where)
     except OSError as exc:
@@ -171,7 +171,7 @@ def check_output_dir_place(directory: Path, *, what: str = "the output") -> None
     """Check that ``directory`` (a real path, links resolved) can be created or replaced: its
     nearest existing ancestor is a directory the user can write.  Renaming a directory into
     place needs its parent to be writable, so the check is on the parent."""
-    where = _check_parent(directory)
+    where = existing_parent(directory)
     try:
         _probe_writable(where)
     except OSError as exc:

@@ -1,0 +1,58 @@
+"""``korean-bpe cache list`` and ``korean-bpe cache clear``: the analyses and models the comparison
+keeps on disk."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def _add_cache(sub: Any) -> None:
+    p = sub.add_parser("cache", help="list or clear the analyzer caches and compare's trained models",
+                       description="The on-disk morpheme-analysis caches and the trained models of "
+                                   "`korean-bpe compare` (models/ beside them; KOREAN_BPE_CACHE_DIR overrides the place).")
+    csub = p.add_subparsers(dest="cache_command", metavar="ACTION")
+    csub.required = True
+    ls = csub.add_parser("list", help="list the caches")
+    ls.set_defaults(func=cmd_cache_list)
+    clear = csub.add_parser("clear", help="delete one cache, or all")
+    clear.add_argument("name", nargs="?", default=None, help="okt, kiwi, mecab, or models (compare's trained models); default: every cache")
+    clear.set_defaults(func=cmd_cache_clear)
+
+
+def cmd_cache_list(args: argparse.Namespace) -> int:
+    from ..compare.model_cache import ModelCache
+    from ..pre_tokenizers.cache import cache_dir, list_caches, moved_aside
+
+    infos = list_caches()
+    aside = moved_aside()
+    print(f"cache directory: {cache_dir()}")
+    if not infos and not aside:
+        print("(no caches)")
+    for info in infos:
+        entries = info.problem.split(":")[0] if info.entries < 0 else f"{info.entries} entries"
+        moves = "an analysis that reads the damaged entry moves it aside and starts anew; or " \
+            if info.problem.startswith("corrupt") else ""
+        fix = f"  ({info.problem}; {moves}remove it with: korean-bpe cache clear {info.name})" if info.problem else ""
+        print(f"{info.name:<12} {entries:>18} {info.bytes / 1e6:10.1f} MB  {info.path}{fix}")
+    for path in aside:
+        print(f"{path.name.split('.')[0]:<12} {'moved aside':>18} {path.stat().st_size / 1e6:10.1f} MB  {path}  (found "
+              f"corrupt and replaced by a new cache; kept for inspection: korean-bpe cache clear removes it)")
+    models = ModelCache()
+    files = models.entries()
+    if files:
+        size = sum(f.stat().st_size for f in files)
+        print(f"{'models':<12} {f'{len(files)} entries':>18} {size / 1e6:10.1f} MB  {models.directory}"
+              "  (compare's trained models)")
+    return 0
+
+
+def cmd_cache_clear(args: argparse.Namespace) -> int:
+    from ..compare.model_cache import ModelCache
+    from ..pre_tokenizers.cache import clear_cache
+
+    n = 0 if args.name == "models" else clear_cache(args.name)
+    if args.name in (None, "models"):
+        n += ModelCache().clear()
+    print(f"removed {n} cached entries" + (f" from '{args.name}'" if args.name else ""))
+    return 0

@@ -1,0 +1,351 @@
+"""``korean-bpe compare``: every strategy trained and measured on a corpus, a table printed and a
+report written (:func:`korean_bpe.compare.compare` does the work)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..compare.result import MAX_RESAMPLES, MAX_SEED
+from .args import _corpus_arg, _int_at_least, _positive_int
+from .io import STDOUT, UserError, _info, _no_stdout, _refuse_overwriting, _refuse_stdin_twice, speak_cli
+
+
+def compare_legend(alpha: float = 0.05) -> str:
+    """What the short headers and marks of the ``compare`` table mean (printed under the table and
+    in ``--help``), from :data:`korean_bpe.compare.columns.TABLE`."""
+    from ..compare.columns import legend
+    from ..compare.table import marks_legend
+
+    return ("columns of the printed table, measured on the held-out documents (table.csv names in brackets;\n"
+            "report.md and report.html define every column), rates in percent:\n" + legend() +
+            "\nmarks:\n" + marks_legend(alpha))
+
+
+#: the largest vocabulary size ``korean-bpe compare`` trains: its Hugging Face and Kiwi peers allocate
+#: memory for every token asked for (HF's trainer some 66 bytes a token: 141 GB at 2**31), so a
+#: typing slip of a few digits must fail at once, not after a crash; our own BPE takes any size
+COMPARE_MAX_VOCAB_SIZE = 2**20
+#: the vocabulary sizes of ``korean-bpe compare`` when none are given
+COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
+#: the defaults on the small embedded corpus (``make demo``, under a minute on 2 cores): 2,480 lines
+#: run out of merges above a few thousand tokens and hold 550 distinct characters (a syllable
+#: vocabulary needs more), and the two Kiwi peers, which spend some 8 s per size starting their
+#: trainer whatever the corpus, are left out (``--strategies peer`` or ``all`` names them)
+COMPARE_VOCAB_SIZES_EMBEDDED = (1000, 2000)
+COMPARE_SLOW_PEERS = ("kiwi-bpe", "kiwi-swtokenizer")
+
+
+def _downstream_defaults() -> Any:
+    """``Downstream()``, whose fields the compare options' defaults show (its module imports no torch)."""
+    from ..compare.downstream import Downstream
+
+    return Downstream()
+
+
+_DOWNSTREAM = _downstream_defaults()
+
+
+def _add_compare(sub: Any) -> None:
+    p = sub.add_parser(
+        "compare", help="compare tokenization strategies on held-out text and write a report",
+        description="Train every tokenization strategy (our BPE over each pre-tokenizer x unit, kortok-style\n"
+                    "baselines, SentencePiece / HF / Kiwi peers) on CORPUS and measure it on held-out text\n"
+                    "(korean_bpe.compare.compare). Prints the table and writes DIR/table.csv, report.md,\n"
+                    "report.html (one self-contained page) and the plots (*.png). A missing analyzer or\n"
+                    "peer library is skipped with a note.",
+        epilog=compare_legend(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    _corpus_arg(p)
+    p.add_argument("--eval", default=None, metavar="FILE",
+                   help="measure on FILE (text or NSMC-format TSV) and train on all of CORPUS "
+                        "(default: hold out --test-fraction of CORPUS)")
+    p.add_argument("-o", "--output", default="results", metavar="DIR",
+                   help="directory for table.csv, report.md, report.html and the PNGs (default: results)")
+    p.add_argument("--strategies", type=_strategy_list, default=None, metavar="LIST",
+                   help="comma-separated strategy names or families: bpe, baseline, peer, a pre-tokenizer "
+                        "(whitespace, raw, okt-analysis, okt, kiwi, mecab) or names such as okt/jamo, "
+                        "baseline/word, sentencepiece-unigram; 'all' for every one (default: all; on the "
+                        "embedded corpus all but the Kiwi peers, which take 8 s a size to start); outside 'all', "
+                        "when named: okt-train, kiwi-train, mecab-train, mob, mob-kiwi, superbpe")
+    p.add_argument("--vocab-sizes", type=_vocab_sizes, default=None, metavar="LIST",
+                   help=f"comma-separated vocabulary sizes, at most {COMPARE_MAX_VOCAB_SIZE:,} (default: "
+                        f"{','.join(map(str, COMPARE_VOCAB_SIZES))}; "
+                        f"{','.join(map(str, COMPARE_VOCAB_SIZES_EMBEDDED))} on the small embedded corpus)")
+    p.add_argument("--gold", choices=("kiwi", "mecab", "okt", "none"), default="kiwi",
+                   help="analyzer whose morpheme boundaries grade morph_f1 (default: kiwi)")
+    p.add_argument("--labels", default=None, metavar="FILE",
+                   help="one integer label a line for the documents of CORPUS (turns on probe_accuracy); "
+                        "NSMC-format TSVs with a 'label' column give their labels without it")
+    p.add_argument("--eval-labels", default=None, metavar="FILE", help="the same for the documents of --eval")
+    p.add_argument("--test-fraction", type=float, default=0.1, metavar="F",
+                   help="share of CORPUS held out when there is no --eval (default: 0.1)")
+    p.add_argument("--seed", type=_compare_seed, default=0,
+                   help=f"seed of the split, the bootstrap and the probe, 0 to {MAX_SEED} (default: 0)")
+    p.add_argument("--resamples", type=_resamples, default=None, metavar="N",
+                   help="bootstrap resamples of the held-out documents for the intervals and p-values "
+                        "(default: 1000, more where Holm's correction over the rows needs them; at least 200 for "
+                        f"95%% intervals; 0: none; at most {MAX_RESAMPLES:,})")
+    p.add_argument("--confidence", type=float, default=0.95, metavar="C",
+                   help="coverage of the intervals; p-values below 1 - C count as significant (default: 0.95)")
+    p.add_argument("--reference", default=None, metavar="STRATEGY",
+                   help="the strategy every row is compared with at its size (default: whitespace BPE of the "
+                        "row's unit, whitespace/syllable for the others)")
+    p.add_argument("--downstream", nargs="?", const="cnn", default=None, choices=("cnn", "transformer"),
+                   metavar="MODEL",
+                   help="with labels: train a small neural classifier from scratch on each row's tokens "
+                        "(cnn, the default, or transformer; several seeds) and report its held-out accuracy "
+                        "and macro-F1 with intervals (needs PyTorch: pip install \"korean_bpe[downstream]\")")
+    p.add_argument("--downstream-seeds", type=_positive_int, default=_DOWNSTREAM.seeds, metavar="N",
+                   help=f"models trained per row (default: {_DOWNSTREAM.seeds})")
+    p.add_argument("--downstream-docs", type=_docs_or_all, default=_DOWNSTREAM.train_docs, metavar="N",
+                   help="training documents of the downstream models: a seeded sample of N, or 'all' "
+                        f"(default: {_DOWNSTREAM.train_docs})")
+    p.add_argument("--downstream-epochs", type=_positive_int, default=_DOWNSTREAM.epochs, metavar="N",
+                   help=f"passes over them (default: {_DOWNSTREAM.epochs})")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="where the downstream models train: auto (a GPU when torch sees one), cpu or cuda")
+    p.add_argument("--csv", default=None, metavar="PATH",
+                   help="also write the table to PATH; '-' for standard output (the printed table then goes to "
+                        "standard error)")
+    p.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+                   help="worker processes, each running groups of strategies (an analyzer's rows, a peer); "
+                        "same table and report whatever N (default: the number of CPUs, at most one per "
+                        "group; 1, all in this process, on the small embedded corpus, where starting the "
+                        "analyzers in each worker costs more than its rows)")
+    p.add_argument("--no-model-cache", action="store_true",
+                   help="train every model again and keep none (default: trained models are kept in "
+                        "models/ under the analysis cache's directory and read back on a rerun on the same "
+                        "texts, strategy, size and seed)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_compare)
+
+
+def _docs_or_all(value: str) -> int | None:
+    """An argparse type: ``all`` (None) or an integer >= 2."""
+    if value.strip().lower() == "all":
+        return None
+    return _int_at_least(2, "a number of documents (or 'all')")(value)
+
+
+#: compare's seed: the split, the bootstrap and scikit-learn's probe take 0 .. 2**32 - 1
+_compare_seed = _int_at_least(0, f"an integer from 0 to {MAX_SEED} (it seeds the split, the bootstrap and the probe)",
+                              MAX_SEED)
+
+
+_resamples = _int_at_least(0, f"an integer from 0 to {MAX_RESAMPLES:,} (0: no intervals)", MAX_RESAMPLES)
+
+
+def _strategy_list(value: str) -> list[str]:
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated strategy names, got {value!r}")
+    return names
+
+
+def _vocab_sizes(value: str) -> list[int]:
+    sizes = [_positive_int(v.strip()) for v in value.split(",") if v.strip()]
+    for n in sizes:
+        if n > COMPARE_MAX_VOCAB_SIZE:
+            raise argparse.ArgumentTypeError(
+                f"{n} is larger than compare trains: its Hugging Face and Kiwi peers allocate memory for every token "
+                f"asked for; give sizes of at most {COMPARE_MAX_VOCAB_SIZE} (a corpus runs out of merges long before)")
+    return sizes
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from ..compare.report import check_output_dir
+
+    # every output is checked before the corpus is read: a bad place fails in a second, not after the run
+    if not 0 < args.test_fraction < 1:
+        raise UserError(f"--test-fraction must be between 0 and 1, got {args.test_fraction}")
+    _no_stdout("-o/--output", args.output, "the report (table.csv, report.md, report.html and the plots)",
+               "--csv - writes the table to standard output")
+    try:
+        out_dir = check_output_dir(args.output)
+    except ValueError as exc:
+        raise UserError(f"argument -o/--output: {exc}") from None
+    if args.csv is not None and args.csv != STDOUT:
+        from ..files import check_output_file
+
+        try:
+            check_output_file(args.csv)
+        except ValueError as exc:
+            raise UserError(f"argument --csv: {exc}") from None
+    if args.eval is None and args.eval_labels is not None:
+        raise UserError("--eval-labels needs --eval (without it the held-out labels come from --labels)")
+    _check_compare_files(args, out_dir)
+
+    from ..compare.report import pick_sentences
+    from ..compare.run import compare, resolve_strategies
+    from ..compare.table import format_downstream, format_intervals, format_table
+    from ..compare.verdict import format_verdicts
+
+    # an unknown name or a bad statistics option fails before the corpus is read
+    strategies = resolve_strategies(None if args.strategies == ["all"] else args.strategies)
+    statistics = _compare_statistics(args)
+    downstream = _compare_downstream(args)
+    if args.corpus is None and args.strategies is None:
+        strategies = [s for s in strategies if s not in COMPARE_SLOW_PEERS]
+    if args.vocab_sizes is None:
+        args.vocab_sizes = list(COMPARE_VOCAB_SIZES_EMBEDDED if args.corpus is None else COMPARE_VOCAB_SIZES)
+    texts, labels = _documents(args.corpus, args.labels, "--labels", limit=args.limit)
+    eval_texts, eval_labels = (None, None) if args.eval is None else \
+        _documents(args.eval, args.eval_labels, "--eval-labels", limit=args.limit)
+    if (labels is None) != (eval_labels is None) and args.eval is not None:
+        _info("note: labels for only one of CORPUS and --eval: no probe_accuracy")
+        labels = eval_labels = None
+    if downstream is not None and labels is None:
+        raise UserError("--downstream needs labels: give --labels FILE (one integer a line), or a corpus in NSMC "
+                        "format (a TSV with a 'label' column); with --eval, --eval-labels too")
+    held_out = _held_out(texts, eval_texts, args.test_fraction, args.seed)
+    sentences = pick_sentences(held_out)
+    start = time.perf_counter()
+    result = compare(
+        texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels, strategies=strategies,
+        vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold, seed=args.seed,
+        test_fraction=args.test_fraction, show_progress=False if args.no_progress else None,
+        n_jobs=args.jobs or (1 if args.corpus is None else -1), pieces_texts=sentences + held_out[:1000],
+        model_cache=not args.no_model_cache, statistics=statistics, downstream=downstream,
+    )
+    seconds = time.perf_counter() - start
+    df = result.table
+    for note in result.notes:
+        _info(f"note: {speak_cli(note, 'compare')}")
+    shown = sys.stderr if args.csv == STDOUT else sys.stdout  # --csv -: standard output holds the CSV alone
+    print(format_table(df, alpha=statistics.alpha), file=shown)
+    if df.empty:
+        raise UserError("no strategy could be measured (see the notes above)")
+    resamples = result.config["resamples"]
+    if resamples and df["tokens_per_word_ci_low"].notna().any():
+        print(f"\n{statistics.confidence:.0%} bootstrap intervals ({resamples:,} resamples of the held-out "
+              f"documents, seed {args.seed}):\n{format_intervals(df)}", file=shown)
+    if downstream is not None and format_downstream(df):
+        import textwrap
+
+        head = textwrap.fill(f"downstream: {downstream.describe()}, on {result.config['downstream']['device_used']}; "
+                             "intervals over the held-out documents and the seeds:", 100)
+        print(f"\n{head}\n{format_downstream(df, alpha=statistics.alpha)}", file=shown)
+    if result.verdicts:
+        print(f"\nverdict:\n{format_verdicts(result.verdicts, alpha=statistics.alpha)}", file=shown)
+    print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
+          f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}", file=shown)
+    result.notes = [speak_cli(n, "compare") for n in result.notes]
+    written = result.write_report(out_dir, corpus=_compare_corpus(args, labels is not None, seconds),
+                                  sentences=sentences, length_texts=held_out[:1000],
+                                  command=["korean-bpe", *sys.argv[1:]])
+    if args.csv == STDOUT:
+        sys.stdout.write(df.to_csv(index=False))
+    elif args.csv is not None:
+        from ..files import atomic_write_text
+
+        atomic_write_text(args.csv, df.to_csv(index=False))
+        _info(f"wrote {args.csv}")
+    pngs = [name for name in written if name.endswith(".png")]
+    _info(f"wrote {args.output.rstrip('/')}/: table.csv, report.md, report.html (open it in a browser: images embedded) "
+          f"and {len(pngs)} plots ({', '.join(pngs)})")
+    return 0
+
+
+def _check_compare_files(args: argparse.Namespace, out_dir: Path) -> None:
+    """Standard input read once, and no output over an input (--csv, or a file of the report)."""
+    from ..compare.report import PLOTS
+
+    inputs = [("the corpus", args.corpus), ("the --eval file", args.eval), ("the --labels file", args.labels),
+              ("the --eval-labels file", args.eval_labels)]
+    _refuse_stdin_twice(inputs)
+    if args.csv is not None:
+        _refuse_overwriting("--csv", [args.csv], inputs, "give another file for the table")
+    report = ["table.csv", "report.md", "report.html", *(name for name, *_ in PLOTS)]
+    _refuse_overwriting("-o/--output", [out_dir / name for name in report], inputs,
+                        "give another directory for the report")
+
+
+def _compare_statistics(args: argparse.Namespace) -> Any:
+    """The :class:`~korean_bpe.compare.result.Statistics` of ``--resamples``, ``--confidence``,
+    ``--reference``; a bad one is a UserError naming the option."""
+    from ..compare.result import Statistics
+
+    try:
+        return Statistics(resamples=args.resamples, confidence=args.confidence, reference=args.reference)
+    except ValueError as exc:
+        raise UserError(str(exc).replace("resamples", "--resamples", 1).replace("confidence", "--confidence", 1)
+                        .replace("reference=", "--reference ", 1)) from None
+
+
+def _compare_downstream(args: argparse.Namespace) -> Any:
+    """The :class:`~korean_bpe.compare.downstream.Downstream` of ``--downstream`` and its options, or
+    None; PyTorch missing is a UserError with the install line, before any work."""
+    if args.downstream is None:
+        return None
+    from ..compare.downstream import Downstream, require_torch
+
+    try:
+        require_torch()
+    except ImportError as exc:
+        raise UserError(f"--downstream: {exc}") from None
+    return Downstream(model=args.downstream, seeds=args.downstream_seeds, train_docs=args.downstream_docs,
+                      epochs=args.downstream_epochs, device=args.device)
+
+
+def _compare_corpus(args: argparse.Namespace, labelled: bool, seconds: float) -> dict[str, str]:
+    """What the report says about the corpus: its paths as given on the command line."""
+    return {
+        "corpus": args.corpus or "the corpus embedded in konlpy (kolaw constitution + kobill bills)",
+        "held-out documents from": args.eval or f"a seeded {args.test_fraction:.0%} of the corpus (seed {args.seed})",
+        "labels": ("yes: probe_accuracy" + (" and downstream_accuracy" if args.downstream else "") + " measured")
+        if labelled else "none (no probe_accuracy)",
+        **({"downstream models": args.downstream} if args.downstream and labelled else {}),
+        "vocabulary sizes": ", ".join(f"{v:,}" for v in sorted(set(args.vocab_sizes))),
+        "gold analyzer": args.gold,
+        "run time": f"{seconds:.0f} s",
+    }
+
+
+def _documents(source: str | None, labels_file: str | None, option: str, *,
+               limit: int | None) -> tuple[list[str], list[int] | None]:
+    """The documents of ``source`` and their labels: from ``labels_file`` (one integer a line), or
+    from the ``label`` column of an NSMC-format TSV, or None."""
+    from ..corpus import iter_labelled, iter_texts
+
+    if labels_file is None:
+        pairs = iter_labelled(source, limit=limit) if source not in (None, "-") else None
+        if pairs is not None:
+            rows = list(pairs)
+            if rows and rows[0][1] is not None:
+                return [t for t, _ in rows], [_label(v, source, k) for k, (_, v) in enumerate(rows, 1)]
+            return [t for t, _ in rows], None
+        return list(iter_texts(source, limit=limit)), None
+    # the documents past --limit are counted, not kept: a labels file shifted by a line is refused with
+    # --limit as without it (the first labels would otherwise go with the wrong documents, silently)
+    texts: list[str] = []
+    total = 0
+    for text in iter_texts(source):
+        if limit is None or total < limit:
+            texts.append(text)
+        total += 1
+    values = [line.strip() for line in iter_texts(labels_file)]
+    if len(values) != total:
+        read = f" ({len(texts)} of them read with --limit)" if len(texts) < total else ""
+        raise UserError(f"{option} {labels_file} has {len(values)} labels for {total} documents{read}: "
+                        "give one integer label a line, one per non-blank document")
+    return texts, [_label(v, labels_file, k) for k, v in enumerate(values[:len(texts)], 1)]
+
+
+def _label(value: str, source: Any, k: int) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise UserError(f"{source}: label {k} is {value!r}, not an integer (such as NSMC's 0 and 1)") from None
+
+
+def _held_out(texts: list[str], eval_texts: list[str] | None, test_fraction: float, seed: int) -> list[str]:
+    """The documents compare() measured on (its seeded split when there is no --eval)."""
+    if eval_texts is not None:
+        return [t for t in eval_texts if t.strip()]
+    from ..compare.metrics import split_indices
+
+    _, test_idx = split_indices(len(texts), test_fraction=test_fraction, seed=seed)
+    return [texts[i] for i in test_idx]

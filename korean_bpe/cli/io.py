@@ -1,0 +1,223 @@
+"""What every ``korean-bpe`` command shares: the program name, the user's mistakes (:class:`UserError`,
+printed as one line), messages in the command line's words (:func:`speak_cli`), and the I/O helpers
+(reading standard input, writing standard output, refusing to overwrite an input, loading a model)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+
+PROG = "korean-bpe"
+
+
+class UserError(Exception):
+    """A mistake the user can fix; printed as one line, without traceback."""
+
+
+#: The library's messages name API arguments (``vocab_size=5``, ``limit_alphabet``); a message
+#: reaching the command line names the option of the running command instead.  Per command, an
+#: argument maps to its option (``"--vocab-size"``: ``vocab_size=5`` -> ``--vocab-size 5``,
+#: ``vocab_size >= 8`` -> ``--vocab-size 8 or more``), or, when the command has no such option, to
+#: the text that replaces the clause advising it (``""`` drops it).
+CLI_OPTIONS: dict[str, dict[str, str]] = {
+    "train": {
+        "vocab_size": "--vocab-size", "limit_alphabet": "--limit-alphabet", "min_frequency": "--min-frequency",
+        "byte_fallback": "--byte-fallback", "marker": "--marker", "limit": "--limit", "unit": "--unit",
+        "max_token_length": "--max-token-length", "hangul_fallback": "--hangul-fallback",
+        "superword_transition": "--superword-transition", "superword_max_words": "--superword-max-words",
+        "column": "; name the text column 'document' in the header line",
+        "pre_tokenizer": "; keep them with --lossless",  # an analysis that dropped every morpheme
+    },
+    "count": {"scheduler": "--scheduler", "limit": "--limit"},
+    "export-hf": {"pretokenized": "--pretokenized"},
+    "compare": {
+        "vocab_size": "--vocab-sizes", "vocab_sizes": "--vocab-sizes", "test_fraction": "--test-fraction",
+        "strategies": "--strategies", "seed": "--seed", "limit": "--limit", "gold": "--gold",
+        "eval_texts": "--eval", "eval_labels": "--eval-labels", "labels": "--labels",
+        "limit_alphabet": "", "column": "; name the text column 'document' in the header line",
+    },
+}
+
+
+_CLI_VALUES = {"'\u2581'": "space", "None": "none", "'</w>'": "'</w>'", "'##'": "'##'"}
+_VALUE = r"('[^']*'|\"[^\"]*\"|[^\s,;)]+)"
+
+
+def speak_cli(message: str, command: str | None) -> str:
+    """``message`` with the API arguments it names turned into ``command``'s options (see CLI_OPTIONS).
+
+    >>> speak_cli("vocab_size=5 is too small; use vocab_size >= 15, or limit_alphabet=4 to shrink it", "train")
+    '--vocab-size 5 is too small; use --vocab-size 15 or more, or --limit-alphabet 4 to shrink it'
+    >>> speak_cli("vocab_size=3 is too small; use vocab_size >= 8, or limit_alphabet=2 to shrink it", "compare")
+    '--vocab-sizes 3 is too small; use --vocab-sizes 8 or more'
+
+    Text quoted from another library keeps its own identifiers (SentencePiece's C++ messages):
+
+    >>> speak_cli("Vocabulary size is smaller than required_chars. 9 vs 12. (trainer_spec_.vocab_size())", "compare")
+    'Vocabulary size is smaller than required_chars. 9 vs 12. (trainer_spec_.vocab_size())'
+    """
+    for name, option in CLI_OPTIONS.get(command or "", {}).items():
+        if not option.startswith("--"):
+            message = re.sub(rf"(?:,? or |; )[^;,]*?\b{name}=[^;]*", option, message)
+            continue
+
+        def spell(m: re.Match[str], option: str = option) -> str:
+            value = m.group(1)
+            if value == "True":
+                return option
+            value = _CLI_VALUES.get(value, value.strip("'\""))
+            return f"{option} {value}"
+
+        message = re.sub(rf"\b{name}={_VALUE}", spell, message)
+        message = re.sub(rf"\b{name} >= (\d+)", rf"{option} \1 or more", message)
+        if "_" in name:  # an identifier, never an English word
+            message = re.sub(rf"(?<![.\w]){name}\b(?![(\w])", option, message)  # not trainer_spec_.vocab_size()
+    return message
+
+
+def _info(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def check_model_output(path: str) -> Path:
+    """Check ``-o PATH`` of a command that saves a model, before it starts: refuses a file, a
+    directory holding sub-directories and a place the user cannot write, with the fix
+    (:func:`korean_bpe.io.serialization.check_model_dir`).  Returns the real directory."""
+    from ..io.serialization import check_model_dir
+
+    try:
+        return check_model_dir(path)
+    except ValueError as exc:
+        raise UserError(f"argument -o/--output: {exc}") from None
+
+
+def _refuse_overwriting(option: str, outputs: Sequence[Any], inputs: Sequence[tuple[str, Any]], fix: str) -> None:
+    """Refuse, before any work, an output of ``option`` (paths ``outputs``; ``-``, standard output,
+    is skipped) that is, through links (hard ones too), one of the ``inputs`` (``(what, path)``
+    pairs; None is skipped, ``-`` is standard input: the file it is redirected from, by device and
+    inode): writing it would destroy what the command reads.  ``fix`` ends the message."""
+    from ..files import is_stdin, same_file
+
+    for out in outputs:
+        if str(out) == STDOUT:
+            continue
+        for what, path in inputs:
+            if path is None:
+                continue
+            if str(path) == "-":
+                if is_stdin(out):
+                    raise UserError(f"argument {option}: {out} is {what}: standard input is redirected from it, and "
+                                    f"writing it would destroy it; {fix}")
+            elif same_file(out, path):
+                via = "" if os.path.abspath(out) == os.path.abspath(path) else f" ({path}, through a link)"
+                raise UserError(f"argument {option}: {out} is {what}{via}, which this command reads: writing it would "
+                                f"destroy it; {fix}")
+
+
+#: an output path meaning standard output: a file output (count -o, compare --csv, export-hf -o)
+#: writes there; an output that is a directory (train -o, compare -o) refuses it (:func:`_no_stdout`)
+STDOUT = "-"
+
+
+def _no_stdout(option: str, path: str, what: str, fix: str) -> None:
+    """Refuse ``-`` for an output that is a directory of files: standard output takes one file."""
+    if path == STDOUT:
+        raise UserError(f"argument {option}: '-' means standard output, which cannot take {what}: give a directory "
+                        f"(./- for one named '-'); {fix}")
+
+
+def _refuse_stdin_twice(inputs: Sequence[tuple[str, Any]]) -> None:
+    """Refuse ``-`` (standard input) for two of the ``inputs`` (``(what, path)`` pairs): the first
+    reads it to the end, the second would find it empty."""
+    named = [what for what, path in inputs if path is not None and str(path) == "-"]
+    if len(named) > 1:
+        raise UserError(f"'-' (standard input) is given for {' and '.join(named)}, but standard input can be read only "
+                        "once: give '-' once and the other input as a file")
+
+
+def _load(directory: str) -> Any:
+    from ..io.serialization import find_backup
+    from ..tokenizer import Tokenizer
+
+    if not os.path.exists(directory):
+        backup = find_backup(directory)
+        if backup is not None:
+            raise UserError(f"model directory not found: {directory}; an interrupted save left the previous model in "
+                            f"{backup}: put it back with mv {backup} {directory}")
+        raise UserError(f"model directory not found: {directory} (write one with 'korean-bpe train ... -o {directory}')")
+    if not os.path.isdir(directory):
+        raise UserError(f"{directory} is not a directory: give the model directory written by 'korean-bpe train'")
+    return Tokenizer.load(directory)
+
+
+def _parse_ids(line: str, where: str) -> list[int]:
+    ids: list[int] = []
+    for part in line.replace(",", " ").split():
+        try:
+            ids.append(int(part))
+        except ValueError:
+            raise UserError(f"{where}: {part!r} is not a token id (expected integers such as '5 812 97')") from None
+    return ids
+
+
+def _escape_line_breaks(text: str) -> str:
+    """``text`` with each line break (:data:`~korean_bpe.pre_tokenizers.base.LINE_BREAKS`) as its
+    Python escape: one text, one output line (:data:`UNENCODABLE_HELP`).
+
+    >>> print(_escape_line_breaks("▁영화\\n최고\\u2028"))
+    ▁영화\\n최고\\u2028
+    """
+    escapes = _line_break_escapes()
+    return text.translate(escapes) if any(chr(c) in text for c in escapes) else text
+
+
+@functools.lru_cache(maxsize=1)
+def _line_break_escapes() -> dict[int, str]:
+    """Each line break -> its Python escape (``repr``'s spelling: ``\\n``, ``\\x85``, ``\\u2028``)."""
+    from ..pre_tokenizers.base import LINE_BREAKS
+
+    return {ord(c): repr(c)[1:-1] for c in LINE_BREAKS}
+
+
+def _stdout_writer() -> Callable[[str], Any]:
+    """``sys.stdout.write``, but each lone surrogate written as its ``\\udXXX`` escape, whatever
+    the stream's error handler (``surrogateescape`` in the C.UTF-8 locale would write U+DC80 as the
+    byte 0x80, which is not UTF-8, and fail on U+D800; ``strict`` fails on both), and any other
+    character the stream cannot encode escaped as ``backslashreplace`` does: see
+    :data:`UNENCODABLE_HELP`.  The usual string is written as it is."""
+    from ..tokens import SURROGATE
+
+    out = sys.stdout
+
+    def write(text: str) -> Any:
+        if SURROGATE.search(text):
+            text = SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+        try:
+            return out.write(text)
+        except UnicodeEncodeError:  # a text stream encodes the whole string before writing any of it
+            encoding = getattr(out, "encoding", None) or "utf-8"
+            return out.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+    return write
+
+
+def _stdin_lines(stream: BinaryIO | None = None) -> Iterator[str]:
+    """Lines of standard input as UTF-8 text (line ending removed), failing with the byte offset."""
+    f = stream if stream is not None else sys.stdin.buffer
+    offset = 0
+    for lineno, raw in enumerate(f, 1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UserError(f"<stdin> is not UTF-8: line {lineno}, byte offset {offset + exc.start} "
+                            f"(byte 0x{raw[exc.start]:02X})") from None
+        if lineno == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        offset += len(raw)
+        yield text.rstrip("\r\n") if text.endswith("\n") else text
