@@ -150,17 +150,18 @@ cdef class _Work:
             h = (h + 1) & self.wmask
 
     cdef void _store_word(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
-                          Py_ssize_t maxsize) noexcept nogil:
-        """Cache ``syms`` as the ids of the word ``data[start:end]`` (emptying a full cache)."""
-        cdef uint64_t slot
+                          uint64_t slot, Py_ssize_t maxsize) noexcept nogil:
+        """Cache ``syms`` as the ids of the word ``data[start:end]``, not in the cache, whose free
+        slot :meth:`_find_word` gave (found again when the cache is emptied, being full, or grows).
+        Only the thread that holds this :class:`_Work` touches its cache, so the slot stays free."""
         cdef Py_ssize_t k, n = end - start, m = self.syms.size()
         cdef size_t off
         if self.wcount >= maxsize or self.warena.size() + 4 + n + m > LOW32:
             self._reset_words(1024)
+            self._find_word(kind, data, start, end, hash, &slot)
         elif <uint64_t> (self.wcount + 1) * 2 > self.wmask + 1:
             self._grow_words()
-        if self._find_word(kind, data, start, end, hash, &slot) >= 0:
-            return
+            self._find_word(kind, data, start, end, hash, &slot)
         off = self.warena.size()
         self.warena.push_back(<uint32_t> (hash & LOW32))
         self.warena.push_back(<uint32_t> (hash >> 32))
@@ -543,7 +544,7 @@ cdef class MergeTable:
         else:
             _slow_word(w, text, start, end, slow)
         w.ids.insert(w.ids.end(), w.syms.begin(), w.syms.end())
-        w._store_word(kind, data, start, end, hash, maxsize)
+        w._store_word(kind, data, start, end, hash, slot, maxsize)
         return 0
 
     cdef int _cut_whitespace(self, _Work w, Span* s, PyObject* slow, Py_ssize_t maxsize) except -1 nogil:
