@@ -46,6 +46,8 @@ from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from .._threads import available_cores
+
 __all__ = [
     "Executor", "SerialExecutor", "ThreadExecutor", "LocalProcessExecutor", "default_workers",
     "shared_process_executor", "shared_thread_executor", "spawn_pool", "end_pool",
@@ -62,12 +64,8 @@ class Executor(Protocol):
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]: ...
 
 
-def default_workers() -> int:
-    """CPU cores this process may use (``sched_getaffinity`` where available)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return max(1, os.cpu_count() or 1)
+#: CPU cores this process may use: the default number of workers (and of encoding threads)
+default_workers = available_cores
 
 
 def _windowed_map(pool: Any, fn: Callable[[T], R], items: Iterable[T], limit: int) -> Iterator[R]:
