@@ -63,7 +63,8 @@ from .encoding.encoder import Encoder
 from .encoding.fallback import Fallback
 from .encoding.offsets import token_offsets
 from .encoding.specials import Disallowed, SpecialTokens, SpecialTokenTextError
-from .io.format import BYTE_TOKENS, UNWRITABLE, check_writable_token, first_unknown
+from .io.format import first_unknown
+from .tokens import BYTE_TOKENS, UNWRITABLE, check_writable_token
 from .jamo import JAMO_ALPHABET
 from .markers import Marker
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
