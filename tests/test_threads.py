@@ -60,7 +60,7 @@ def test_in_chunks_keeps_order_and_uses_the_threads(small_chunks: int) -> None:
     together = threading.Barrier(3, timeout=10)  # broken (an error) unless three threads run chunks at once
     seen: set[str] = set()
 
-    def run(chunk: list[str]) -> list[list[int]]:
+    def run(chunk: list[str], k: int) -> list[list[int]]:
         name = threading.current_thread().name
         if name not in seen:
             seen.add(name)
@@ -75,7 +75,7 @@ def test_in_chunks_keeps_order_and_uses_the_threads(small_chunks: int) -> None:
 def test_in_chunks_raises_the_first_error_and_stops(small_chunks: int) -> None:
     calls = []
 
-    def run(chunk: list[str]) -> list[list[int]]:
+    def run(chunk: list[str], k: int) -> list[list[int]]:
         calls.append(len(chunk))
         raise ValueError("bad chunk")
 

@@ -98,10 +98,12 @@ cdef class _Work:
     cdef vector[int32_t] ids
     cdef vector[Py_ssize_t] ends
     cdef Py_ssize_t generation
+    cdef bint busy                # a worker's _Work (MergeTable.workers) in use by a call
 
     def __cinit__(self):
         self._reset_words(1024)
         self.generation = 0
+        self.busy = False
 
     cdef void _reset_words(self, uint64_t cap) noexcept nogil:
         self.warena.clear()
@@ -189,7 +191,8 @@ cdef class MergeTable:
     cdef int32_t prefix
     cdef int mode                 # MODE_CHARS, MODE_JAMO or MODE_BYTES
     cdef int32_t byte_ids[256]
-    cdef list pool                # the _Work not in use
+    cdef list pool                # the spare _Work not in use
+    cdef list workers             # worker k's own _Work (its word cache lasts from call to call)
     cdef Py_ssize_t generation    # a _Work of an older generation empties its word cache
 
     def __cinit__(self, merges, chars):
@@ -218,6 +221,7 @@ cdef class MergeTable:
             rank += 1
         self.id_objs = ()
         self.pool = []
+        self.workers = []
         self.generation = 0
         self.prefix = -1
         self.mode = MODE_CHARS
@@ -233,21 +237,32 @@ cdef class MergeTable:
 
     # --- the pool of _Work ---------------------------------------------------------------------
 
-    cdef _Work _take(self):
-        """A :class:`_Work` for this call alone (list.pop is atomic under the GIL)."""
+    cdef _Work _take(self, Py_ssize_t worker=-1):
+        """A :class:`_Work` for this call alone: worker ``k``'s own when ``worker=k`` and it is not
+        in use (a batch handed out the same way finds its words where it left them), else a
+        spare one (taken and given back under the GIL, so no two calls share one)."""
         cdef _Work w
-        try:
-            w = self.pool.pop()
-        except IndexError:
-            w = _Work()
-            w.generation = self.generation
+        while worker >= len(self.workers):
+            self.workers.append(_Work())
+        if worker >= 0 and not (<_Work> self.workers[worker]).busy:
+            w = self.workers[worker]
+            w.busy = True
+        else:
+            try:
+                w = self.pool.pop()
+            except IndexError:
+                w = _Work()
+                w.generation = self.generation
         if w.generation != self.generation:
             w._reset_words(1024)
             w.generation = self.generation
         return w
 
     cdef void _give(self, _Work w):
-        self.pool.append(w)
+        if w.busy:
+            w.busy = False
+        else:
+            self.pool.append(w)
 
     # --- merging one word's symbols (w.syms) ---------------------------------------------------
 
@@ -510,15 +525,15 @@ cdef class MergeTable:
         """Empty the word caches (a cache in use by another thread is emptied when given back
         and taken again)."""
         self.generation += 1
-        for w in self.pool:
+        for w in self.pool + [w for w in self.workers if not (<_Work> w).busy]:
             (<_Work> w)._reset_words(1024)
             (<_Work> w).generation = self.generation
 
     def cached_words(self):
         """How many words the largest word cache not in use holds (each holds at most the
         ``maxsize`` of the calls that filled it)."""
-        return max([(<_Work> w).wcount for w in self.pool
-                    if (<_Work> w).generation == self.generation], default=0)
+        return max([(<_Work> w).wcount for w in self.pool + self.workers
+                    if not (<_Work> w).busy and (<_Work> w).generation == self.generation], default=0)
 
     cdef inline uint64_t _hash_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
         cdef uint64_t hash = 0xCBF29CE484222325
@@ -600,7 +615,8 @@ cdef class MergeTable:
                 i += 1
         return 0
 
-    def encode_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize):
+    def encode_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize,
+                     Py_ssize_t worker=0):
         """The ids of each item of ``chunk``, the words cut, merged and cached without the GIL.
 
         ``cut`` says what an item is: ``0`` a text cut as ``str.split()`` cuts it; ``1`` a text
@@ -611,8 +627,8 @@ cdef class MergeTable:
         ``slow_plain`` a line break); ``2`` a list of pieces (what a pre-tokenizer gave), each cut
         into symbols as :meth:`set_symbols` says.  ``slow(word)`` gives the ids (a sequence of
         ints) of a word holding a symbol the vocabulary lacks.  Each thread's word cache is
-        emptied when it holds ``maxsize`` words.  Threads may call this at once (each call takes
-        its own :class:`_Work`)."""
+        emptied when it holds ``maxsize`` words.  Threads may call this at once: each call takes
+        worker ``worker``'s :class:`_Work` (its word cache), or a spare one while that is in use."""
         cdef Py_ssize_t t, k, m = len(chunk), a, b
         cdef vector[Span] spans
         cdef vector[Py_ssize_t] counts   # CUT_PIECES: the pieces of each item
@@ -647,7 +663,7 @@ cdef class MergeTable:
             s.kind = PyUnicode_KIND(p)
             s.n = PyUnicode_GET_LENGTH(p)
             spans.push_back(s)
-        w = self._take()
+        w = self._take(worker)
         try:
             w.ids.clear()
             w.ends.clear()

@@ -55,16 +55,18 @@ MAX_CHUNK_CHARS = 1 << 20
 CHUNKS_PER_THREAD = 4
 
 
-def in_chunks(items: list[Any], run: Callable[[list[Any]], list[list[int]]], *, num_threads: int,
+def in_chunks(items: list[Any], run: Callable[[list[Any], int], list[list[int]]], *, num_threads: int,
               weight: Callable[[Any], int] = len) -> list[list[int]]:
-    """``run`` applied to consecutive chunks of ``items`` (about :data:`CHUNK_CHARS` of
-    ``weight`` each), by up to ``num_threads`` threads at once (the calling thread one of them),
-    the results joined in order.  ``run`` must release the GIL to gain anything (the compiled
-    core's ``encode_chunk`` does).  The first error any thread meets stops the others after their
-    chunk and is raised here.  A batch of ``total`` weight becomes ``CHUNKS_PER_THREAD`` chunks a
-    thread, none under :data:`CHUNK_CHARS` nor over :data:`MAX_CHUNK_CHARS` (where they allow).
+    """``run(chunk, k)`` applied to consecutive chunks of ``items`` by up to ``num_threads``
+    threads at once (the calling thread one of them), the results joined in order.  Thread ``k``
+    takes chunks ``k``, ``k + threads``, ... (the same share of the same batch each time: the
+    compiled core keeps a word cache per ``k``).  ``run`` must release the GIL to gain anything
+    (the compiled core's ``encode_chunk`` does).  The first error any thread meets stops the
+    others after their chunk and is raised here.  A batch becomes ``CHUNKS_PER_THREAD`` chunks a
+    thread, none under :data:`CHUNK_CHARS` of ``weight`` nor over :data:`MAX_CHUNK_CHARS` (where
+    they allow).
 
-    >>> in_chunks(list("abc"), lambda chunk: [[ord(c)] for c in chunk], num_threads=2)
+    >>> in_chunks(list("abc"), lambda chunk, k: [[ord(c)] for c in chunk], num_threads=2)
     [[97], [98], [99]]
     """
     cum = list(accumulate(map(weight, items)))
@@ -75,33 +77,32 @@ def in_chunks(items: list[Any], run: Callable[[list[Any]], list[list[int]]], *, 
     threads = min(num_threads, len(chunks))
     if threads <= 1:
         if len(chunks) == 1:
-            return run(items)
+            return run(items, 0)
         with paused():  # a list a text and no cycles: a collection would only walk them again
-            return list(chain.from_iterable(run(items[a:b]) for a, b in chunks))
-    results: list[list[list[int]]] = [[] for _ in chunks]
-    todo = iter(range(len(chunks)))  # next() on it is atomic under the GIL
+            return list(chain.from_iterable(run(items[a:b], 0) for a, b in chunks))
+    out: list[Any] = [None] * len(items)
     errors: list[BaseException] = []
 
-    def work() -> None:
+    def work(k: int) -> None:
         try:
-            for c in todo:
+            for a, b in chunks[k::threads]:
                 if errors:
                     return
-                a, b = chunks[c]
-                results[c] = run(items[a:b])
+                out[a:b] = run(items[a:b], k)  # a slice of its own: atomic under the GIL
         except BaseException as exc:  # noqa: BLE001 - re-raised by the calling thread
             errors.append(exc)
 
-    helpers = [threading.Thread(target=work, name=f"korean_bpe-encode-{k}", daemon=True) for k in range(threads - 1)]
+    helpers = [threading.Thread(target=work, args=(k,), name=f"korean_bpe-encode-{k}", daemon=True)
+               for k in range(1, threads)]
     with paused():
         for t in helpers:
             t.start()
-        work()
+        work(0)
         for t in helpers:
             t.join()
     if errors:
         raise errors[0]
-    return list(chain.from_iterable(results))
+    return out
 
 
 def _pieces_weight(words: list[str]) -> int:
@@ -196,16 +197,17 @@ class Encoder:
         ``num_threads`` threads), else by ``pre_tokenizer.batch``."""
         compiled, cut = self.compiled, self.plan.cut
         if compiled is not None and cut == "whitespace":
-            def whitespace(chunk: list[str]) -> list[list[int]]:
-                return compiled.encode_chunk(chunk, 0, -1, self.encode_word, None, self.cache.maxsize)
+            def whitespace(chunk: list[str], k: int) -> list[list[int]]:
+                return compiled.encode_chunk(chunk, 0, -1, self.encode_word, None, self.cache.maxsize, k)
 
             return in_chunks(texts, whitespace, num_threads=num_threads)
         if compiled is not None and cut == "sentencepiece":
             def piece(segment: str) -> tuple[int, ...]:
                 return self.encode_word(SPACE_MARK + segment)
 
-            def sentencepiece(chunk: list[str]) -> list[list[int]]:
-                return compiled.encode_chunk(chunk, 1, self.plan.space_id, piece, self.encode_word, self.cache.maxsize)
+            def sentencepiece(chunk: list[str], k: int) -> list[list[int]]:
+                return compiled.encode_chunk(chunk, 1, self.plan.space_id, piece, self.encode_word, self.cache.maxsize,
+                                             k)
 
             return in_chunks(texts, sentencepiece, num_threads=num_threads)
         return self.encode_words(self.pre_tokenizer.batch(texts), num_threads=num_threads)
@@ -216,8 +218,8 @@ class Encoder:
         cache, compiled = self.cache, self.compiled
         if compiled is not None:
             if self.plan.symbols is not None:  # cut, merged and cached in the core
-                def pieces(chunk: list[list[str]]) -> list[list[int]]:
-                    return compiled.encode_chunk(chunk, 2, -1, self.encode_word, None, cache.maxsize)
+                def pieces(chunk: list[list[str]], k: int) -> list[list[int]]:
+                    return compiled.encode_chunk(chunk, 2, -1, self.encode_word, None, cache.maxsize, k)
 
                 return in_chunks(batch if isinstance(batch, list) else list(batch), pieces, num_threads=num_threads,
                                  weight=_pieces_weight)

@@ -76,13 +76,22 @@ class SpecialTokens:
             _refuse(regex.search(text), "the text")
 
     def check_all(self, texts: Sequence[str], disallowed: Any) -> None:
-        """:meth:`check` for every text; the error names the text by its index."""
+        """:meth:`check` for every text; the error names the text by its index.  Many texts are
+        searched as one string, joined by a character no disallowed token holds (a search call
+        per text costs more than the search), then text by text only when that finds one."""
         regex = self.regex(disallowed)
         if regex is None:
+            return
+        if len(texts) > 16 and not any(_JOINER in t for t in self.tokens) and regex.search(_JOINER.join(texts)) is None:
             return
         search = regex.search
         for k, text in enumerate(texts):
             _refuse(search(text), f"texts[{k}]")
+
+
+#: joins the texts :meth:`SpecialTokens.check_all` searches at once (a special token holding it is
+#: searched for text by text)
+_JOINER = "\x00"
 
 
 def _refuse(found: re.Match[str] | None, where: str) -> None:
