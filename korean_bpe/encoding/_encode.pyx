@@ -713,18 +713,6 @@ cdef class MergeTable:
             PyList_SET_ITEM(ids, k - a, v)
         return ids
 
-    def encode_pieces(self, batch, slow, Py_ssize_t maxsize):
-        """:meth:`encode_chunk` of ``batch``, a list of lists of pieces (what a pre-tokenizer gave)."""
-        return self.encode_chunk(batch if type(batch) is list else list(batch), CUT_PIECES, -1, slow, None, maxsize)
-
-    def encode_whitespace(self, list texts, slow, Py_ssize_t maxsize):
-        """:meth:`encode_chunk` of ``texts`` split as ``str.split()`` does."""
-        return self.encode_chunk(texts, CUT_WHITESPACE, -1, slow, None, maxsize)
-
-    def encode_sentencepiece(self, list texts, int space_id, slow, slow_plain, Py_ssize_t maxsize):
-        """:meth:`encode_chunk` of ``texts`` cut as SentencePiece cuts them."""
-        return self.encode_chunk(texts, CUT_SENTENCEPIECE, space_id, slow, slow_plain, maxsize)
-
 
 cdef int _slow_word(_Work w, PyObject* text, Py_ssize_t start, Py_ssize_t end, PyObject* slow) except -1 with gil:
     """``w.syms`` = the ids ``slow(word)`` gives for the word ``text[start:end]`` (Python code:
