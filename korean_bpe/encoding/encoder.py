@@ -69,8 +69,10 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], list[list[int]]]
     >>> in_chunks(list("abc"), lambda chunk, k: [[ord(c)] for c in chunk], num_threads=2)
     [[97], [98], [99]]
     """
+    if len(items) <= 1:  # encode(text): no chunking to compute
+        return run(items, 0) if items else []
     cum = list(accumulate(map(weight, items)))
-    total = cum[-1] if cum else 0
+    total = cum[-1]
     n = max(1, min(-(-total // CHUNK_CHARS), max(num_threads * CHUNKS_PER_THREAD, -(-total // MAX_CHUNK_CHARS))))
     bounds = sorted({0, len(items), *(bisect_left(cum, total * j // n) for j in range(1, n))})
     chunks = list(zip(bounds, bounds[1:]))
@@ -142,6 +144,12 @@ class Encoder:
                 byte_ids = ([vocab.get(s, -1) for s in unit.initial_alphabet] if self.plan.symbols == "bytes" else None)
                 self.compiled.set_symbols(self.plan.prefix_id, self.plan.symbols, byte_ids)
         self.cache = WordCache(self.encode_word, cache_size)
+        #: how the compiled core cuts whole texts: encode_chunk's (cut, space id, slow, slow_plain), or None
+        self._cut: tuple[int, int, Any, Any] | None = None
+        if self.compiled is not None and self.plan.cut == "whitespace":
+            self._cut = (0, -1, self.encode_word, None)
+        elif self.compiled is not None and self.plan.cut == "sentencepiece":
+            self._cut = (1, self.plan.space_id, self._encode_piece, self.encode_word)
 
     # --- one word ------------------------------------------------------------------------------
 
@@ -159,6 +167,10 @@ class Encoder:
         if p:
             return merge_dropout(ids, self.pairs, p, rng)  # type: ignore[arg-type]
         return self.compiled.merge_ids(ids) if self.compiled is not None else merge_ids(ids, self.pairs)
+
+    def _encode_piece(self, segment: str) -> tuple[int, ...]:
+        """The ids of the SentencePiece piece ``'▁' + segment`` (the core caches it as ``segment``)."""
+        return self.encode_word(SPACE_MARK + segment)
 
     def encode_word(self, word: str) -> tuple[int, ...]:
         """The ids of one word (what the word cache holds)."""
@@ -195,22 +207,14 @@ class Encoder:
     def encode_texts(self, texts: list[str], *, num_threads: int = 1) -> list[list[int]]:
         """The ids of each text: cut by the compiled core when the plan says it can (on
         ``num_threads`` threads), else by ``pre_tokenizer.batch``."""
-        compiled, cut = self.compiled, self.plan.cut
-        if compiled is not None and cut == "whitespace":
-            def whitespace(chunk: list[str], k: int) -> list[list[int]]:
-                return compiled.encode_chunk(chunk, 0, -1, self.encode_word, None, self.cache.maxsize, k)
-
-            return in_chunks(texts, whitespace, num_threads=num_threads)
-        if compiled is not None and cut == "sentencepiece":
-            def piece(segment: str) -> tuple[int, ...]:
-                return self.encode_word(SPACE_MARK + segment)
-
-            def sentencepiece(chunk: list[str], k: int) -> list[list[int]]:
-                return compiled.encode_chunk(chunk, 1, self.plan.space_id, piece, self.encode_word, self.cache.maxsize,
-                                             k)
-
-            return in_chunks(texts, sentencepiece, num_threads=num_threads)
-        return self.encode_words(self.pre_tokenizer.batch(texts), num_threads=num_threads)
+        if self._cut is None:
+            return self.encode_words(self.pre_tokenizer.batch(texts), num_threads=num_threads)
+        encode_chunk, maxsize = self.compiled.encode_chunk, self.cache.maxsize
+        code, space_id, slow, slow_plain = self._cut
+        if len(texts) == 1:  # encode(text)
+            return encode_chunk(texts, code, space_id, slow, slow_plain, maxsize, 0)
+        return in_chunks(texts, lambda chunk, k: encode_chunk(chunk, code, space_id, slow, slow_plain, maxsize, k),
+                         num_threads=num_threads)
 
     def encode_words(self, batch: list[list[str]], *, num_threads: int = 1) -> list[list[int]]:
         """The ids of pre-tokenized texts, each distinct word segmented once (then cached); on
