@@ -175,6 +175,23 @@ def test_compare_rows_train_as_the_public_api(real_texts):
     assert peer.encode_batch(["영화를 봤다"]) == [peer.processor.encode("영화를 봤다")]
 
 
+@pytest.mark.parametrize("gold", ["kiwi", "mecab"])
+def test_training_only_rows_are_graded_by_their_own_analyzer(real_texts, gold):
+    """A ``<gold>-train`` row and its SentencePiece peer learnt their merges from the gold analyzer's
+    morphemes, so their morph F1 is graded by their own ruler (self_graded, ‡) as the rows that run
+    it at encode time, whichever pre-tokenizer encodes them; the other analyzer's rows and
+    whitespace BPE are not.  Before, only the analyzer-at-encode rows were marked."""
+    from korean_bpe.compare import compare
+
+    other = "mecab" if gold == "kiwi" else "kiwi"
+    names = [f"{gold}-train/syllable", f"sentencepiece-bpe/{gold}-train", f"{other}-train/syllable",
+             f"{gold}/syllable", "whitespace/syllable"]
+    table = compare(real_texts[:300], eval_texts=real_texts[300:340], strategies=names, vocab_sizes=[1200],
+                    gold=gold, show_progress=False, model_cache=False).table.set_index("strategy")
+    assert table.loc[names, "self_graded"].tolist() == [True, True, False, True, False]
+    assert table.loc[f"{gold}-train/syllable", "pre_tokenizer"] == "raw"
+
+
 # --- MoB ------------------------------------------------------------------------------------------
 
 

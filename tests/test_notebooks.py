@@ -46,6 +46,17 @@ def _check_computed(name: str, text: str) -> None:
         m = re.search(r"baseline/jamo / baseline/syllable = ([\d.]+) tokens", text)
         assert m and abs(float(m.group(1)) - jamo / syllable) < 0.01
         assert re.search(r"morpheme-boundary F1 \(gold Kiwi\): morpheme-aware BPE 0\.\d{3}", text)
+        # the 2026 rows: training-only morphology keeps more of Kiwi's boundaries than whitespace BPE
+        # with no analyzer at encode time (faster than the row that runs Kiwi); STRR falls as the
+        # analyzer does more: whitespace > training-only > analyzer at encode
+        m = re.search(r"training-only kiwi: kiwi-train [\d.]+ tokens/어절, mF1 ([\d.]+), ([\d.]+) kdoc/s; at encode: "
+                      r"kiwi [\d.]+, [\d.]+, ([\d.]+) kdoc/s; whitespace [\d.]+, ([\d.]+)", text)
+        assert m, "no line of the training-only rows"
+        train_f1, train_speed, kiwi_speed, ws_f1 = map(float, m.groups())
+        assert train_f1 > ws_f1 and train_speed > kiwi_speed
+        m = re.search(r"STRR \(syllable rows, mean\): whitespace ([\d.]+)%, training-only ([\d.]+)%, "
+                      r"analyzer at encode ([\d.]+)%", text)
+        assert m and float(m.group(1)) > float(m.group(2)) > float(m.group(3)), "no STRR line, or out of order"
     elif name == "tour.ipynb":
         assert "lossless round trip: True" in text
         m = re.search(r"lossless round trip on the sample: (\d+)/(\d+)", text)

@@ -113,8 +113,8 @@ TABLE: tuple[Column, ...] = (
     Column("renyi_efficiency_observed", "float64", "the same with |V| the number of token types seen in the "
            "held-out text", format="{:.3f}"),
     Column("gold", "object", "the analyzer whose morpheme boundaries are the gold standard (Kiwi by default)"),
-    Column("self_graded", "bool", "the strategy is built on the gold analyzer, so it is graded by its own ruler "
-           "(marked ‡ after mF1 in the reports)"),
+    Column("self_graded", "bool", "the strategy is built on the gold analyzer (at encode time, or at training time only: "
+           "the *-train rows), so it is graded by its own ruler (marked ‡ after mF1 in the reports)"),
     Column("morph_precision", "float64", "share of the token boundaries strictly inside 어절 that are gold "
            "boundaries; boundaries are character offsets of the original text (a token covering part of a "
            "character covers all of it), gold ones every morpheme end inside an 어절 "

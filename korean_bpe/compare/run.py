@@ -420,7 +420,7 @@ def _run_strategy(name: str, ctx: Context, *, bar: Any = None,
         rows.append(row | extra | {
             "strategy": name, "kind": strategy.kind, "pre_tokenizer": seg.pre_tokenizer, "unit": seg.unit,
             "lossless": bool(seg.lossless), "drops_text": lossy, "vocab_size": size,
-            "gold": held.gold_name, "self_graded": bool(held.gold_name) and strategy.analyzer == held.gold_name,
+            "gold": held.gold_name, "self_graded": bool(held.gold_name) and held.gold_name in (strategy.analyzer, strategy.trained_on),
             "encode_texts_per_s": _row_throughput(seg, strategy, pretok, held),
             "train_docs": len(train), "test_docs": len(held.texts),
         })
