@@ -294,6 +294,11 @@ def test_compare_reads_nsmc_labels_and_an_eval_file(tmp_path: Path) -> None:
     assert df["train_docs"].tolist() == [50] and df["test_docs"].tolist() == [10]
     assert 0 <= df["probe_accuracy"][0] <= 1  # labels were read from the 'label' column
     assert (tmp_path / "out" / "probe.png").is_file()
+    ok("compare", str(train), "--eval", str(test), "--eval-limit", "6", "--strategies", "baseline/word", "--vocab-sizes",
+       "20", "--gold", "none", "--no-progress", "-o", str(tmp_path / "out6"))
+    df = pd.read_csv(tmp_path / "out6" / "table.csv")
+    assert df["train_docs"].tolist() == [50] and df["test_docs"].tolist() == [6]  # the first 6 of --eval, all of CORPUS
+    assert "--eval-limit needs --eval" in fails("compare", str(train), "--eval-limit", "6", "-o", str(tmp_path / "o3"))
     plain, labels = tmp_path / "plain.txt", tmp_path / "labels.txt"
     plain.write_text("영화 정말 재밌다\n아이언맨 최고\n", encoding="utf-8")
     labels.write_text("1\nx\n", encoding="utf-8")

@@ -62,6 +62,8 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("--eval", default=None, metavar="FILE",
                    help="measure on FILE (text or NSMC-format TSV) and train on all of CORPUS "
                         "(default: hold out --test-fraction of CORPUS)")
+    p.add_argument("--eval-limit", type=_positive_int, default=None, metavar="N",
+                   help="read at most the first N documents of --eval (default: --limit)")
     p.add_argument("-o", "--output", default="results", metavar="DIR",
                    help="directory for table.csv, report.md, report.html and the PNGs (default: results)")
     p.add_argument("--strategies", type=_strategy_list, default=None, metavar="LIST",
@@ -176,6 +178,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise UserError(f"argument --csv: {exc}") from None
     if args.eval is None and args.eval_labels is not None:
         raise UserError("--eval-labels needs --eval (without it the held-out labels come from --labels)")
+    if args.eval is None and args.eval_limit is not None:
+        raise UserError("--eval-limit needs --eval (without it the held-out documents are --test-fraction of CORPUS)")
     _check_compare_files(args, out_dir)
 
     from ..compare.report import pick_sentences
@@ -193,7 +197,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         args.vocab_sizes = list(COMPARE_VOCAB_SIZES_EMBEDDED if args.corpus is None else COMPARE_VOCAB_SIZES)
     texts, labels = _documents(args.corpus, args.labels, "--labels", limit=args.limit)
     eval_texts, eval_labels = (None, None) if args.eval is None else \
-        _documents(args.eval, args.eval_labels, "--eval-labels", limit=args.limit)
+        _documents(args.eval, args.eval_labels, "--eval-labels",
+                   limit=args.limit if args.eval_limit is None else args.eval_limit)
     if (labels is None) != (eval_labels is None) and args.eval is not None:
         _info("note: labels for only one of CORPUS and --eval: no probe_accuracy")
         labels = eval_labels = None
