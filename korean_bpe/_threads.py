@@ -1,5 +1,6 @@
 """How many threads a call may use: ``num_threads``, the one option of every path that runs on
-several cores without the GIL (``Tokenizer.encode_batch``, the CLI's ``encode``).
+several cores without the GIL (``Tokenizer.encode_batch``, the CLI's ``encode``, ``Tokenizer.train``
+and the counting), and :func:`run_parallel`, which runs the compiled training steps' tasks.
 
 ``None`` (the default) means the environment variable ``KOREAN_BPE_NUM_THREADS`` when it is set,
 else every core this process may run on (its CPU affinity, as ``os.process_cpu_count`` counts
@@ -17,8 +18,10 @@ ValueError: num_threads must be an int >= 1 (or None: every core), got 0
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
 
-__all__ = ["ENV_VAR", "available_cores", "resolve_threads"]
+__all__ = ["ENV_VAR", "available_cores", "resolve_threads", "run_parallel"]
 
 #: the environment variable that sets the default of ``num_threads``
 ENV_VAR = "KOREAN_BPE_NUM_THREADS"
@@ -55,3 +58,35 @@ def resolve_threads(num_threads: int | None, *, name: str = "num_threads") -> in
     if num_threads < 1:
         raise ValueError(f"{name} must be an int >= 1 (or None: every core), got {num_threads!r}")
     return num_threads
+
+
+def run_parallel(task: Callable[[int], object], n: int, threads: int) -> None:
+    """``task(i)`` for ``i`` in ``range(n)`` on up to ``threads`` threads, this one included
+    (tasks dealt round-robin; one thread: in order, here).  The compiled training steps
+    (:mod:`korean_bpe.trainer._fast_core`: counting, the symbol split, the engine's set-up) run
+    their tasks so, each without the GIL on its own part of the data, the parts joined in a fixed
+    order.  An exception in a task is raised here once every thread has ended."""
+    threads = max(1, min(threads, n))
+    if threads == 1:
+        for i in range(n):
+            task(i)
+        return
+    errors: list[BaseException] = []
+
+    def work(first: int) -> None:
+        try:
+            for i in range(first, n, threads):
+                task(i)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            errors.append(exc)
+
+    others = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(1, threads)]
+    for t in others:
+        t.start()
+    try:
+        work(0)
+    finally:
+        for t in others:
+            t.join()
+    if errors:
+        raise errors[0]

@@ -48,6 +48,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from ._threads import resolve_threads
 from .corpus import COUNTS_FORMAT
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
 from .markers import MORPHEME_CUT, SPACE_MARK, Marker, get_marker
@@ -74,6 +75,7 @@ class CountsFileError(ValueError):
 def count_words(
     texts: Iterable[str], pre_tokenizer: PreTokenizer, *, into: dict[str, int] | None = None,
     show_progress: bool | Progress | None = None, sample: list[str] | None = None, compact: Literal[False] = False,
+    num_threads: int | None = None,
 ) -> dict[str, int]: ...
 
 
@@ -81,6 +83,7 @@ def count_words(
 def count_words(
     texts: Iterable[str], pre_tokenizer: PreTokenizer, *, into: dict[str, int] | None = None,
     show_progress: bool | Progress | None = None, sample: list[str] | None = None, compact: bool,
+    num_threads: int | None = None,
 ) -> Mapping[str, int]: ...
 
 
@@ -92,6 +95,7 @@ def count_words(
     show_progress: bool | Progress | None = None,
     sample: list[str] | None = None,
     compact: bool = False,
+    num_threads: int | None = None,
 ) -> Mapping[str, int]:
     """``{word: count}`` over the pieces ``pre_tokenizer`` cuts ``texts`` into, in first-seen
     order, added into ``into`` when given (updated and returned): a dict, except with ``compact``.
@@ -106,6 +110,12 @@ def count_words(
     which :func:`split_words` cuts into symbol ids without a Python string per word; so the result
     is annotated ``Mapping`` then, and ``dict`` without ``compact``.
 
+    ``num_threads``: the compiled counting reads that many slices of each batch at once, without
+    the GIL, each slice into a table of its own, the tables then added in slice order: the same
+    counts in the same order whatever the number (``None``: every core this process may use;
+    ``1``: one thread).  Other pre-tokenizers run on their own executors (an analyzer's process
+    pool) and ignore it.
+
     >>> count_words(["ㅋㅋ 진짜 웃기다", "ㅋㅋ"], get_pre_tokenizer("raw"))
     {'▁ㅋㅋ': 2, '▁진짜': 1, '▁웃기다': 1}
     """
@@ -116,6 +126,7 @@ def count_words(
         raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
     if not isinstance(texts, Iterable):
         raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
+    threads = resolve_threads(num_threads)
     out: dict[str, int] = {} if into is None else into
     mode = _compiled_mode(pre_tokenizer)
     progress = start_progress(show_progress, total=None, desc="pre-tokenizing", unit="text")
@@ -123,9 +134,9 @@ def count_words(
 
     def add(chunk: list[str]) -> None:
         if counter is not None:
-            counter.update(chunk)
+            counter.update(chunk, threads)
         else:
-            fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece")
+            fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece", num_threads=threads)
 
     if mode is not None and progress is NO_PROGRESS and type(texts) is list:  # in memory already: one compiled pass
         try:
@@ -173,14 +184,15 @@ def holds_any(counts: Mapping[str, int], chars: str) -> bool:
 
 
 def split_words(
-    word_counts: Mapping[str, int], unit: Unit, *, marker: str | Marker | None
+    word_counts: Mapping[str, int], unit: Unit, *, marker: str | Marker | None, num_threads: int | None = None,
 ) -> Mapping[tuple[str, ...], int]:
     """``{symbols: count}``: each word cut by ``unit`` and marked with ``marker``
     (:meth:`korean_bpe.markers.Marker.apply`); words that give the same symbols add up (NFD and NFC
     spellings under ``jamo``); a word that gives no symbol is left out.  Compiled for the built-in
     ``syllable`` and ``jamo`` units: then a :class:`korean_bpe.words.SymbolCounts`, symbol
     ids in flat arrays that :func:`korean_bpe.trainer.train_bpe` takes as they are (read as a
-    mapping, the same dict).
+    mapping, the same dict).  ``num_threads``: the words of :func:`count_words`'s compact counts
+    are cut on that many threads (``None``: every core this process may use), the same table.
 
     >>> split_words({"값이": 2, "값": 1}, get_unit("syllable"), marker="</w>")
     {('값', '이</w>'): 2, ('값</w>',): 1}
@@ -196,11 +208,12 @@ def split_words(
     from .words import split_words as fast_split
 
     mark = get_marker(marker)
+    threads = resolve_threads(num_threads)
     if holds_any(word_counts, MORPHEME_CUT):
         return _split_cut_words(word_counts, unit, mark)
     compiled = {"chars": "syllable", "jamo": "jamo"}.get(unit.compiled_symbols)  # type: ignore[arg-type]
     if compiled is not None and mark.compiled:
-        ids = split_ids(word_counts, unit=compiled, marker=mark.text)  # flat ids: train_bpe's fast path
+        ids = split_ids(word_counts, unit=compiled, marker=mark.text, num_threads=threads)  # train_bpe's fast path
         if ids is not None:
             return ids
         out = fast_split(word_counts, unit=compiled, marker=mark.text)

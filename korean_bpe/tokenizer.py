@@ -171,6 +171,7 @@ class Tokenizer:
         initial: Tokenizer | None = None,
         superword_transition: int | None = None,
         superword_max_words: int | None = 4,
+        num_threads: int | None = None,
     ) -> Tokenizer:
         """Train on ``texts`` (any iterable of strings: a list, or a generator over a huge file).
 
@@ -224,6 +225,11 @@ class Tokenizer:
         ['▁할▁수▁있다']
         >>> Tokenizer.train(texts, vocab_size=20, superword_transition=14, superword_max_words=2).tokenize("할 수 있다")
         ['▁할', '▁수▁있다']
+
+        ``num_threads``: threads for the compiled steps around the merge loop (counting the words for
+        ``whitespace`` and ``raw``, the engine's words and initial pair index; ``None``: every core
+        this process may use, ``1``: one); the merge loop is one thread, and the model is the same
+        whatever the number.  Analyzer pre-tokenizers count through their own process pools.
         """
         if initial is not None and not isinstance(initial, Tokenizer):
             raise TypeError(f"initial must be a korean_bpe.Tokenizer (Tokenizer.load(dir)), got {type(initial).__name__}")
@@ -232,7 +238,8 @@ class Tokenizer:
                                limit_alphabet=limit_alphabet, max_token_length=max_token_length, unk_token=unk_token,
                                superword_transition=superword_transition, superword_max_words=superword_max_words)
         return cls._from_trained(train_texts(texts, options, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
-                                             initial=initial, show_progress=show_progress, on_merge=on_merge))
+                                             initial=initial, show_progress=show_progress, on_merge=on_merge,
+                                             num_threads=num_threads))
 
     @classmethod
     def train_from_counts(

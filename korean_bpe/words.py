@@ -22,7 +22,7 @@ __all__ = ["count_words", "split_words", "split_ids", "SymbolCounts", "CountedWo
 
 
 def count_words(
-    texts: Iterable[str], *, into: dict[str, int] | None = None, sentencepiece: bool = False
+    texts: Iterable[str], *, into: dict[str, int] | None = None, sentencepiece: bool = False, num_threads: int = 1,
 ) -> dict[str, int]:
     """``{word: count}`` of the whitespace-separated words (``str.split()``) of ``texts``, in
     first-seen order: the same as ``dict(Counter(w for t in texts for w in t.split()))``, faster
@@ -35,6 +35,8 @@ def count_words(
     :func:`korean_bpe.pre_tokenizers.simple.sentencepiece_pieces` (the ``raw`` pre-tokenizer with
     its defaults) instead; ``into``: a dict to add the counts to (updated and returned).  Counts
     are Python ints in the result, exact however large the sums over many calls grow.
+    ``num_threads``: the compiled counting reads that many slices of ``texts`` at once, the same
+    dict whatever the number (the pure-Python loop is one thread).
 
     >>> count_words([" 두  칸", "칸"], sentencepiece=True, into={"▁칸": 2**40})
     {'▁칸': 1099511627778, '▁': 2, '▁두': 1}
@@ -43,7 +45,7 @@ def count_words(
         raise TypeError(f"into must be a dict, got {type(into).__name__}")
     compiled = from_core("count_words")
     if compiled is not None:
-        return compiled(texts, into, 1 if sentencepiece else 0)  # type: ignore[no-any-return]
+        return compiled(texts, into, 1 if sentencepiece else 0, num_threads)  # type: ignore[no-any-return]
     if sentencepiece:
         from .pre_tokenizers.simple import sentencepiece_pieces
 
@@ -191,15 +193,18 @@ def word_counter(*, sentencepiece: bool = False) -> Any:
     return None if compiled is None else compiled(1 if sentencepiece else 0)
 
 
-def split_ids(word_counts: Mapping[str, int], *, unit: str, marker: str | None) -> SymbolCounts | None:
+def split_ids(word_counts: Mapping[str, int], *, unit: str, marker: str | None,
+              num_threads: int = 1) -> SymbolCounts | None:
     """:func:`split_words` for ``syllable`` and ``jamo`` straight to symbol ids (a
     :class:`SymbolCounts`), or ``None`` when the compiled core is not there, or when a count is
-    not an int >= 1 or the sums would leave int64 (the dict path stays exact in Python ints)."""
+    not an int >= 1 or the sums would leave int64 (the dict path stays exact in Python ints).
+    ``num_threads``: counted words (a :class:`CountedWords`) are cut on that many threads, the same
+    table."""
     compiled = from_core("split_ids")
     if compiled is None or unit not in ("syllable", "jamo"):
         return None
     if isinstance(word_counts, CountedWords):  # straight from the counter's array
-        words = word_counts.counter.split_ids(unit, marker)
+        words = word_counts.counter.split_ids(unit, marker, num_threads)
     else:
         words = compiled(word_counts, unit, marker)
     return None if words is None else SymbolCounts(words)

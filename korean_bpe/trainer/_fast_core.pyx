@@ -14,8 +14,7 @@ from libcpp.vector cimport vector
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF, PyObject
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH, Py_UNICODE_ISSPACE
-from libc.string cimport memcmp
+from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH
 
 cdef extern from "Python.h":
     object PyUnicode_Substring(object s, Py_ssize_t start, Py_ssize_t end)
@@ -27,8 +26,19 @@ cdef extern from *:
     #include <cstdint>
     #include <cstring>
     #include <stdexcept>
+    #include <utility>
 
     namespace kbpe {
+
+    // a vector element left uninitialised by resize(): a big array is then first written (its
+    // pages touched) by the threads that fill it, not zeroed by one thread beforehand
+    template <typename T> struct DefaultInit : std::allocator<T> {
+        template <typename U> struct rebind { using other = DefaultInit<U>; };
+        DefaultInit() = default;
+        template <typename U> DefaultInit(const DefaultInit<U>&) noexcept {}
+        template <typename U> void construct(U* p) noexcept { ::new ((void*)p) U; }
+        template <typename U, typename... A> void construct(U* p, A&&... a) { ::new ((void*)p) U(std::forward<A>(a)...); }
+    };
 
     static inline uint64_t pair_key(int32_t a, int32_t b) {
         return ((uint64_t)(uint32_t)a << 32) | (uint64_t)(uint32_t)b;
@@ -53,7 +63,8 @@ cdef extern from *:
         // one node per symbol position: word count, symbol id (-1 once merged away), neighbours,
         // index of the pair starting here (-1 if none); one struct so a merge site is one cache line
         struct Node { int64_t cnt; int32_t sym, prv, nxt, pidx; };
-        std::vector<Node> nodes;
+        std::vector<Node, DefaultInit<Node>> nodes;
+        void resize_nodes(size_t n) { nodes.resize(n); }
 
         void reserve(size_t n) { nodes.reserve(n); }
         // append a word's symbol; `first`/`last` mark the word's ends
@@ -69,10 +80,10 @@ cdef extern from *:
         // one record per pair (what a merge site touches of a pair is one cache line); its
         // positions live in `pool`, a block [head, head + cap) per pair, len of them used
         struct Pair { int64_t count; uint64_t key; uint32_t head; int32_t len, cap, stamp; };
-        std::vector<Pair> pairs;
+        std::vector<Pair, DefaultInit<Pair>> pairs;
         // position blocks: one int32 arena; a block given up (outgrown, or its pair merged) goes
         // to the free list of its size class (largest power of two it holds) for reuse
-        std::vector<int32_t> pool;
+        std::vector<int32_t, DefaultInit<int32_t>> pool;
         int32_t free_head[32];
         size_t n_pool_max = 0;
 
@@ -195,6 +206,7 @@ cdef extern from *:
             return idx;
         }
 
+        size_t n_pairs() const { return pairs.size(); }
         // after the words are added
         void build() {
             size_t n = nodes.size();
@@ -215,6 +227,146 @@ cdef extern from *:
             pool.resize(total);
             for (size_t p = 0; p + 1 < n; ++p)
                 if (nodes[p].pidx >= 0) { Pair& P = pairs[nodes[p].pidx]; pool[P.head + P.len++] = (int32_t)p; }
+            heap.reserve(pairs.size() + 1024);
+            for (size_t i = 0; i < pairs.size(); ++i)
+                if (pairs[i].count >= min_count && fits_key(pairs[i].key))
+                    heap.push_back(HeapItem{pairs[i].count, pairs[i].key, (int32_t)i});
+            std::make_heap(heap.begin(), heap.end(), HeapLess());
+        }
+
+        // --- build() on several threads: the same pairs, counts and positions (each pair's in
+        // node order); pair indices in partition order instead of first-seen order, which no
+        // choice depends on (the heap orders pairs by count, then by (left, right)).
+        //   (the fill, FillJob: the pair sites of node range t, by partition: the top bits of the
+        //   pair's hash, which also pick its home slot in the table, so partition j owns segment j)
+        //   count(j): partition j's pairs in a table of its own, counted, sites numbered;
+        //   layout(): serial, each partition's first pair index and position block;
+        //   place(j): partition j's pairs into `pairs`, the table (segment j; a key whose probe
+        //            leaves the segment is deferred) and the position pool;
+        //   finish(): serial, the deferred keys, the heap.
+        struct Part {
+            std::vector<uint64_t> keys;   // key + 1 (0: empty)
+            std::vector<int32_t> vals;
+            uint64_t mask = 0;
+            int shift = 0;
+            std::vector<uint64_t> pkey;
+            std::vector<int64_t> pcount;
+            std::vector<int32_t> pnpos;
+            size_t base = 0, pool_base = 0, npos = 0;
+            std::vector<std::pair<uint64_t, int32_t>> deferred;
+            void init(size_t expected) {
+                size_t cap = 256;
+                while (cap < expected * 2) cap <<= 1;
+                keys.assign(cap, 0); vals.assign(cap, -1);
+                mask = cap - 1; shift = 64 - __builtin_ctzll(cap);
+            }
+            inline uint64_t slot(uint64_t key) const { return (key * 0xC2B2AE3D27D4EB4FULL) >> shift; }
+            void grow() {
+                std::vector<uint64_t> ok; ok.swap(keys);
+                std::vector<int32_t> ov; ov.swap(vals);
+                size_t cap = ok.size() * 2;
+                keys.assign(cap, 0); vals.assign(cap, -1);
+                mask = cap - 1; shift = 64 - __builtin_ctzll(cap);
+                for (size_t i = 0; i < ok.size(); ++i) if (ok[i]) {
+                    uint64_t s = slot(ok[i] - 1);
+                    while (keys[s]) s = (s + 1) & mask;
+                    keys[s] = ok[i]; vals[s] = ov[i];
+                }
+            }
+            inline int32_t get_or_insert(uint64_t key) {
+                uint64_t s = slot(key), k1 = key + 1;
+                while (keys[s]) { if (keys[s] == k1) return vals[s]; s = (s + 1) & mask; }
+                int32_t li = (int32_t)pkey.size();
+                keys[s] = k1; vals[s] = li;
+                pkey.push_back(key); pcount.push_back(0); pnpos.push_back(0);
+                if (pkey.size() * 2 > keys.size()) grow();
+                return li;
+            }
+        };
+        int np = 1;                                  // partitions (= node ranges = threads)
+        std::vector<std::vector<int32_t>> buckets;   // [t * np + j]: sites of range t in partition j
+        std::vector<Part> parts_;
+        std::vector<int32_t> range_max;              // the largest symbol id of each node range
+        static inline int part_of(uint64_t key, int np) {
+            return (int)((((key * 0x9E3779B97F4A7C15ULL) >> 54) * (uint64_t)np) >> 10);
+        }
+        inline int seg_of(uint64_t slot) const {    // the partition whose keys have their home at `slot`
+            return (int)((((slot << shift) >> 54) * (uint64_t)np) >> 10);
+        }
+        void par_begin(int n) {
+            np = n < 1 ? 1 : (n > 1024 ? 1024 : n);
+            buckets.assign((size_t)np * np, std::vector<int32_t>());
+            parts_.assign(np, Part());
+            range_max.assign(np, 0);
+        }
+        void par_count(int j) {
+            Part& P = parts_[j];
+            size_t sites = 0;
+            for (int t = 0; t < np; ++t) sites += buckets[(size_t)t * np + j].size();
+            P.init(sites / 4 + 16);
+            for (int t = 0; t < np; ++t)
+                for (int32_t p : buckets[(size_t)t * np + j]) {
+                    int32_t li = P.get_or_insert(pair_key(nodes[p].sym, nodes[p + 1].sym));
+                    P.pcount[li] += nodes[p].cnt;
+                    ++P.pnpos[li];
+                    nodes[p].pidx = li;
+                }
+            P.npos = sites;
+        }
+        void par_layout() {
+            size_t npairs = 0, total = 0;
+            for (Part& P : parts_) { P.base = npairs; P.pool_base = total; npairs += P.pkey.size(); total += P.npos; }
+            if (npairs >= (size_t)INT32_MAX || total > (size_t)INT32_MAX)
+                throw std::length_error("korean_bpe engine: over 2**31 pairs or positions");
+            init_table(nodes.size() / 4 + 16);
+            while (npairs * 2 > tkeys.size()) {   // as many slots as build() ends with
+                size_t cap = tkeys.size() * 2;
+                tkeys.assign(cap, 0); tvals.assign(cap, -1);
+                tmask = cap - 1; shift = 64 - __builtin_ctzll(cap);
+            }
+            pairs.resize(npairs);
+            pool.resize(total);
+            int32_t mx = 0;
+            for (int32_t m : range_max) mx = std::max(mx, m);
+            ensure_dense(mx);
+        }
+        void par_place(int j) {
+            Part& P = parts_[j];
+            uint32_t head = (uint32_t)P.pool_base;
+            for (size_t li = 0; li < P.pkey.size(); ++li) {
+                int32_t g = (int32_t)(P.base + li);
+                uint64_t key = P.pkey[li];
+                pairs[g] = Pair{P.pcount[li], key, head, 0, P.pnpos[li], 0};
+                head += (uint32_t)P.pnpos[li];
+                uint64_t s = slot_of(key);
+                while (true) {
+                    if (seg_of(s) != j) { P.deferred.emplace_back(key, g); break; }
+                    if (!tkeys[s]) { tkeys[s] = key + 1; tvals[s] = g; break; }
+                    s = (s + 1) & tmask;
+                }
+            }
+            for (int t = 0; t < np; ++t) {
+                std::vector<int32_t>& B = buckets[(size_t)t * np + j];
+                for (int32_t p : B) {
+                    int32_t g = (int32_t)P.base + nodes[p].pidx;
+                    nodes[p].pidx = g;
+                    Pair& Q = pairs[g];
+                    pool[Q.head + Q.len++] = p;
+                }
+                std::vector<int32_t>().swap(B);   // partition j's sites: only this task reads them
+            }
+            P.keys = std::vector<uint64_t>(); P.vals = std::vector<int32_t>();
+        }
+        void par_finish() {
+            for (Part& P : parts_)
+                for (auto& kv : P.deferred) {
+                    uint64_t s = slot_of(kv.first);
+                    while (tkeys[s]) s = (s + 1) & tmask;
+                    tkeys[s] = kv.first + 1; tvals[s] = kv.second;
+                }
+            std::vector<Part>().swap(parts_);
+            std::vector<std::vector<int32_t>>().swap(buckets);
+            for (int k = 0; k < 32; ++k) free_head[k] = -1;
             heap.reserve(pairs.size() + 1024);
             for (size_t i = 0; i < pairs.size(); ++i)
                 if (pairs[i].count >= min_count && fits_key(pairs[i].key))
@@ -352,6 +504,72 @@ cdef extern from *:
         }
     };
 
+    // the engine's nodes from a flat word table (WordSymbols) on several threads: task i fills the
+    // words [wlo[i], wlo[i + 1]) from node nlo[i] on (pass 1 counts the nodes, pass 2 writes them);
+    // symbol s becomes id m[s] (-1: left out), word cut_word[c] is cut before each of
+    // cut_pos[cut_off[c] .. cut_off[c + 1]), pieces of one symbol hold no pair and are left out
+    struct FillJob {
+        Engine* eng = nullptr;
+        const int32_t* syms = nullptr; const int64_t* starts = nullptr; const int64_t* counts = nullptr;
+        const int32_t* m = nullptr;
+        std::vector<int64_t> cut_word, cut_off;
+        std::vector<int32_t> cut_pos;
+        std::vector<size_t> wlo, nlo;
+        bool write = false;
+    };
+    static void fill_task(void* job, int i) {
+        FillJob* J = (FillJob*)job;
+        size_t k0 = J->wlo[i], k1 = J->wlo[i + 1], ncut = J->cut_word.size();
+        size_t c = std::lower_bound(J->cut_word.begin(), J->cut_word.end(), (int64_t)k0) - J->cut_word.begin();
+        std::vector<int32_t> buf, cut;
+        Engine::Node* nodes = J->write ? J->eng->nodes.data() : nullptr;
+        size_t at = J->write ? J->nlo[i] : 0, count = 0;
+        // a parallel build ahead (Engine::par_begin): this range's pair sites, by partition
+        int np = J->eng->np;
+        std::vector<int32_t>* sites = J->write && J->eng->buckets.size() ? &J->eng->buckets[(size_t)i * np] : nullptr;
+        int32_t mx = 0;
+        for (size_t k = k0; k < k1; ++k) {
+            buf.clear();
+            for (int64_t p = J->starts[k]; p < J->starts[k + 1]; ++p) {
+                int32_t v = J->m[J->syms[p]];
+                if (v >= 0) buf.push_back(v);
+            }
+            cut.clear();
+            while (c < ncut && J->cut_word[c] == (int64_t)k) {   // the last cut list of word k counts
+                cut.assign(J->cut_pos.begin() + J->cut_off[c], J->cut_pos.begin() + J->cut_off[c + 1]);
+                ++c;
+            }
+            cut.push_back((int32_t)buf.size());
+            size_t a = 0;
+            int64_t cnt = J->counts[k];
+            for (int32_t cb : cut) {
+                size_t b = (size_t)cb;
+                if (b > a + 1) {
+                    if (nodes) {
+                        for (size_t q = a; q < b; ++q) {
+                            int32_t p = (int32_t)(at + count + (q - a));
+                            nodes[p] = Engine::Node{cnt, buf[q], q == a ? -1 : p - 1, q + 1 == b ? -1 : p + 1, -1};
+                            if (sites && q + 1 < b)
+                                sites[Engine::part_of(pair_key(buf[q], buf[q + 1]), np)].push_back(p);
+                            if (buf[q] > mx) mx = buf[q];
+                        }
+                    }
+                    count += b - a;
+                }
+                a = b;
+            }
+        }
+        if (!J->write) J->nlo[i + 1] = count;
+        else if (sites) J->eng->range_max[i] = mx;
+    }
+    // the parallel build's steps (Engine::par_*) as tasks
+    struct BuildJob { Engine* eng; int step; };
+    static void build_task(void* job, int i) {
+        BuildJob* J = (BuildJob*)job;
+        if (J->step == 1) J->eng->par_count(i);
+        else J->eng->par_place(i);
+    }
+
     }  // namespace kbpe
     """
     cdef cppclass Engine "kbpe::Engine":
@@ -364,8 +582,28 @@ cdef extern from *:
         int64_t n_visit, n_site, n_push, n_pop
         int64_t min_count
         void build() except + nogil
+        void resize_nodes(size_t n) except +
+        void par_begin(int n) except +
+        void par_layout() except + nogil
+        void par_finish() except + nogil
+        size_t n_pairs()
         bint pop_best() nogil
         void apply(int32_t nw) except + nogil
+    cdef cppclass FillJob "kbpe::FillJob":
+        Engine* eng
+        const int32_t* syms
+        const int64_t* starts
+        const int64_t* counts
+        const int32_t* m
+        vector[int64_t] cut_word, cut_off
+        vector[int32_t] cut_pos
+        vector[size_t] wlo, nlo
+        bint write
+    cdef cppclass BuildJob "kbpe::BuildJob":
+        Engine* eng
+        int step
+    void fill_task "kbpe::fill_task"(void* job, int i) noexcept nogil
+    void build_task "kbpe::build_task"(void* job, int i) noexcept nogil
 
 
 cdef extern from *:
@@ -438,8 +676,9 @@ cdef extern from *:
 import os
 
 from .._gc import paused
-from time import perf_counter
+from time import perf_counter, thread_time
 _PROFILE = bool(os.environ.get("KOREAN_BPE_PROFILE"))
+_STEPS = []   # profiling: each parallel step's CPU seconds on this thread and on the busiest one
 cdef int64_t _INT64_MAX = 9223372036854775807
 cdef int32_t _ID_MAX = 2147483647
 
@@ -586,9 +825,158 @@ cdef extern from *:
     """
     #include <vector>
     #include <cstdint>
+    #include <cstring>
+    #include <new>
     namespace kbpe {
     // a distinct word: its code points are chars[off, off + len), after U+2581 when prefixed
     struct WordEntry { uint64_t hash; int64_t count; int64_t off; int32_t len, prefixed; };
+
+    // str.split()'s white space: ASCII by table, nothing above U+3000 (Hangul), the rest asked
+    static inline bool is_space(uint32_t ch) {
+        if (ch < 128) return ch == 32 || (9 <= ch && ch <= 13) || (28 <= ch && ch <= 31);
+        if (ch > 0x3000) return false;
+        return Py_UNICODE_ISSPACE((Py_UCS4)ch);
+    }
+    // korean_bpe.pre_tokenizers.base.LINE_BREAKS: \\n \\r \\x0b \\x0c \\x1c \\x1d \\x1e \\x85 U+2028 U+2029
+    static inline bool is_line_break(uint32_t ch) {
+        return (0x0A <= ch && ch <= 0x0D) || (0x1C <= ch && ch <= 0x1E) || ch == 0x85 || ch == 0x2028 || ch == 0x2029;
+    }
+
+    // The distinct words of texts with their counts: code points in one arena, entries in
+    // first-seen order, an open-addressing index.  Reads str data without the GIL (the caller
+    // holds references to the texts), so that several tables count slices of texts at once.
+    struct WordTable {
+        std::vector<uint32_t> chars;
+        std::vector<WordEntry> entries;
+        std::vector<int32_t> slots;
+        uint64_t mask;
+        WordTable() : slots(1 << 16, -1), mask((1 << 16) - 1) {}
+
+        void grow() {
+            size_t cap = slots.size() * 2;
+            slots.assign(cap, -1);
+            mask = cap - 1;
+            for (size_t e = 0; e < entries.size(); ++e) {
+                uint64_t slot = (entries[e].hash * 0x9E3779B97F4A7C15ULL) & mask;
+                while (slots[slot] >= 0) slot = (slot + 1) & mask;
+                slots[slot] = (int32_t)e;
+            }
+        }
+        // add `by` to the word (hash h, code points w[0, len), prefixed); a new word goes last
+        template <typename CH>
+        inline void add(uint64_t h, const CH* w, int32_t len, int32_t prefixed, int64_t by) {
+            uint64_t slot = (h * 0x9E3779B97F4A7C15ULL) & mask;
+            while (true) {
+                int32_t e = slots[slot];
+                if (e < 0) break;
+                WordEntry& E = entries[e];
+                if (E.hash == h && E.len == len && E.prefixed == prefixed) {
+                    const uint32_t* a = chars.data() + E.off;
+                    bool same = true;
+                    if (sizeof(CH) == 4) same = std::memcmp(a, w, (size_t)len * 4) == 0;
+                    else for (int32_t j = 0; j < len; ++j) if (a[j] != (uint32_t)w[j]) { same = false; break; }
+                    if (same) { E.count += by; return; }
+                }
+                slot = (slot + 1) & mask;
+            }
+            entries.push_back(WordEntry{h, by, (int64_t)chars.size(), len, prefixed});
+            for (int32_t j = 0; j < len; ++j) chars.push_back((uint32_t)w[j]);
+            slots[slot] = (int32_t)entries.size() - 1;
+            if (entries.size() * 2 > slots.size()) grow();
+        }
+        // count the words of one text: mode 0 str.split(), mode 1 SentencePiece pieces
+        template <typename CH>
+        void scan_chars(const CH* data, Py_ssize_t n, int mode) {
+            Py_ssize_t i = 0, start = 0, end = 0;
+            bool line_open = false;   // mode 1: inside a non-empty line, a part ends at i
+            uint32_t ch = 0;
+            int32_t prefixed = 0;
+            while (true) {
+                uint64_t h = 1469598103934665603ULL;
+                if (mode == 0) {
+                    while (i < n && is_space((uint32_t)data[i])) ++i;
+                    if (i >= n) break;
+                    start = i;
+                    while (i < n) {
+                        ch = (uint32_t)data[i];
+                        if (is_space(ch)) break;
+                        h = (h ^ ch) * 1099511628211ULL;
+                        ++i;
+                    }
+                    end = i;
+                    prefixed = 0;
+                } else {
+                    if (i >= n && !line_open) break;
+                    if (!line_open) {
+                        ch = (uint32_t)data[i];
+                        if (is_line_break(ch)) {   // a line break: a piece of its own
+                            start = i;
+                            ++i;
+                            end = i;
+                            prefixed = 0;
+                            h = (h ^ ch) * 1099511628211ULL;
+                        } else {
+                            line_open = true;
+                        }
+                    }
+                    if (line_open) {   // one part of a non-empty line: up to a space, U+2581, a line break or the end
+                        start = i;
+                        h ^= 1;
+                        while (i < n) {
+                            ch = (uint32_t)data[i];
+                            if (ch == 0x20 || ch == 0x2581 || is_line_break(ch)) break;
+                            h = (h ^ ch) * 1099511628211ULL;
+                            ++i;
+                        }
+                        end = i;
+                        prefixed = 1;
+                        if (i < n && (ch == 0x20 || ch == 0x2581)) ++i;   // the separator; another part follows
+                        else line_open = false;   // the line ends here (a break, or the end of the text)
+                    }
+                }
+                h ^= h >> 29;
+                add(h, data + start, (int32_t)(end - start), prefixed, 1);
+            }
+        }
+        void scan(PyObject* t, int mode) {
+            Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+            switch (PyUnicode_KIND(t)) {
+                case PyUnicode_1BYTE_KIND: scan_chars((const Py_UCS1*)PyUnicode_DATA(t), n, mode); break;
+                case PyUnicode_2BYTE_KIND: scan_chars((const Py_UCS2*)PyUnicode_DATA(t), n, mode); break;
+                default: scan_chars((const Py_UCS4*)PyUnicode_DATA(t), n, mode); break;
+            }
+        }
+        // add the counts of `o` (its new words after ours, in its order: counting texts in slices,
+        // one table each, then absorbing them in slice order gives the one-table result exactly)
+        void absorb(const WordTable& o) {
+            for (const WordEntry& F : o.entries)
+                add(F.hash, o.chars.data() + F.off, F.len, F.prefixed, F.count);
+        }
+    };
+
+    // tasks run on several threads (korean_bpe._threads.run_parallel): task i of a job
+    typedef void (*task_fn)(void* job, int i);
+    // run one task, C++ exceptions caught: 0 done, 1 out of memory, 2 another error
+    static int run_task(task_fn fn, void* job, int i) noexcept {
+        try { fn(job, i); return 0; }
+        catch (const std::bad_alloc&) { return 1; }
+        catch (...) { return 2; }
+    }
+
+    // counting: task i counts texts[n * i / parts, n * (i + 1) / parts) into tables[i]
+    struct CountJob { PyObject** texts; Py_ssize_t n; int parts; int mode; WordTable** tables; };
+    static void count_task(void* job, int i) {
+        CountJob* J = (CountJob*)job;
+        Py_ssize_t lo = J->n * i / J->parts, hi = J->n * (i + 1) / J->parts;
+        for (Py_ssize_t k = lo; k < hi; ++k) J->tables[i]->scan(J->texts[k], J->mode);
+    }
+    // absorbing, a round of a tree: task j: tables[2 * step * j] absorbs tables[2 * step * j + step]
+    struct AbsorbJob { WordTable** tables; int parts; int step; };
+    static void absorb_task(void* job, int j) {
+        AbsorbJob* J = (AbsorbJob*)job;
+        int a = 2 * J->step * j, b = a + J->step;
+        if (b < J->parts) J->tables[a]->absorb(*J->tables[b]);
+    }
     }
     """
     cdef cppclass WordEntry "kbpe::WordEntry":
@@ -596,30 +984,173 @@ cdef extern from *:
         int64_t count
         int64_t off
         int32_t len, prefixed
+    cdef cppclass WordTable "kbpe::WordTable":
+        vector[uint32_t] chars
+        vector[WordEntry] entries
+    ctypedef void (*task_fn "kbpe::task_fn")(void* job, int i) noexcept nogil
+    int run_task "kbpe::run_task"(task_fn fn, void* job, int i) noexcept nogil
+    cdef cppclass CountJob "kbpe::CountJob":
+        PyObject** texts
+        Py_ssize_t n
+        int parts, mode
+        WordTable** tables
+    cdef cppclass AbsorbJob "kbpe::AbsorbJob":
+        WordTable** tables
+        int parts, step
+    void count_task "kbpe::count_task"(void* job, int i) noexcept nogil
+    void absorb_task "kbpe::absorb_task"(void* job, int i) noexcept nogil
 
 
-cdef inline bint _same_chars(const uint32_t* a, int kind, void* data, Py_ssize_t start, Py_ssize_t n) noexcept:
-    cdef Py_ssize_t j
-    if kind == 4:
-        return memcmp(a, <char*>data + start * 4, n * 4) == 0
-    for j in range(n):
-        if a[j] != PyUnicode_READ(kind, data, start + j):
-            return False
-    return True
+cdef extern from *:
+    """
+    #include <unordered_map>
+    #include <unordered_set>
+    namespace kbpe {
+    // WordCounter.split_ids on several threads.  Pass 1, task i: the entries [elo[i], elo[i + 1])
+    // cut into symbol codes (code point | variant << 21: 0 bare, 1 "</w>", 2 "##"), and the
+    // distinct codes in first-seen order; then, serially, the ids in order of first sighting, range
+    // after range (the one-thread order); pass 2, task i: the codes as ids into the flat arrays.
+    struct SplitPart {
+        std::vector<uint32_t> codes, firsts;
+        std::vector<int64_t> lens, counts;
+        int64_t weight = 0, total = 0, longest = 0;
+        bool overflow = false;
+        size_t sym_off = 0, word_off = 0;
+    };
+    struct SplitJob {
+        const WordTable* tb = nullptr;
+        bool jamo = false;
+        int mk = 0, pass = 1;
+        std::vector<size_t> elo;
+        std::vector<SplitPart> out;
+        std::vector<int32_t> bmp;                      // variant * 0x10000 + code point -> id
+        std::unordered_map<uint32_t, int32_t> astral;  // code -> id
+        int32_t* syms = nullptr; int64_t* starts = nullptr; int64_t* counts = nullptr;
+    };
+    static void split_task(void* job, int i) {
+        SplitJob* J = (SplitJob*)job;
+        SplitPart& P = J->out[i];
+        if (J->pass == 2) {
+            size_t at = P.sym_off, q = 0;
+            for (size_t k = 0; k < P.lens.size(); ++k) {
+                for (int64_t j = 0; j < P.lens[k]; ++j, ++q) {
+                    uint32_t code = P.codes[q], u = code & 0x1FFFFF, variant = code >> 21;
+                    J->syms[at++] = u < 0x10000 ? J->bmp[variant * 0x10000 + u] : J->astral.at(code);
+                }
+                J->starts[P.word_off + k + 1] = (int64_t)at;
+                J->counts[P.word_off + k] = P.counts[k];
+            }
+            std::vector<uint32_t>().swap(P.codes);
+            return;
+        }
+        std::vector<char> seen(3 * 0x10000, 0);
+        std::unordered_set<uint32_t> seen_astral;
+        std::vector<uint32_t> cps;
+        const int mk = J->mk;
+        size_t e0 = J->elo[i], e1 = J->elo[i + 1];
+        if (e1 > e0) {   // room for every code at once (a jamo syllable gives at most 3, a marker 1)
+            size_t nch = (e1 < J->tb->entries.size() ? (size_t)J->tb->entries[e1].off : J->tb->chars.size())
+                         - (size_t)J->tb->entries[e0].off;
+            P.codes.reserve(nch * (J->jamo ? 3 : 1) + 2 * (e1 - e0));
+            P.lens.reserve(e1 - e0);
+            P.counts.reserve(e1 - e0);
+        }
+        for (size_t e = e0; e < e1; ++e) {
+            const WordEntry& E = J->tb->entries[e];
+            cps.clear();
+            if (mk == 1) cps.push_back(0x2581);   // "▁" is one symbol of its own
+            if (E.prefixed) cps.push_back(0x2581);
+            const uint32_t* w = J->tb->chars.data() + E.off;
+            for (int32_t j = 0; j < E.len; ++j) {
+                int sidx = (int)w[j] - 0xAC00;
+                if (J->jamo && 0 <= sidx && sidx < 11172) {
+                    cps.push_back(0x1100 + sidx / 588);
+                    cps.push_back(0x1161 + (sidx % 588) / 28);
+                    if (sidx % 28) cps.push_back(0x11A7 + sidx % 28);
+                } else {
+                    cps.push_back(w[j]);
+                }
+            }
+            int64_t m = (int64_t)cps.size(), c = E.count;
+            if (m == (mk == 1 ? 1 : 0)) continue;   // a word giving no symbol is left out
+            if (c > (INT64_MAX - P.weight) / m) { P.overflow = true; return; }   // sums must fit in int64
+            P.weight += c * m;
+            P.total += c;
+            if (m > P.longest) P.longest = m;
+            for (int64_t k = 0; k < m; ++k) {
+                uint32_t variant = (mk == 2 && k == m - 1) ? 1 : ((mk == 3 && k > 0) ? 2 : 0);
+                uint32_t u = cps[(size_t)k], code = u | (variant << 21);
+                if (u < 0x10000) {
+                    char& s = seen[variant * 0x10000 + u];
+                    if (!s) { s = 1; P.firsts.push_back(code); }
+                } else if (seen_astral.insert(code).second) {
+                    P.firsts.push_back(code);
+                }
+                P.codes.push_back(code);
+            }
+            P.lens.push_back(m);
+            P.counts.push_back(c);
+        }
+    }
+    }
+    """
+    cdef cppclass SplitPart "kbpe::SplitPart":
+        vector[uint32_t] codes, firsts
+        vector[int64_t] lens, counts
+        int64_t weight, total, longest
+        bint overflow
+        size_t sym_off, word_off
+    cdef cppclass SplitJob "kbpe::SplitJob":
+        const WordTable* tb
+        bint jamo
+        int mk, split_pass "pass"
+        vector[size_t] elo
+        vector[SplitPart] out
+        vector[int32_t] bmp
+        int32_t* syms
+        int64_t* starts
+        int64_t* counts
+        void set_astral "astral.emplace"(uint32_t code, int32_t sid) except +
+    void split_task "kbpe::split_task"(void* job, int i) noexcept nogil
 
 
-cdef inline bint _is_space(uint32_t ch) noexcept:
-    # str.split()'s white space: ASCII by table, nothing above U+3000 (Hangul), the rest asked
-    if ch < 128:
-        return ch == 32 or 9 <= ch <= 13 or 28 <= ch <= 31
-    if ch > 0x3000:
-        return False
-    return Py_UNICODE_ISSPACE(<Py_UCS4>ch)
+cdef class _Tasks:
+    """Runs task ``i`` of a C++ job without the GIL (:meth:`run`, called from one thread each by
+    :func:`korean_bpe._threads.run_parallel`); remembers the first failure (and, profiling, each
+    task's thread CPU seconds)."""
+    cdef task_fn fn
+    cdef void* job
+    cdef int failed
+    cdef public list cpu
+
+    def run(self, int i):
+        cdef int err
+        t = thread_time() if _PROFILE else 0.0
+        with nogil:
+            err = run_task(self.fn, self.job, i)
+        if _PROFILE:
+            self.cpu.append((i, thread_time() - t))
+        if err and not self.failed:
+            self.failed = err
 
 
-cdef inline bint _is_line_break(uint32_t ch) noexcept:
-    # korean_bpe.pre_tokenizers.base.LINE_BREAKS: \n \r \x0b \x0c \x1c \x1d \x1e \x85 U+2028 U+2029
-    return (0x0A <= ch <= 0x0D) or (0x1C <= ch <= 0x1E) or ch == 0x85 or ch == 0x2028 or ch == 0x2029
+cdef _parallel(task_fn fn, void* job, int n, int threads):
+    """Tasks ``0 .. n - 1`` of ``job`` on up to ``threads`` threads (this one included)."""
+    from .._threads import run_parallel
+
+    cdef _Tasks tasks = _Tasks.__new__(_Tasks)
+    tasks.fn = fn
+    tasks.job = job
+    tasks.cpu = []
+    run_parallel(tasks.run, n, threads)
+    if _PROFILE:   # (this thread's CPU seconds in the step's tasks, the busiest thread's)
+        threads = max(1, min(threads, n))
+        per = [sum(c for i, c in tasks.cpu if i % threads == k) for k in range(threads)]
+        _STEPS.append((per[0], max(per)))
+    if tasks.failed == 1:
+        raise MemoryError("korean_bpe: out of memory in a compiled training step")
+    if tasks.failed:
+        raise RuntimeError("korean_bpe: a compiled training step failed")
 
 
 cdef class WordCounter:
@@ -628,131 +1159,67 @@ cdef class WordCounter:
     whitespace-separated words (``str.split()``); ``mode=1``: SentencePiece pieces (see
     :func:`count_words`).  :meth:`to_dict` gives the Python dict; :meth:`split_ids` the words as
     unit-symbol ids straight from the arena (no Python string per word)."""
-    cdef vector[uint32_t] chars
-    cdef vector[WordEntry] entries
-    cdef vector[int32_t] slots
-    cdef uint64_t mask
+    cdef WordTable tb
     cdef readonly int mode
 
     def __cinit__(self, int mode=0):
         if mode != 0 and mode != 1:
             raise ValueError(f"mode must be 0 (whitespace) or 1 (SentencePiece pieces), got {mode}")
         self.mode = mode
-        self.slots.assign(1 << 16, -1)
-        self.mask = (1 << 16) - 1
 
     def __len__(self):
-        return <Py_ssize_t>self.entries.size()
+        return <Py_ssize_t>self.tb.entries.size()
 
-    def update(self, texts):
-        """Add the words of ``texts`` (an iterable of str)."""
-        cdef Py_ssize_t n, i, j, start, end, cap
-        cdef int kind, mode = self.mode
-        cdef void* data
-        cdef uint32_t ch
-        cdef uint64_t h, slot
-        cdef int32_t e, prefixed
-        cdef WordEntry ent
-        cdef bint line_open
-        for t in texts:
+    def update(self, texts, int num_threads=1):
+        """Add the words of ``texts`` (an iterable of str), counted in ``num_threads`` slices at
+        once (each its own table, absorbed in slice order: the same counts, in the same
+        first-seen order, whatever ``num_threads``)."""
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        cdef list hold = list(texts)    # our references: the texts live while read without the GIL
+        cdef Py_ssize_t n = len(hold), k
+        cdef vector[PyObject*] ptrs
+        ptrs.reserve(<size_t>n)
+        for k in range(n):
+            t = hold[k]
             if type(t) is not str:
                 if not isinstance(t, str):
                     raise TypeError(f"texts must hold str, got {type(t).__name__} {t!r}")
-                t = str(t)
-            kind = PyUnicode_KIND(t)
-            data = PyUnicode_DATA(t)
-            n = PyUnicode_GET_LENGTH(t)
-            i = 0
-            line_open = False   # mode 1: inside a non-empty line, a part ends at i
-            while True:
-                # --- find the next word: [start, end), prefixed with U+2581 or not; hash it on the way
-                h = 1469598103934665603ULL
-                if mode == 0:
-                    while i < n and _is_space(<uint32_t>PyUnicode_READ(kind, data, i)):
-                        i += 1
-                    if i >= n:
-                        break
-                    start = i
-                    while i < n:
-                        ch = <uint32_t>PyUnicode_READ(kind, data, i)
-                        if _is_space(ch):
-                            break
-                        h = (h ^ ch) * 1099511628211ULL
-                        i += 1
-                    end = i
-                    prefixed = 0
-                else:
-                    if i >= n and not line_open:
-                        break
-                    if not line_open:
-                        ch = <uint32_t>PyUnicode_READ(kind, data, i)
-                        if _is_line_break(ch):  # a line break: a piece of its own
-                            start = i
-                            i += 1
-                            end = i
-                            prefixed = 0
-                            h = (h ^ ch) * 1099511628211ULL
-                        else:
-                            line_open = True
-                    if line_open:  # one part of a non-empty line: up to a space, U+2581, a line break or the end
-                        start = i
-                        h ^= 1
-                        while i < n:
-                            ch = <uint32_t>PyUnicode_READ(kind, data, i)
-                            if ch == 0x20 or ch == 0x2581 or _is_line_break(ch):
-                                break
-                            h = (h ^ ch) * 1099511628211ULL
-                            i += 1
-                        end = i
-                        prefixed = 1
-                        if i < n and (ch == 0x20 or ch == 0x2581):
-                            i += 1      # the separator; another part follows (maybe empty)
-                        else:
-                            line_open = False   # the line ends here (a break, or the end of the text)
-                # --- count it
-                h ^= h >> 29
-                slot = (h * 0x9E3779B97F4A7C15ULL) & self.mask
-                while True:
-                    e = self.slots[slot]
-                    if e < 0:
-                        ent.hash = h
-                        ent.count = 1
-                        ent.off = <int64_t>self.chars.size()
-                        ent.len = <int32_t>(end - start)
-                        ent.prefixed = prefixed
-                        for j in range(start, end):
-                            self.chars.push_back(<uint32_t>PyUnicode_READ(kind, data, j))
-                        self.slots[slot] = <int32_t>self.entries.size()
-                        self.entries.push_back(ent)
-                        if self.entries.size() * 2 > self.slots.size():
-                            self._grow()
-                        break
-                    if (self.entries[e].hash == h and self.entries[e].len == end - start
-                            and self.entries[e].prefixed == prefixed
-                            and _same_chars(&self.chars[self.entries[e].off], kind, data, start, end - start)):
-                        self.entries[e].count += 1
-                        break
-                    slot = (slot + 1) & self.mask
-
-    cdef void _grow(self):
-        cdef size_t cap = self.slots.size() * 2
-        cdef uint64_t slot
-        cdef int32_t e
-        self.slots.assign(cap, -1)
-        self.mask = cap - 1
-        for e in range(<int32_t>self.entries.size()):
-            slot = (self.entries[e].hash * 0x9E3779B97F4A7C15ULL) & self.mask
-            while self.slots[slot] >= 0:
-                slot = (slot + 1) & self.mask
-            self.slots[slot] = e
+                t = hold[k] = str(t)
+            ptrs.push_back(<PyObject*>t)
+        cdef int parts = <int>min(<Py_ssize_t>num_threads, n) if n else 1
+        cdef vector[WordTable*] tables
+        cdef CountJob job
+        cdef AbsorbJob merge
+        cdef int i, step
+        tables.push_back(&self.tb)     # slice 0 counts into this counter's own table
+        try:
+            for i in range(1, parts):
+                tables.push_back(new WordTable())
+            job.texts = ptrs.data()
+            job.n = n
+            job.parts = parts
+            job.mode = self.mode
+            job.tables = tables.data()
+            _parallel(count_task, &job, parts, parts)
+            merge.tables = tables.data()
+            merge.parts = parts
+            step = 1
+            while step < parts:   # a tree of absorbs, each round on its own threads
+                merge.step = step
+                _parallel(absorb_task, &merge, (parts - step + 2 * step - 1) // (2 * step), parts)
+                step *= 2
+        finally:
+            for i in range(1, <int>tables.size()):
+                del tables[i]
 
     cdef inline void _word(self, size_t e, vector[Py_UCS4]& out):
         out.clear()
-        if self.entries[e].prefixed:
+        if self.tb.entries[e].prefixed:
             out.push_back(0x2581)
-        cdef int64_t j, off = self.entries[e].off
-        for j in range(off, off + self.entries[e].len):
-            out.push_back(self.chars[j])
+        cdef int64_t j, off = self.tb.entries[e].off
+        for j in range(off, off + self.tb.entries[e].len):
+            out.push_back(self.tb.chars[j])
 
     def to_dict(self, out=None):
         """``{word: count}`` in first-seen order, added into ``out`` (a dict) when given."""
@@ -760,11 +1227,11 @@ cdef class WordCounter:
         cdef vector[Py_UCS4] w
         cdef size_t e
         cdef object word, prev
-        for e in range(self.entries.size()):
+        for e in range(self.tb.entries.size()):
             self._word(e, w)
             word = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, w.data(), <Py_ssize_t>w.size())
             prev = d.get(word)
-            d[word] = self.entries[e].count if prev is None else prev + self.entries[e].count
+            d[word] = self.tb.entries[e].count if prev is None else prev + self.tb.entries[e].count
         return d
 
     def holds(self, str chars):
@@ -781,11 +1248,11 @@ cdef class WordCounter:
             else:
                 astral.push_back(ch)
         if bmp[0x2581]:
-            for e in range(self.entries.size()):
-                if self.entries[e].prefixed:
+            for e in range(self.tb.entries.size()):
+                if self.tb.entries[e].prefixed:
                     return True
-        for j in range(<int64_t>self.chars.size()):
-            ch = self.chars[j]
+        for j in range(<int64_t>self.tb.chars.size()):
+            ch = self.tb.chars[j]
             if ch < 0x10000:
                 if bmp[ch]:
                     return True
@@ -795,21 +1262,97 @@ cdef class WordCounter:
                         return True
         return False
 
-    def split_ids(self, str unit, marker):
-        """:func:`split_ids` of the counted words, read from the arena."""
+    def _split_ids_parallel(self, str unit, marker, int num_threads):
+        """:meth:`split_ids` in ranges of words on threads (kbpe::split_task): the same ids, in
+        the same first-seen order, as one thread."""
+        cdef _IdSplitter sp = _IdSplitter(unit, marker)   # checks unit and marker; its table is ours
+        cdef WordSymbols ws = sp.ws
+        cdef SplitJob* job = new SplitJob()
+        cdef size_t n = self.tb.entries.size(), e, nsyms = 0, nwords = 0
+        cdef int parts = <int>min(<size_t>num_threads, n), i
+        cdef uint32_t code, u, variant
+        cdef int32_t sid
+        cdef int64_t longest = 0
+        try:
+            job.tb = &self.tb
+            job.jamo = sp.jamo
+            job.mk = sp.mk
+            job.out.resize(parts)
+            job.elo.push_back(0)
+            e = 0
+            for i in range(1, parts):   # ranges of about as many characters
+                while e < n and <size_t>self.tb.entries[e].off < self.tb.chars.size() * i // parts:
+                    e += 1
+                job.elo.push_back(e)
+            job.elo.push_back(n)
+            job.split_pass = 1
+            _parallel(split_task, job, parts, parts)
+            weight = 0
+            for i in range(parts):
+                if job.out[i].overflow:
+                    return None
+                weight += job.out[i].weight
+                job.out[i].sym_off = nsyms
+                job.out[i].word_off = nwords
+                nsyms += job.out[i].codes.size()
+                nwords += job.out[i].lens.size()
+                ws.total += job.out[i].total
+                longest = max(longest, job.out[i].longest)
+            if weight > _INT64_MAX or nsyms >= <size_t>_ID_MAX:
+                return None
+            ws.longest = longest
+            job.bmp.assign(3 * 0x10000, -1)
+            for i in range(parts):   # ids in first-seen order, range after range
+                for code in job.out[i].firsts:
+                    u = code & 0x1FFFFF
+                    variant = code >> 21
+                    if u < 0x10000:
+                        if job.bmp[variant * 0x10000 + u] >= 0:
+                            continue
+                        job.bmp[variant * 0x10000 + u] = <int32_t>len(ws.symbols)
+                    elif (<long>u * 4 + variant) in sp.astral:
+                        continue
+                    else:
+                        sp.astral[<long>u * 4 + variant] = len(ws.symbols)
+                        job.set_astral(code, <int32_t>len(ws.symbols))
+                    ws.symbols.append(_make_symbol(u, variant))
+            ws.syms.resize(nsyms)
+            ws.starts.resize(nwords + 1)
+            ws.counts.resize(nwords)
+            job.syms = ws.syms.data()
+            job.starts = ws.starts.data()
+            job.counts = ws.counts.data()
+            job.split_pass = 2
+            _parallel(split_task, job, parts, parts)
+        finally:
+            del job
+        return ws
+
+    def split_ids(self, str unit, marker, int num_threads=1):
+        """:func:`split_ids` of the counted words, read from the arena; on ``num_threads`` threads
+        (:meth:`_split_ids_parallel`) the same table."""
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        if num_threads > 1 and self.tb.entries.size() > 1:
+            return self._split_ids_parallel(unit, marker, num_threads)
         cdef _IdSplitter sp = _IdSplitter(unit, marker)
         cdef vector[Py_UCS4] w
-        cdef size_t e
-        for e in range(self.entries.size()):
+        cdef size_t e, n = self.tb.entries.size()
+        # room for every symbol at once (a jamo syllable gives at most 3; the marker 1 a word)
+        sp.ws.syms.reserve(self.tb.chars.size() * (3 if sp.jamo else 1) + (n if sp.mk == 1 else 0))
+        sp.ws.starts.reserve(n + 1)
+        sp.ws.counts.reserve(n)
+        for e in range(n):
             self._word(e, w)
-            if not sp.add(w, self.entries[e].count):
+            if not sp.add(w, self.tb.entries[e].count):
                 return None
         return sp.done()
 
 
-def count_words(texts, out=None, int mode=0):
+def count_words(texts, out=None, int mode=0, int num_threads=1):
     """``{word: count}`` over the words of ``texts``, in first-seen order, added into ``out`` (a
-    dict, updated in place and returned) when given.
+    dict, updated in place and returned) when given; counted on ``num_threads`` threads
+    (:meth:`WordCounter.update`: the same dict whatever the number).
 
     ``mode=0``: the whitespace-separated words (``str.split()``), the same dict as
     ``Counter(w for t in texts for w in t.split())``.  ``mode=1``: SentencePiece pieces
@@ -824,7 +1367,7 @@ def count_words(texts, out=None, int mode=0):
     if out is not None and type(out) is not dict:
         raise TypeError(f"out must be a dict, got {type(out).__name__}")
     cdef WordCounter wc = WordCounter(mode)
-    wc.update(texts)
+    wc.update(texts, num_threads)
     return wc.to_dict(out)
 
 
@@ -1194,7 +1737,7 @@ def split_ids(word_counts, str unit, marker):
 
 
 def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t min_count, max_merges,
-              vocab_size, prefix, specials, max_token_length=None, on_merge=None):
+              vocab_size, prefix, specials, max_token_length=None, on_merge=None, int num_threads=1):
     """Train on ``ws`` with the engine of :func:`merge_engine`, naming the merges in C++.
 
     ``new_ids[i]``: the token id of symbol ``i`` (``-1``: dropped from the words); ``cuts``:
@@ -1203,45 +1746,62 @@ def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t m
     Stops as ``train_bpe``'s loop does: best count below ``min_count``, ``max_merges`` merges
     (``None``: no limit), ``vocab_size`` tokens (``None``: no limit).  ``on_merge(rank, (left,
     right), count)``, when given, is called after each merge is decided.  Returns the merges as
-    ``[(left, right)]`` token pairs."""
+    ``[(left, right)]`` token pairs.  ``num_threads``: the engine's words and its initial pair
+    index are built on that many threads (the merge loop is one thread): the same merges."""
+    if num_threads < 1:
+        raise ValueError(f"num_threads must be >= 1, got {num_threads}")
     cdef Engine* eng = new Engine()
     cdef Namer* nm = new Namer()
+    cdef FillJob* fill = new FillJob()
+    cdef BuildJob build
     cdef vector[int32_t] m = new_ids
-    cdef vector[int32_t] buf
-    cdef vector[int32_t] cut_at
-    cdef size_t k, nwords = ws.counts.size(), ci = 0, j, a, b
-    cdef int64_t p, total = 0
-    cdef int32_t v, nw
+    cdef size_t k, nwords = ws.counts.size(), nsyms = ws.syms.size(), j
+    cdef int64_t total = 0
+    cdef int32_t nw
+    cdef int parts, i
     cdef Py_ssize_t rank = 0, first_new = len(id_to_token)
-    cdef list cut_list = sorted(cuts)
     cdef list merges
     cdef bint found
+    t_0 = perf_counter(); c_0 = thread_time()
     try:
-        for p in range(<int64_t>ws.syms.size()):
-            if m[ws.syms[p]] >= 0:
-                total += 1
-        eng.reserve(<size_t>total)
+        if m.size() < len(ws.symbols):
+            raise ValueError(f"new_ids must give an id to each of the {len(ws.symbols)} symbols, got {m.size()}")
         eng.set_limit(_INT64_MAX if max_token_length is None else min(max_token_length, _INT64_MAX - 1),
                       <int32_t>first_new)
         eng.min_count = min_count if min_count > 1 else 1
-        for k in range(nwords):
-            buf.clear()
-            for p in range(ws.starts[k], ws.starts[k + 1]):
-                v = m[ws.syms[p]]
-                if v >= 0:
-                    buf.push_back(v)
-            cut_at.clear()
-            while ci < len(cut_list) and cut_list[ci][0] == k:
-                cut_at = cut_list[ci][1]
-                ci += 1
-            cut_at.push_back(<int32_t>buf.size())
-            a = 0
-            for j in range(cut_at.size()):   # pieces [a, b): those of one symbol hold no pair
-                b = <size_t>cut_at[j]
-                if b - a > 1:
-                    for p in range(<int64_t>a, <int64_t>b):
-                        eng.add(buf[p], ws.counts[k], p == <int64_t>a, p + 1 == <int64_t>b)
-                a = b
+        for word, positions in sorted(cuts):
+            fill.cut_word.push_back(word)
+            fill.cut_off.push_back(<int64_t>fill.cut_pos.size())
+            for j in positions:
+                fill.cut_pos.push_back(<int32_t>j)
+        fill.cut_off.push_back(<int64_t>fill.cut_pos.size())
+        # the words in `parts` ranges of about as many symbols each
+        parts = <int>max(1, min(<size_t>min(num_threads, 1024), nwords))
+        fill.eng = eng
+        fill.syms = ws.syms.data()
+        fill.starts = ws.starts.data()
+        fill.counts = ws.counts.data()
+        fill.m = m.data()
+        fill.wlo.push_back(0)
+        k = 0
+        for i in range(1, parts):
+            while k < nwords and <size_t>ws.starts[k] < nsyms * i // parts:
+                k += 1
+            fill.wlo.push_back(k)
+        fill.wlo.push_back(nwords)
+        fill.nlo.assign(parts + 1, 0)
+        fill.write = False
+        _parallel(fill_task, fill, parts, num_threads)   # pass 1: each range's node count
+        for i in range(parts):
+            fill.nlo[i + 1] += fill.nlo[i]
+        total = <int64_t>fill.nlo[parts]
+        if total >= _ID_MAX:
+            raise ValueError("the words hold 2**31 symbols or more: too many for the compiled engine")
+        eng.resize_nodes(<size_t>total)
+        if parts > 1:
+            eng.par_begin(parts)   # pass 2 also files the pair sites for the parallel build
+        fill.write = True
+        _parallel(fill_task, fill, parts, num_threads)   # pass 2: the nodes
         for tok in id_to_token:
             nm.add_token(_u32(tok))
         for tok in specials:
@@ -1251,8 +1811,21 @@ def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t m
         nm.min_count = min_count
         nm.max_merges = _INT64_MAX if max_merges is None else max_merges
         nm.vocab_limit = _INT64_MAX if vocab_size is None else vocab_size
-        with nogil:
-            eng.build()
+        t_1 = perf_counter(); c_1 = thread_time()
+        if parts == 1:
+            with nogil:
+                eng.build()
+        else:   # the initial pair index on `parts` threads: see Engine::par_begin
+            build.eng = eng
+            build.step = 1
+            _parallel(build_task, &build, parts, parts)
+            with nogil:
+                eng.par_layout()
+            build.step = 2
+            _parallel(build_task, &build, parts, parts)
+            with nogil:
+                eng.par_finish()
+        t_2 = perf_counter(); c_2 = thread_time()
         if on_merge is None:
             with nogil:
                 while eng.pop_best():
@@ -1279,7 +1852,12 @@ def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t m
         while <size_t>len(id_to_token) < nm.text.size():
             id_to_token.append(_py(nm.text[len(id_to_token)]))
         merges = [(id_to_token[nm.left[j]], id_to_token[nm.right[j]]) for j in range(nm.left.size())]
+        if _PROFILE:
+            t_3 = perf_counter(); c_3 = thread_time()
+            print(f"train_ids: fill {t_1 - t_0:.3f} build {t_2 - t_1:.3f} merges {t_3 - t_2:.3f} s wall; this "
+                  f"thread's CPU {c_1 - c_0:.3f} {c_2 - c_1:.3f} {c_3 - c_2:.3f} s; positions {total} pairs {eng.n_pairs()}")
     finally:
         del eng
         del nm
+        del fill
     return merges

@@ -19,6 +19,7 @@ from itertools import chain
 from typing import Any
 
 from .._gc import paused
+from .._threads import resolve_threads
 from ..markers import MARKER_TEXTS, Marker, get_marker
 from ..progress import NO_PROGRESS, Progress, check_show_progress, start_progress
 from .model import BPEModel
@@ -46,6 +47,7 @@ def train_bpe(
     on_merge: OnMerge | None = None,
     show_progress: bool | Progress | None = None,
     engine: str = "auto",
+    num_threads: int | None = None,
 ) -> BPEModel:
     """Learn BPE merges from ``word_counts`` (symbol tuple -> count), as HF ``BpeTrainer`` does.
 
@@ -73,6 +75,10 @@ def train_bpe(
       :class:`korean_bpe.progress.Progress`.
     - ``engine``: ``"auto"`` (compiled when built, else pure Python), or one of ``"compiled"``,
       ``"python"``, ``"reference"`` (the slow textbook loop) to force it.
+    - ``num_threads``: threads that build the compiled engine's words and initial pair index from
+      :func:`korean_bpe.counting.split_words`'s compiled table (``None``: every core this process
+      may use; ``1``: this thread); the merge loop itself is one thread.  The merges are the same
+      whatever the number.
 
     The cyclic garbage collector is paused while training (millions of small lists, no cycles)
     and restored afterwards, also on error; other threads see it paused meanwhile.
@@ -110,16 +116,17 @@ def train_bpe(
     _check_options(vocab_size, num_merges, min_frequency, limit_alphabet, on_merge, show_progress, engine)
     _check_max_token_length(max_token_length)
     specials = _check_special_tokens(special_tokens)
+    threads = resolve_threads(num_threads)
     with paused():  # millions of small lists and no cycles: the cyclic collector would only rescan them
         return _train(word_counts, vocab_size, num_merges, min_frequency, specials, limit_alphabet,
-                      initial_alphabet, marker, max_token_length, on_merge, show_progress, engine)
+                      initial_alphabet, marker, max_token_length, on_merge, show_progress, engine, threads)
 
 
 def _train(
     word_counts: Mapping[tuple[str, ...], int], vocab_size: int | None, num_merges: int | None,
     min_frequency: int, specials: tuple[str, ...], limit_alphabet: int | None, initial_alphabet: Iterable[str],
     marker: str | Marker | None, max_token_length: int | None, on_merge: OnMerge | None,
-    show_progress: bool | Progress | None, engine: str,
+    show_progress: bool | Progress | None, engine: str, num_threads: int = 1,
 ) -> BPEModel:
     flat = _flat_words(word_counts, marker, engine)
     if flat is not None:  # compiled symbol ids: no tuple or list per word, merges named in C++
@@ -154,7 +161,7 @@ def _train(
         merges = _learn_merges_flat(
             flat, new_ids, cuts, id_to_token, special_tokens=specials, prefix=prefix, vocab_size=vocab_size,
             num_merges=num_merges, min_frequency=min_frequency, max_token_length=max_token_length, on_merge=on_merge,
-            show_progress=show_progress,
+            show_progress=show_progress, num_threads=num_threads,
         )
         model = BPEModel(special_tokens=specials, alphabet=tuple(alphabet), merges=tuple(merges),
                          continuing_subword_prefix=prefix)
@@ -628,7 +635,7 @@ def _learn_merges_flat(
     flat: Any, new_ids: list[int], cuts: list[tuple[int, list[int]]], id_to_token: list[str], *,
     special_tokens: Sequence[str], prefix: str | None, vocab_size: int | None, num_merges: int | None,
     min_frequency: int, max_token_length: int | None = None, on_merge: OnMerge | None = None,
-    show_progress: bool | Progress | None = None,
+    show_progress: bool | Progress | None = None, num_threads: int = 1,
 ) -> list[tuple[str, str]]:
     """:func:`learn_merges` for a compiled flat word table (:func:`_prepare_ids`): the whole loop
     runs in C++ (``_fast_core.train_ids``: the rule of :func:`merge_step`, token texts and ids kept
@@ -656,7 +663,7 @@ def _learn_merges_flat(
                          max_merges=None if num_merges is None or num_merges >= cap else num_merges,
                          vocab_size=None if vocab_size is None or vocab_size >= cap else vocab_size,
                          prefix=prefix, specials=special_tokens,
-                         max_token_length=max_token_length, on_merge=listener)
+                         max_token_length=max_token_length, on_merge=listener, num_threads=num_threads)
     finally:
         progress.close()
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._gc import paused
+from .._threads import resolve_threads
 from ..tokens import BYTE_TOKENS, check_writable_token
 from ..jamo import JAMO_ALPHABET
 from ..markers import SPACE_MARK, Marker, get_marker, pieces_keep_spaces
@@ -122,14 +123,18 @@ def resolve_marker(marker: Any, pre_tokenizer: PreTokenizer, model: BPEModel | N
 
 
 def train_texts(texts: Iterable[str], options: TrainOptions, *, pre_tokenizer: Any, unit: Any, marker: Any,
-                initial: Any, show_progress: bool | Progress | None, on_merge: OnMerge | None) -> Trained:
-    """Steps 1-4 on texts (see the module docstring); ``initial``: a tokenizer to continue."""
+                initial: Any, show_progress: bool | Progress | None, on_merge: OnMerge | None,
+                num_threads: int | None = None) -> Trained:
+    """Steps 1-4 on texts (see the module docstring); ``initial``: a tokenizer to continue;
+    ``num_threads``: threads for the compiled steps (counting, the engine's words and initial pair
+    index; ``None``: every core this process may use), the same model whatever the number."""
     from ..counting import count_words
 
     if isinstance(texts, (str, bytes)):
         raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
     if not isinstance(texts, Iterable):
         raise TypeError(f"texts must be an iterable of strings, got {type(texts).__name__}")
+    threads = resolve_threads(num_threads)
     superword = options.superword_transition is not None
     pt = get_pre_tokenizer(_default(pre_tokenizer, initial, "pre_tokenizer", _LINES if superword else "whitespace"))
     unit_ = get_unit(_default(unit, initial, "unit", "syllable"))
@@ -139,11 +144,11 @@ def train_texts(texts: Iterable[str], options: TrainOptions, *, pre_tokenizer: A
     if superword and initial is not None:
         raise ValueError("superword_transition (SuperBPE) trains a new model; it cannot continue initial=")
     sample: list[str] = []
-    counts = count_words(texts, pt, show_progress=show_progress, sample=sample, compact=True)
+    counts = count_words(texts, pt, show_progress=show_progress, sample=sample, compact=True, num_threads=threads)
     if not counts:
         raise ValueError(_no_words_message(pt, sample))
     return _fit(counts, options, pt, unit_, mark, owned=True, initial=initial, show_progress=show_progress,
-                on_merge=on_merge)
+                on_merge=on_merge, num_threads=threads)
 
 
 def train_counts(counts: WordCounts, options: TrainOptions, *, pre_tokenizer: Any, unit: Any, marker: Any,
@@ -171,7 +176,7 @@ def train_counts(counts: WordCounts, options: TrainOptions, *, pre_tokenizer: An
     if not len(counts):
         raise ValueError("no words to train on: the word counts are empty")
     return _fit(counts._counts, options, pt, unit_, mark, owned=False, initial=None, show_progress=show_progress,
-                on_merge=on_merge)
+                on_merge=on_merge, num_threads=resolve_threads(None))
 
 
 def _default(value: Any, initial: Any, name: str, default: Any) -> Any:
@@ -213,7 +218,8 @@ def _check_stages(options: TrainOptions, pt: PreTokenizer, unit: Unit, marker: A
 
 
 def _fit(counts: Mapping[str, int], options: TrainOptions, pt: PreTokenizer, unit: Unit, mark: Marker, *,
-         owned: bool, initial: Any, show_progress: bool | Progress | None, on_merge: OnMerge | None) -> Trained:
+         owned: bool, initial: Any, show_progress: bool | Progress | None, on_merge: OnMerge | None,
+         num_threads: int = 1) -> Trained:
     """Steps 3 and 4.  ``counts``: a dict, or the read-only ``CountedWords`` of
     ``count_words(compact=True)``; ``owned``: ours to empty once split (freed before training)."""
     from ..counting import split_words
@@ -223,7 +229,7 @@ def _fit(counts: Mapping[str, int], options: TrainOptions, pt: PreTokenizer, uni
     if options.superword_transition is not None:
         return _fit_superwords(counts, options, pt, unit, mark, show_progress=show_progress, on_merge=on_merge)
     with paused():  # after counting: an analyzer's garbage may hold cycles, the word tuples do not
-        word_counts = split_words(counts, unit, marker=mark)
+        word_counts = split_words(counts, unit, marker=mark, num_threads=num_threads)
         _check_symbols(word_counts, counts, pt, unit, mark)
         if owned and hasattr(counts, "clear"):
             counts.clear()
@@ -238,6 +244,7 @@ def _fit(counts: Mapping[str, int], options: TrainOptions, pt: PreTokenizer, uni
                 special_tokens=options.all_special_tokens, limit_alphabet=options.limit_alphabet,
                 max_token_length=options.max_token_length, marker=mark, show_progress=show_progress,
                 initial_alphabet=alphabet + (JAMO_ALPHABET if options.hangul_fallback else ()), on_merge=on_merge,
+                num_threads=num_threads,
             )
     from ..pre_tokenizers.boundaries import encoding_stage
 

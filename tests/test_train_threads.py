@@ -1,0 +1,154 @@
+"""Training on several threads (issue 33): ``num_threads`` changes nothing but the time (the
+encode half is tests/test_threads.py).
+
+The compiled counting reads slices of the texts at once, and the engine's words and initial pair
+index are built on threads; the counts (and their first-seen order), the merges and the
+vocabulary must be those of one thread, on hard strings and on real reviews.
+"""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+from collections import Counter
+
+import pytest
+from _strings import HUGE_LINE, SURROGATES
+from _strings import hard as hard_strings
+
+from korean_bpe import Tokenizer
+from korean_bpe.counting import count_words, split_words
+from korean_bpe.pre_tokenizers import get_pre_tokenizer
+from korean_bpe.trainer import train_bpe
+from korean_bpe.units import get_unit
+
+try:
+    from korean_bpe.trainer import _fast_core
+except ImportError:  # pragma: no cover - depends on the build
+    _fast_core = None
+
+needs_compiled = pytest.mark.skipif(_fast_core is None, reason="compiled core not built")
+
+THREADS = (1, 2, 3)
+#: hard strings (empty and blank lines, emoji, NFD, compatibility jamo, line breaks of every kind,
+#: lone surrogates, a 200,000-syllable line) among repeated Korean reviews, so that merges happen
+EDGE = [
+    *hard_strings(), *SURROGATES, HUGE_LINE, "", "", "   ", unicodedata.normalize("NFD", "재밌다 진짜 재밌다"),
+    "ㅋㅋㅋㅋ ㅠㅠ 재밌다", "<unk> 글자 그대로 <unk>", "<un k>",
+    *["이 영화 정말 재밌었어요 ㅋㅋㅋ 최고", "진짜 재미없다 ㅠㅠ 돈 아까움", "배우들 연기 최고 재밌다"] * 7,
+]
+
+
+@needs_compiled
+@pytest.mark.parametrize("pre_tokenizer", ["whitespace", "raw"])
+def test_counts_identical_whatever_the_threads(pre_tokenizer):
+    pt = get_pre_tokenizer(pre_tokenizer)
+    expected = dict(Counter(w for t in EDGE for w in pt(t)))
+    for n in THREADS:
+        got = count_words(EDGE, pt, num_threads=n)
+        assert list(got.items()) == list(expected.items()), n  # the counts, in first-seen order
+        compact = count_words(EDGE, pt, compact=True, num_threads=n)
+        assert list(compact.items()) == list(expected.items()), n
+        streamed = count_words(iter(EDGE), pt, into={"재밌다": 5}, num_threads=n)  # batches, added into a dict
+        assert streamed == {"재밌다": 5 + expected.get("재밌다", 0), **{w: c for w, c in expected.items() if w != "재밌다"}}
+
+
+@needs_compiled
+def test_counter_slices_and_batches():
+    """More threads than texts, one text, none, and several batches into one counter."""
+    for mode in (0, 1):
+        one = _fast_core.WordCounter(mode)
+        one.update(EDGE)
+        for n in (2, 3, 64):
+            wc = _fast_core.WordCounter(mode)
+            wc.update(EDGE[:40], n)
+            wc.update([], n)
+            wc.update(EDGE[40:41], n)
+            wc.update(iter(EDGE[41:]), n)
+            assert list(wc.to_dict().items()) == list(one.to_dict().items()), (mode, n)
+
+
+@needs_compiled
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+@pytest.mark.parametrize("marker", [None, "▁", "</w>", "##"])
+def test_split_identical_whatever_the_threads(unit, marker):
+    """The flat symbol table: the same symbols, ids (first-seen order), words and counts."""
+    for pre_tokenizer in ("whitespace", "raw"):
+        counts = count_words(EDGE, get_pre_tokenizer(pre_tokenizer), compact=True, num_threads=1)
+        one = split_words(counts, get_unit(unit), marker=marker, num_threads=1).words
+        for n in (2, 3, 64):
+            ws = split_words(counts, get_unit(unit), marker=marker, num_threads=n).words
+            assert ws.symbols == one.symbols
+            assert list(ws.to_dict().items()) == list(one.to_dict().items())
+            assert (ws.total, ws.longest, ws.frequencies()) == (one.total, one.longest, one.frequencies())
+
+
+@needs_compiled
+def test_counter_refuses_bad_texts_before_counting():
+    wc = _fast_core.WordCounter(0)
+    with pytest.raises(TypeError, match="texts must hold str, got int 3"):
+        wc.update(["재밌다 진짜", 3, "최고"], 2)
+    assert len(wc) == 0  # nothing counted: the texts are checked first
+
+
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+@pytest.mark.parametrize("pre_tokenizer", ["whitespace", "raw"])
+def test_tokenizer_train_identical_whatever_the_threads(pre_tokenizer, unit):
+    models = [Tokenizer.train(EDGE, vocab_size=900, pre_tokenizer=pre_tokenizer, unit=unit, min_frequency=1,
+                              num_threads=n) for n in THREADS]
+    assert len(models[0].merges) > 100
+    for tok in models[1:]:
+        assert tok.model == models[0].model
+        assert tok.id_to_token == models[0].id_to_token
+
+
+@pytest.mark.parametrize("options", [
+    {"special_tokens": ("<unk>", "<s>")},  # words spelling <unk> are cut: the fill's cut lists
+    {"limit_alphabet": 40},  # symbols left out of the words (id -1)
+    {"max_token_length": 3},
+], ids=str)
+def test_train_bpe_identical_whatever_the_threads(options):
+    words = split_words(count_words(EDGE, get_pre_tokenizer("whitespace"), compact=True, num_threads=1),
+                        get_unit("syllable"), marker="▁")
+    models = [train_bpe(words, vocab_size=400, min_frequency=1, num_threads=n, **options) for n in (1, 2, 3, 8, 64)]
+    assert len(models[0].merges) > 20
+    assert all(m == models[0] for m in models[1:])
+
+
+@pytest.mark.nsmc
+@pytest.mark.parametrize("unit", ["syllable", "jamo"])
+def test_nsmc_merges_identical_for_one_two_three_threads(nsmc, unit):
+    from korean_bpe.corpus import load_nsmc
+
+    texts = load_nsmc("train", limit=20000, directory=nsmc).texts
+    merges = [Tokenizer.train(texts, vocab_size=8000, unit=unit, num_threads=n, show_progress=False).merges
+              for n in THREADS]
+    assert len(merges[0]) > 5000
+    assert merges[1] == merges[0] and merges[2] == merges[0]
+
+
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-1, ValueError), ("2", TypeError), (True, TypeError),
+                                        (1.5, TypeError)])
+def test_bad_num_threads_refused_before_any_work(bad, error):
+    read = []
+
+    def texts():
+        for t in ["재밌다 진짜", "최고"]:
+            read.append(t)
+            yield t
+
+    with pytest.raises(error, match=r"num_threads must be an int >= 1 \(or None: every core\)"):
+        Tokenizer.train(texts(), vocab_size=20, num_threads=bad)
+    with pytest.raises(error, match=r"num_threads must be an int >= 1 \(or None: every core\)"):
+        count_words(texts(), get_pre_tokenizer("whitespace"), num_threads=bad)
+    with pytest.raises(error, match=r"num_threads must be an int >= 1 \(or None: every core\)"):
+        train_bpe({("재", "밌"): 2}, vocab_size=10, num_threads=bad)
+    assert read == []  # refused before a text was read
+
+
+def test_pure_python_takes_num_threads(monkeypatch):
+    """Without the compiled core the counting is one Python loop: the option is accepted, the
+    counts are the same."""
+    expected = count_words(EDGE, get_pre_tokenizer("raw"), num_threads=1)
+    monkeypatch.setitem(sys.modules, "korean_bpe.trainer._fast_core", None)
+    assert count_words(EDGE, get_pre_tokenizer("raw"), num_threads=3) == expected
