@@ -112,7 +112,7 @@ def count_words(
 
     ``num_threads``: the compiled counting reads that many slices of each batch at once, without
     the GIL, each slice into a table of its own, the tables then added in slice order: the same
-    counts in the same order whatever the number (``None``: every core this process may use;
+    counts in the same order whatever the number (``None``: every core, or ``KOREAN_BPE_NUM_THREADS``;
     ``1``: one thread).  Other pre-tokenizers run on their own executors (an analyzer's process
     pool) and ignore it.
 
@@ -192,7 +192,7 @@ def split_words(
     ``syllable`` and ``jamo`` units: then a :class:`korean_bpe.words.SymbolCounts`, symbol
     ids in flat arrays that :func:`korean_bpe.trainer.train_bpe` takes as they are (read as a
     mapping, the same dict).  ``num_threads``: the words of :func:`count_words`'s compact counts
-    are cut on that many threads (``None``: every core this process may use), the same table.
+    are cut on that many threads (``None``: every core, or ``KOREAN_BPE_NUM_THREADS``), the same table.
 
     >>> split_words({"값이": 2, "값": 1}, get_unit("syllable"), marker="</w>")
     {('값', '이</w>'): 2, ('값</w>',): 1}

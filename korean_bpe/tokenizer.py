@@ -227,8 +227,8 @@ class Tokenizer:
         ['▁할', '▁수▁있다']
 
         ``num_threads``: threads for the compiled steps around the merge loop (counting the words for
-        ``whitespace`` and ``raw``, the engine's words and initial pair index; ``None``: every core
-        this process may use, ``1``: one); the merge loop is one thread, and the model is the same
+        ``whitespace`` and ``raw``, the engine's words and initial pair index; ``None``: every core,
+        or ``KOREAN_BPE_NUM_THREADS``; ``1``: one); the merge loop is one thread, and the model is the same
         whatever the number.  Analyzer pre-tokenizers count through their own process pools.
         """
         if initial is not None and not isinstance(initial, Tokenizer):

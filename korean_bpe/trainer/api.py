@@ -76,8 +76,8 @@ def train_bpe(
     - ``engine``: ``"auto"`` (compiled when built, else pure Python), or one of ``"compiled"``,
       ``"python"``, ``"reference"`` (the slow textbook loop) to force it.
     - ``num_threads``: threads that build the compiled engine's words and initial pair index from
-      :func:`korean_bpe.counting.split_words`'s compiled table (``None``: every core this process
-      may use; ``1``: this thread); the merge loop itself is one thread.  The merges are the same
+      :func:`korean_bpe.counting.split_words`'s compiled table (``None``: every core, or
+      ``KOREAN_BPE_NUM_THREADS``; ``1``: this thread); the merge loop itself is one thread.  The merges are the same
       whatever the number.
 
     The cyclic garbage collector is paused while training (millions of small lists, no cycles)

@@ -127,7 +127,7 @@ def train_texts(texts: Iterable[str], options: TrainOptions, *, pre_tokenizer: A
                 num_threads: int | None = None) -> Trained:
     """Steps 1-4 on texts (see the module docstring); ``initial``: a tokenizer to continue;
     ``num_threads``: threads for the compiled steps (counting, the engine's words and initial pair
-    index; ``None``: every core this process may use), the same model whatever the number."""
+    index; ``None``: every core, or ``KOREAN_BPE_NUM_THREADS``), the same model whatever the number."""
     from ..counting import count_words
 
     if isinstance(texts, (str, bytes)):
