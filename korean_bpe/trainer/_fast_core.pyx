@@ -850,7 +850,21 @@ cdef extern from *:
         std::vector<WordEntry> entries;
         std::vector<int32_t> slots;
         uint64_t mask;
+        bool stale = false;   // entries added without the index (dedup_gather): reindex before a lookup
         WordTable() : slots(1 << 16, -1), mask((1 << 16) - 1) {}
+
+        void reindex() {
+            size_t cap = 1 << 16;
+            while (entries.size() * 2 > cap) cap <<= 1;
+            slots.assign(cap, -1);
+            mask = cap - 1;
+            for (size_t e = 0; e < entries.size(); ++e) {
+                uint64_t slot = (entries[e].hash * 0x9E3779B97F4A7C15ULL) & mask;
+                while (slots[slot] >= 0) slot = (slot + 1) & mask;
+                slots[slot] = (int32_t)e;
+            }
+            stale = false;
+        }
 
         void grow() {
             size_t cap = slots.size() * 2;
@@ -939,18 +953,13 @@ cdef extern from *:
             }
         }
         void scan(PyObject* t, int mode) {
+            if (stale) reindex();
             Py_ssize_t n = PyUnicode_GET_LENGTH(t);
             switch (PyUnicode_KIND(t)) {
                 case PyUnicode_1BYTE_KIND: scan_chars((const Py_UCS1*)PyUnicode_DATA(t), n, mode); break;
                 case PyUnicode_2BYTE_KIND: scan_chars((const Py_UCS2*)PyUnicode_DATA(t), n, mode); break;
                 default: scan_chars((const Py_UCS4*)PyUnicode_DATA(t), n, mode); break;
             }
-        }
-        // add the counts of `o` (its new words after ours, in its order: counting texts in slices,
-        // one table each, then absorbing them in slice order gives the one-table result exactly)
-        void absorb(const WordTable& o) {
-            for (const WordEntry& F : o.entries)
-                add(F.hash, o.chars.data() + F.off, F.len, F.prefixed, F.count);
         }
     };
 
@@ -970,12 +979,92 @@ cdef extern from *:
         Py_ssize_t lo = J->n * i / J->parts, hi = J->n * (i + 1) / J->parts;
         for (Py_ssize_t k = lo; k < hi; ++k) J->tables[i]->scan(J->texts[k], J->mode);
     }
-    // absorbing, a round of a tree: task j: tables[2 * step * j] absorbs tables[2 * step * j + step]
-    struct AbsorbJob { WordTable** tables; int parts; int step; };
-    static void absorb_task(void* job, int j) {
-        AbsorbJob* J = (AbsorbJob*)job;
-        int a = 2 * J->step * j, b = a + J->step;
-        if (b < J->parts) J->tables[a]->absorb(*J->tables[b]);
+    // the slices' tables added up without a serial merge: task j finds the words of partition j
+    // (the top bits of another mix of their hash) in every table, slice after slice, keeps each
+    // word's first sighting (its origin: origin[s][e] = 1) and adds the later ones' counts to it;
+    // then dedup_gather appends the origins of slices 1.. to table 0 in slice order, which gives
+    // the one-table result: the same counts in the same first-seen order
+    struct DedupJob {
+        WordTable** tables = nullptr;
+        int parts = 0;
+        std::vector<std::vector<uint8_t>> origin;
+        void init(WordTable** t, int n) {
+            tables = t; parts = n;
+            origin.resize(n);
+            for (int k = 0; k < n; ++k) origin[k].assign(t[k]->entries.size(), 0);
+        }
+    };
+    static inline int word_part(uint64_t h, int parts) {
+        return (int)((((h * 0xC2B2AE3D27D4EB4FULL) >> 32) * (uint64_t)parts) >> 32);
+    }
+    static void dedup_task(void* job, int j) {
+        DedupJob* J = (DedupJob*)job;
+        size_t n = 0;
+        for (int s = 0; s < J->parts; ++s) n += J->tables[s]->entries.size();
+        size_t cap = 1024;
+        while (cap < 2 * (n / J->parts + 16)) cap <<= 1;
+        std::vector<int64_t> slots(cap, -1);           // -> recs
+        std::vector<std::pair<int32_t, int32_t>> recs; // (table, entry) of each word's first sighting
+        uint64_t mask = cap - 1;
+        for (int s = 0; s < J->parts; ++s) {
+            WordTable& T = *J->tables[s];
+            uint8_t* org = J->origin[s].data();
+            for (size_t e = 0; e < T.entries.size(); ++e) {
+                WordEntry& E = T.entries[e];
+                if (word_part(E.hash, J->parts) != j) continue;
+                uint64_t slot = (E.hash * 0x9E3779B97F4A7C15ULL) & mask;
+                bool found = false;
+                if (s > 0) {   // table 0's words are distinct: only later tables repeat them
+                    while (slots[slot] >= 0) {
+                        const std::pair<int32_t, int32_t>& r = recs[(size_t)slots[slot]];
+                        WordTable& U = *J->tables[r.first];
+                        WordEntry& F = U.entries[(size_t)r.second];
+                        if (F.hash == E.hash && F.len == E.len && F.prefixed == E.prefixed
+                                && std::memcmp(U.chars.data() + F.off, T.chars.data() + E.off, (size_t)E.len * 4) == 0) {
+                            F.count += E.count;
+                            found = true;
+                            break;
+                        }
+                        slot = (slot + 1) & mask;
+                    }
+                } else {
+                    while (slots[slot] >= 0) slot = (slot + 1) & mask;
+                }
+                if (found) continue;
+                org[e] = 1;
+                slots[slot] = (int64_t)recs.size();
+                recs.emplace_back(s, (int32_t)e);
+                if (recs.size() * 2 > cap) {   // grow: the records' hashes placed again
+                    cap *= 2; mask = cap - 1;
+                    slots.assign(cap, -1);
+                    for (size_t k = 0; k < recs.size(); ++k) {
+                        uint64_t h = J->tables[recs[k].first]->entries[(size_t)recs[k].second].hash;
+                        uint64_t q = (h * 0x9E3779B97F4A7C15ULL) & mask;
+                        while (slots[q] >= 0) q = (q + 1) & mask;
+                        slots[q] = (int64_t)k;
+                    }
+                }
+            }
+        }
+    }
+    static void dedup_gather(DedupJob* J) {
+        WordTable& M = *J->tables[0];
+        size_t ne = 0, nc = 0;
+        for (int s = 1; s < J->parts; ++s)
+            for (size_t e = 0; e < J->tables[s]->entries.size(); ++e)
+                if (J->origin[s][e]) { ++ne; nc += (size_t)J->tables[s]->entries[e].len; }
+        M.entries.reserve(M.entries.size() + ne);
+        M.chars.reserve(M.chars.size() + nc);
+        for (int s = 1; s < J->parts; ++s) {
+            const WordTable& T = *J->tables[s];
+            for (size_t e = 0; e < T.entries.size(); ++e) {
+                if (!J->origin[s][e]) continue;
+                const WordEntry& E = T.entries[e];
+                M.entries.push_back(WordEntry{E.hash, E.count, (int64_t)M.chars.size(), E.len, E.prefixed});
+                M.chars.insert(M.chars.end(), T.chars.begin() + E.off, T.chars.begin() + E.off + E.len);
+            }
+        }
+        if (ne) M.stale = true;
     }
     }
     """
@@ -994,11 +1083,11 @@ cdef extern from *:
         Py_ssize_t n
         int parts, mode
         WordTable** tables
-    cdef cppclass AbsorbJob "kbpe::AbsorbJob":
-        WordTable** tables
-        int parts, step
+    cdef cppclass DedupJob "kbpe::DedupJob":
+        void init(WordTable** t, int n) except +
     void count_task "kbpe::count_task"(void* job, int i) noexcept nogil
-    void absorb_task "kbpe::absorb_task"(void* job, int i) noexcept nogil
+    void dedup_task "kbpe::dedup_task"(void* job, int i) noexcept nogil
+    void dedup_gather "kbpe::dedup_gather"(DedupJob* job) except + nogil
 
 
 cdef extern from *:
@@ -1172,7 +1261,7 @@ cdef class WordCounter:
 
     def update(self, texts, int num_threads=1):
         """Add the words of ``texts`` (an iterable of str), counted in ``num_threads`` slices at
-        once (each its own table, absorbed in slice order: the same counts, in the same
+        once (each its own table, added up in slice order: the same counts, in the same
         first-seen order, whatever ``num_threads``)."""
         if num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
@@ -1190,8 +1279,8 @@ cdef class WordCounter:
         cdef int parts = <int>min(<Py_ssize_t>num_threads, n) if n else 1
         cdef vector[WordTable*] tables
         cdef CountJob job
-        cdef AbsorbJob merge
-        cdef int i, step
+        cdef DedupJob dedup
+        cdef int i
         tables.push_back(&self.tb)     # slice 0 counts into this counter's own table
         try:
             for i in range(1, parts):
@@ -1202,13 +1291,11 @@ cdef class WordCounter:
             job.mode = self.mode
             job.tables = tables.data()
             _parallel(count_task, &job, parts, parts)
-            merge.tables = tables.data()
-            merge.parts = parts
-            step = 1
-            while step < parts:   # a tree of absorbs, each round on its own threads
-                merge.step = step
-                _parallel(absorb_task, &merge, (parts - step + 2 * step - 1) // (2 * step), parts)
-                step *= 2
+            if parts > 1:   # the tables added up by partition of the words, on the same threads
+                dedup.init(tables.data(), parts)
+                _parallel(dedup_task, &dedup, parts, parts)
+                with nogil:
+                    dedup_gather(&dedup)
         finally:
             for i in range(1, <int>tables.size()):
                 del tables[i]
