@@ -514,7 +514,7 @@ cdef extern from *:
         const int32_t* m = nullptr;
         std::vector<int64_t> cut_word, cut_off;
         std::vector<int32_t> cut_pos;
-        std::vector<size_t> wlo, nlo;
+        std::vector<size_t> wlo, nlo, wrote;
         bool write = false;
     };
     static void fill_task(void* job, int i) {
@@ -560,7 +560,8 @@ cdef extern from *:
             }
         }
         if (!J->write) J->nlo[i + 1] = count;
-        else if (sites) J->eng->range_max[i] = mx;
+        else J->wrote[i] = count;
+        if (sites) J->eng->range_max[i] = mx;
     }
     // the parallel build's steps (Engine::par_*) as tasks
     struct BuildJob { Engine* eng; int step; };
@@ -597,7 +598,7 @@ cdef extern from *:
         const int32_t* m
         vector[int64_t] cut_word, cut_off
         vector[int32_t] cut_pos
-        vector[size_t] wlo, nlo
+        vector[size_t] wlo, nlo, wrote
         bint write
     cdef cppclass BuildJob "kbpe::BuildJob":
         Engine* eng
@@ -1877,11 +1878,15 @@ def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t m
             fill.wlo.push_back(k)
         fill.wlo.push_back(nwords)
         fill.nlo.assign(parts + 1, 0)
-        fill.write = False
-        _parallel(fill_task, fill, parts, num_threads)   # pass 1: each range's node count
-        for i in range(parts):
-            fill.nlo[i + 1] += fill.nlo[i]
-        total = <int64_t>fill.nlo[parts]
+        fill.wrote.assign(parts, 0)
+        if parts > 1:   # pass 1: each range's node count, so that each knows where its nodes go
+            fill.write = False
+            _parallel(fill_task, fill, parts, num_threads)
+            for i in range(parts):
+                fill.nlo[i + 1] += fill.nlo[i]
+            total = <int64_t>fill.nlo[parts]
+        else:   # one range: room for every symbol, cut to the nodes written
+            total = <int64_t>nsyms
         if total >= _ID_MAX:
             raise ValueError("the words hold 2**31 symbols or more: too many for the compiled engine")
         eng.resize_nodes(<size_t>total)
@@ -1889,6 +1894,9 @@ def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t m
             eng.par_begin(parts)   # pass 2 also files the pair sites for the parallel build
         fill.write = True
         _parallel(fill_task, fill, parts, num_threads)   # pass 2: the nodes
+        if parts == 1:
+            total = <int64_t>fill.wrote[0]
+            eng.resize_nodes(<size_t>total)
         for tok in id_to_token:
             nm.add_token(_u32(tok))
         for tok in specials:
