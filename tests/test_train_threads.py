@@ -84,6 +84,39 @@ def test_split_identical_whatever_the_threads(unit, marker):
 
 
 @needs_compiled
+def test_counter_refuses_a_second_thread_while_counting():
+    """The counting runs without the GIL: another Python thread reading or counting into the same
+    counter meanwhile gets a clear error, never a half-written table."""
+    import threading
+
+    wc = _fast_core.WordCounter(0)
+    started, seen = threading.Event(), []
+
+    class Texts(list):  # the counter copies its texts first: that copy says when counting begins
+        def __iter__(self):
+            started.set()
+            return super().__iter__()
+
+    def other():
+        started.wait(5)
+        while True:
+            try:
+                wc.to_dict()
+            except RuntimeError as exc:
+                seen.append(str(exc))
+                return
+            if len(wc):  # the count ended before this thread got in: nothing to see
+                return
+
+    t = threading.Thread(target=other)
+    t.start()
+    wc.update(Texts(["재밌다 진짜 재밌다 " * 2000] * 300), 2)
+    t.join()
+    assert wc.to_dict() == {"재밌다": 2 * 2000 * 300, "진짜": 2000 * 300}
+    assert seen and all("counting or splitting in another thread" in m for m in seen)
+
+
+@needs_compiled
 def test_counter_refuses_bad_texts_before_counting():
     wc = _fast_core.WordCounter(0)
     with pytest.raises(TypeError, match="texts must hold str, got int 3"):

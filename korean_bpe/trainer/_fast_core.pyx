@@ -1251,6 +1251,13 @@ cdef class WordCounter:
     unit-symbol ids straight from the arena (no Python string per word)."""
     cdef WordTable tb
     cdef readonly int mode
+    cdef bint busy   # counting or splitting without the GIL: another Python thread must keep off
+
+    cdef _claim(self, bint keep):
+        if self.busy:
+            raise RuntimeError("this WordCounter is counting or splitting in another thread; use one counter per "
+                               "thread (count_words makes its own), or wait for that call to end")
+        self.busy = keep
 
     def __cinit__(self, int mode=0):
         if mode != 0 and mode != 1:
@@ -1266,6 +1273,7 @@ cdef class WordCounter:
         first-seen order, whatever ``num_threads``)."""
         if num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        self._claim(False)
         cdef list hold = list(texts)    # our references: the texts live while read without the GIL
         cdef Py_ssize_t n = len(hold), k
         cdef vector[PyObject*] ptrs
@@ -1283,6 +1291,7 @@ cdef class WordCounter:
         cdef DedupJob dedup
         cdef int i
         tables.push_back(&self.tb)     # slice 0 counts into this counter's own table
+        self._claim(True)
         try:
             for i in range(1, parts):
                 tables.push_back(new WordTable())
@@ -1298,6 +1307,7 @@ cdef class WordCounter:
                 with nogil:
                     dedup_gather(&dedup)
         finally:
+            self.busy = False
             for i in range(1, <int>tables.size()):
                 del tables[i]
 
@@ -1311,6 +1321,7 @@ cdef class WordCounter:
 
     def to_dict(self, out=None):
         """``{word: count}`` in first-seen order, added into ``out`` (a dict) when given."""
+        self._claim(False)
         cdef dict d = {} if out is None else out
         cdef vector[Py_UCS4] w
         cdef size_t e
@@ -1324,6 +1335,7 @@ cdef class WordCounter:
 
     def holds(self, str chars):
         """Whether some word holds one of ``chars``."""
+        self._claim(False)
         cdef vector[char] bmp = vector[char](0x10000, 0)   # wanted code points below U+10000
         cdef vector[uint32_t] astral                         # and above
         cdef size_t e, k
@@ -1421,8 +1433,13 @@ cdef class WordCounter:
         (:meth:`_split_ids_parallel`) the same table."""
         if num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        self._claim(False)
         if num_threads > 1 and self.tb.entries.size() > 1:
-            return self._split_ids_parallel(unit, marker, num_threads)
+            self._claim(True)
+            try:
+                return self._split_ids_parallel(unit, marker, num_threads)
+            finally:
+                self.busy = False
         cdef _IdSplitter sp = _IdSplitter(unit, marker)
         cdef vector[Py_UCS4] w
         cdef size_t e, n = self.tb.entries.size()
