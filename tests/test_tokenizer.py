@@ -360,9 +360,9 @@ def test_train_chunks_large_input(monkeypatch, real_texts):
         def __init__(self, counter):
             self.counter = counter
 
-        def update(self, texts):
+        def update(self, texts, *threads):
             calls.append(len(texts))
-            self.counter.update(texts)
+            self.counter.update(texts, *threads)
 
         def __getattr__(self, name):
             return getattr(self.counter, name)
