@@ -180,8 +180,10 @@ def test_bad_num_threads_refused_before_any_work(bad, error):
 
 
 def test_pure_python_takes_num_threads(monkeypatch):
-    """Without the compiled core the counting is one Python loop: the option is accepted, the
-    counts are the same."""
+    """Without the compiled core the counting and the training are plain Python on one thread:
+    the option is accepted, the counts and the model are the same."""
     expected = count_words(EDGE, get_pre_tokenizer("raw"), num_threads=1)
+    model = Tokenizer.train(EDGE, vocab_size=400, unit="jamo", min_frequency=1, num_threads=1).model
     monkeypatch.setitem(sys.modules, "korean_bpe.trainer._fast_core", None)
     assert count_words(EDGE, get_pre_tokenizer("raw"), num_threads=3) == expected
+    assert Tokenizer.train(EDGE, vocab_size=400, unit="jamo", min_frequency=1, num_threads=3).model == model
