@@ -29,6 +29,14 @@ except ImportError:  # pragma: no cover - depends on the build
 
 needs_compiled = pytest.mark.skipif(_fast_core is None, reason="compiled core not built")
 
+
+@pytest.fixture(autouse=True)
+def tiny_inputs_on_threads(monkeypatch):
+    """A share of work smaller than ``PARALLEL_MIN`` stays on the calling thread: these inputs are
+    small, so every step is made to take the threads it is given."""
+    if _fast_core is not None:
+        monkeypatch.setattr(_fast_core, "PARALLEL_MIN", 1)
+
 THREADS = (1, 2, 3)
 #: hard strings (empty and blank lines, emoji, NFD, compatibility jamo, line breaks of every kind,
 #: lone surrogates, a 200,000-syllable line) among repeated Korean reviews, so that merges happen
@@ -114,6 +122,29 @@ def test_counter_refuses_a_second_thread_while_counting():
     t.join()
     assert wc.to_dict() == {"재밌다": 2 * 2000 * 300, "진짜": 2000 * 300}
     assert seen and all("counting or splitting in another thread" in m for m in seen)
+
+
+@needs_compiled
+def test_small_inputs_stay_on_one_thread(monkeypatch):
+    """Below ``PARALLEL_MIN`` code points a thread, the counting runs here: no thread is started
+    (and with the fixture's ``PARALLEL_MIN=1``, the tests here do run on threads)."""
+    import threading
+
+    start = threading.Thread.start
+    started = []
+
+    def spy(self):
+        started.append(self)
+        start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", spy)
+    small = EDGE[:-30]  # without the 200,000-syllable line: 15,952 code points
+    model = Tokenizer.train(small, vocab_size=300, num_threads=4).model
+    assert len(started) >= 4 * 3  # counting, split, engine: each step on threads
+    started.clear()
+    monkeypatch.setattr(_fast_core, "PARALLEL_MIN", 32768)
+    assert Tokenizer.train(small, vocab_size=300, num_threads=4).model == model
+    assert started == []
 
 
 @needs_compiled

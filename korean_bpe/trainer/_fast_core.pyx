@@ -680,6 +680,15 @@ from .._gc import paused
 from time import perf_counter, thread_time
 _PROFILE = bool(os.environ.get("KOREAN_BPE_PROFILE"))
 _STEPS = []   # profiling: each parallel step's CPU seconds on this thread and on the busiest one
+#: the least work worth a thread of its own (code points counted or cut, symbols filled): a
+#: thread costs more than a smaller share (tests set 1 to run tiny inputs on threads)
+PARALLEL_MIN = 32768
+
+
+cdef int _parts(int threads, size_t work, size_t items):
+    """How many threads share ``work`` (code points, symbols) over ``items`` (texts, words)."""
+    cdef size_t least = max(<size_t>1, <size_t>PARALLEL_MIN)
+    return <int>max(<size_t>1, min(<size_t>threads, work // least, items, <size_t>1024))
 cdef int64_t _INT64_MAX = 9223372036854775807
 cdef int32_t _ID_MAX = 2147483647
 
@@ -1277,6 +1286,7 @@ cdef class WordCounter:
         cdef list hold = list(texts)    # our references: the texts live while read without the GIL
         cdef Py_ssize_t n = len(hold), k
         cdef vector[PyObject*] ptrs
+        cdef size_t nchars = 0
         ptrs.reserve(<size_t>n)
         for k in range(n):
             t = hold[k]
@@ -1285,7 +1295,8 @@ cdef class WordCounter:
                     raise TypeError(f"texts must hold str, got {type(t).__name__} {t!r}")
                 t = hold[k] = str(t)
             ptrs.push_back(<PyObject*>t)
-        cdef int parts = <int>min(<Py_ssize_t>num_threads, n) if n else 1
+            nchars += <size_t>PyUnicode_GET_LENGTH(t)
+        cdef int parts = _parts(num_threads, nchars, <size_t>n)
         cdef vector[WordTable*] tables
         cdef CountJob job
         cdef DedupJob dedup
@@ -1369,7 +1380,7 @@ cdef class WordCounter:
         cdef WordSymbols ws = sp.ws
         cdef SplitJob* job = new SplitJob()
         cdef size_t n = self.tb.entries.size(), e, nsyms = 0, nwords = 0
-        cdef int parts = <int>min(<size_t>num_threads, n), i
+        cdef int parts = _parts(num_threads, self.tb.chars.size(), n), i
         cdef uint32_t code, u, variant
         cdef int32_t sid
         cdef int64_t longest = 0
@@ -1434,7 +1445,7 @@ cdef class WordCounter:
         if num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
         self._claim(False)
-        if num_threads > 1 and self.tb.entries.size() > 1:
+        if _parts(num_threads, self.tb.chars.size(), self.tb.entries.size()) > 1:
             self._claim(True)
             try:
                 return self._split_ids_parallel(unit, marker, num_threads)
@@ -1881,7 +1892,7 @@ def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t m
                 fill.cut_pos.push_back(<int32_t>j)
         fill.cut_off.push_back(<int64_t>fill.cut_pos.size())
         # the words in `parts` ranges of about as many symbols each
-        parts = <int>max(1, min(<size_t>min(num_threads, 1024), nwords))
+        parts = _parts(num_threads, nsyms, nwords)
         fill.eng = eng
         fill.syms = ws.syms.data()
         fill.starts = ws.starts.data()
