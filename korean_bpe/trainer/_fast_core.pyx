@@ -863,29 +863,23 @@ cdef extern from *:
         bool stale = false;   // entries added without the index (dedup_gather): reindex before a lookup
         WordTable() : slots(1 << 16, -1), mask((1 << 16) - 1) {}
 
+        // the index of every entry, in `cap` slots
+        void place_all(size_t cap) {
+            slots.assign(cap, -1);
+            mask = cap - 1;
+            for (size_t e = 0; e < entries.size(); ++e) {
+                uint64_t slot = (entries[e].hash * 0x9E3779B97F4A7C15ULL) & mask;
+                while (slots[slot] >= 0) slot = (slot + 1) & mask;
+                slots[slot] = (int32_t)e;
+            }
+        }
         void reindex() {
             size_t cap = 1 << 16;
             while (entries.size() * 2 > cap) cap <<= 1;
-            slots.assign(cap, -1);
-            mask = cap - 1;
-            for (size_t e = 0; e < entries.size(); ++e) {
-                uint64_t slot = (entries[e].hash * 0x9E3779B97F4A7C15ULL) & mask;
-                while (slots[slot] >= 0) slot = (slot + 1) & mask;
-                slots[slot] = (int32_t)e;
-            }
+            place_all(cap);
             stale = false;
         }
-
-        void grow() {
-            size_t cap = slots.size() * 2;
-            slots.assign(cap, -1);
-            mask = cap - 1;
-            for (size_t e = 0; e < entries.size(); ++e) {
-                uint64_t slot = (entries[e].hash * 0x9E3779B97F4A7C15ULL) & mask;
-                while (slots[slot] >= 0) slot = (slot + 1) & mask;
-                slots[slot] = (int32_t)e;
-            }
-        }
+        void grow() { place_all(slots.size() * 2); }
         // add `by` to the word (hash h, code points w[0, len), prefixed); a new word goes last
         template <typename CH>
         inline void add(uint64_t h, const CH* w, int32_t len, int32_t prefixed, int64_t by) {
