@@ -358,15 +358,18 @@ class WordCounts:
         *,
         pre_tokenizer: str | Mapping[str, Any] | PreTokenizer = "whitespace",
         show_progress: bool | Progress | None = None,
+        num_threads: int | None = None,
     ) -> WordCounts:
-        """Pre-tokenize and count ``texts`` (see :func:`count_words`)."""
+        """Pre-tokenize and count ``texts`` (see :func:`count_words`, ``num_threads`` too)."""
         out = cls(pre_tokenizer=pre_tokenizer)
-        out.update(texts, show_progress=show_progress)
+        out.update(texts, show_progress=show_progress, num_threads=num_threads)
         return out
 
-    def update(self, texts: Iterable[str], *, show_progress: bool | Progress | None = None) -> None:
-        """Add the words of ``texts``, cut by this value's pre-tokenizer."""
-        count_words(texts, self.pre_tokenizer, into=self._counts, show_progress=show_progress)
+    def update(self, texts: Iterable[str], *, show_progress: bool | Progress | None = None,
+               num_threads: int | None = None) -> None:
+        """Add the words of ``texts``, cut by this value's pre-tokenizer (on ``num_threads``
+        threads where :func:`count_words` can)."""
+        count_words(texts, self.pre_tokenizer, into=self._counts, show_progress=show_progress, num_threads=num_threads)
 
     def merge(self, other: WordCounts) -> None:
         """Add ``other``'s counts into this one (same pre-tokenizer)."""

@@ -195,3 +195,18 @@ def test_cli_encode_batches_the_lines_with_the_same_output(tmp_path, monkeypatch
         cli.main(["encode", "-m", str(tmp_path / "m"), "--threads", "0", "영화"])
     assert exited.value.code == 2
     assert "argument --threads: expected a positive integer, got '0'" in capsys.readouterr().err
+
+
+def test_cli_train_and_count_give_the_same_files_for_any_thread_count(tmp_path, real_texts: list[str]) -> None:
+    from korean_bpe import cli
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(t for t in real_texts if "\n" not in t and "\r" not in t) + "\n", encoding="utf-8")
+    for n in ("1", "3"):
+        assert cli.main(["train", str(corpus), "--vocab-size", "1500", "--unit", "jamo", "--threads", n, "--no-progress",
+                         "-o", str(tmp_path / f"m{n}")]) == 0
+        assert cli.main(["count", str(corpus), "--pre-tokenizer", "raw", "--threads", n, "--no-progress",
+                         "-o", str(tmp_path / f"c{n}.tsv")]) == 0
+    for name in ("vocab.json", "merges.txt"):
+        assert (tmp_path / "m1" / name).read_bytes() == (tmp_path / "m3" / name).read_bytes()
+    assert (tmp_path / "c1.tsv").read_bytes() == (tmp_path / "c3.tsv").read_bytes()

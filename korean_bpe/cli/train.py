@@ -51,6 +51,9 @@ def _add_train(sub: Any) -> None:
                         "CORPUS up to --vocab-size (old tokens included)")
     p.add_argument("-o", "--output", required=True, metavar="DIR",
                    help="directory to write the model to ('-' is refused: a model is three files)")
+    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
+                   help="threads that count the words (whitespace and raw) and prepare the merges (default: every "
+                        "core, or KOREAN_BPE_NUM_THREADS; the same model for any N)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
 
@@ -88,6 +91,9 @@ def _add_count(sub: Any) -> None:
                         "(needs: pip install \"korean_bpe[distributed]\")")
     p.add_argument("--shard-mb", type=_positive_int, default=None, metavar="N",
                    help="with --scheduler: MiB of a file per task (default: 64)")
+    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
+                   help="threads that count the words of whitespace and raw (default: every core, or "
+                        "KOREAN_BPE_NUM_THREADS; the same counts for any N)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_count)
 
@@ -164,7 +170,7 @@ def cmd_count(args: argparse.Namespace) -> int:
         sources = [iter_texts(c) for c in args.corpus] if args.corpus else [iter_texts(None)]
         texts = chain.from_iterable(sources)  # one file after the other, line by line: never all in memory
         counts = WordCounts.from_texts(texts if args.limit is None else islice(texts, args.limit), pre_tokenizer=pt,
-                                       show_progress=show)
+                                       show_progress=show, num_threads=args.threads)
     if not len(counts):
         raise UserError(f"no words to count: the pre-tokenizer {pt!r} gave no word for any document")
     if args.output == STDOUT:
@@ -235,7 +241,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             pt = {"type": "raw", "split_by_whitespace": False}
             options.update(superword_transition=args.superword_transition,
                            superword_max_words=args.superword_max_words)
-        tok = Tokenizer.train(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt, **options)
+        tok = Tokenizer.train(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt, num_threads=args.threads,
+                              **options)
         source = f"superbpe/{args.unit}" if args.superword_transition is not None else \
             pipeline_name(pt.to_config(), args.unit)
     try:
