@@ -41,6 +41,14 @@ def _corpus_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="read at most N documents")
 
 
+def _threads_arg(p: argparse.ArgumentParser, what: str, same: str) -> None:
+    """``--threads N``: the ``num_threads`` of the command's work (``what``); ``same`` is what
+    does not change with N."""
+    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
+                   help=f"threads that {what} (default: every core, or KOREAN_BPE_NUM_THREADS; the same {same} "
+                        "for any N)")
+
+
 def _model_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--model", required=True, metavar="DIR", help="a model directory written by 'train'")
 

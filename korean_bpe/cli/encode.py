@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
-from .args import _model_arg, _positive_int, _probability
+from .args import _model_arg, _probability, _threads_arg
 from .io import UserError, _escape_line_breaks, _load, _parse_ids, _stdin_lines, _stdout_writer
 
 
@@ -43,9 +43,7 @@ def _add_encode(sub: Any) -> None:
     p.add_argument("--special-text", action="store_true",
                    help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
                         "(default: refuse it; text never becomes a special token)")
-    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
-                   help="threads that encode a batch of lines (default: every core, or KOREAN_BPE_NUM_THREADS; "
-                        "the output is the same for any N)")
+    _threads_arg(p, "encode a batch of lines", "output")
     p.add_argument("--line-buffered", action="store_true",
                    help=f"encode and print each line as it arrives (for a stream such as tail -f; the default "
                         f"when standard input is a terminal); otherwise lines are read in batches of up to "

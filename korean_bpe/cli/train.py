@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .._messages import one_line
-from .args import MARKER_NAMES, PRE_TOKENIZER_NAMES, UNIT_NAMES, _corpus_arg, _positive_int
+from .args import MARKER_NAMES, PRE_TOKENIZER_NAMES, UNIT_NAMES, _corpus_arg, _positive_int, _threads_arg
 from .io import (
     STDOUT, UserError, _info, _load, _no_stdout, _refuse_overwriting, _refuse_stdin_twice, check_model_output,
 )
@@ -51,9 +51,7 @@ def _add_train(sub: Any) -> None:
                         "CORPUS up to --vocab-size (old tokens included)")
     p.add_argument("-o", "--output", required=True, metavar="DIR",
                    help="directory to write the model to ('-' is refused: a model is three files)")
-    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
-                   help="threads that count the words (whitespace and raw) and prepare the merges (default: every "
-                        "core, or KOREAN_BPE_NUM_THREADS; the same model for any N)")
+    _threads_arg(p, "count the words (whitespace and raw) and prepare the merges", "model")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
 
@@ -91,9 +89,7 @@ def _add_count(sub: Any) -> None:
                         "(needs: pip install \"korean_bpe[distributed]\")")
     p.add_argument("--shard-mb", type=_positive_int, default=None, metavar="N",
                    help="with --scheduler: MiB of a file per task (default: 64)")
-    p.add_argument("--threads", type=_positive_int, default=None, metavar="N",
-                   help="threads that count the words of whitespace and raw (default: every core, or "
-                        "KOREAN_BPE_NUM_THREADS; the same counts for any N)")
+    _threads_arg(p, "count the words of whitespace and raw", "counts")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_count)
 
