@@ -65,7 +65,7 @@ def main() -> None:
     ap.add_argument("--python", action="store_true", help="pure-Python helpers and engine")
     args = ap.parse_args()
     if args.python:
-        sys.modules["korean_bpe.trainer._fast_core"] = None  # type: ignore[assignment]
+        sys.modules["korean_bpe._fast_core"] = None  # type: ignore[assignment]
     from korean_bpe.corpus import load_nsmc
     from korean_bpe.trainer import fast
 

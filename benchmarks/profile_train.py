@@ -35,7 +35,7 @@ def profile(texts: list[str], unit: str, threads: int, repeat: int) -> tuple[dic
     import korean_bpe.tokenizer as tokenizer
     import korean_bpe.trainer.api as api
     from korean_bpe import Tokenizer
-    from korean_bpe.trainer import _fast_core
+    from korean_bpe import _fast_core
 
     steps = _fast_core._STEPS
     wall: dict[str, float] = {}

@@ -1,6 +1,6 @@
 """Distinct words, counted and cut into symbols: the word counter and the word split that
 :mod:`korean_bpe.counting` runs and :mod:`korean_bpe.trainer` trains on, compiled when the core
-(``korean_bpe.trainer._fast_core``) was built, else plain Python (the same results).
+(``korean_bpe._fast_core``) was built, else plain Python (the same results).
 
 It sits below both (the layer order of ``docs/API.md``): counting imports no module of the
 trainer's, only its compiled core (whose package, ``korean_bpe.trainer``, imports nothing of counting).
@@ -211,12 +211,12 @@ def split_ids(word_counts: Mapping[str, int], *, unit: str, marker: str | None,
 
 
 def from_core(name: str) -> Callable[..., Any] | None:
-    """The compiled core's function or class ``name`` (``korean_bpe.trainer._fast_core``), or
+    """The compiled core's function or class ``name`` (``korean_bpe._fast_core``), or
     None when the core was not built (or a test hides it); the trainer's engine reads it here too."""
     try:
-        from .trainer import _fast_core
+        from . import _fast_core
     except ImportError:
         return None
-    if sys.modules.get("korean_bpe.trainer._fast_core") is None:  # hidden (tests) or never loaded
+    if sys.modules.get("korean_bpe._fast_core") is None:  # hidden (tests) or never loaded
         return None
     return getattr(_fast_core, name, None)

@@ -22,7 +22,7 @@ from _strings import HUGE_LINE, SURROGATES
 from _strings import hard as hard_strings
 
 try:
-    from korean_bpe.trainer import _fast_core
+    from korean_bpe import _fast_core
 except ImportError:  # pragma: no cover - depends on the build
     _fast_core = None
 
@@ -36,7 +36,7 @@ PRE_TOKENIZERS = [
 
 
 def _hide_compiled(monkeypatch):
-    monkeypatch.setitem(sys.modules, "korean_bpe.trainer._fast_core", None)
+    monkeypatch.setitem(sys.modules, "korean_bpe._fast_core", None)
 
 
 # --- counting ------------------------------------------------------------------------------------

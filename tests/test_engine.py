@@ -24,13 +24,13 @@ from korean_bpe.trainer.fast import get_engine, merge_engine, words_to_ids
 from _strings import HARD, tie_words
 
 try:
-    from korean_bpe.trainer import _fast_core
+    from korean_bpe import _fast_core
 except ImportError:  # pragma: no cover - depends on the build
     _fast_core = None
 
 needs_compiled = pytest.mark.skipif(
     _fast_core is None,
-    reason="compiled engine korean_bpe.trainer._fast_core not built (no C++ compiler or Cython at install)",
+    reason="compiled engine korean_bpe._fast_core not built (no C++ compiler or Cython at install)",
 )
 
 ENGINES = [pytest.param(merge_engine, id="python")]
@@ -269,7 +269,7 @@ def test_fallback_without_compiled_module(monkeypatch, caplog, real_texts):
         for w in t.split():
             counts[w] = counts.get(w, 0) + 1
     expected = run_strings(get_engine(), counts, limit=300)
-    monkeypatch.setitem(sys.modules, "korean_bpe.trainer._fast_core", None)  # import now fails
+    monkeypatch.setitem(sys.modules, "korean_bpe._fast_core", None)  # import now fails
     plain = importlib.reload(fast)
     try:
         with caplog.at_level(logging.WARNING, logger="korean_bpe.trainer.fast"):
@@ -292,7 +292,7 @@ def test_words_to_ids(compiled, monkeypatch):
         pytest.skip("compiled engine not built")
     fn = _fast_core.words_to_ids if compiled else words_to_ids
     if not compiled:
-        monkeypatch.setitem(sys.modules, "korean_bpe.trainer._fast_core", None)
+        monkeypatch.setitem(sys.modules, "korean_bpe._fast_core", None)
     table = {("ᄀ", "ᅡ", "ᆹ"): 3, ("▁", "값"): 1}
     ids = {"ᄀ": 0, "ᅡ": 1, "ᆹ": 2, "▁": 3, "값": 4}
     assert fn(table, ids) == ([[0, 1, 2], [3, 4]], [3, 1])
@@ -307,7 +307,7 @@ HARD_TEXTS = list(HARD)  # the hard strings of the counting helpers
 
 
 def _without_compiled(monkeypatch):
-    monkeypatch.setitem(sys.modules, "korean_bpe.trainer._fast_core", None)
+    monkeypatch.setitem(sys.modules, "korean_bpe._fast_core", None)
 
 
 @pytest.mark.parametrize("compiled", [False, True])

@@ -6,7 +6,7 @@ The imports are read with :mod:`ast` from the sources, not by importing: an ``im
 ``if TYPE_CHECKING:`` block, which never runs.  ``from package import name`` is an import of the
 module ``package.name`` when that is a module, else of ``package`` (the root package's lazy names,
 ``korean_bpe._LAZY``, resolve to the modules that define them).  The compiled modules (``.pyx``)
-are placed but not read: ``ast`` reads Python (``trainer/_fast_core.pyx`` imports ``_gc``, and
+are placed but not read: ``ast`` reads Python (``_fast_core.pyx`` imports ``_gc``, and
 ``trainer/fast.py``'s ``merge_engine``, its pure-Python twin, when counts overflow int64).
 
 ``docs/API.md`` (section "Layers") states the same rooms in the same order; a test checks it.
@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("encoding", ["korean_bpe.encoding.*"]),
     ("pre-tokenizers", ["korean_bpe.pre_tokenizers.*"]),
     ("counting and corpora", [
-        "korean_bpe.corpus", "korean_bpe.words", "korean_bpe.trainer._fast_core", "korean_bpe.counting",
+        "korean_bpe.corpus", "korean_bpe.words", "korean_bpe._fast_core", "korean_bpe.counting",
         "korean_bpe.distributed",
     ]),
     ("training", ["korean_bpe.trainer.*"]),
@@ -74,6 +74,7 @@ class _Imports(ast.NodeVisitor):
     """``(imported module, line)`` for every import of the package in one module's tree."""
 
     def __init__(self, name: str, is_package: bool, known: set[str], lazy_names: dict[str, str]) -> None:
+        self.name = name
         self.package = name if is_package else name.rpartition(".")[0]
         self.known = known
         self.lazy_names = lazy_names
@@ -92,6 +93,13 @@ class _Imports(ast.NodeVisitor):
     def _add(self, target: str, line: int) -> None:
         if target == "korean_bpe" or target.startswith("korean_bpe."):
             self.found.append((target, line))
+            # importing a.b.c runs the packages a.b first: an import of theirs too, unless this
+            # module sits inside that package (then it has run already)
+            parts = target.split(".")
+            for k in range(2, len(parts)):
+                package = ".".join(parts[:k])
+                if package in self.known and not self.name.startswith(package + "."):
+                    self.found.append((package, line))
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:

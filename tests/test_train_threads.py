@@ -23,7 +23,7 @@ from korean_bpe.trainer import train_bpe
 from korean_bpe.units import get_unit
 
 try:
-    from korean_bpe.trainer import _fast_core
+    from korean_bpe import _fast_core
 except ImportError:  # pragma: no cover - depends on the build
     _fast_core = None
 
@@ -215,6 +215,6 @@ def test_pure_python_takes_num_threads(monkeypatch):
     the option is accepted, the counts and the model are the same."""
     expected = count_words(EDGE, get_pre_tokenizer("raw"), num_threads=1)
     model = Tokenizer.train(EDGE, vocab_size=400, unit="jamo", min_frequency=1, num_threads=1).model
-    monkeypatch.setitem(sys.modules, "korean_bpe.trainer._fast_core", None)
+    monkeypatch.setitem(sys.modules, "korean_bpe._fast_core", None)
     assert count_words(EDGE, get_pre_tokenizer("raw"), num_threads=3) == expected
     assert Tokenizer.train(EDGE, vocab_size=400, unit="jamo", min_frequency=1, num_threads=3).model == model

@@ -1,7 +1,7 @@
 """The incremental BPE merge engine: distinct words as id lists in, merges out through a callback.
 
 ``merge_engine`` is the pure-Python engine; ``get_engine()`` returns the compiled one
-(``korean_bpe.trainer._fast_core``, Cython -> C++, built at install time) when it was built, else
+(``korean_bpe._fast_core``, Cython -> C++, built at install time) when it was built, else
 ``merge_engine``.  Both give the same merges, in the same order, with the same counts.
 
 The rule, as in HF tokenizers' ``BpeTrainer``: pick the pair with the highest count (a word with
@@ -164,9 +164,9 @@ def _gain(where: dict[tuple[int, int], set[int]], gained: set[tuple[int, int]], 
 
 
 def compiled_available() -> bool:
-    """True when the compiled engine (``korean_bpe.trainer._fast_core``) was built and imports."""
+    """True when the compiled engine (``korean_bpe._fast_core``) was built and imports."""
     try:
-        from ._fast_core import merge_engine  # noqa: F401
+        from .._fast_core import merge_engine  # noqa: F401
     except ImportError:
         return False
     return True
@@ -187,7 +187,7 @@ def get_engine() -> Callable[..., None]:
     """
     global _noted
     try:
-        from ._fast_core import merge_engine as compiled
+        from .._fast_core import merge_engine as compiled
     except ImportError as exc:
         if not _noted:
             _noted = True

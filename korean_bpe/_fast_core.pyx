@@ -676,7 +676,7 @@ cdef extern from *:
 
 import os
 
-from .._gc import paused
+from ._gc import paused
 from time import perf_counter, thread_time
 _PROFILE = bool(os.environ.get("KOREAN_BPE_PROFILE"))
 _STEPS = []   # profiling: each parallel step's CPU seconds on this thread and on the busiest one
@@ -716,7 +716,7 @@ def merge_engine(words, counts, *, int next_id, on_merge, max_token_length=None,
         if n > 1:
             bound += c * (n - 1)
     if bound >= _INT64_MAX or total >= _ID_MAX:
-        from .fast import merge_engine as py_engine
+        from .trainer.fast import merge_engine as py_engine  # its pure-Python twin, a room up (lazy)
         py_engine(words, counts, next_id=next_id, on_merge=on_merge, max_token_length=max_token_length,
                   symbol_lengths=symbol_lengths)
         return
@@ -1229,7 +1229,7 @@ cdef class _Tasks:
 
 cdef _parallel(task_fn fn, void* job, int n, int threads):
     """Tasks ``0 .. n - 1`` of ``job`` on up to ``threads`` threads (this one included)."""
-    from .._threads import run_parallel
+    from ._threads import run_parallel
 
     cdef _Tasks tasks = _Tasks.__new__(_Tasks)
     tasks.fn = fn
