@@ -26,7 +26,7 @@ import random
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
-from itertools import accumulate, chain
+from itertools import accumulate
 from typing import Any
 
 from .._gc import paused
@@ -76,12 +76,9 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], list[list[int]]]
     n = max(1, min(-(-total // CHUNK_CHARS), max(num_threads * CHUNKS_PER_THREAD, -(-total // MAX_CHUNK_CHARS))))
     bounds = sorted({0, len(items), *(bisect_left(cum, total * j // n) for j in range(1, n))})
     chunks = list(zip(bounds, bounds[1:]))
+    if len(chunks) == 1:
+        return run(items, 0)
     threads = min(num_threads, len(chunks))
-    if threads <= 1:
-        if len(chunks) == 1:
-            return run(items, 0)
-        with paused():  # a list a text and no cycles: a collection would only walk them again
-            return list(chain.from_iterable(run(items[a:b], 0) for a, b in chunks))
     out: list[Any] = [None] * len(items)
     errors: list[BaseException] = []
 
@@ -96,7 +93,7 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], list[list[int]]]
 
     helpers = [threading.Thread(target=work, args=(k,), name=f"korean_bpe-encode-{k}", daemon=True)
                for k in range(1, threads)]
-    with paused():
+    with paused():  # a list a text and no cycles: a collection would only walk them again
         for t in helpers:
             t.start()
         work(0)
@@ -211,7 +208,7 @@ class Encoder:
             return self.encode_words(self.pre_tokenizer.batch(texts), num_threads=num_threads)
         encode_chunk, maxsize = self.compiled.encode_chunk, self.cache.maxsize
         code, space_id, slow, slow_plain = self._cut
-        if len(texts) == 1:  # encode(text)
+        if len(texts) == 1:  # encode(text): straight to the core (a fifth of its time otherwise)
             return encode_chunk(texts, code, space_id, slow, slow_plain, maxsize, 0)
         return in_chunks(texts, lambda chunk, k: encode_chunk(chunk, code, space_id, slow, slow_plain, maxsize, k),
                          num_threads=num_threads)
