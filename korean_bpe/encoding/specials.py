@@ -46,6 +46,8 @@ class SpecialTokens:
 
     def __init__(self, tokens: Sequence[str]) -> None:
         self.tokens = frozenset(tokens)
+        #: no token holds the joiner, so :meth:`check_all` may search the texts joined by it
+        self._joinable = not any(_JOINER in t for t in self.tokens)
         self._regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
 
     def regex(self, disallowed: Any) -> re.Pattern[str] | None:
@@ -82,7 +84,7 @@ class SpecialTokens:
         regex = self.regex(disallowed)
         if regex is None:
             return
-        if len(texts) > 16 and not any(_JOINER in t for t in self.tokens) and regex.search(_JOINER.join(texts)) is None:
+        if len(texts) > 16 and self._joinable and regex.search(_JOINER.join(texts)) is None:
             return
         search = regex.search
         for k, text in enumerate(texts):
