@@ -94,6 +94,16 @@ def default_marker(pre_tokenizer: PreTokenizer) -> str | None:
     return resolve_marker(UNSET, pre_tokenizer, None).text
 
 
+def _plain_strings(texts: list[Any]) -> list[str]:
+    """``texts`` with each ``str`` subclass made a ``str``; refuses any other item, naming it."""
+    out = []
+    for k, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"texts must hold strings; texts[{k}] is {type(t).__name__} {t!r}")
+        out.append(str(t))
+    return out
+
+
 class Tokenizer:
     """Encode and decode Korean text with a trained :class:`~korean_bpe.trainer.BPEModel`.
 
@@ -415,8 +425,10 @@ class Tokenizer:
         >>> fb.decode(fb.encode("값 뷁"))
         '값 뷁'
         """
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
+        if type(text) is not str:
+            if not isinstance(text, str):
+                raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
+            text = str(text)  # a str subclass: the compiled core reads plain str
         self._specials.check(text, disallowed_special)
         return self._encode([text], dropout, seed, 1)[0]
 
@@ -441,9 +453,8 @@ class Tokenizer:
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
         texts = texts if isinstance(texts, list) else list(texts)
-        if not all(type(t) is str for t in texts):
-            k, bad = next((k, t) for k, t in enumerate(texts) if not isinstance(t, str))
-            raise TypeError(f"texts must hold strings; texts[{k}] is {type(bad).__name__} {bad!r}")
+        if set(map(type, texts)) - {str}:
+            texts = _plain_strings(texts)
         threads = resolve_threads(num_threads)
         self._specials.check_all(texts, disallowed_special)
         return self._encode(texts, dropout, seed, threads)

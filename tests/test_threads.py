@@ -84,6 +84,29 @@ def test_in_chunks_raises_the_first_error_and_stops(small_chunks: int) -> None:
     assert len(calls) <= 2  # each thread stopped after its first chunk failed
 
 
+def test_cumulative_weights_of_texts_and_of_pieces() -> None:
+    from itertools import accumulate
+
+    from korean_bpe.encoding._encode import cumulative_weights
+
+    texts = ["영화 재밌다", "", "😀 ㅋㅋ", "x" * 70_000]
+    for weights in (cumulative_weights, encoder_module._cumulative_weights):  # compiled, Python
+        assert list(weights(texts)) == list(accumulate(map(len, texts)))
+        assert list(weights([["▁영화"], [], ("a", "b", "c")], 8)) == [8, 8, 32]
+        assert len(weights([])) == 0
+        with pytest.raises(TypeError, match=r"texts must hold strings; texts\[2\] is NoneType None"):
+            weights(["a", "b", None])
+
+
+def test_the_cut_knows_every_white_space_character(tokenizers: list[Tokenizer]) -> None:
+    # the core asks CPython whether a character is white space only up to U+3000, the last one
+    assert max(c for c in range(0x110000) if chr(c).isspace()) == 0x3000
+    tok = tokenizers[0]  # whitespace: str.split()'s cut
+    for space in ("\u3000", "\u2029", "\x85", "\u00a0", "\u1680"):
+        assert tok.encode(f"영화{space}재밌다") == tok.encode("영화 재밌다"), hex(ord(space))
+    assert tok.encode("영화\u3001재밌다") != tok.encode("영화 재밌다")  # 、 is not white space
+
+
 @pytest.mark.parametrize("k", range(len(PIPELINES)))
 def test_same_ids_for_any_thread_count(k: int, tokenizers: list[Tokenizer], texts: list[str], small_chunks: int) -> None:
     tok = tokenizers[k]

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import korean_bpe.encoding.encoder as encoder_module
 from korean_bpe import BPEModel, Tokenizer
 from korean_bpe.encoding.encoder import Encoder
+from korean_bpe.encoding.specials import SpecialTokenTextError
 from korean_bpe.encoding import merge_ids
 from korean_bpe.jamo import compose, decompose
 from korean_bpe.markers import NoMarker
@@ -530,6 +531,30 @@ def test_literal_special_token_text_round_trips_as_text_when_allowed(raw_fallbac
     with pytest.raises(ValueError, match="'<0x41>'"):
         tok.encode("<unk><0x41>", disallowed_special={"<0x41>"})
     assert tok.encode_batch(["<unk>"], disallowed_special=()) == [tok.encode("<unk>", disallowed_special=())]
+
+
+def test_a_batch_is_searched_for_special_text_and_the_first_text_named(raw_fallback):
+    # many texts are searched joined, first for the tokens' first character ("<") alone: texts
+    # holding "<" but no token pass, and the error names the first text that spells one
+    tok = raw_fallback
+    texts = ["가나 < 가나", "a<b", "<0x4"] * 10 + ["가나"] * 10
+    assert tok.encode_batch(texts) == [tok.encode(t) for t in texts]
+    for k in (0, 17, 39):
+        bad = texts[:k] + ["가나 <unk>"] + texts[k:] + ["<0x41>"]
+        with pytest.raises(SpecialTokenTextError, match=rf"texts\[{k}\] holds '<unk>'"):
+            tok.encode_batch(bad)
+    assert len(tok.encode_batch(["<unk>"] * 40, disallowed_special={"<0x41>"})) == 40
+
+
+def test_str_subclasses_are_encoded_as_their_text(raw_fallback):
+    class Text(str):
+        pass
+
+    tok = raw_fallback
+    assert tok.encode(Text("가나 가나")) == tok.encode("가나 가나")
+    assert tok.encode_batch([Text("가나"), "가나 가나", Text("")]) == tok.encode_batch(["가나", "가나 가나", ""])
+    with pytest.raises(TypeError, match=r"texts must hold strings; texts\[1\] is bytes"):
+        tok.encode_batch([Text("가나"), b"x"])
 
 
 def test_merges_of_an_older_model_that_make_a_special_token_are_not_applied():

@@ -33,6 +33,7 @@ from cpython.dict cimport PyDict_GetItem, PyDict_SetItem, PyDict_Size
 from cpython.list cimport PyList_Append
 from cpython.ref cimport PyObject, Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.array cimport array, clone
 
 
 cdef extern from "<queue>" nogil:
@@ -73,6 +74,35 @@ cdef struct Span:
     int kind
 
 
+cdef struct Word:   # a word of a chunk, cut and hashed, waiting for its ids (MergeTable._block_ids)
+    uint64_t hash
+    Py_ssize_t start
+    Py_ssize_t end
+    Py_ssize_t span    # the string it is cut from: an index into the chunk's spans
+    int32_t prefix     # the symbol put first (-1: none)
+    int32_t plain      # 1: spelled by slow_plain (a line break), else by slow
+
+
+cdef extern from *:
+    # a hint to the CPU to start loading the cache line at this address; no effect on results
+    void prefetch "__builtin_prefetch"(const void* p) noexcept nogil
+
+#: words cut ahead of their lookups: a block of texts is cut into at most about this many words,
+#: then looked up in the word cache with prefetches running ahead (a cache of a few hundred
+#: thousand words is beyond the CPU's own caches: a lookup waits on memory twice, the slot and the
+#: record, unless it was asked for earlier)
+cdef Py_ssize_t BLOCK_WORDS = 512
+#: how far ahead the slot of a word's hash, then its record, are prefetched
+cdef Py_ssize_t AHEAD_SLOT = 16
+cdef Py_ssize_t AHEAD_RECORD = 8
+
+
+cdef inline bint _space(uint32_t cp) noexcept nogil:
+    """``chr(cp).isspace()``: the last white space character is U+3000, so a Hangul syllable never
+    reaches CPython's table lookup (a function call a character)."""
+    return cp <= 0x3000 and uspace(cp)
+
+
 cdef inline uint64_t mix_cp(uint64_t h, uint32_t cp) noexcept nogil:
     return (h ^ cp) * 0x100000001B3ULL + (h >> 29)
 
@@ -97,6 +127,8 @@ cdef class _Work:
     cdef uint64_t wmask
     cdef vector[int32_t] ids
     cdef vector[Py_ssize_t] ends
+    cdef vector[Word] words       # the block of words being looked up (MergeTable._block_ids)
+    cdef vector[Py_ssize_t] text_words  # where each text of the block ends in ``words``
     cdef Py_ssize_t generation
     cdef bint busy                # a worker's _Work (MergeTable.workers) in use by a call
 
@@ -339,6 +371,9 @@ cdef class MergeTable:
         cdef int32_t new
         cdef uint64_t rk[32]
         cdef int32_t* sy = w.syms.data()
+        cdef const uint64_t* tab = self.ptab.data()
+        for i in range(m - 1):  # the pairs' slots asked for at once, before they are read one by one
+            prefetch(tab + 2 * ((((<uint64_t> sy[i]) << 32 | <uint32_t> sy[i + 1]) * GOLDEN) >> self.pshift))
         for i in range(m - 1):
             rk[i] = val if self._lookup(sy[i], sy[i + 1], &val) else NONE
         while m > 1:
@@ -562,45 +597,56 @@ cdef class MergeTable:
         w._store_word(kind, data, start, end, hash, slot, maxsize)
         return 0
 
-    cdef int _cut_whitespace(self, _Work w, Span* s, PyObject* slow, Py_ssize_t maxsize) except -1 nogil:
-        """The ids of ``text.split()``'s words into ``w.ids``."""
-        cdef Py_ssize_t n = s.n, i = 0, start
+    cdef void _words_whitespace(self, _Work w, const Span* s, Py_ssize_t span) noexcept nogil:
+        """The words of ``text.split()`` onto ``w.words``."""
+        cdef Py_ssize_t n = s.n, i = 0
         cdef int kind = s.kind
         cdef void* data = s.data
         cdef uint32_t cp
         cdef uint64_t hash
+        cdef Word wd
+        wd.span = span
+        wd.prefix = self.prefix
+        wd.plain = 0
         while True:
-            while i < n and uspace(uread(kind, data, i)):
+            while i < n and _space(uread(kind, data, i)):
                 i += 1
             if i >= n:
-                return 0
-            start = i
+                return
+            wd.start = i
             hash = 0xCBF29CE484222325
             while i < n:
                 cp = uread(kind, data, i)
-                if uspace(cp):
+                if _space(cp):
                     break
                 hash = mix_cp(hash, cp)
                 i += 1
-            self._word_ids(w, s.obj, kind, data, start, i, _finish(hash), slow, maxsize, self.prefix)
+            wd.end = i
+            wd.hash = _finish(hash)
+            w.words.push_back(wd)
 
-    cdef int _cut_sentencepiece(self, _Work w, Span* s, int32_t space_id, PyObject* slow, PyObject* slow_plain,
-                                Py_ssize_t maxsize) except -1 nogil:
-        """The ids of ``text``'s SentencePiece pieces (see :meth:`encode_chunk`) into ``w.ids``."""
-        cdef Py_ssize_t n = s.n, i = 0, start, line_start
+    cdef void _words_sentencepiece(self, _Work w, const Span* s, Py_ssize_t span, int32_t space_id) noexcept nogil:
+        """``text``'s SentencePiece pieces (see :meth:`encode_chunk`) onto ``w.words``."""
+        cdef Py_ssize_t n = s.n, i = 0, line_start
         cdef int kind = s.kind
         cdef void* data = s.data
         cdef uint32_t cp
         cdef uint64_t hash
+        cdef Word wd
+        wd.span = span
         while i < n:
-            line_start = start = i
+            line_start = wd.start = i
+            wd.prefix = space_id
+            wd.plain = 0
             hash = 0xCBF29CE484222325
             while i < n:
                 cp = uread(kind, data, i)
                 if cp == 0x20 or cp == 0x2581:
-                    self._word_ids(w, s.obj, kind, data, start, i, _finish(hash), slow, maxsize, space_id)
+                    wd.end = i
+                    wd.hash = _finish(hash)
+                    w.words.push_back(wd)
                     i += 1
-                    start = i
+                    wd.start = i
                     hash = 0xCBF29CE484222325
                     continue
                 if _is_line_break(cp):
@@ -608,11 +654,45 @@ cdef class MergeTable:
                 hash = mix_cp(hash, cp)
                 i += 1
             if i > line_start:  # the line's last piece
-                self._word_ids(w, s.obj, kind, data, start, i, _finish(hash), slow, maxsize, space_id)
+                wd.end = i
+                wd.hash = _finish(hash)
+                w.words.push_back(wd)
             if i < n:  # a line break: a piece of its own, no ▁
-                self._word_ids(w, s.obj, kind, data, i, i + 1, _finish(mix_cp(0xCBF29CE484222325, cp)),
-                               slow_plain, maxsize, -1)
+                wd.start = i
+                wd.end = i + 1
+                wd.hash = _finish(mix_cp(0xCBF29CE484222325, cp))
+                wd.prefix = -1
+                wd.plain = 1
+                w.words.push_back(wd)
                 i += 1
+
+    cdef int _block_ids(self, _Work w, const Span* spans, PyObject* slow, PyObject* slow_plain,
+                        Py_ssize_t maxsize) except -1 nogil:
+        """The ids of the block of words ``w.words`` into ``w.ids``, each text's end into
+        ``w.ends``; the slot, then the record, of a word a few words ahead prefetched."""
+        cdef Py_ssize_t i, n = w.words.size(), t = 0, nt = w.text_words.size()
+        cdef const Word* ws = w.words.data()
+        cdef const Word* wd
+        cdef const Span* s
+        cdef uint64_t v, h
+        while t < nt and w.text_words[t] == 0:
+            w.ends.push_back(w.ids.size())
+            t += 1
+        for i in range(n):
+            if i + AHEAD_SLOT < n:
+                prefetch(w.wslots.data() + (ws[i + AHEAD_SLOT].hash & w.wmask))
+            if i + AHEAD_RECORD < n:
+                h = ws[i + AHEAD_RECORD].hash
+                v = w.wslots[h & w.wmask]
+                if v != EMPTY_KEY and (v >> 32) == (h >> 32):
+                    prefetch(w.warena.data() + (v & LOW32))
+            wd = ws + i
+            s = spans + wd.span
+            self._word_ids(w, s.obj, s.kind, s.data, wd.start, wd.end, wd.hash,
+                           slow_plain if wd.plain else slow, maxsize, wd.prefix)
+            while t < nt and w.text_words[t] == i + 1:
+                w.ends.push_back(w.ids.size())
+                t += 1
         return 0
 
     def encode_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize,
@@ -633,6 +713,7 @@ cdef class MergeTable:
         cdef vector[Span] spans
         cdef vector[Py_ssize_t] counts   # CUT_PIECES: the pieces of each item
         cdef Span s
+        cdef Word wd
         cdef list keep = chunk, out, pieces
         cdef object item, p
         cdef _Work w
@@ -640,6 +721,8 @@ cdef class MergeTable:
         cdef PyObject* plain_p = <PyObject*> slow_plain
         if cut < CUT_WHITESPACE or cut > CUT_PIECES:
             raise ValueError(f"cut must be 0, 1 or 2, got {cut}")
+        wd.prefix = self.prefix
+        wd.plain = 0
         if cut == CUT_PIECES:
             keep = []  # every piece, held while the GIL is released (an item list may change meanwhile)
             for t in range(m):
@@ -668,22 +751,28 @@ cdef class MergeTable:
             w.ids.clear()
             w.ends.clear()
             with nogil:
-                if cut == CUT_PIECES:
-                    k = 0
-                    for t in range(m):
-                        for a in range(counts[t]):
-                            s = spans[k]
-                            self._word_ids(w, s.obj, s.kind, s.data, 0, s.n, self._hash_span(s.kind, s.data, 0, s.n),
-                                           slow_p, maxsize, self.prefix)
-                            k += 1
-                        w.ends.push_back(w.ids.size())
-                else:
-                    for t in range(m):
-                        if cut == CUT_WHITESPACE:
-                            self._cut_whitespace(w, &spans[t], slow_p, maxsize)
+                t = 0
+                k = 0  # CUT_PIECES: the span of item t's first piece
+                while t < m:  # a block of texts: cut into words, then the words looked up
+                    w.words.clear()
+                    w.text_words.clear()
+                    while t < m and <Py_ssize_t> w.words.size() < BLOCK_WORDS:
+                        if cut == CUT_PIECES:
+                            for a in range(counts[t]):
+                                s = spans[k]
+                                wd.hash = self._hash_span(s.kind, s.data, 0, s.n)
+                                wd.start = 0
+                                wd.end = s.n
+                                wd.span = k
+                                w.words.push_back(wd)
+                                k += 1
+                        elif cut == CUT_WHITESPACE:
+                            self._words_whitespace(w, &spans[t], t)
                         else:
-                            self._cut_sentencepiece(w, &spans[t], space_id, slow_p, plain_p, maxsize)
-                        w.ends.push_back(w.ids.size())
+                            self._words_sentencepiece(w, &spans[t], t, space_id)
+                        w.text_words.push_back(w.words.size())
+                        t += 1
+                    self._block_ids(w, spans.data(), slow_p, plain_p, maxsize)
             out = PyList_New(m)
             a = 0
             for t in range(m):
@@ -736,3 +825,32 @@ cdef inline uint64_t _finish(uint64_t hash) noexcept nogil:
 cdef inline bint _is_line_break(uint32_t cp) noexcept nogil:
     """One of the characters ``str.splitlines`` breaks on (``pre_tokenizers.base.LINE_BREAKS``)."""
     return (0x0A <= cp <= 0x0D) or (0x1C <= cp <= 0x1E) or cp == 0x85 or cp == 0x2028 or cp == 0x2029
+
+
+cdef array _INT64 = array("q")
+
+
+def cumulative_weights(list items, Py_ssize_t per_piece=0):
+    """The running total of the items' weights, an ``array('q')``: each text's length (a text
+    not a ``str`` is refused, named by its index), or with ``per_piece`` each item's ``len`` that
+    many times (a pre-tokenized text).  What :func:`korean_bpe.encoding.encoder.in_chunks` cuts a
+    batch by, without an ``int`` object a text.
+
+    >>> list(cumulative_weights(["영화", "재밌다"])), list(cumulative_weights([["영화"], ["a", "b"]], 8))
+    ([2, 5], [8, 24])
+    """
+    cdef Py_ssize_t k, n = len(items)
+    cdef long long total = 0
+    cdef array out = clone(_INT64, n, False)
+    cdef long long* data = out.data.as_longlongs
+    cdef object item
+    for k in range(n):
+        item = items[k]
+        if per_piece:
+            total += per_piece * len(item)
+        elif type(item) is str:
+            total += PyUnicode_GET_LENGTH(item)
+        else:
+            raise TypeError(f"texts must hold strings; texts[{k}] is {type(item).__name__} {item!r}")
+        data[k] = total
+    return out

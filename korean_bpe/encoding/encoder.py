@@ -22,6 +22,7 @@ rank) and :class:`~korean_bpe.encoding.fallback.Fallback` for the symbols the vo
 
 from __future__ import annotations
 
+import gc
 import random
 import threading
 from bisect import bisect_left
@@ -36,10 +37,23 @@ from .fallback import Fallback
 from .offsets import Segment
 from .pure import WordCache, merge_dropout, merge_ids
 
+
+def _cumulative_weights(items: list[Any], per_piece: int = 0) -> list[int]:
+    """The compiled core's ``cumulative_weights`` in Python: the running total of each text's
+    length, or with ``per_piece`` of each item's ``len`` that many times."""
+    if per_piece:
+        return list(accumulate(per_piece * len(x) for x in items))
+    for k, t in enumerate(items):
+        if type(t) is not str:
+            raise TypeError(f"texts must hold strings; texts[{k}] is {type(t).__name__} {t!r}")
+    return list(accumulate(map(len, items)))
+
+
 try:  # the compiled core (korean_bpe/encoding/_encode.pyx), built at install time when possible
-    from ._encode import MergeTable
+    from ._encode import MergeTable, cumulative_weights
 except ImportError:  # pragma: no cover - depends on the build
     MergeTable = None
+    cumulative_weights = _cumulative_weights
 
 __all__ = ["Encoder", "in_chunks", "CHUNK_CHARS", "MAX_CHUNK_CHARS", "CHUNKS_PER_THREAD"]
 
@@ -56,22 +70,23 @@ CHUNKS_PER_THREAD = 4
 
 
 def in_chunks(items: list[Any], run: Callable[[list[Any], int], list[list[int]]], *, num_threads: int,
-              weight: Callable[[Any], int] = len) -> list[list[int]]:
+              per_piece: int = 0) -> list[list[int]]:
     """``run(chunk, k)`` applied to consecutive chunks of ``items`` by up to ``num_threads``
     threads at once (the calling thread one of them), the results joined in order.  Thread ``k``
     takes chunks ``k``, ``k + threads``, ... (the same share of the same batch each time: the
     compiled core keeps a word cache per ``k``).  ``run`` must release the GIL to gain anything
     (the compiled core's ``encode_chunk`` does).  The first error any thread meets stops the
     others after their chunk and is raised here.  A batch becomes ``CHUNKS_PER_THREAD`` chunks a
-    thread, none under :data:`CHUNK_CHARS` of ``weight`` nor over :data:`MAX_CHUNK_CHARS` (where
-    they allow).
+    thread, none under :data:`CHUNK_CHARS` nor over :data:`MAX_CHUNK_CHARS` characters (where they
+    allow): ``items`` are texts, or with ``per_piece`` lists of pieces, each piece counting as
+    that many characters.
 
     >>> in_chunks(list("abc"), lambda chunk, k: [[ord(c)] for c in chunk], num_threads=2)
     [[97], [98], [99]]
     """
     if len(items) <= 1:  # encode(text): no chunking to compute
         return run(items, 0) if items else []
-    cum = list(accumulate(map(weight, items)))
+    cum = cumulative_weights(items, per_piece)
     total = cum[-1]
     n = max(1, min(-(-total // CHUNK_CHARS), max(num_threads * CHUNKS_PER_THREAD, -(-total // MAX_CHUNK_CHARS))))
     bounds = sorted({0, len(items), *(bisect_left(cum, total * j // n) for j in range(1, n))})
@@ -81,6 +96,7 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], list[list[int]]]
     threads = min(num_threads, len(chunks))
     out: list[Any] = [None] * len(items)
     errors: list[BaseException] = []
+    collect = threads > 1 and gc.isenabled()
 
     def work(k: int) -> None:
         try:
@@ -88,12 +104,17 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], list[list[int]]]
                 if errors:
                     return
                 out[a:b] = run(items[a:b], k)  # a slice of its own: atomic under the GIL
+                if collect:  # the chunk's new lists walked once now, while the other threads merge
+                    gc.collect(0)
         except BaseException as exc:  # noqa: BLE001 - re-raised by the calling thread
             errors.append(exc)
 
     helpers = [threading.Thread(target=work, args=(k,), name=f"korean_bpe-encode-{k}", daemon=True)
                for k in range(1, threads)]
-    with paused():  # a list a text and no cycles: a collection would only walk them again
+    # The collector is paused while the threads run (a list a text, no cycles: each collection
+    # would walk them again); with several threads, each walks its chunk's new lists once, while
+    # the others merge, rather than the calling thread walking them all at the end.
+    with paused():
         for t in helpers:
             t.start()
         work(0)
@@ -104,9 +125,8 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], list[list[int]]]
     return out
 
 
-def _pieces_weight(words: list[str]) -> int:
-    """A pre-tokenized text's weight for :func:`in_chunks` (8 characters a piece)."""
-    return 8 * len(words)
+#: a pre-tokenized text's weight for :func:`in_chunks`: 8 characters a piece
+PIECE_CHARS = 8
 
 
 class Encoder:
@@ -223,7 +243,7 @@ class Encoder:
                     return compiled.encode_chunk(chunk, 2, -1, self.encode_word, None, cache.maxsize, k)
 
                 return in_chunks(batch if isinstance(batch, list) else list(batch), pieces, num_threads=num_threads,
-                                 weight=_pieces_weight)
+                                 per_piece=PIECE_CHARS)
             return compiled.encode_batch(cache, batch, self.encode_word, cache.maxsize)
         getitem = cache.__getitem__
         out = []

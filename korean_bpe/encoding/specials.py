@@ -49,6 +49,8 @@ class SpecialTokens:
         #: no token holds the joiner, so :meth:`check_all` may search the texts joined by it
         self._joinable = not any(_JOINER in t for t in self.tokens)
         self._regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
+        #: each search's tokens' first characters (what :meth:`check_all` looks for first)
+        self._firsts: dict[re.Pattern[str], list[str]] = {}
 
     def regex(self, disallowed: Any) -> re.Pattern[str] | None:
         """The search for ``disallowed``'s text (None: nothing to look for); refuses a bad value."""
@@ -69,6 +71,8 @@ class SpecialTokens:
                              f"its special tokens are tok.special_tokens_set ({len(self.tokens)} tokens)")
         regex = re.compile("|".join(map(re.escape, sorted(key, key=len, reverse=True)))) if key else None
         self._regexes[key] = regex
+        if regex is not None:
+            self._firsts[regex] = sorted({t[:1] for t in key})  # "" (an empty token): always searched
         return regex
 
     def check(self, text: str, disallowed: Any) -> None:
@@ -80,12 +84,16 @@ class SpecialTokens:
     def check_all(self, texts: Sequence[str], disallowed: Any) -> None:
         """:meth:`check` for every text; the error names the text by its index.  Many texts are
         searched as one string, joined by a character no disallowed token holds (a search call
-        per text costs more than the search), then text by text only when that finds one."""
+        per text costs more than the search), then text by text only when that finds one.  The
+        joined texts are first searched for the tokens' first characters alone (``str``'s own
+        search, several times the regular expression's speed): most batches hold none."""
         regex = self.regex(disallowed)
         if regex is None:
             return
-        if len(texts) > 16 and self._joinable and regex.search(_JOINER.join(texts)) is None:
-            return
+        if len(texts) > 16 and self._joinable:
+            joined = _JOINER.join(texts)
+            if not any(c in joined for c in self._firsts[regex]) or regex.search(joined) is None:
+                return
         search = regex.search
         for k, text in enumerate(texts):
             _refuse(search(text), f"texts[{k}]")
