@@ -200,8 +200,9 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
             text, text_pair = _map_texts(_hide_surrogates, text), _map_texts(_hide_surrogates, text_pair)
         view, analysed = self._analysed_view()
         analysed.table = self._analyse(text, text_pair, kwargs.get("split_special_tokens"), hidden)
+        shown = (_hide_surrogates(p) for p in analysed.table) if hidden else analysed.table
         try:
-            with _carrying(self._tokenizer, _Carrier(view, hidden)):
+            with _carrying(self._tokenizer, _Carrier(view, hidden, shown)):
                 return super()._encode_plus(text, text_pair, *args, is_split_into_words=False, **kwargs)
         finally:
             analysed.table = {}
@@ -349,23 +350,38 @@ class _Carrier:
     """A ``tokenizers`` pre-tokenizer that hands over our encoding: each text between added tokens
     is cut into our pre-tokenizer's words (slices of the text: HF counts offsets in the text, and
     its ``word_ids`` are our words), each carrying our tokens with their
-    :meth:`korean_bpe.Tokenizer.encode_with_offsets` spans, so HF's model never runs on them."""
+    :meth:`korean_bpe.Tokenizer.encode_with_offsets` spans, so HF's model never runs on them.
 
-    def __init__(self, kb: Tokenizer, hidden: bool) -> None:
+    ``texts`` (as the fast tokenizer will show them) are worked out when the carrier is made, in
+    the calling thread: the fast tokenizer calls :meth:`pre_tokenize` from its own threads, which
+    would take turns at the GIL for that work; a text not among them is worked out then."""
+
+    def __init__(self, kb: Tokenizer, hidden: bool, texts: Iterable[str] = ()) -> None:
         self._kb = kb
         self._hidden = hidden
+        self._words = {shown: self.words(shown) for shown in texts}
+
+    def words(self, shown: str) -> list[tuple[int, int, list[Any]]]:
+        """``(start, end, tokens)`` of each word of the text the fast tokenizer shows (lone
+        surrogates hidden), each token a ``tokenizers.Token`` with its span in bytes of the word."""
+        text = _reveal_surrogates(shown) if self._hidden else shown
+        id_to_token = self._kb.id_to_token
+        out = []
+        for start, end, tokens in _carried_words(self._kb, text):
+            word = shown[start:end]
+            out.append((start, end, [Token(i, id_to_token[i], (_utf8_len(word, a - start), _utf8_len(word, b - start)))
+                                     for i, a, b in tokens]))
+        return out
 
     def pre_tokenize(self, pretok: Any) -> None:
         queue: deque[list[Any]] = deque()  # each word's tokens, for pretok.tokenize (called in split order)
 
         def split(_: int, segment: Any) -> list[Any]:
             shown = str(segment)
-            text = _reveal_surrogates(shown) if self._hidden else shown
+            words = self._words.get(shown)
             out = []
-            for start, end, tokens in _carried_words(self._kb, text):
-                word = shown[start:end]
-                queue.append([Token(i, self._kb.id_to_token[i], (_utf8_len(word, a - start), _utf8_len(word, b - start)))
-                              for i, a, b in tokens])
+            for start, end, tokens in self.words(shown) if words is None else words:
+                queue.append(tokens)
                 out.append(segment.slice((start, end)))
             return out
 

@@ -132,6 +132,33 @@ def test_pairs_and_pre_analysed_words(kiwi_tok: KoreanBPETokenizerFast) -> None:
     assert kiwi_tok("")["input_ids"] == [] and kiwi_tok(["", "영화"])["input_ids"] == [[], kb.encode("영화")]
 
 
+def test_a_batch_is_worked_out_in_the_calling_thread(kiwi_tok: KoreanBPETokenizerFast,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # the fast tokenizer calls the carrier from its own threads (rayon): our tokens and spans are
+    # worked out before, in the calling thread, once per distinct text, not there, under the GIL
+    import threading
+
+    from korean_bpe import hf
+
+    seen: list[tuple[str, str]] = []
+    original = hf._carried_words
+
+    def recording(kb: Tokenizer, text: str) -> list:
+        seen.append((threading.current_thread().name, text))
+        return original(kb, text)
+
+    monkeypatch.setattr(hf, "_carried_words", recording)
+    texts = REVIEWS[:40] * 2 + ["영화 \ud800 재밌다"]  # each text twice, and a lone surrogate
+    batch = kiwi_tok(texts, padding=True, return_offsets_mapping=True)
+    assert {name for name, _ in seen} == {threading.current_thread().name}
+    assert sorted(t for _, t in seen) == sorted(set(texts))
+    kb = kiwi_tok.korean_bpe
+    for k in (0, 40, len(texts) - 1):
+        ids, offsets = kb.encode_with_offsets(texts[k], disallowed_special=())
+        n = len(ids)
+        assert batch["input_ids"][k][:n] == ids and [tuple(o) for o in batch["offset_mapping"][k][:n]] == offsets
+
+
 def test_save_and_load_keep_the_korean_bpe_model(kiwi_tok: KoreanBPETokenizerFast, tmp_path: Path) -> None:
     kiwi_tok.save_pretrained(tmp_path)
     config = json.loads((tmp_path / "tokenizer_config.json").read_text(encoding="utf-8"))

@@ -161,6 +161,8 @@ class Encoder:
                 byte_ids = ([vocab.get(s, -1) for s in unit.initial_alphabet] if self.plan.symbols == "bytes" else None)
                 self.compiled.set_symbols(self.plan.prefix_id, self.plan.symbols, byte_ids)
         self.cache = WordCache(self.encode_word, cache_size)
+        #: word -> its :meth:`segment` without dropout (offsets: ``encode_with_offsets``, the HF wrapper)
+        self.segments = WordCache(self._segment, cache_size)
         #: how the compiled core cuts whole texts: encode_chunk's (cut, space id, slow, slow_plain), or None
         self._cut: tuple[int, int, Any, Any] | None = None
         if self.compiled is not None and self.plan.cut == "whitespace":
@@ -199,7 +201,13 @@ class Encoder:
 
     def segment(self, word: str, p: float = 0.0, rng: random.Random | None = None) -> Segment:
         """One word as ``(ids, first_symbol, end_symbol)`` per merged token: the ids it becomes
-        (several for a fallback spelling) and the run of the word's marked symbols it spells."""
+        (several for a fallback spelling) and the run of the word's marked symbols it spells.
+        Without dropout, a word's segment is cached (shared: not to be changed)."""
+        if not p:
+            return self.segments[word]
+        return self._segment(word, p, rng)
+
+    def _segment(self, word: str, p: float = 0.0, rng: random.Random | None = None) -> Segment:
         symbols = self.symbols(word)
         ids = self.merge(symbols, p, rng)
         mark, id_to_token = self.marker, self.id_to_token
@@ -268,5 +276,6 @@ class Encoder:
     def clear(self) -> None:
         """Empty the word caches."""
         self.cache.clear()
+        self.segments.clear()
         if self.compiled is not None:
             self.compiled.clear_words()

@@ -31,6 +31,7 @@ Three steps, each a small function:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from ..markers import SPACE_MARK
@@ -165,6 +166,12 @@ def symbol_chars(word: str, split: Callable[[str], Sequence[str]], *, word_start
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def _symbol_chars(word: str, split: Callable[[str], Sequence[str]], word_start: bool) -> tuple[int, ...]:
+    """:func:`symbol_chars`, remembered (the same words come back text after text)."""
+    return tuple(symbol_chars(word, split, word_start=word_start))
+
+
 def token_offsets(text: str, words: Sequence[str], *, pre_tokenizer: Any, unit: Any, marker: Any,
                   segment: Callable[[str], Segment], view: View = "hf",
                   strict: bool = True) -> tuple[list[int], list[tuple[int, int]]]:
@@ -195,7 +202,7 @@ def token_offsets(text: str, words: Sequence[str], *, pre_tokenizer: Any, unit: 
                 spans.insert(0, (start, start + 1))
             else:
                 spans.insert(0, (start - 1, start) if text[start - 1].isspace() else (start, start))
-        symbol_spans = [spans[c] for c in symbol_chars(word, unit.split, word_start=word_start)]
+        symbol_spans = [spans[c] for c in _symbol_chars(word, unit.split, word_start)]
         for tids, a, b in segment(word):
             full = [sp for sp in symbol_spans[a:b] if sp[0] < sp[1]]
             span = (full[0][0], full[-1][1]) if full else symbol_spans[a]
