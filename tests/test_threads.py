@@ -72,6 +72,28 @@ def test_in_chunks_keeps_order_and_uses_the_threads(small_chunks: int) -> None:
     assert in_chunks([], run, num_threads=3) == []
 
 
+def test_in_chunks_a_thread_done_with_its_chunks_takes_those_left(small_chunks: int) -> None:
+    import time
+
+    items = [str(i % 10) * 50 for i in range(64)]  # 8 chunks: 4 a thread
+    taken = {0: 0, 1: 0}
+
+    def run(chunk: list[str], k: int) -> list[list[int]]:
+        if k == 0 and not taken[0]:
+            time.sleep(0.5)  # thread 0's first chunk holds it up
+        taken[k] += 1
+        return [[int(s[0])] for s in chunk]
+
+    finished: list[int] = []
+
+    def finish(lists: list[list[int]]) -> list[list[int]]:
+        finished.append(len(lists))
+        return lists
+
+    assert in_chunks(items, run, num_threads=2, finish=finish) == [[int(s[0])] for s in items]
+    assert taken[1] >= 7 and sum(taken.values()) == 8 and sum(finished) == 64 and len(finished) == 8
+
+
 def test_in_chunks_raises_the_first_error_and_stops(small_chunks: int) -> None:
     calls = []
 
@@ -146,6 +168,25 @@ def test_an_error_in_a_thread_reaches_the_caller_and_the_tokenizer_still_works(t
         tok._encode_words(batch, num_threads=2)
     good = [["▁영화"] * 30] * 80
     assert tok._encode_words(good, num_threads=2) == tok._encode_words(good, num_threads=1)
+
+
+def test_words_spelled_in_python_stay_right_in_the_cache_as_it_grows(tokenizers: list[Tokenizer]) -> None:
+    # a word with a symbol the vocabulary lacks is spelled by Python after its chunk is merged (a
+    # mark in the cache meanwhile, replaced then); the cache growing later must not bring a mark back
+    for tok in tokenizers[:3]:
+        assert tok.token_to_id("😀") is None and tok.token_to_id("🎬") is None
+        odd = "😀영화 ㅋ😀ㅋ 🎬 😀영화 🎬🎬"
+        many = [" ".join(chr(0xAC00 + (k * 31 + j * 7) % 11172) * 2 for j in range(40)) for k in range(200)]
+        expected = {}
+        for t in [odd, *many[:3]]:
+            tok.clear_cache()
+            expected[t] = tok.encode(t)  # a fresh cache for each: no mark from before
+        for threads in (1, 2):
+            tok.clear_cache()
+            assert tok.encode_batch([odd, many[0]], num_threads=threads) == [expected[odd], expected[many[0]]]
+            tok.encode_batch(many, num_threads=threads)  # 8,000 new words: the cache grows, more than once
+            assert tok.encode_batch([odd, many[1]], num_threads=threads) == [expected[odd], expected[many[1]]]
+            assert tok.encode(odd) == expected[odd]
 
 
 def test_the_word_cache_of_each_thread_stays_within_cache_size(real_texts: list[str], small_chunks: int) -> None:

@@ -48,6 +48,10 @@ cdef extern from "<functional>":
     pass
 
 cdef int32_t DEAD = -2
+#: the mark of pending word p in a chunk's ids is PENDING - p (ids are never negative)
+cdef int32_t PENDING = -2
+#: set in a word cache record's ids length when a newer record of the word replaced it
+cdef uint32_t REPLACED = 0x80000000
 cdef int MODE_CHARS = 0
 cdef int MODE_JAMO = 1
 cdef int MODE_BYTES = 2
@@ -81,6 +85,14 @@ cdef struct Word:   # a word of a chunk, cut and hashed, waiting for its ids (Me
     Py_ssize_t span    # the string it is cut from: an index into the chunk's spans
     int32_t prefix     # the symbol put first (-1: none)
     int32_t plain      # 1: spelled by slow_plain (a line break), else by slow
+
+
+cdef struct Pending:  # a word holding a symbol the vocabulary lacks, spelled once the GIL is back
+    PyObject* text     # the string it is cut from (the chunk holds it)
+    PyObject* slow     # what spells it (Python: needs the GIL)
+    Py_ssize_t start
+    Py_ssize_t end
+    uint64_t hash
 
 
 cdef extern from *:
@@ -117,6 +129,7 @@ cdef class _Work:
     offset that of a record in ``warena``: ``hash_lo, hash_hi, key_len, ids_len``, the code
     points, the ids (one or two cache lines for a word: a hit costs two memory reads)."""
 
+    cdef char _pad_head[64]       # no cache line shared with another thread's _Work (false sharing)
     cdef vector[int32_t] syms
     cdef vector[int32_t] nxt
     cdef vector[int32_t] prv
@@ -129,8 +142,10 @@ cdef class _Work:
     cdef vector[Py_ssize_t] ends
     cdef vector[Word] words       # the block of words being looked up (MergeTable._block_ids)
     cdef vector[Py_ssize_t] text_words  # where each text of the block ends in ``words``
+    cdef vector[Pending] pending  # the chunk's words spelled by Python, after the GIL is taken back
     cdef Py_ssize_t generation
     cdef bint busy                # a worker's _Work (MergeTable.workers) in use by a call
+    cdef char _pad_tail[64]
 
     def __cinit__(self):
         self._reset_words(1024)
@@ -152,17 +167,18 @@ cdef class _Work:
         self.wmask = cap - 1
         while off < end:
             rec = self.warena.data() + off
-            hash = (<uint64_t> rec[1]) << 32 | rec[0]
-            h = hash & self.wmask
-            while self.wslots[h] != EMPTY_KEY:
-                h = (h + 1) & self.wmask
-            self.wslots[h] = ((hash >> 32) << 32) | <uint64_t> off
-            off += 4 + rec[2] + rec[3]
+            if not rec[3] & REPLACED:
+                hash = (<uint64_t> rec[1]) << 32 | rec[0]
+                h = hash & self.wmask
+                while self.wslots[h] != EMPTY_KEY:
+                    h = (h + 1) & self.wmask
+                self.wslots[h] = ((hash >> 32) << 32) | <uint64_t> off
+            off += 4 + rec[2] + (rec[3] & ~REPLACED)
 
     cdef int64_t _find_word(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
                             uint64_t* slot) noexcept nogil:
-        """Offset of the record of the cached word ``data[start:end]`` (or -1, with ``slot`` its
-        free slot)."""
+        """Offset of the record of the cached word ``data[start:end]``, ``slot`` its slot (or -1,
+        ``slot`` the free slot for it)."""
         cdef uint64_t h = hash & self.wmask
         cdef uint64_t tag = hash >> 32
         cdef uint64_t v
@@ -180,8 +196,29 @@ cdef class _Work:
                     while i < n and rec[4 + i] == uread(kind, data, start + i):
                         i += 1
                     if i == n:
+                        slot[0] = h
                         return <int64_t> (v & LOW32)
             h = (h + 1) & self.wmask
+
+    cdef void _replace_word(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
+                            uint64_t slot) noexcept nogil:
+        """The cached word in ``slot`` now has the ids ``syms`` (a new record; the old one stays
+        in the arena, marked ``REPLACED``: no slot points to it, and growing skips it)."""
+        cdef Py_ssize_t k, n = end - start, m = self.syms.size()
+        cdef size_t off = self.warena.size()
+        if off + 4 + n + m > LOW32:  # no room: the cache starts afresh without it
+            self._reset_words(1024)
+            return
+        self.warena[(self.wslots[slot] & LOW32) + 3] |= REPLACED
+        self.warena.push_back(<uint32_t> (hash & LOW32))
+        self.warena.push_back(<uint32_t> (hash >> 32))
+        self.warena.push_back(<uint32_t> n)
+        self.warena.push_back(<uint32_t> m)
+        for k in range(start, end):
+            self.warena.push_back(uread(kind, data, k))
+        for k in range(m):
+            self.warena.push_back(<uint32_t> self.syms[k])
+        self.wslots[slot] = ((hash >> 32) << 32) | <uint64_t> off
 
     cdef void _store_word(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
                           uint64_t slot, Py_ssize_t maxsize) noexcept nogil:
@@ -207,6 +244,46 @@ cdef class _Work:
             self.warena.push_back(<uint32_t> self.syms[k])
         self.wslots[slot] = ((hash >> 32) << 32) | <uint64_t> off
         self.wcount += 1
+
+
+cdef class ChunkIds:
+    """The ids of a chunk's texts (:meth:`MergeTable.merge_chunk`), merged without the GIL and
+    held in one buffer until :meth:`lists` makes them Python lists (with the GIL: another thread
+    may merge the next chunk meanwhile)."""
+
+    cdef vector[int32_t] ids
+    cdef vector[Py_ssize_t] ends
+    cdef tuple id_objs
+
+    def __len__(self):
+        return self.ends.size()
+
+    def lists(self):
+        """A list of ``int`` a text (the shared ``int`` objects of ``set_vocab_size``); the buffer
+        is emptied."""
+        cdef Py_ssize_t t, k, a = 0, b, m = self.ends.size(), n_objs = len(self.id_objs)
+        cdef list out = PyList_New(m), ids
+        cdef object v
+        cdef int32_t x
+        for t in range(m):
+            b = self.ends[t]
+            ids = PyList_New(b - a)
+            for k in range(a, b):
+                x = self.ids[k]
+                if 0 <= x < n_objs:
+                    v = self.id_objs[x]
+                else:
+                    v = PyLong_FromLong(x)
+                Py_INCREF(v)
+                PyList_SET_ITEM(ids, k - a, v)
+            Py_INCREF(ids)
+            PyList_SET_ITEM(out, t, ids)
+            a = b
+        self.ids.clear()
+        self.ids.shrink_to_fit()
+        self.ends.clear()
+        self.ends.shrink_to_fit()
+        return out
 
 
 cdef class MergeTable:
@@ -589,12 +666,60 @@ cdef class MergeTable:
             hit = <const int32_t*> (w.warena.data() + off)
             w.ids.insert(w.ids.end(), hit + 4 + hit[2], hit + 4 + hit[2] + hit[3])
             return 0
+        cdef Pending pd
         if self._load_span(w, kind, data, start, end, prefix):
             self._run(w)
-        else:
-            _slow_word(w, text, start, end, slow)
+        else:  # spelled by slow(word) once the chunk is merged (MergeTable._spell_pending): a mark for now
+            pd.text, pd.slow, pd.start, pd.end, pd.hash = text, slow, start, end, hash
+            w.syms.clear()
+            w.syms.push_back(PENDING - <int32_t> w.pending.size())
+            w.pending.push_back(pd)
         w.ids.insert(w.ids.end(), w.syms.begin(), w.syms.end())
         w._store_word(kind, data, start, end, hash, slot, maxsize)
+        return 0
+
+    cdef int _spell_pending(self, _Work w, Py_ssize_t maxsize) except -1:
+        """With the GIL: each pending word's ids from ``slow(word)``, put in place of its mark in
+        ``w.ids`` (the texts' ``w.ends`` moved to match) and in the word cache in place of the
+        mark (a cache emptied meanwhile gets the word afresh)."""
+        cdef Py_ssize_t p, k, t, a, n = w.pending.size()
+        cdef vector[int32_t] spelled, ids
+        cdef vector[Py_ssize_t] starts, ends
+        cdef Pending pd
+        cdef uint64_t slot
+        cdef int64_t off
+        cdef int32_t x
+        cdef object text
+        if n == 0:
+            return 0
+        for p in range(n):
+            pd = w.pending[p]
+            _slow_word(w, pd.text, pd.start, pd.end, pd.slow)
+            starts.push_back(spelled.size())
+            spelled.insert(spelled.end(), w.syms.begin(), w.syms.end())
+            text = <object> pd.text
+            off = w._find_word(PyUnicode_KIND(text), PyUnicode_DATA(text), pd.start, pd.end, pd.hash, &slot)
+            if off >= 0:  # the mark's record: the slot points at a new one
+                w._replace_word(PyUnicode_KIND(text), PyUnicode_DATA(text), pd.start, pd.end, pd.hash, slot)
+            else:
+                w._store_word(PyUnicode_KIND(text), PyUnicode_DATA(text), pd.start, pd.end, pd.hash, slot, maxsize)
+        starts.push_back(spelled.size())
+        a = 0
+        for t in range(<Py_ssize_t> w.ends.size()):
+            for k in range(a, w.ends[t]):
+                x = w.ids[k]
+                if x > PENDING:
+                    ids.push_back(x)
+                else:
+                    p = PENDING - x
+                    if p >= n:  # an invariant: a mark in the ids is one of this chunk's pending words
+                        raise AssertionError(f"word cache mark {x} is not one of this chunk's {n} pending words")
+                    ids.insert(ids.end(), spelled.begin() + starts[p], spelled.begin() + starts[p + 1])
+            a = w.ends[t]
+            ends.push_back(ids.size())
+        w.ids.swap(ids)
+        w.ends.swap(ends)
+        w.pending.clear()
         return 0
 
     cdef void _words_whitespace(self, _Work w, const Span* s, Py_ssize_t span) noexcept nogil:
@@ -695,9 +820,10 @@ cdef class MergeTable:
                 t += 1
         return 0
 
-    def encode_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize,
-                     Py_ssize_t worker=0):
-        """The ids of each item of ``chunk``, the words cut, merged and cached without the GIL.
+    def merge_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize,
+                    Py_ssize_t worker=0):
+        """The ids of each item of ``chunk`` (a :class:`ChunkIds`), the words cut, merged and
+        cached without the GIL.
 
         ``cut`` says what an item is: ``0`` a text cut as ``str.split()`` cuts it; ``1`` a text
         cut as SentencePiece cuts it (``korean_bpe.pre_tokenizers.simple.sentencepiece_pieces``: a
@@ -714,7 +840,8 @@ cdef class MergeTable:
         cdef vector[Py_ssize_t] counts   # CUT_PIECES: the pieces of each item
         cdef Span s
         cdef Word wd
-        cdef list keep = chunk, out, pieces
+        cdef list keep = chunk, pieces
+        cdef ChunkIds done
         cdef object item, p
         cdef _Work w
         cdef PyObject* slow_p = <PyObject*> slow
@@ -773,34 +900,24 @@ cdef class MergeTable:
                         w.text_words.push_back(w.words.size())
                         t += 1
                     self._block_ids(w, spans.data(), slow_p, plain_p, maxsize)
-            out = PyList_New(m)
-            a = 0
-            for t in range(m):
-                b = w.ends[t]
-                ids = self._id_list(w, a, b)
-                Py_INCREF(ids)
-                PyList_SET_ITEM(out, t, ids)
-                a = b
+            self._spell_pending(w, maxsize)
+            done = ChunkIds()
+            done.id_objs = self.id_objs
+            done.ids.swap(w.ids)  # the ids move to the result; w keeps the result's empty vectors
+            done.ends.swap(w.ends)
         finally:
             w.ids.clear()
+            if w.pending.size():  # an error: no mark may stay in the word cache
+                w.pending.clear()
+                w._reset_words(1024)
             self._give(w)
-        return out
+        return done
 
-    cdef list _id_list(self, _Work w, Py_ssize_t a, Py_ssize_t b):
-        """``w.ids[a:b]`` as a list of ``int`` (the shared objects of :meth:`set_vocab_size`)."""
-        cdef Py_ssize_t k, n_objs = len(self.id_objs)
-        cdef list ids = PyList_New(b - a)
-        cdef object v
-        cdef int32_t x
-        for k in range(a, b):
-            x = w.ids[k]
-            if 0 <= x < n_objs:
-                v = self.id_objs[x]
-            else:
-                v = PyLong_FromLong(x)
-            Py_INCREF(v)
-            PyList_SET_ITEM(ids, k - a, v)
-        return ids
+    def encode_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize,
+                     Py_ssize_t worker=0):
+        """The ids of each item of ``chunk`` as lists: ``merge_chunk(...).lists()``."""
+        return self.merge_chunk(chunk, cut, space_id, slow, slow_plain, maxsize, worker).lists()
+
 
 
 cdef int _slow_word(_Work w, PyObject* text, Py_ssize_t start, Py_ssize_t end, PyObject* slow) except -1 with gil:

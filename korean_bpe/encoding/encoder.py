@@ -69,64 +69,114 @@ MAX_CHUNK_CHARS = 1 << 20
 CHUNKS_PER_THREAD = 4
 
 
-def in_chunks(items: list[Any], run: Callable[[list[Any], int], list[list[int]]], *, num_threads: int,
-              per_piece: int = 0) -> list[list[int]]:
-    """``run(chunk, k)`` applied to consecutive chunks of ``items`` by up to ``num_threads``
-    threads at once (the calling thread one of them), the results joined in order.  Thread ``k``
-    takes chunks ``k``, ``k + threads``, ... (the same share of the same batch each time: the
-    compiled core keeps a word cache per ``k``).  ``run`` must release the GIL to gain anything
-    (the compiled core's ``encode_chunk`` does).  The first error any thread meets stops the
-    others after their chunk and is raised here.  A batch becomes ``CHUNKS_PER_THREAD`` chunks a
-    thread, none under :data:`CHUNK_CHARS` nor over :data:`MAX_CHUNK_CHARS` characters (where they
-    allow): ``items`` are texts, or with ``per_piece`` lists of pieces, each piece counting as
-    that many characters.
+def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_threads: int, per_piece: int = 0,
+              finish: Callable[[Any], list[list[int]]] | None = None) -> list[list[int]]:
+    """``finish(run(chunk, k))`` for consecutive chunks of ``items``, joined in order: ``run`` on
+    up to ``num_threads`` threads at once, ``finish`` (default: none, ``run`` gives the lists) in
+    the calling thread, chunk after chunk as they are ready.  Thread ``k`` takes chunks ``k``,
+    ``k + threads``, ... (the same share of the same batch each time: the compiled core keeps a
+    word cache per ``k``), then, done with its own, the last chunks no thread has started.  ``run`` must release the GIL to gain anything (the compiled core's
+    ``merge_chunk`` does); ``finish`` is the work that needs it (making the lists), done while the
+    threads merge the next chunks.  The first error stops the threads after their chunk and is
+    raised here.  A batch becomes ``CHUNKS_PER_THREAD`` chunks a thread, none under
+    :data:`CHUNK_CHARS` nor over :data:`MAX_CHUNK_CHARS` characters (where they allow): ``items``
+    are texts, or with ``per_piece`` lists of pieces, each piece counting as that many characters.
 
     >>> in_chunks(list("abc"), lambda chunk, k: [[ord(c)] for c in chunk], num_threads=2)
     [[97], [98], [99]]
     """
+    done = finish if finish is not None else _as_is
     if len(items) <= 1:  # encode(text): no chunking to compute
-        return run(items, 0) if items else []
+        return done(run(items, 0)) if items else []
     cum = cumulative_weights(items, per_piece)
     total = cum[-1]
     n = max(1, min(-(-total // CHUNK_CHARS), max(num_threads * CHUNKS_PER_THREAD, -(-total // MAX_CHUNK_CHARS))))
     bounds = sorted({0, len(items), *(bisect_left(cum, total * j // n) for j in range(1, n))})
     chunks = list(zip(bounds, bounds[1:]))
     if len(chunks) == 1:
-        return run(items, 0)
-    threads = min(num_threads, len(chunks))
+        return done(run(items, 0))
     out: list[Any] = [None] * len(items)
+    threads = min(num_threads, len(chunks))
+    if threads == 1:
+        with paused():  # a list a text and no cycles: a collection would only walk them again
+            for a, b in chunks:
+                out[a:b] = done(run(items[a:b], 0))
+        return out
+    results: list[Any] = [None] * len(chunks)
+    ready = [threading.Event() for _ in chunks]
     errors: list[BaseException] = []
-    collect = threads > 1 and gc.isenabled()
+    unclaimed = set(range(len(chunks)))
+    claiming = threading.Lock()
+
+    def claim(k: int) -> int | None:
+        """Thread k's next chunk: its own first (k, k + threads, ...), then the last one left."""
+        with claiming:
+            if errors or not unclaimed:
+                return None
+            mine = [j for j in range(k, len(chunks), threads) if j in unclaimed]
+            j = mine[0] if mine else max(unclaimed)
+            unclaimed.discard(j)
+            return j
 
     def work(k: int) -> None:
+        j = None
         try:
-            for a, b in chunks[k::threads]:
-                if errors:
-                    return
-                out[a:b] = run(items[a:b], k)  # a slice of its own: atomic under the GIL
-                if collect:  # the chunk's new lists walked once now, while the other threads merge
-                    gc.collect(0)
+            while (j := claim(k)) is not None:
+                a, b = chunks[j]
+                results[j] = run(items[a:b], k)
+                ready[j].set()
         except BaseException as exc:  # noqa: BLE001 - re-raised by the calling thread
             errors.append(exc)
+        finally:
+            if errors:  # the calling thread waits for no chunk in vain
+                for event in ready:
+                    event.set()
 
     helpers = [threading.Thread(target=work, args=(k,), name=f"korean_bpe-encode-{k}", daemon=True)
-               for k in range(1, threads)]
+               for k in range(threads)]
+    collect = gc.isenabled()
     # The collector is paused while the threads run (a list a text, no cycles: each collection
-    # would walk them again); with several threads, each walks its chunk's new lists once, while
-    # the others merge, rather than the calling thread walking them all at the end.
+    # would walk them again); the calling thread lets it walk each chunk's new lists once, while
+    # the threads merge the next chunks, rather than all of them at the end.
     with paused():
         for t in helpers:
             t.start()
-        work(0)
-        for t in helpers:
-            t.join()
+        try:
+            for j, (a, b) in enumerate(chunks):
+                ready[j].wait()
+                if errors:
+                    break
+                out[a:b] = done(results[j])
+                results[j] = None
+                if collect:
+                    gc.collect(0)
+        except BaseException as exc:  # noqa: BLE001 - the threads stop, then it is raised
+            errors.insert(0, exc)
+        finally:
+            if errors:
+                errors.append(_STOP)  # the threads stop after their chunk
+            for t in helpers:
+                t.join()
     if errors:
         raise errors[0]
     return out
 
 
+def _as_is(lists: list[list[int]]) -> list[list[int]]:
+    return lists
+
+
+#: set in ``in_chunks``'s errors when the calling thread stops the threads (an error of its own)
+_STOP = RuntimeError("stopped")
+
+
 #: a pre-tokenized text's weight for :func:`in_chunks`: 8 characters a piece
 PIECE_CHARS = 8
+
+
+def _lists(chunk_ids: Any) -> list[list[int]]:
+    """A chunk's ids (the compiled core's ``ChunkIds``) as a list of lists."""
+    return chunk_ids.lists()
 
 
 class Encoder:
@@ -238,8 +288,9 @@ class Encoder:
         code, space_id, slow, slow_plain = self._cut
         if len(texts) == 1:  # encode(text): straight to the core (a fifth of its time otherwise)
             return encode_chunk(texts, code, space_id, slow, slow_plain, maxsize, 0)
-        return in_chunks(texts, lambda chunk, k: encode_chunk(chunk, code, space_id, slow, slow_plain, maxsize, k),
-                         num_threads=num_threads)
+        merge_chunk = self.compiled.merge_chunk
+        return in_chunks(texts, lambda chunk, k: merge_chunk(chunk, code, space_id, slow, slow_plain, maxsize, k),
+                         num_threads=num_threads, finish=_lists)
 
     def encode_words(self, batch: list[list[str]], *, num_threads: int = 1) -> list[list[int]]:
         """The ids of pre-tokenized texts, each distinct word segmented once (then cached); on
@@ -247,11 +298,11 @@ class Encoder:
         cache, compiled = self.cache, self.compiled
         if compiled is not None:
             if self.plan.symbols is not None:  # cut, merged and cached in the core
-                def pieces(chunk: list[list[str]], k: int) -> list[list[int]]:
-                    return compiled.encode_chunk(chunk, 2, -1, self.encode_word, None, cache.maxsize, k)
+                def pieces(chunk: list[list[str]], k: int) -> Any:
+                    return compiled.merge_chunk(chunk, 2, -1, self.encode_word, None, cache.maxsize, k)
 
                 return in_chunks(batch if isinstance(batch, list) else list(batch), pieces, num_threads=num_threads,
-                                 per_piece=PIECE_CHARS)
+                                 per_piece=PIECE_CHARS, finish=_lists)
             return compiled.encode_batch(cache, batch, self.encode_word, cache.maxsize)
         getitem = cache.__getitem__
         out = []
