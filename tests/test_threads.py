@@ -75,7 +75,7 @@ def test_in_chunks_keeps_order_and_uses_the_threads(small_chunks: int) -> None:
 def test_in_chunks_a_thread_done_with_its_chunks_takes_those_left(small_chunks: int) -> None:
     import time
 
-    items = [str(i % 10) * 50 for i in range(64)]  # 8 chunks: 4 a thread
+    items = [str(i % 10) * 50 for i in range(64)]  # 3,200 characters: 16 chunks of 200
     taken = {0: 0, 1: 0}
 
     def run(chunk: list[str], k: int) -> list[list[int]]:
@@ -91,7 +91,7 @@ def test_in_chunks_a_thread_done_with_its_chunks_takes_those_left(small_chunks: 
         return lists
 
     assert in_chunks(items, run, num_threads=2, finish=finish) == [[int(s[0])] for s in items]
-    assert taken[1] >= 7 and sum(taken.values()) == 8 and sum(finished) == 64 and len(finished) == 8
+    assert taken[0] <= 1 and taken[1] >= 15 and sum(taken.values()) == len(finished) == 16 and sum(finished) == 64
 
 
 def test_in_chunks_raises_the_first_error_and_stops(small_chunks: int) -> None:
