@@ -53,13 +53,14 @@ korean_bpe.encoding.specials.SpecialTokenTextError: the text holds '<unk>', the 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._threads import resolve_threads
 from .encoding.decoder import Decoder
-from .encoding.encoder import Encoder
+from .encoding.encoder import Encoder, only_str
 from .encoding.fallback import Fallback
 from .encoding.offsets import token_offsets
 from .encoding.specials import Disallowed, SpecialTokens, SpecialTokenTextError
@@ -453,18 +454,22 @@ class Tokenizer:
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
         texts = texts if isinstance(texts, list) else list(texts)
-        if set(map(type, texts)) - {str}:
+        if not only_str(texts):
             texts = _plain_strings(texts)
         threads = resolve_threads(num_threads)
-        self._specials.check_all(texts, disallowed_special)
-        return self._encode(texts, dropout, seed, threads)
+        self._specials.regex(disallowed_special)  # a bad value refused before any work
+        return self._encode(texts, dropout, seed, threads, check=partial(self._specials.check_all, texts, disallowed_special))
 
-    def _encode(self, texts: list[str], dropout: Any, seed: Any, num_threads: int) -> list[list[int]]:
-        """The one encode after the special-token check: the encoder, with or without dropout."""
+    def _encode(self, texts: list[str], dropout: Any, seed: Any, num_threads: int,
+                check: Callable[[], None] | None = None) -> list[list[int]]:
+        """The one encode, the special-token check (``check()``) done before any id is returned
+        (while the threads merge, where there are threads): the encoder, with or without dropout."""
         p = _check_dropout(dropout, seed)
         if p:
+            if check is not None:
+                check()
             return self._encoder.encode_dropout(self._pre_tokenizer.batch(texts), p, random.Random(seed))
-        return self._encoder.encode_texts(texts, num_threads=num_threads)
+        return self._encoder.encode_texts(texts, num_threads=num_threads, check=check)
 
     def _encode_words(self, batch: list[list[str]], *, num_threads: int | None = None) -> list[list[int]]:
         """The ids of texts already cut by this tokenizer's pre-tokenizer (compare reads it)."""

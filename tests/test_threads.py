@@ -189,6 +189,21 @@ def test_words_spelled_in_python_stay_right_in_the_cache_as_it_grows(tokenizers:
             assert tok.encode(odd) == expected[odd]
 
 
+def test_a_special_token_in_a_threaded_batch_is_refused_naming_its_text(tokenizers: list[Tokenizer],
+                                                                        real_texts: list[str], small_chunks: int) -> None:
+    # the special-token check runs in the calling thread while the threads merge
+    from korean_bpe.encoding.specials import SpecialTokenTextError
+
+    tok = tokenizers[0]
+    good = real_texts[:400]
+    for k in (0, 150, 399):
+        with pytest.raises(SpecialTokenTextError, match=rf"texts\[{k}\] holds '<unk>'"):
+            tok.encode_batch(good[:k] + ["영화 <unk> 재밌다"] + good[k:], num_threads=2)
+    with pytest.raises(ValueError, match="disallowed_special holds '<nope>'"):
+        tok.encode_batch(good, num_threads=2, disallowed_special={"<nope>"})
+    assert tok.encode_batch(good, num_threads=2) == tok.encode_batch(good, num_threads=1)
+
+
 def test_the_word_cache_of_each_thread_stays_within_cache_size(real_texts: list[str], small_chunks: int) -> None:
     tok = Tokenizer(Tokenizer.train(real_texts[:300], vocab_size=1200).model, cache_size=50)
     tok.encode_batch(real_texts, num_threads=2)

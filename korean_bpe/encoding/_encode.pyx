@@ -971,3 +971,16 @@ def cumulative_weights(list items, Py_ssize_t per_piece=0):
             raise TypeError(f"texts must hold strings; texts[{k}] is {type(item).__name__} {item!r}")
         data[k] = total
     return out
+
+
+def only_str(list items):
+    """Whether every item is a ``str`` itself (not a subclass): what the core reads.
+
+    >>> only_str(["영화", "재밌다"]), only_str(["영화", None])
+    (True, False)
+    """
+    cdef Py_ssize_t k
+    for k in range(len(items)):
+        if type(items[k]) is not str:
+            return False
+    return True

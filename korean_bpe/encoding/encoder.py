@@ -49,13 +49,18 @@ def _cumulative_weights(items: list[Any], per_piece: int = 0) -> list[int]:
     return list(accumulate(map(len, items)))
 
 
+def _only_str(items: list[Any]) -> bool:
+    """The compiled core's ``only_str`` in Python: every item a ``str`` itself (no subclass)."""
+    return set(map(type, items)) <= {str}
+
+
 try:  # the compiled core (korean_bpe/encoding/_encode.pyx), built at install time when possible
-    from ._encode import MergeTable, cumulative_weights
+    from ._encode import MergeTable, cumulative_weights, only_str
 except ImportError:  # pragma: no cover - depends on the build
     MergeTable = None
-    cumulative_weights = _cumulative_weights
+    cumulative_weights, only_str = _cumulative_weights, _only_str
 
-__all__ = ["Encoder", "in_chunks", "CHUNK_CHARS", "MAX_CHUNK_CHARS", "CHUNKS_PER_THREAD"]
+__all__ = ["Encoder", "in_chunks", "only_str", "CHUNK_CHARS", "MAX_CHUNK_CHARS", "CHUNKS_PER_THREAD"]
 
 #: the smallest share of a batch a thread takes, in characters of text (a pre-tokenized text
 #: counts its pieces, 8 characters each): a smaller batch is one chunk, encoded by the calling
@@ -71,7 +76,8 @@ CHUNKS_PER_THREAD = 16
 
 
 def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_threads: int, per_piece: int = 0,
-              finish: Callable[[Any], list[list[int]]] | None = None) -> list[list[int]]:
+              finish: Callable[[Any], list[list[int]]] | None = None,
+              check: Callable[[], None] | None = None) -> list[list[int]]:
     """``finish(run(chunk, k))`` for consecutive chunks of ``items``, joined in order: ``run`` on
     up to ``num_threads`` threads at once, ``finish`` (default: none, ``run`` gives the lists) in
     the calling thread, chunk after chunk as they are ready.  Thread ``k`` takes chunks ``k``,
@@ -82,22 +88,28 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_thr
     raised here.  A batch becomes ``CHUNKS_PER_THREAD`` chunks a thread, none under
     :data:`CHUNK_CHARS` nor over :data:`MAX_CHUNK_CHARS` characters (where they allow): ``items``
     are texts, or with ``per_piece`` lists of pieces, each piece counting as that many characters.
+    ``check()``, when given, runs in the calling thread before any result is returned (while the
+    threads merge, where there are threads); what it raises is raised here.
 
     >>> in_chunks(list("abc"), lambda chunk, k: [[ord(c)] for c in chunk], num_threads=2)
     [[97], [98], [99]]
     """
     done = finish if finish is not None else _as_is
     if len(items) <= 1:  # encode(text): no chunking to compute
+        if check is not None:
+            check()
         return done(run(items, 0)) if items else []
     cum = cumulative_weights(items, per_piece)
     total = cum[-1]
     n = max(1, min(-(-total // CHUNK_CHARS), max(num_threads * CHUNKS_PER_THREAD, -(-total // MAX_CHUNK_CHARS))))
     bounds = sorted({0, len(items), *(bisect_left(cum, total * j // n) for j in range(1, n))})
     chunks = list(zip(bounds, bounds[1:]))
+    threads = min(num_threads, len(chunks))
+    if threads == 1 and check is not None:
+        check()
     if len(chunks) == 1:
         return done(run(items, 0))
     out: list[Any] = [None] * len(items)
-    threads = min(num_threads, len(chunks))
     if threads == 1:
         with paused():  # a list a text and no cycles: a collection would only walk them again
             for a, b in chunks:
@@ -143,6 +155,8 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_thr
         for t in helpers:
             t.start()
         try:
+            if check is not None:
+                check()
             for j, (a, b) in enumerate(chunks):
                 ready[j].wait()
                 if errors:
@@ -280,9 +294,14 @@ class Encoder:
 
     # --- many texts ----------------------------------------------------------------------------
 
-    def encode_texts(self, texts: list[str], *, num_threads: int = 1) -> list[list[int]]:
+    def encode_texts(self, texts: list[str], *, num_threads: int = 1,
+                     check: Callable[[], None] | None = None) -> list[list[int]]:
         """The ids of each text: cut by the compiled core when the plan says it can (on
-        ``num_threads`` threads), else by ``pre_tokenizer.batch``."""
+        ``num_threads`` threads), else by ``pre_tokenizer.batch``.  ``check()`` (the special-token
+        check) runs before any id is returned: while the threads merge, where there are threads."""
+        if self._cut is None or len(texts) == 1:
+            if check is not None:
+                check()
         if self._cut is None:
             return self.encode_words(self.pre_tokenizer.batch(texts), num_threads=num_threads)
         encode_chunk, maxsize = self.compiled.encode_chunk, self.cache.maxsize
@@ -291,7 +310,7 @@ class Encoder:
             return encode_chunk(texts, code, space_id, slow, slow_plain, maxsize, 0)
         merge_chunk = self.compiled.merge_chunk
         return in_chunks(texts, lambda chunk, k: merge_chunk(chunk, code, space_id, slow, slow_plain, maxsize, k),
-                         num_threads=num_threads, finish=_lists)
+                         num_threads=num_threads, finish=_lists, check=check)
 
     def encode_words(self, batch: list[list[str]], *, num_threads: int = 1) -> list[list[int]]:
         """The ids of pre-tokenized texts, each distinct word segmented once (then cached); on
