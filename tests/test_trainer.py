@@ -427,6 +427,28 @@ def test_model_is_a_bpemodel_with_the_alphabet_in_code_point_order(real_texts):
     assert model.id_to_token[0] == "<unk>"
 
 
+# --- a trained model keeps the merge chain rule (Tokenizer.train does not check it again) --------
+
+
+@pytest.mark.parametrize("options", [
+    dict(unit="syllable"), dict(unit="jamo", marker="</w>"), dict(unit="byte", pre_tokenizer="raw"),
+    dict(unit="jamo", pre_tokenizer="raw", byte_fallback=True), dict(marker="##", special_tokens=("<unk>", "##다")),
+    dict(hangul_fallback=True, unit="syllable", limit_alphabet=200),
+], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_every_trained_model_keeps_the_merge_chain_rule(options, real_texts):
+    from korean_bpe import Tokenizer
+    from korean_bpe.tokenizer import _check_model
+
+    tok = Tokenizer.train(real_texts[:300] + ["<unk> ##다 ㅋㅋ 😀 \ud800"] * 3, vocab_size=2500, min_frequency=1,
+                          show_progress=False, **options)
+    _check_model(tok.model)  # what Tokenizer(model) would check, and Tokenizer.train no longer does
+    again = Tokenizer(tok.model, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok.marker,
+                      byte_fallback=tok.byte_fallback, unk_token=tok.unk_token, hangul_fallback=tok.hangul_fallback)
+    sample = real_texts[300:340]
+    assert again.encode_batch(sample, disallowed_special=()) == tok.encode_batch(sample, disallowed_special=())
+    assert len(tok.model.merges) > 100
+
+
 # --- special tokens are never made by merges (issue 14, item 2) ---------------------------------
 
 
