@@ -48,6 +48,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from ._batches import batches
 from ._threads import resolve_threads
 from .corpus import COUNTS_FORMAT
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
@@ -150,10 +151,13 @@ def count_words(
             sample += islice((t for t in texts if t and not t.isspace()), _SAMPLE - len(sample))
         return out if counter is None else CountedWords(counter)
     try:
-        for start, chunk in _chunks(texts, _CHUNK):
+        start = 0
+        for chunk in batches(texts, _CHUNK):
             if not all(type(t) is str for t in chunk):
-                pos, bad = next((k, t) for k, t in enumerate(chunk) if not isinstance(t, str))
-                raise TypeError(f"texts must hold strings; text {start + pos} is {type(bad).__name__} {bad!r}")
+                pos, bad = next(((k, t) for k, t in enumerate(chunk) if not isinstance(t, str)), (None, None))
+                if pos is not None:
+                    raise TypeError(f"texts must hold strings; text {start + pos} is {type(bad).__name__} {bad!r}")
+                chunk = [str(t) for t in chunk]  # str subclasses: their text
             if sample is not None and len(sample) < _SAMPLE:
                 sample += islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))
             if mode is not None:
@@ -164,6 +168,7 @@ def count_words(
                 for w, c in got.items():
                     out[w] = get(w, 0) + c
             progress.update(len(chunk))
+            start += len(chunk)
     finally:
         progress.close()
     return out if counter is None else CountedWords(counter)
@@ -293,22 +298,6 @@ def _split_cut_words(word_counts: Mapping[str, int], unit: Unit, mark: Marker) -
 def _compiled_mode(pt: PreTokenizer) -> str | None:
     """Which compiled counting cuts exactly as ``pt`` does, if any: its ``compiled_cut``."""
     return pt.compiled_cut
-
-
-def _chunks(items: Iterable[str], size: int) -> Iterator[tuple[int, list[str]]]:
-    """``(offset, batch)`` pairs; a list is handed over whole when it is one batch."""
-    if isinstance(items, list) and len(items) <= size:
-        if items:
-            yield 0, items
-        return
-    it = iter(items)
-    start = 0
-    while True:
-        chunk = list(islice(it, size))
-        if not chunk:
-            return
-        yield start, chunk
-        start += len(chunk)
 
 
 # --- the value -----------------------------------------------------------------------------------

@@ -369,3 +369,16 @@ def test_cli_count_refuses_a_file_with_a_surrogate_spelled_in_bytes(tmp_path, ca
     err = capsys.readouterr().err
     assert "not UTF-8 text: line 2" in err and err.count("\n") == 1
     assert not (tmp_path / "c.tsv").exists()
+
+
+def test_str_subclasses_are_counted_as_their_text_and_other_items_named() -> None:
+    class Text(str):
+        pass
+
+    pt = get_pre_tokenizer("whitespace")
+    plain = ["영화 재밌다", "영화", "ㅋㅋ 최고"] * 3
+    expected = count_words(plain, pt)
+    for texts in ([Text(t) for t in plain], iter([Text(t) for t in plain])):  # in memory, and a stream
+        assert count_words(texts, pt) == expected
+    with pytest.raises(TypeError, match=r"texts must hold strings; text 4 is bytes"):
+        count_words(iter(plain[:4] + [b"x"]), pt)

@@ -27,7 +27,8 @@ PACKAGE = ROOT / "korean_bpe"
 #: most specific entry places a module.  The one place the order is written (docs/API.md repeats it).
 LAYERS: list[tuple[str, list[str]]] = [
     ("Hangul arithmetic, registries and the base", [
-        "korean_bpe", "korean_bpe._optional", "korean_bpe._gc", "korean_bpe._threads", "korean_bpe._messages",
+        "korean_bpe", "korean_bpe._optional", "korean_bpe._gc", "korean_bpe._threads", "korean_bpe._batches",
+        "korean_bpe._messages",
         "korean_bpe.registry", "korean_bpe.jamo", "korean_bpe._jamo", "korean_bpe.files", "korean_bpe.tokens",
     ]),
     ("units and markers", ["korean_bpe.markers", "korean_bpe.units", "korean_bpe.progress"]),

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Iterator
-from itertools import islice
 from typing import Any
 
+from .._batches import batches
 from .args import _model_arg, _probability, _threads_arg
 from .io import UserError, _escape_line_breaks, _load, _parse_ids, _stdin_lines, _stdout_writer
 
@@ -100,7 +99,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
                 sys.stdout.flush()
         return 0
     k = 1
-    for batch in _batched(texts, ENCODE_BATCH_LINES):
+    for batch in batches(texts, ENCODE_BATCH_LINES):
         try:
             encoded = tok.encode_batch(batch, disallowed_special=disallowed, num_threads=args.threads)
         except SpecialTokenTextError:  # the lines before it are written, then the one-text path names it
@@ -110,13 +109,6 @@ def cmd_encode(args: argparse.Namespace) -> int:
         write("".join(" ".join(show(ids)) + "\n" for ids in encoded))
         k += len(batch)
     return 0
-
-
-def _batched(items: Iterable[str], size: int) -> Iterator[list[str]]:
-    """Consecutive lists of up to ``size`` items."""
-    it = iter(items)
-    while batch := list(islice(it, size)):
-        yield batch
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
