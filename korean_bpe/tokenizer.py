@@ -277,13 +277,14 @@ class Tokenizer:
         hangul_fallback: bool = False,
         show_progress: bool | Progress | None = None,
         on_merge: OnMerge | None = None,
+        num_threads: int | None = None,
     ) -> Tokenizer:
         """Train on word counts (:class:`korean_bpe.counting.WordCounts`, e.g. read from a file
         written by ``korean-bpe count``): the same model as :meth:`train` on the texts counted.
 
         The tokenizer cuts texts with the pre-tokenizer the counts were made with;
         ``pre_tokenizer``, when given, must be that one, else ``ValueError``.  The other options
-        are :meth:`train`'s.
+        are :meth:`train`'s (``num_threads``: for the symbol split and the engine's set-up).
 
         >>> from korean_bpe.counting import WordCounts
         >>> texts = ["ㅋㅋㅋ 진짜 웃기다", "ㅋㅋ 웃기다 ㅠㅠ"] * 4
@@ -300,7 +301,7 @@ class Tokenizer:
                                byte_fallback=byte_fallback, hangul_fallback=hangul_fallback,
                                limit_alphabet=limit_alphabet, max_token_length=max_token_length, unk_token=unk_token)
         return cls._from_trained(train_counts(counts, options, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker,
-                                              show_progress=show_progress, on_merge=on_merge))
+                                              show_progress=show_progress, on_merge=on_merge, num_threads=num_threads))
 
     @classmethod
     def _from_trained(cls, trained: Trained) -> Tokenizer:

@@ -286,6 +286,10 @@ def test_cli_train_and_count_give_the_same_files_for_any_thread_count(tmp_path, 
                          "-o", str(tmp_path / f"m{n}")]) == 0
         assert cli.main(["count", str(corpus), "--pre-tokenizer", "raw", "--threads", n, "--no-progress",
                          "-o", str(tmp_path / f"c{n}.tsv")]) == 0
+    for n in ("1", "3"):  # from the counts, --threads for the split and the engine's set-up
+        assert cli.main(["train", "--counts", str(tmp_path / "c1.tsv"), "--vocab-size", "1500", "--threads", n,
+                         "--no-progress", "-o", str(tmp_path / f"mc{n}")]) == 0
     for name in ("vocab.json", "merges.txt"):
         assert (tmp_path / "m1" / name).read_bytes() == (tmp_path / "m3" / name).read_bytes()
+        assert (tmp_path / "mc1" / name).read_bytes() == (tmp_path / "mc3" / name).read_bytes()
     assert (tmp_path / "c1.tsv").read_bytes() == (tmp_path / "c3.tsv").read_bytes()

@@ -164,6 +164,12 @@ def test_tokenizer_train_identical_whatever_the_threads(pre_tokenizer, unit):
     for tok in models[1:]:
         assert tok.model == models[0].model
         assert tok.id_to_token == models[0].id_to_token
+    from korean_bpe.counting import WordCounts
+
+    counts = WordCounts.from_texts(EDGE, pre_tokenizer=pre_tokenizer, num_threads=1)
+    for n in THREADS:  # from counts (korean-bpe train --counts --threads N)
+        tok = Tokenizer.train_from_counts(counts, vocab_size=900, unit=unit, min_frequency=1, num_threads=n)
+        assert tok.model == models[0].model
 
 
 @pytest.mark.parametrize("options", [
@@ -207,6 +213,10 @@ def test_bad_num_threads_refused_before_any_work(bad, error):
         count_words(texts(), get_pre_tokenizer("whitespace"), num_threads=bad)
     with pytest.raises(error, match=r"num_threads must be an int >= 1 \(or None: every core\)"):
         train_bpe({("재", "밌"): 2}, vocab_size=10, num_threads=bad)
+    from korean_bpe.counting import WordCounts
+
+    with pytest.raises(error, match=r"num_threads must be an int >= 1 \(or None: every core\)"):
+        Tokenizer.train_from_counts(WordCounts.from_texts(["재밌다 진짜"]), vocab_size=20, num_threads=bad)
     assert read == []  # refused before a text was read
 
 

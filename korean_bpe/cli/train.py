@@ -225,7 +225,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                             f"{given.to_config()} (--pre-tokenizer/--lossless): a model must cut texts as its "
                             "training words were cut; leave out --pre-tokenizer, or count again with "
                             "'korean-bpe count CORPUS --pre-tokenizer ...'")
-        tok = Tokenizer.train_from_counts(counts, pre_tokenizer=given, **options)
+        tok = Tokenizer.train_from_counts(counts, pre_tokenizer=given, num_threads=args.threads, **options)
         source = f"{pipeline_name(counts.pre_tokenizer_config, args.unit)} from {args.counts}"
     else:
         pt = kw.pop("pre_tokenizer", None) or _pre_tokenizer(args)

@@ -152,9 +152,10 @@ def train_texts(texts: Iterable[str], options: TrainOptions, *, pre_tokenizer: A
 
 
 def train_counts(counts: WordCounts, options: TrainOptions, *, pre_tokenizer: Any, unit: Any, marker: Any,
-                 show_progress: bool | Progress | None, on_merge: OnMerge | None) -> Trained:
+                 show_progress: bool | Progress | None, on_merge: OnMerge | None,
+                 num_threads: int | None = None) -> Trained:
     """Steps 1, 3 and 4 on word counts, cut by their own pre-tokenizer (``pre_tokenizer``, when
-    given, must be that one)."""
+    given, must be that one); ``num_threads`` as :func:`train_texts`'s."""
     from ..counting import WordCounts
 
     if not isinstance(counts, WordCounts):
@@ -176,7 +177,7 @@ def train_counts(counts: WordCounts, options: TrainOptions, *, pre_tokenizer: An
     if not len(counts):
         raise ValueError("no words to train on: the word counts are empty")
     return _fit(counts._counts, options, pt, unit_, mark, owned=False, initial=None, show_progress=show_progress,
-                on_merge=on_merge, num_threads=resolve_threads(None))
+                on_merge=on_merge, num_threads=resolve_threads(num_threads))
 
 
 def _default(value: Any, initial: Any, name: str, default: Any) -> Any:
