@@ -204,15 +204,21 @@ cdef class _Work:
                             uint64_t slot) noexcept nogil:
         """The cached word in ``slot`` now has the ids ``syms`` (a new record; the old one stays
         in the arena, marked ``REPLACED``: no slot points to it, and growing skips it)."""
-        cdef Py_ssize_t k, n = end - start, m = self.syms.size()
-        cdef size_t off = self.warena.size()
-        if off + 4 + n + m > LOW32:  # no room: the cache starts afresh without it
+        if self.warena.size() + 4 + (end - start) + self.syms.size() > LOW32:  # no room: the cache starts afresh
             self._reset_words(1024)
             return
         self.warena[(self.wslots[slot] & LOW32) + 3] |= REPLACED
+        self._append_record(kind, data, start, end, hash, slot)
+
+    cdef void _append_record(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end, uint64_t hash,
+                             uint64_t slot) noexcept nogil:
+        """A record of the word ``data[start:end]`` and the ids ``syms`` at the arena's end, ``slot``
+        pointing at it."""
+        cdef Py_ssize_t k, m = self.syms.size()
+        cdef size_t off = self.warena.size()
         self.warena.push_back(<uint32_t> (hash & LOW32))
         self.warena.push_back(<uint32_t> (hash >> 32))
-        self.warena.push_back(<uint32_t> n)
+        self.warena.push_back(<uint32_t> (end - start))
         self.warena.push_back(<uint32_t> m)
         for k in range(start, end):
             self.warena.push_back(uread(kind, data, k))
@@ -225,24 +231,13 @@ cdef class _Work:
         """Cache ``syms`` as the ids of the word ``data[start:end]``, not in the cache, whose free
         slot :meth:`_find_word` gave (found again when the cache is emptied, being full, or grows).
         Only the thread that holds this :class:`_Work` touches its cache, so the slot stays free."""
-        cdef Py_ssize_t k, n = end - start, m = self.syms.size()
-        cdef size_t off
-        if self.wcount >= maxsize or self.warena.size() + 4 + n + m > LOW32:
+        if self.wcount >= maxsize or self.warena.size() + 4 + (end - start) + self.syms.size() > LOW32:
             self._reset_words(1024)
             self._find_word(kind, data, start, end, hash, &slot)
         elif <uint64_t> (self.wcount + 1) * 2 > self.wmask + 1:
             self._grow_words()
             self._find_word(kind, data, start, end, hash, &slot)
-        off = self.warena.size()
-        self.warena.push_back(<uint32_t> (hash & LOW32))
-        self.warena.push_back(<uint32_t> (hash >> 32))
-        self.warena.push_back(<uint32_t> n)
-        self.warena.push_back(<uint32_t> m)
-        for k in range(start, end):
-            self.warena.push_back(uread(kind, data, k))
-        for k in range(m):
-            self.warena.push_back(<uint32_t> self.syms[k])
-        self.wslots[slot] = ((hash >> 32) << 32) | <uint64_t> off
+        self._append_record(kind, data, start, end, hash, slot)
         self.wcount += 1
 
 
