@@ -82,9 +82,10 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_thr
     up to ``num_threads`` threads at once, ``finish`` (default: none, ``run`` gives the lists) in
     the calling thread, chunk after chunk as they are ready.  Thread ``k`` takes chunks ``k``,
     ``k + threads``, ... (the same share of the same batch each time: the compiled core keeps a
-    word cache per ``k``), then, done with its own, the last chunks no thread has started.  ``run`` must release the GIL to gain anything (the compiled core's
-    ``merge_chunk`` does); ``finish`` is the work that needs it (making the lists), done while the
-    threads merge the next chunks.  The first error stops the threads after their chunk and is
+    word cache per ``k``), then, done with its own, the last chunks no thread has started.
+    ``run`` must release the GIL to gain anything (the compiled core's ``merge_chunk`` does);
+    ``finish`` is the work that needs it (making the lists), done while the threads merge the
+    next chunks.  The first error stops the threads after their chunk and is
     raised here.  A batch becomes ``CHUNKS_PER_THREAD`` chunks a thread, none under
     :data:`CHUNK_CHARS` nor over :data:`MAX_CHUNK_CHARS` characters (where they allow): ``items``
     are texts, or with ``per_piece`` lists of pieces, each piece counting as that many characters.
@@ -132,7 +133,6 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_thr
             return j
 
     def work(k: int) -> None:
-        j = None
         try:
             while (j := claim(k)) is not None:
                 a, b = chunks[j]
