@@ -26,6 +26,7 @@ import gc
 import random
 import threading
 from bisect import bisect_left
+from functools import cached_property
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate
 from typing import Any
@@ -205,16 +206,11 @@ class Encoder:
         self.id_to_token = model.id_to_token
         self.pre_tokenizer, self.unit, self.marker, self.fallback = pre_tokenizer, unit, marker, fallback
         specials = set(model.special_tokens)
-        triples = []
-        for a, b in model.merges:
-            new = model.merged_token(a, b)
-            if new in specials:  # only from a trainer older than cut_special_runs: never applied
-                continue
-            triples.append((vocab[a], vocab[b], vocab[new]))
-        #: (left id, right id) -> (rank, new id); a pair listed twice keeps its first rank
-        self.pairs: dict[tuple[int, int], tuple[int, int]] = {}
-        for rank, (left_id, right_id, new_id) in enumerate(triples):
-            self.pairs.setdefault((left_id, right_id), (rank, new_id))
+        #: (left id, right id, new id) of each merge applied, in rank order (a merge making a special
+        #: token comes only from a trainer older than cut_special_runs: never applied)
+        self.triples = [(vocab[a], vocab[b], vocab[new]) for (a, b), new in zip(model.merges, model.merged_tokens)
+                        if new not in specials]
+        triples = self.triples
         self.plan = make_plan(pre_tokenizer, unit, marker, vocab, compiled=MergeTable is not None)
         if not fuse:
             self.plan = self.plan._replace(fused=False, cut=None, space_id=-1)
@@ -236,6 +232,15 @@ class Encoder:
             self._cut = (1, self.plan.space_id, self._encode_piece, self.encode_word)
 
     # --- one word ------------------------------------------------------------------------------
+
+    @cached_property
+    def pairs(self) -> dict[tuple[int, int], tuple[int, int]]:
+        """(left id, right id) -> (rank, new id); a pair listed twice keeps its first rank (the
+        pure-Python merge and BPE-dropout read it; made on first use)."""
+        pairs: dict[tuple[int, int], tuple[int, int]] = {}
+        for rank, (left_id, right_id, new_id) in enumerate(self.triples):
+            pairs.setdefault((left_id, right_id), (rank, new_id))
+        return pairs
 
     def symbols(self, word: str) -> tuple[str, ...]:
         """The marked unit symbols of ``word``."""

@@ -37,13 +37,15 @@ class BPEModel:
 
     @cached_property
     def id_to_token(self) -> tuple[str, ...]:
-        tokens: list[str] = []
-        seen: set[str] = set()
-        for tok in (*self.special_tokens, *self.alphabet, *(self.merged_token(a, b) for a, b in self.merges)):
-            if tok not in seen:
-                seen.add(tok)
-                tokens.append(tok)
-        return tuple(tokens)
+        return tuple(dict.fromkeys((*self.special_tokens, *self.alphabet, *self.merged_tokens)))
+
+    @cached_property
+    def merged_tokens(self) -> tuple[str, ...]:
+        """The token each merge makes (:meth:`merged_token`), in rank order."""
+        prefix = self.continuing_subword_prefix
+        if not prefix:
+            return tuple(a + b for a, b in self.merges)
+        return tuple(self.merged_token(a, b) for a, b in self.merges)
 
     def merged_token(self, left: str, right: str) -> str:
         """The token a merge produces: ``left + right``, without ``right``'s continuing prefix.
