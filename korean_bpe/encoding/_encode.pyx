@@ -129,7 +129,6 @@ cdef class _Work:
     offset that of a record in ``warena``: ``hash_lo, hash_hi, key_len, ids_len``, the code
     points, the ids (one or two cache lines for a word: a hit costs two memory reads)."""
 
-    cdef char _pad_head[64]       # no cache line shared with another thread's _Work (false sharing)
     cdef vector[int32_t] syms
     cdef vector[int32_t] nxt
     cdef vector[int32_t] prv
@@ -145,7 +144,6 @@ cdef class _Work:
     cdef vector[Pending] pending  # the chunk's words spelled by Python, after the GIL is taken back
     cdef Py_ssize_t generation
     cdef bint busy                # a worker's _Work (MergeTable.workers) in use by a call
-    cdef char _pad_tail[64]
 
     def __cinit__(self):
         self._reset_words(1024)
