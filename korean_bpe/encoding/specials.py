@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 __all__ = ["SpecialTokenTextError", "SpecialTokens", "Disallowed"]
 
@@ -48,12 +48,15 @@ class SpecialTokens:
         self.tokens = frozenset(tokens)
         #: no token holds the joiner, so :meth:`check_all` may search the texts joined by it
         self._joinable = not any(_JOINER in t for t in self.tokens)
-        self._regexes: dict[frozenset[str], re.Pattern[str] | None] = {}
-        #: each search's tokens' first characters (what :meth:`check_all` looks for first)
-        self._firsts: dict[re.Pattern[str], list[str]] = {}
+        self._searches: dict[frozenset[str], _Search | None] = {}
 
     def regex(self, disallowed: Any) -> re.Pattern[str] | None:
         """The search for ``disallowed``'s text (None: nothing to look for); refuses a bad value."""
+        search = self._search(disallowed)
+        return None if search is None else search.regex
+
+    def _search(self, disallowed: Any) -> _Search | None:
+        """:meth:`regex` and its tokens' first characters, made once per ``disallowed`` value."""
         if disallowed == "all":
             key = self.tokens
         elif isinstance(disallowed, str) or not isinstance(disallowed, Iterable):
@@ -62,18 +65,19 @@ class SpecialTokens:
         else:
             key = frozenset(disallowed)
         try:
-            return self._regexes[key]
+            return self._searches[key]
         except KeyError:
             pass
         unknown = sorted(key - self.tokens)
         if unknown:
             raise ValueError(f"disallowed_special holds {unknown[0]!r}, which is not a special token of this tokenizer; "
                              f"its special tokens are tok.special_tokens_set ({len(self.tokens)} tokens)")
-        regex = re.compile("|".join(map(re.escape, sorted(key, key=len, reverse=True)))) if key else None
-        self._regexes[key] = regex
-        if regex is not None:
-            self._firsts[regex] = sorted({t[:1] for t in key})  # "" (an empty token): always searched
-        return regex
+        search = None
+        if key:  # an empty token's first character is "": always searched
+            search = _Search(re.compile("|".join(map(re.escape, sorted(key, key=len, reverse=True)))),
+                             sorted({t[:1] for t in key}))
+        self._searches[key] = search
+        return search
 
     def check(self, text: str, disallowed: Any) -> None:
         """Raise :class:`SpecialTokenTextError` when ``text`` spells a disallowed special token."""
@@ -87,16 +91,24 @@ class SpecialTokens:
         per text costs more than the search), then text by text only when that finds one.  The
         joined texts are first searched for the tokens' first characters alone (``str``'s own
         search, several times the regular expression's speed): most batches hold none."""
-        regex = self.regex(disallowed)
-        if regex is None:
+        found = self._search(disallowed)
+        if found is None:
             return
         if len(texts) > 16 and self._joinable:
             joined = _JOINER.join(texts)
-            if not any(c in joined for c in self._firsts[regex]) or regex.search(joined) is None:
+            if not any(c in joined for c in found.firsts) or found.regex.search(joined) is None:
                 return
-        search = regex.search
+        search = found.regex.search
         for k, text in enumerate(texts):
             _refuse(search(text), f"texts[{k}]")
+
+
+class _Search(NamedTuple):
+    """One ``disallowed_special`` value's search: the regular expression, and the first
+    characters of its tokens (what :meth:`SpecialTokens.check_all` looks for first)."""
+
+    regex: re.Pattern[str]
+    firsts: list[str]
 
 
 #: joins the texts :meth:`SpecialTokens.check_all` searches at once (a special token holding it is
