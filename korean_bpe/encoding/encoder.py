@@ -26,8 +26,8 @@ import gc
 import random
 import threading
 from bisect import bisect_left
-from functools import cached_property
 from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
 from itertools import accumulate
 from typing import Any
 
@@ -210,13 +210,12 @@ class Encoder:
         #: token comes only from a trainer older than cut_special_runs: never applied)
         self.triples = [(vocab[a], vocab[b], vocab[new]) for (a, b), new in zip(model.merges, model.merged_tokens)
                         if new not in specials]
-        triples = self.triples
         self.plan = make_plan(pre_tokenizer, unit, marker, vocab, compiled=MergeTable is not None)
         if not fuse:
             self.plan = self.plan._replace(fused=False, cut=None, space_id=-1)
         self.compiled = None
         if MergeTable is not None:
-            self.compiled = MergeTable(triples, {t: i for t, i in vocab.items() if len(t) == 1})
+            self.compiled = MergeTable(self.triples, {t: i for t, i in vocab.items() if len(t) == 1})
             self.compiled.set_vocab_size(len(vocab))
             if self.plan.symbols is not None:
                 byte_ids = ([vocab.get(s, -1) for s in unit.initial_alphabet] if self.plan.symbols == "bytes" else None)
