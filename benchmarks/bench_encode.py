@@ -316,7 +316,7 @@ def bench_pieces(args: argparse.Namespace) -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 hf = hf_for_pieces(ours, Path(tmp) / "tokenizer.json")
             ours.clear_cache()
-            ids_ours = ours._encode_words(pieces)
+            ids_ours = ours.encode_pretokenized(pieces)
             ids_hf = [e.ids for e in hf.encode_batch(pieces, is_pretokenized=True, add_special_tokens=False)]
             bad = [k for k, (a, b) in enumerate(zip(ids_ours, ids_hf)) if a != b]
             known = [k for k in bad if unit == "jamo" and unicodedata.normalize("NFD", test[k]) != decompose(test[k])]
@@ -330,18 +330,18 @@ def bench_pieces(args: argparse.Namespace) -> int:
                 status = 1
                 continue
             rows: list[tuple[str, float, float]] = []
-            encode = ours._encode_words
+            encode = ours.encode_pretokenized
             rows.append(("ours, cold cache", *best_of_cpu(lambda: encode(pieces), args.repeat, ours.clear_cache)[1:]))
             rows.append(("ours, warm cache", *best_of_cpu(lambda: encode(pieces), args.repeat)[1:]))
             if not args.no_pure:
                 pure = pure_python(ours)
-                if pure._encode_words(pieces) != ids_ours:
+                if pure.encode_pretokenized(pieces) != ids_ours:
                     print("ERROR: the pure-Python fallback gives other ids than the compiled core")
                     return 1
                 rows.append(("ours, pure-Python fallback, cold cache",
-                             *best_of_cpu(lambda: pure._encode_words(pieces), args.repeat, pure.clear_cache)[1:]))
+                             *best_of_cpu(lambda: pure.encode_pretokenized(pieces), args.repeat, pure.clear_cache)[1:]))
                 rows.append(("ours, pure-Python fallback, warm cache",
-                             *best_of_cpu(lambda: pure._encode_words(pieces), args.repeat)[1:]))
+                             *best_of_cpu(lambda: pure.encode_pretokenized(pieces), args.repeat)[1:]))
             rows.append(("HF encode_batch(is_pretokenized)", *best_of_cpu(
                 lambda: hf.encode_batch(pieces, is_pretokenized=True, add_special_tokens=False), args.repeat)[1:]))
             if hasattr(hf, "encode_batch_fast"):

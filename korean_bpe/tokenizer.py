@@ -62,7 +62,7 @@ from ._threads import resolve_threads
 from .encoding.decoder import Decoder
 from .encoding.encoder import Encoder, only_str
 from .encoding.fallback import Fallback
-from .encoding.offsets import token_offsets
+from .encoding.offsets import View, token_offsets
 from .encoding.specials import Disallowed, SpecialTokens, SpecialTokenTextError
 from .io.format import first_unknown
 from .tokens import BYTE_TOKENS, UNWRITABLE, check_writable_token
@@ -485,8 +485,20 @@ class Tokenizer:
             return self._encoder.encode_dropout(self._pre_tokenizer.batch(texts), p, random.Random(seed))
         return self._encoder.encode_texts(texts, num_threads=num_threads, check=check)
 
-    def _encode_words(self, batch: list[list[str]], *, num_threads: int | None = None) -> list[list[int]]:
-        """The ids of texts already cut by this tokenizer's pre-tokenizer (compare reads it)."""
+    def encode_pretokenized(self, batch: Sequence[list[str]], *, num_threads: int | None = None) -> list[list[int]]:
+        """The ids of texts already cut into words by this tokenizer's pre-tokenizer: ``encode_batch``
+        without its ``pre_tokenizer.batch`` step (an analysis computed once serves several
+        tokenizers), the same ids, each distinct word segmented once.  Special tokens' text is
+        ordinary text here (no ``disallowed_special`` check: the words are the pre-tokenizer's).
+
+        >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
+        >>> words = tok.pre_tokenizer.batch(["영화 재밌다"])
+        >>> words, tok.encode_pretokenized(words) == tok.encode_batch(["영화 재밌다"])
+        ([['영화', '재밌다']], True)
+        """
+        if isinstance(batch, str):
+            raise TypeError("batch must be a sequence of word lists, such as [['영화', '재밌다']], not a string")
+        batch = batch if isinstance(batch, list) else list(batch)
         return self._encoder.encode_words(batch, num_threads=resolve_threads(num_threads))
 
     def tokenize(self, text: str, *, disallowed_special: Disallowed = "all", dropout: float = 0.0,
@@ -497,7 +509,8 @@ class Tokenizer:
                                                     seed=seed)]
 
     def encode_with_offsets(self, text: str, *, disallowed_special: Disallowed = "all", dropout: float = 0.0,
-                            seed: int | None = None) -> tuple[list[int], list[tuple[int, int]]]:
+                            seed: int | None = None, words: Sequence[str] | None = None,
+                            view: View = "hf") -> tuple[list[int], list[tuple[int, int]]]:
         """``(ids, offsets)``: the ids of ``encode(text)`` and, for each token, the ``(start, end)``
         character span of ``text`` it comes from (``text[start:end]``), as
         :mod:`korean_bpe.encoding.offsets` defines them (a token inside a character gets that
@@ -510,14 +523,31 @@ class Tokenizer:
 
         Analyzers find the words in the text: the spans point into ``text`` even where the
         analysis drops morphemes.  ``dropout`` and ``seed`` are those of :meth:`encode`.
+
+        ``words``: ``pre_tokenizer(text)`` when it is already known (an analysis made once for
+        many tokenizers): the analyzer does not run again, and a word not found in ``text``
+        spans nothing instead of raising.  ``view``: ``"hf"`` (default, HF ``tokenizers``'
+        offsets) or ``"spelled"`` (the characters each token spells: the ``▁`` word marker
+        spells none), :data:`korean_bpe.encoding.offsets.View`.
+
+        >>> tok.encode_with_offsets("영화 짱", words=["영화", "짱"], view="spelled")[1]
+        [(0, 2), (3, 3), (3, 4), (3, 4), (3, 4)]
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
         self._specials.check(text, disallowed_special)
         p = _check_dropout(dropout, seed)
         rng = random.Random(seed) if p else None
-        return token_offsets(text, self._pre_tokenizer(text), pre_tokenizer=self._pre_tokenizer, unit=self._unit,
-                             marker=self._mark, segment=lambda word: self._encoder.segment(word, p, rng))
+        if view not in ("hf", "spelled"):
+            raise ValueError(f"view must be 'hf' or 'spelled', got {view!r}")
+        if words is None:
+            words, strict = self._pre_tokenizer(text), True
+        elif isinstance(words, str) or not all(isinstance(w, str) for w in words):
+            raise TypeError(f"words must be a list of strings (pre_tokenizer(text)), got {words!r}")
+        else:
+            strict = False
+        return token_offsets(text, words, pre_tokenizer=self._pre_tokenizer, unit=self._unit, marker=self._mark,
+                             segment=lambda word: self._encoder.segment(word, p, rng), view=view, strict=strict)
 
     def clear_cache(self) -> None:
         """Empty the per-word cache."""

@@ -14,7 +14,7 @@ pd = pytest.importorskip("pandas")
 from korean_bpe import Tokenizer  # noqa: E402
 from korean_bpe.compare import metrics  # noqa: E402
 from korean_bpe.compare import gold as gold_rule  # noqa: E402
-from korean_bpe.compare import measure, pretok, run, strategies, training  # noqa: E402
+from korean_bpe.compare import execute, heldout, measure, pretok, run, training  # noqa: E402
 from korean_bpe.compare.run import compare, resolve_strategies  # noqa: E402
 from korean_bpe.pre_tokenizers import get_pre_tokenizer  # noqa: E402
 from korean_bpe.compare.segmenters import BPESegmenter, Segmenter, align_words  # noqa: E402
@@ -280,8 +280,8 @@ def test_worker_processes_give_the_same_rows_and_notes(sweep_result: object, swe
         "reference whitespace/syllable was not measured there (add it to strategies, or choose another reference)"]
     assert notes == [sweep_result.notes[0], sweep_result.notes[1].replace(  # type: ignore[attr-defined]
         "baseline/morpheme-okt at", "baseline/morpheme-okt, sentencepiece-bpe at")]
-    # the tasks: one per analyzer or pre-tokenizer with the baselines that read it, each peer alone
-    assert strategies._tasks([*SWEEP_STRATEGIES, "baseline/jamo", "hf-bpe", "whitespace/byte"]) == [
+    # the groups: one per analyzer or pre-tokenizer with the baselines that read it, each peer alone
+    assert training.groups([*SWEEP_STRATEGIES, "baseline/jamo", "hf-bpe", "whitespace/byte"]) == [
         ["whitespace/jamo", "baseline/word", "whitespace/byte"], ["raw/byte"],
         ["okt/syllable", "okt-analysis/jamo", "baseline/morpheme-okt"], ["baseline/jamo"], ["hf-bpe"]]
 
@@ -354,16 +354,15 @@ def test_peer_rows_are_measured_like_ours(sweep_texts: list[str]) -> None:
 
 @pytest.mark.parametrize("gold", ["okt", None])
 def test_span_counts_per_distinct_word_equal_the_per_text_ones(sweep_texts: list[str], gold: str | None) -> None:
-    """compare() counts continued 어절 and boundaries per distinct 어절 (_Layout): the same numbers as
+    """compare() counts continued 어절 and boundaries per distinct 어절 (Layout): the same numbers as
     seg.pieces() text by text, for pre-tokenizers that rewrite spaces (raw, lossless okt) or drop text."""
     texts = [*sweep_texts[:200], "  앞뒤 공백과\t탭 ", "ㅋㅋㅋㅋ ㅠㅠ 개꿀잼!!", "영화  정말   재밌다", "가나가나 가나"] * 2
-    held = measure._HeldOut(texts, None)
-    pre = pretok._Pretok(texts[:150], texts)
+    held = heldout.HeldOut(texts, None)
+    pre = pretok.Pretokenizations(texts[:150], texts)
     if gold is not None:
         gold_pt = pre.get(gold)[0]
-        held.gold = gold_rule.gold_boundaries([gold_rule.piece_spans(t, w, gold_pt) for t, w in zip(texts, pre.get(gold)[2])],
-                                        held.word_spans)
-        held.n_gold = sum(len(g) for per_text in held.gold for g in per_text)
+        held.grade(gold, gold_rule.gold_boundaries([gold_rule.piece_spans(t, w, gold_pt)
+                                                    for t, w in zip(texts, pre.get(gold)[2])], held.word_spans))
     for source, unit in [("whitespace", "jamo"), ("raw", "byte"), ("okt", "syllable"), ("okt-analysis", "jamo")]:
         pt, _, _, table, _ = pre.get(source)
         tok = Tokenizer.train(texts[:150], vocab_size=2000, pre_tokenizer=training._Table(pt, table), unit=unit,
@@ -373,7 +372,7 @@ def test_span_counts_per_distinct_word_equal_the_per_text_ones(sweep_texts: list
                            words=table)
         layout = pre.layout(source, held)
         assert sum(layout.counts.values()) == held.n_words >= 2 * len(layout.counts)  # each text is there twice
-        fast, straight = measure._span_counts(seg, layout), measure._span_counts_per_text(seg, held)
+        fast, straight = measure.span_counts(seg, layout), measure.span_counts_per_text(seg, held)
         assert fast == straight, source
         chars = list(held.char_counts)  # unrepresentable characters: the words of each character computed once
         assert seg.encode_pretokenized(pre.char_words(source, chars)) == seg.encode_batch(chars)
@@ -509,14 +508,15 @@ def _jamo_token_rate_straight(surfaces: object) -> float:
         text = compose(bytes(token).decode("utf-8", errors="ignore"))
         if metrics._CONJOINING.search(text):
             partial += metrics._CONJOINING.search(metrics._WHOLE_BLOCK.sub("", text)) is not None
-    return metrics._ratio(partial, n)
+    return metrics.ratio(partial, n)
 
 
-def _token_stats_straight(encoded: list[list[int]], unk_ids: frozenset[int], n_tokens: int) -> tuple[list[int], int]:
+def _token_stats_straight(flat: object, unk_ids: frozenset[int]) -> tuple[list[int], int]:
     from collections import Counter
 
-    counts = Counter(i for ids in encoded for i in ids)
-    n_unk = round(metrics.unk_rate(encoded, unk_ids=unk_ids) * n_tokens) if n_tokens else 0
+    ids = [int(i) for i in flat]  # type: ignore[attr-defined]
+    counts = Counter(ids)
+    n_unk = round(metrics.unk_rate([ids], unk_ids=unk_ids) * len(ids)) if ids else 0
     return [counts[i] for i in sorted(counts)], n_unk
 
 
@@ -749,33 +749,35 @@ def test_rare_collections_raises_the_thresholds_and_restores_them() -> None:
         gc.set_threshold(*old)
 
 
-def test_a_task_runs_with_rare_collections_and_releases_its_pre_tokenizations(
+def test_a_group_runs_with_rare_collections_and_releases_its_pre_tokenizations(
         sweep_texts: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
     seen: list[tuple[int, int, int]] = []
     kept: list[set[str]] = []
-    measure = run._measure
+    measure_heldout = measure.measure_heldout
 
-    def spy(seg, held, **kw):  # noqa: ANN001, ANN003, ANN202
+    def spy(row):  # noqa: ANN001, ANN202
         seen.append(gc.get_threshold())
-        return measure(seg, held, **kw)
+        return measure_heldout(row)
 
-    forget = run._Pretok.forget
+    forget = pretok.Pretokenizations.forget
 
     def spy_forget(self, keys):  # noqa: ANN001, ANN202
         kept.append(set(self._done) | set(self._layouts))
         forget(self, keys)
         kept.append(set(self._done) | set(self._layouts) | set(self._aligned) | set(self._sample))
 
-    monkeypatch.setattr(run, "_measure", spy)
-    monkeypatch.setattr(run._Pretok, "forget", spy_forget)
+    from korean_bpe.compare.tasks import heldout as heldout_task
+
+    monkeypatch.setattr(heldout_task, "measure_heldout", spy)
+    monkeypatch.setattr(pretok.Pretokenizations, "forget", spy_forget)
     before = gc.get_threshold()
     df = compare(sweep_texts[:60], strategies=["whitespace/syllable", "baseline/word", "raw/syllable"],
                  vocab_sizes=[700], gold=None, show_progress=False).table
     assert len(df) == 3 and seen and all(t[0] >= run.GC_THRESHOLDS[0] for t in seen)
     assert gc.get_threshold() == before
-    # each task held its pre-tokenization (words, layout of the held-out 어절) and let go of it at its end
+    # each group held its pre-tokenization (words, layout of the held-out 어절) and let go of it at its end
     assert kept == [{"whitespace"}, set(), {"raw"}, set()]
 
 

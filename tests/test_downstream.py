@@ -101,10 +101,10 @@ def test_transformer_family_runs_and_learns() -> None:
     from korean_bpe import Tokenizer
 
     tok = Tokenizer.train(texts, vocab_size=100, pre_tokenizer="whitespace", unit="syllable", show_progress=False)
-    row = evaluate(tok.encode_batch(texts), labels, tok.encode_batch(tests), test_labels,
-                   settings=Downstream(model="transformer", seeds=1, epochs=6, dim=16, batch_size=16), seed=0)
+    row, evidence = evaluate(tok.encode_batch(texts), labels, tok.encode_batch(tests), test_labels,
+                             settings=Downstream(model="transformer", seeds=1, epochs=6, dim=16, batch_size=16), seed=0)
     assert row["downstream_accuracy"] >= 0.8 and math.isnan(row["downstream_seed_sd"])  # one seed: no spread
-    assert row["_downstream"]["predictions"].shape == (1, 60)
+    assert evidence["predictions"].shape == (1, 60)
 
 
 def test_labels_missing_or_one_class_are_refused() -> None:

@@ -143,7 +143,7 @@ def test_same_ids_for_any_thread_count(k: int, tokenizers: list[Tokenizer], text
 def test_pieces_of_an_analysis_in_threads(tokenizers: list[Tokenizer], texts: list[str], small_chunks: int) -> None:
     tok = tokenizers[0]
     batch = tok.pre_tokenizer.batch(texts)
-    assert tok._encode_words(batch, num_threads=3) == tok._encode_words(batch, num_threads=1)
+    assert tok.encode_pretokenized(batch, num_threads=3) == tok.encode_pretokenized(batch, num_threads=1)
 
 
 def test_one_tokenizer_from_many_python_threads(tokenizers: list[Tokenizer], texts: list[str], small_chunks: int) -> None:
@@ -165,9 +165,9 @@ def test_an_error_in_a_thread_reaches_the_caller_and_the_tokenizer_still_works(t
     tok = tokenizers[0]
     batch = [["▁영화"] * 30] * 40 + [["▁영화", 3]] + [["▁재미"] * 30] * 40
     with pytest.raises(TypeError, match=r"pieces must be strings; got int 3"):
-        tok._encode_words(batch, num_threads=2)
+        tok.encode_pretokenized(batch, num_threads=2)
     good = [["▁영화"] * 30] * 80
-    assert tok._encode_words(good, num_threads=2) == tok._encode_words(good, num_threads=1)
+    assert tok.encode_pretokenized(good, num_threads=2) == tok.encode_pretokenized(good, num_threads=1)
 
 
 def test_words_spelled_in_python_stay_right_in_the_cache_as_it_grows(tokenizers: list[Tokenizer]) -> None:

@@ -347,10 +347,7 @@ def _label(value: str, source: Any, k: int) -> int:
 
 
 def _held_out(texts: list[str], eval_texts: list[str] | None, test_fraction: float, seed: int) -> list[str]:
-    """The documents compare() measured on (its seeded split when there is no --eval)."""
-    if eval_texts is not None:
-        return [t for t in eval_texts if t.strip()]
-    from ..compare.metrics import split_indices
+    """The documents compare() will measure on: its own split (:func:`korean_bpe.compare.held_out_split`)."""
+    from ..compare.run import held_out_split
 
-    _, test_idx = split_indices(len(texts), test_fraction=test_fraction, seed=seed)
-    return [texts[i] for i in test_idx]
+    return held_out_split(texts, eval_texts=eval_texts, test_fraction=test_fraction, seed=seed).test

@@ -21,11 +21,12 @@ in the frame and ``table.csv`` and shown as a percentage everywhere else.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Column", "TABLE", "COLUMNS", "DTYPES", "INTERVAL_METRICS", "by_name", "definitions", "cell",
-           "legend", "interval_columns", "adjusted_column"]
+           "legend", "interval_columns", "adjusted_column", "task_columns"]
 
 
 @dataclass(frozen=True)
@@ -200,9 +201,10 @@ def adjusted_column(metric: str) -> str:
     return f"{metric}_p_holm"
 
 
-def _statistics_columns() -> tuple[Column, ...]:
+def _statistics_columns(table: tuple[Column, ...]) -> tuple[Column, ...]:
+    """The interval, p-value and adjusted p-value columns of each metric of ``table`` with ``interval``."""
     out = []
-    for c in TABLE:
+    for c in table:
         if c.interval:
             low, high, p = interval_columns(c.name)
             out += [
@@ -225,12 +227,27 @@ def _statistics_columns() -> tuple[Column, ...]:
 
 
 #: every column, the statistics ones included, in the frame's order
-ALL: tuple[Column, ...] = TABLE + _statistics_columns()
+ALL: tuple[Column, ...] = TABLE + _statistics_columns(TABLE)
 _BY_NAME = {c.name: c for c in ALL}
 #: the columns of the frame :func:`korean_bpe.compare.compare` returns, in order
 COLUMNS: tuple[str, ...] = tuple(c.name for c in ALL)
 #: the dtype of each column (an empty frame has them too)
 DTYPES: dict[str, str] = {c.name: c.dtype for c in ALL}
+
+
+def task_columns(extra: Sequence[Column]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The frame's column names and dtypes when tasks add the columns ``extra``: :data:`COLUMNS`,
+    then each of ``extra`` with its statistics columns (for those with ``interval``).
+
+    >>> names, dtypes = task_columns([Column("token_count", "int64", "held-out tokens")])
+    >>> names[-2:], dtypes["token_count"]
+    (('probe_accuracy_p_holm', 'token_count'), 'int64')
+    """
+    clash = sorted({c.name for c in extra} & set(COLUMNS))
+    if clash:
+        raise ValueError(f"a task's columns must be new: {', '.join(clash)} already in the table")
+    added = tuple(extra) + _statistics_columns(tuple(extra))
+    return COLUMNS + tuple(c.name for c in added), DTYPES | {c.name: c.dtype for c in added}
 
 
 def by_name(name: str) -> Column:

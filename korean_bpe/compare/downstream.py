@@ -310,15 +310,16 @@ def _predict(model: Any, docs: list[list[int]], batch_size: int, torch: Any, dev
 
 def evaluate(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], test_docs: Sequence[Sequence[int]],
              test_labels: Sequence[int], *, settings: Downstream = Downstream(), seed: int = 0,
-             progress: Any = None) -> dict[str, Any]:
-    """The downstream columns of one row: ``downstream_accuracy``, ``downstream_macro_f1``,
-    ``downstream_seed_sd``, ``downstream_s`` (this process's CPU seconds), and under ``"_downstream"`` the per-seed predictions with the classes and
-    held-out labels (what :func:`korean_bpe.compare.stats.seed_document_replicates` resamples)."""
+             progress: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(columns, evidence)`` of one row: the columns ``downstream_accuracy``,
+    ``downstream_macro_f1``, ``downstream_seed_sd`` and ``downstream_s`` (this process's CPU
+    seconds); the evidence, the per-seed predictions with the classes and held-out labels (what
+    :func:`korean_bpe.compare.stats.seed_document_replicates` resamples)."""
+    import time
+
     import numpy as np
 
     from .stats import seed_document_metrics
-
-    import time
 
     cpu = time.process_time()
     predictions = predict(train_docs, train_labels, test_docs, settings=settings, seed=seed, progress=progress)
@@ -327,10 +328,10 @@ def evaluate(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], t
     truth = np.asarray([int(y) for y in test_labels], dtype=np.int64)
     per_seed = (predictions == truth[None, :]).mean(1)
     point = seed_document_metrics(predictions, truth, classes)
-    return {
+    columns = {
         "downstream_accuracy": point["downstream_accuracy"],
         "downstream_macro_f1": point["downstream_macro_f1"],
         "downstream_seed_sd": float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else math.nan,
         "downstream_s": cpu,
-        "_downstream": {"predictions": predictions, "truth": truth, "classes": classes},
     }
+    return columns, {"predictions": predictions, "truth": truth, "classes": classes}

@@ -68,11 +68,11 @@ def gold_spans(gold: str, texts: list[str]) -> list[list[Span]]:
     :func:`morpheme_spans` of its lossless pre-tokenizer, kept in the analysis cache (a rerun on
     the same texts reads them back).  Raises the analyzer's ImportError / RuntimeError / OSError
     when it cannot run."""
-    from .pretok import _batch_cached, _build_pre_tokenizer
+    from .pretok import batch_cached, build_pre_tokenizer
 
-    pt = _build_pre_tokenizer(gold)
+    pt = build_pre_tokenizer(gold)
     # "fused": the spans of fused_spans (MeCab's inflected tokens cut), not those of an older cache
-    got = _batch_cached(pt, texts, what="morpheme spans (fused)", compute=lambda ts: morpheme_spans(pt, ts))
+    got = batch_cached(pt, texts, what="morpheme spans (fused)", compute=lambda ts: morpheme_spans(pt, ts))
     return [[(int(s), int(e)) for s, e in spans] for spans in got]  # read back from JSON: lists
 
 

@@ -39,7 +39,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from ..jamo import compose
 
 __all__ = [
-    "fertility", "chars_per_token", "unk_rate", "whole_word_rate", "round_trip_rate", "throughput",
+    "ratio", "fertility", "chars_per_token", "unk_rate", "whole_word_rate", "round_trip_rate", "throughput",
     "split_indices", "bytes_per_token", "continued_word_rate", "unrepresentable_char_rate",
     "renyi_efficiency", "word_spans", "internal_boundaries", "boundary_scores", "incomplete_hangul_rate",
     "partial_char_end_rate", "residue_rate", "single_token_retention",
@@ -50,18 +50,23 @@ __all__ = [
 RENYI_ALPHA = 2.5
 
 
-def _ratio(num: float, den: float) -> float:
+def ratio(num: float, den: float) -> float:
+    """``num / den``, NaN for a zero denominator (a rate of nothing is not 0).
+
+    >>> ratio(1, 4), ratio(3, 0)
+    (0.25, nan)
+    """
     return num / den if den else math.nan
 
 
 def fertility(*, n_tokens: int, n_words: int) -> float:
     """Tokens per word (words: white-space separated 어절 of the original text); lower is better."""
-    return _ratio(n_tokens, n_words)
+    return ratio(n_tokens, n_words)
 
 
 def chars_per_token(*, n_chars: int, n_tokens: int) -> float:
     """Characters of the original text per token; higher means more compression."""
-    return _ratio(n_chars, n_tokens)
+    return ratio(n_chars, n_tokens)
 
 
 def unk_rate(encoded: Iterable[Sequence[int]], *, unk_ids: Collection[int]) -> float:
@@ -74,7 +79,7 @@ def unk_rate(encoded: Iterable[Sequence[int]], *, unk_ids: Collection[int]) -> f
     for ids in encoded:
         total += len(ids)
         unknown += sum(1 for i in ids if i in unk_ids)
-    return _ratio(unknown, total)
+    return ratio(unknown, total)
 
 
 def whole_word_rate(
@@ -95,14 +100,14 @@ def whole_word_rate(
         n += 1
         kept = [t for t in toks if t not in ignore] if ignore else toks
         whole += len(kept) == 1 and kept[0] not in unk_ids
-    return _ratio(whole, n)
+    return ratio(whole, n)
 
 
 def round_trip_rate(originals: Sequence[str], decoded: Sequence[str]) -> float:
     """Share of texts that decode back to exactly the original string."""
     if len(originals) != len(decoded):
         raise ValueError(f"originals and decoded must have the same length, got {len(originals)} and {len(decoded)}")
-    return _ratio(sum(a == b for a, b in zip(originals, decoded)), len(originals))
+    return ratio(sum(a == b for a, b in zip(originals, decoded)), len(originals))
 
 
 def throughput(n_items: int, seconds: float) -> float:
@@ -146,7 +151,7 @@ def bytes_per_token(*, n_bytes: int, n_tokens: int) -> float:
     >>> bytes_per_token(n_bytes=len("재밌다".encode()), n_tokens=3)
     3.0
     """
-    return _ratio(n_bytes, n_tokens)
+    return ratio(n_bytes, n_tokens)
 
 
 def continued_word_rate(tokens_per_word: Iterable[int]) -> float:
@@ -162,7 +167,7 @@ def continued_word_rate(tokens_per_word: Iterable[int]) -> float:
     for k in tokens_per_word:
         n += 1
         continued += k >= 2
-    return _ratio(continued, n)
+    return ratio(continued, n)
 
 
 def unrepresentable_char_rate(char_counts: Mapping[str, int], *, known: Callable[[str], bool]) -> float:
@@ -180,7 +185,7 @@ def unrepresentable_char_rate(char_counts: Mapping[str, int], *, known: Callable
         total += c
         if not known(ch):
             unknown += c
-    return _ratio(unknown, total)
+    return ratio(unknown, total)
 
 
 # -- Rényi efficiency --------------------------------------------------------------------------------
@@ -315,7 +320,7 @@ def boundary_scores(
         n_pred += len(p)
         n_gold += len(g)
         tp += len(set(p) & set(g))  # type: ignore[arg-type]
-    return _ratio(tp, n_pred), _ratio(tp, n_gold), _ratio(2 * tp, n_pred + n_gold)
+    return ratio(tp, n_pred), ratio(tp, n_gold), ratio(2 * tp, n_pred + n_gold)
 
 
 # -- partial syllables in a vocabulary --------------------------------------------------------------
@@ -383,7 +388,7 @@ def _share_of_tokens(surfaces: Iterable[bytes], test: Callable[[bytes], bool]) -
             raise TypeError(f"surfaces must be UTF-8 bytes, got {type(token).__name__} {token!r}; pass token.encode()")
         n += 1
         hit += bool(token) and test(bytes(token))
-    return _ratio(hit, n)
+    return ratio(hit, n)
 
 
 def incomplete_hangul_rate(surfaces: Iterable[bytes]) -> float:
@@ -441,7 +446,7 @@ def jamo_token_rate(surfaces: Iterable[bytes]) -> float:
         text = compose(text)
         if _CONJOINING.search(text):
             partial += _CONJOINING.search(_WHOLE_BLOCK.sub("", text)) is not None
-    return _ratio(partial, n)
+    return ratio(partial, n)
 
 
 # -- vocabulary hygiene --------------------------------------------------------------------------------
@@ -495,7 +500,7 @@ def residue_rate(merges: Sequence[tuple[int, int, int]], usage: Mapping[int, int
             inside[x] = inside.get(x, 0) + n * k
     residues = sum(1 for t in parts & children.keys()  # merged tokens: the alphabet cannot be a residue
                    if inside.get(t, 0) and usage.get(t, 0) < share * (usage.get(t, 0) + inside[t]))
-    return _ratio(residues, vocab_size)
+    return ratio(residues, vocab_size)
 
 
 def single_token_retention(word_counts: Mapping[str, int], encode: Callable[[list[str]], list[list[int]]], *,
@@ -512,7 +517,7 @@ def single_token_retention(word_counts: Mapping[str, int], encode: Callable[[lis
     frequent = sorted(word_counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
     encoded = encode([w for w, _ in frequent])
     kept = sum(n for (_, n), ids in zip(frequent, encoded) if len(ids) == 1 and ids[0] not in unk_ids)
-    return _ratio(kept, sum(n for _, n in frequent))
+    return ratio(kept, sum(n for _, n in frequent))
 
 
 # -- extrinsic probe ----------------------------------------------------------------------------------
@@ -540,7 +545,7 @@ def probe_accuracy(
             "pass one label per test document"
         )
     predicted = probe_predictions(train_docs, train_labels, test_docs, seed=seed)
-    return _ratio(sum(int(p) == int(t) for p, t in zip(predicted, test_labels)), len(test_docs))
+    return ratio(sum(int(p) == int(t) for p, t in zip(predicted, test_labels)), len(test_docs))
 
 
 def probe_predictions(

@@ -241,6 +241,17 @@ class Peer:
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         raise NotImplementedError
 
+    def encode_with_spans(self, texts: Sequence[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]] | None]:
+        """:meth:`encode_batch`, and no spans (a library that gives them in the same pass overrides it)."""
+        return self.encode_batch(texts), None
+
+    def merge_triples(self) -> None:
+        """None: a peer's merges are not ours to read (its residue rate is NaN)."""
+        return None
+
+    def clear_cache(self) -> None:
+        """Nothing to forget: the peers' libraries keep no word cache of ours."""
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(strategy={self.strategy!r}, vocab_size={self.vocab_size})"
 

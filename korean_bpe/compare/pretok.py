@@ -7,43 +7,48 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .measure import _HeldOut, _Layout, _best_seconds
+from .heldout import HeldOut, Layout, best_seconds
 from .strategies import BPE_PRE_TOKENIZERS, DERIVED
 
-class _Pretok:
-    """Each pre-tokenization once: training and held-out words, seconds, or why it failed."""
+__all__ = ["Pretokenizations", "batch_cached", "build_pre_tokenizer"]
+
+
+class Pretokenizations:
+    """Each pre-tokenization of a comparison once (keyed by its name in
+    :data:`~korean_bpe.compare.strategies.BPE_PRE_TOKENIZERS`): training and held-out words,
+    seconds, or why it failed; what the rows built on it share."""
 
     def __init__(self, train: list[str], test: list[str]) -> None:
         self.train, self.test = train, test
         self._done: dict[str, Any] = {}
         self._aligned: dict[str, dict[str, Any]] = {}
-        self._layouts: dict[str, _Layout] = {}
+        self._layouts: dict[str, Layout] = {}
         self._char_words: dict[str, list[list[str]]] = {}
         self._sample: dict[str, tuple[float, list[list[str]]]] = {}
 
-    def layout(self, key: str, held: _HeldOut) -> _Layout:
-        """The held-out 어절 of pre-tokenization ``key`` (:class:`_Layout`), built once."""
+    def layout(self, key: str, held: HeldOut) -> Layout:
+        """The held-out 어절 of pre-tokenization ``key`` (:class:`~korean_bpe.compare.heldout.Layout`), built once."""
         got = self._layouts.get(key)
         if got is None:
             pt, _, _, table, _ = self.get(key)
-            got = self._layouts[key] = _Layout(held, [table[t] for t in held.texts], self.aligned(key), pt)
+            got = self._layouts[key] = Layout(held, [table[t] for t in held.texts], self.aligned(key), pt)
         return got
 
     def char_words(self, key: str, chars: list[str]) -> list[list[str]]:
         """The words pre-tokenization ``key`` gives for each of ``chars`` alone, computed once."""
         got = self._char_words.get(key)
         if got is None:
-            got = self._char_words[key] = _batch_cached(self.get(key)[0], chars)
+            got = self._char_words[key] = batch_cached(self.get(key)[0], chars)
         return got
 
     def sample_batch(self, key: str, sample: list[str]) -> tuple[float, list[list[str]]]:
         """(seconds, words) of ``pre_tokenizer.batch(sample)`` of pre-tokenization ``key``: the
-        fastest of up to three runs (:func:`_best_seconds`), measured once."""
+        fastest of up to three runs (:func:`~korean_bpe.compare.heldout.best_seconds`), measured once."""
         got = self._sample.get(key)
         if got is None:
             pt = self.get(key)[0]
             words: list[list[list[str]]] = []
-            seconds = _best_seconds(lambda: words.append(pt.batch(sample, show_progress=False)))
+            seconds = best_seconds(lambda: words.append(pt.batch(sample, show_progress=False)))
             got = self._sample[key] = (seconds, words[-1])
         return got
 
@@ -75,22 +80,22 @@ class _Pretok:
         if key in DERIVED:  # made from the analysis of the one it reads: no second analyzer pass
             from ..pre_tokenizers.boundaries import mob_pieces
 
-            pt = _build_pre_tokenizer(key)
+            pt = build_pre_tokenizer(key)
             _, train_words, test_words, _, seconds = self.get(DERIVED[key])
             start = time.perf_counter()
             words = [mob_pieces(w) for w in train_words + test_words]
             seconds += time.perf_counter() - start
         else:
-            pt = _build_pre_tokenizer(key)
+            pt = build_pre_tokenizer(key)
             start = time.perf_counter()
-            words = _batch_cached(pt, self.train + self.test)
+            words = batch_cached(pt, self.train + self.test)
             seconds = time.perf_counter() - start
         n = len(self.train)
         table = dict(zip(self.train + self.test, words))
         return pt, words[:n], words[n:], table, seconds
 
 
-def _build_pre_tokenizer(key: str) -> Any:
+def build_pre_tokenizer(key: str) -> Any:
     from ..pre_tokenizers import get_pre_tokenizer
 
     name, options = BPE_PRE_TOKENIZERS[key]
@@ -99,7 +104,7 @@ def _build_pre_tokenizer(key: str) -> Any:
     return pt
 
 
-def _batch_cached(pt: Any, texts: list[str], *, what: str = "words",
+def batch_cached(pt: Any, texts: list[str], *, what: str = "words",
                   compute: Callable[[list[str]], list[Any]] | None = None) -> list[Any]:
     """``compute(texts)`` (default ``pt.batch(texts)``, the words); for an analyzer without an on-disk
     cache of its own (``kiwi``, ``mecab``: they have ``analyzer_version``), the results are kept in

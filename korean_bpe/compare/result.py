@@ -39,7 +39,7 @@ class Statistics:
     ``confidence``: coverage of the percentile intervals, and ``1 - confidence`` the level below
     which a p-value counts as significant (the reports mark the others); ``reference``: the strategy
     every row is compared with at its vocabulary size, or None for the default (whitespace BPE of
-    the row's unit, :func:`korean_bpe.compare.assemble.default_reference`).  The resamples are
+    the row's unit, :func:`korean_bpe.compare.training.default_reference`).  The resamples are
     drawn with ``compare``'s ``seed``.  Below :data:`~korean_bpe.compare.stats.MIN_DOCUMENTS`
     held-out documents ``compare`` gives no intervals and no bootstrap p-values, with a note
     (:meth:`for_run` settles both before any work).
@@ -120,7 +120,8 @@ class Comparison:
     (strategies, sizes, seed, split, statistics, ...); ``versions``: the packages it ran with;
     ``segmenters``: ``(strategy, size) -> Segmenter`` with ``keep_segmenters=True``, else None;
     ``verdicts``: the best strategy of each family of metrics and those not significantly different
-    from it (:func:`korean_bpe.compare.verdict.verdicts`).
+    from it (:func:`korean_bpe.compare.verdict.verdicts`); ``held_out``: the documents every row was
+    measured on (:func:`korean_bpe.compare.run.held_out_split`).
     ``len()`` is the number of rows.
     """
 
@@ -134,6 +135,7 @@ class Comparison:
     #: per family of metrics and vocabulary size, the best strategy and those not significantly
     #: different from it (:mod:`korean_bpe.compare.verdict`; downstream first when measured)
     verdicts: list[Verdict] = field(default_factory=list)
+    held_out: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.table)

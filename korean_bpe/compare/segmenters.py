@@ -24,12 +24,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..encoding.offsets import token_offsets, word_bases
+from ..encoding.offsets import word_bases
 from ..jamo import compose, decompose
 from ..pre_tokenizers.base import get_pre_tokenizer
 from ..units import SPACE_MARK, bytes_to_unicode
 
-__all__ = ["Segmenter", "BPESegmenter", "BaselineSegmenter", "BASELINE_UNITS", "align_words"]
+__all__ = ["Segmenter", "WordSegmenter", "BPESegmenter", "BaselineSegmenter", "BASELINE_UNITS", "align_words"]
 
 #: the ``unit`` of each kortok-style baseline
 BASELINE_UNITS = ("jamo", "syllable", "morpheme", "word")
@@ -38,7 +38,8 @@ _UNK = "<unk>"
 
 @runtime_checkable
 class Segmenter(Protocol):
-    """One row's tokenizer: what :func:`~korean_bpe.compare.compare` needs, nothing more."""
+    """One row's tokenizer: exactly what the measurements of :func:`~korean_bpe.compare.compare`
+    read, nothing more (a peer library is measured through the same methods as our rows)."""
 
     strategy: str
     kind: str
@@ -48,13 +49,36 @@ class Segmenter(Protocol):
     vocab_size: int  # actual size
     unk_ids: frozenset[int]
 
-    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]: ...
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        """The ids of each text (a text spelling a special token is text)."""
+
+    def encode_with_spans(self, texts: Sequence[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]] | None]:
+        """``(encode_batch(texts), spans)``: each token's character span where the library gives
+        them in the same pass (HF), else None (the spans are then those of :meth:`pieces`)."""
 
     def decode(self, ids: Sequence[int]) -> str: ...
 
-    def pieces(self, text: str) -> list[tuple[str, int, int]]: ...
+    def pieces(self, text: str) -> list[tuple[str, int, int]]:
+        """``(readable token, start, end)`` per token, in ``text``'s characters (see the module)."""
 
-    def vocab_surfaces(self) -> list[bytes]: ...
+    def vocab_surfaces(self) -> list[bytes]:
+        """The UTF-8 surface of each ordinary token (markers as spaces; specials left out)."""
+
+    def merge_triples(self) -> list[tuple[int, int, int]] | None:
+        """Our BPE's merges as ``(left id, right id, merged id)``, in rank order; None for a row
+        without BPE merges of ours (the residue rate is then NaN)."""
+
+    def clear_cache(self) -> None:
+        """Forget what encoding remembers (timed runs start cold)."""
+
+
+@runtime_checkable
+class WordSegmenter(Segmenter, Protocol):
+    """A :class:`Segmenter` over a pre-tokenizer's words (our BPE, the morpheme and word baselines):
+    a pre-tokenization made once serves every row built on it."""
+
+    def encode_pretokenized(self, batch: list[list[str]]) -> list[list[int]]:
+        """The ids of texts already cut into words by the row's pre-tokenizer: ``encode_batch``'s."""
 
 
 # -- aligning pre-tokenizer words with the text --------------------------------------------------
@@ -91,10 +115,13 @@ class BPESegmenter:
         self.vocab_size = tokenizer.vocab_size
         unk = tokenizer.unk_token
         self.unk_ids = frozenset({tokenizer.token_to_id(unk)} if unk is not None and tokenizer.token_to_id(unk) is not None else ())
+        #: the ids of the special tokens (each spells one symbol: :meth:`symbol_lengths`)
+        self.special_ids = frozenset(tokenizer.token_to_id(t) for t in tokenizer.special_tokens)
+        #: the tokenizer's word marker (``"▁"``, ``"</w>"``, ``"##"`` or None)
+        self.marker = tokenizer.marker
         self._words = words or {}
         self._readable_cache: dict[int, str] = {}
-        self._specials = frozenset(tokenizer.token_to_id(t) for t in tokenizer.special_tokens)
-        self._marker = tokenizer.marker
+        self._symbol_lengths: Any = None
 
     def __repr__(self) -> str:
         return f"BPESegmenter({self.strategy!r}, vocab_size={self.vocab_size})"
@@ -102,16 +129,35 @@ class BPESegmenter:
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         return self.tokenizer.encode_batch(texts, disallowed_special=())  # a review spelling "<unk>" is text
 
+    def encode_with_spans(self, texts: Sequence[str]) -> tuple[list[list[int]], None]:
+        return self.encode_batch(texts), None
+
     def encode_pretokenized(self, batch: list[list[str]]) -> list[list[int]]:
         """The ids of texts already cut into words by this tokenizer's pre-tokenizer: the same ids
-        as :meth:`encode_batch` (``Tokenizer.encode_batch`` is this after ``pre_tokenizer.batch``)."""
-        return self.tokenizer._encode_words(batch)
+        as :meth:`encode_batch` (:meth:`korean_bpe.Tokenizer.encode_pretokenized`)."""
+        return self.tokenizer.encode_pretokenized(batch)
 
     def decode(self, ids: Sequence[int]) -> str:
         return self.tokenizer.decode(ids)
 
     def clear_cache(self) -> None:
         self.tokenizer.clear_cache()
+
+    def merge_triples(self) -> list[tuple[int, int, int]]:
+        model = self.tokenizer.model
+        vocab = model.vocab
+        return [(vocab[a], vocab[b], vocab[model.merged_token(a, b)]) for a, b in model.merges]
+
+    def symbol_lengths(self) -> Any:
+        """How many unit symbols each id spells (a special token: one), as the encoder counts them,
+        as a numpy int64 array indexed by id (made once)."""
+        if self._symbol_lengths is None:
+            import numpy as np
+
+            specials, id_to_token = self.special_ids, self.tokenizer.id_to_token
+            self._symbol_lengths = np.fromiter((1 if i in specials else len(t) for i, t in enumerate(id_to_token)),
+                                               dtype=np.int64, count=len(id_to_token))
+        return self._symbol_lengths
 
     def _readable(self, i: int) -> str:
         """Token ``i`` as text: jamo recomposed, bytes decoded (``<0xEB>`` for a byte that is part of
@@ -120,10 +166,10 @@ class BPESegmenter:
         got = self._readable_cache.get(i)
         if got is None:
             token = self.tokenizer.id_to_token[i]
-            if i in self._specials:
+            if i in self.special_ids:
                 got = token
             else:
-                mark = SPACE_MARK if self._marker == SPACE_MARK and token.startswith(SPACE_MARK) else ""
+                mark = SPACE_MARK if self.marker == SPACE_MARK and token.startswith(SPACE_MARK) else ""
                 body = token[len(mark):]
                 if body and self.tokenizer.unit.compiled_symbols == "bytes" and set(body) <= _GPT2_BYTES.keys():
                     from .peers import readable_bytes
@@ -142,8 +188,7 @@ class BPESegmenter:
         words = self._words.get(text)
         if words is None:
             words = tok.pre_tokenizer(text)
-        ids, spans = token_offsets(text, words, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark,
-                                   segment=tok._encoder.segment, view="spelled", strict=False)
+        ids, spans = tok.encode_with_offsets(text, disallowed_special=(), words=words, view="spelled")
         return [(self._readable(i), a, b) for i, (a, b) in zip(ids, spans)]
 
     def vocab_surfaces(self) -> list[bytes]:
@@ -151,9 +196,9 @@ class BPESegmenter:
         surfaces = []
         to_byte = {c: b for b, c in bytes_to_unicode().items()}
         for i, token in enumerate(tok.id_to_token):
-            if i in self._specials:
+            if i in self.special_ids:
                 continue
-            if self._marker == SPACE_MARK and token.startswith(SPACE_MARK):
+            if self.marker == SPACE_MARK and token.startswith(SPACE_MARK):
                 token = token[1:]
             if tok.unit.compiled_symbols == "bytes":  # byte symbols: GPT-2 characters for bytes
                 surfaces.append(bytes(to_byte[c] if c in to_byte else 0x20 for c in token))
@@ -314,6 +359,15 @@ class BaselineSegmenter:
                 ids += got
             out.append(ids)
         return out
+
+    def encode_with_spans(self, texts: Sequence[str]) -> tuple[list[list[int]], None]:
+        return self.encode_batch(texts), None
+
+    def merge_triples(self) -> None:
+        return None
+
+    def clear_cache(self) -> None:
+        """Nothing to forget: a baseline looks each token up."""
 
     def decode(self, ids: Sequence[int]) -> str:
         tokens = [self.vocab_tokens[i] for i in ids]

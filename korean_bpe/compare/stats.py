@@ -66,8 +66,8 @@ CONFIDENCE = 0.95
 #: the fewest held-out documents intervals and p-values are given for (fewer: none, with a note)
 MIN_DOCUMENTS = 20
 #: the per-document counts a row measures, the columns of its document matrix
-PARTS = ("docs", "tokens", "words", "continued", "unk", "round_trip", "tp", "pred", "gold", "correct", "renyi",
-         "chars", "bytes")
+PARTS = ("docs", "tokens", "words", "continued", "unk", "round_trip", "tp", "pred", "gold", "renyi", "chars",
+         "bytes")
 #: metric -> (numerator parts, denominator parts): the metric is the sum of the numerator parts over
 #: the documents divided by that of the denominator parts (F1: 2 TP / (predicted + gold))
 RATIOS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -81,7 +81,6 @@ RATIOS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "morph_precision": (("tp",), ("pred",)),
     "morph_recall": (("tp",), ("gold",)),
     "morph_f1": (("tp", "tp"), ("pred", "gold")),
-    "probe_accuracy": (("correct",), ("docs",)),
 }
 
 

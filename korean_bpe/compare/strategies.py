@@ -1,19 +1,18 @@
-"""Strategy names: the grid of :func:`korean_bpe.compare.compare`, families, and how they group into tasks.
+"""Strategy names: the grid of :func:`korean_bpe.compare.compare`, its families and the tables that
+say what each name is built on (the objects behind the names: :mod:`korean_bpe.compare.training`).
 
 >>> resolve_strategies(["baseline/word", "raw"])
 ['baseline/word', 'raw/syllable', 'raw/jamo', 'raw/byte']
->>> _tasks(["whitespace/jamo", "baseline/word", "okt/jamo", "hf-bpe"])
-[['whitespace/jamo', 'baseline/word'], ['okt/jamo'], ['hf-bpe']]
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["BPE_PRE_TOKENIZERS", "BPE_UNITS", "GOLD_ANALYZERS", "BASELINES", "DEFAULT_STRATEGIES",
-           "TRAIN_ONLY", "MORE_STRATEGIES", "resolve_strategies"]
+           "TRAIN_ONLY", "MORE_STRATEGIES", "NOT_DEFAULT", "DERIVED", "DROPS_TEXT", "SUPERWORD", "SUPERBPE",
+           "PEER_ANALYZERS", "peer_names", "resolve_strategies", "why"]
 
 #: the pre-tokenizations of the ``bpe`` rows: name -> (registered pre-tokenizer, options)
 BPE_PRE_TOKENIZERS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -31,7 +30,11 @@ BPE_PRE_TOKENIZERS: dict[str, tuple[str, dict[str, Any]]] = {
 #: 200k is 0.9; 0.8 leaves room at the smaller sizes a sweep reads by truncation) and the word limit
 SUPERBPE = {"transition": 0.8, "max_words": 4}
 #: the pre-tokenizations outside the default grid (each ``<name>/<unit>`` runs when named)
-_NOT_DEFAULT = ("mob", "mob-kiwi", "superbpe")
+NOT_DEFAULT = ("mob", "mob-kiwi", "superbpe")
+#: the pre-tokenizations whose rows train SuperBPE's two stages (:data:`SUPERBPE`)
+SUPERWORD = ("superbpe",)
+#: the pre-tokenizations that drop text (analysis mode: 조사, punctuation and foreign tokens)
+DROPS_TEXT = ("okt-analysis",)
 #: pre-tokenizations made from another one's analysis (MoB's marks on the lossless morphemes):
 #: name -> the one it reads, so that an analyzer runs once per comparison
 DERIVED: dict[str, str] = {"mob": "mecab", "mob-kiwi": "kiwi"}
@@ -53,11 +56,15 @@ BASELINES: dict[str, tuple[str, str]] = {
 #: ``sentencepiece-bpe/<name>`` is SentencePiece BPE trained on the same analyses with
 #: ``pretokenization_delimiter``
 TRAIN_ONLY: dict[str, str] = {"okt-train": "okt", "kiwi-train": "kiwi", "mecab-train": "mecab"}
+#: the peers built on a morpheme analyzer: name -> analyzer
+PEER_ANALYZERS: dict[str, str] = {"kiwi-bpe": "kiwi", "kiwi-swtokenizer": "kiwi"}
 _PEER_NAMES_FALLBACK = ("sentencepiece-bpe", "sentencepiece-unigram", "hf-bpe", "hf-wordpiece", "kiwi-bpe",
                         "kiwi-swtokenizer")
 
 
-def _peer_names() -> tuple[str, ...]:
+def peer_names() -> tuple[str, ...]:
+    """The peers' names (:data:`korean_bpe.compare.peers.PEERS`; their names alone where the peers
+    module cannot be imported)."""
     try:
         from . import peers
     except ImportError:
@@ -66,8 +73,8 @@ def _peer_names() -> tuple[str, ...]:
 
 
 def _default_strategies() -> tuple[str, ...]:
-    bpe = tuple(f"{p}/{u}" for p in BPE_PRE_TOKENIZERS if p not in _NOT_DEFAULT for u in BPE_UNITS)
-    return bpe + tuple(BASELINES) + _peer_names()
+    bpe = tuple(f"{p}/{u}" for p in BPE_PRE_TOKENIZERS if p not in NOT_DEFAULT for u in BPE_UNITS)
+    return bpe + tuple(BASELINES) + peer_names()
 
 
 #: every strategy of the default grid, in row order
@@ -76,38 +83,12 @@ DEFAULT_STRATEGIES: tuple[str, ...] = _default_strategies()
 
 def _more_families() -> dict[str, list[str]]:
     """The families outside the default grid, each with its members in row order."""
-    return {**{family: [f"{family}/{u}" for u in BPE_UNITS] for family in _NOT_DEFAULT},
+    return {**{family: [f"{family}/{u}" for u in BPE_UNITS] for family in NOT_DEFAULT},
             **{family: [*(f"{family}/{u}" for u in BPE_UNITS), f"sentencepiece-bpe/{family}"] for family in TRAIN_ONLY}}
 
 
 #: the strategies compare() runs when named (``strategies=["kiwi-train"]``), not by default
 MORE_STRATEGIES: tuple[str, ...] = tuple(n for members in _more_families().values() for n in members)
-
-
-@dataclass(frozen=True)
-class _Strategy:
-    name: str
-    kind: str
-    source: str  # the pre-tokenization it reads ("" for none)
-    unit: str
-    analyzer: str  # the morpheme analyzer it is built on ("" for none)
-    trained_on: str = ""  # the analyzer that cut its training words only (the *-train families)
-
-
-def _parse(name: str) -> _Strategy:
-    family, _, rest = name.partition("/")
-    if name in MORE_STRATEGIES and family not in _NOT_DEFAULT:
-        if family == "sentencepiece-bpe":
-            return _Strategy(name, "peer", "", "", "", TRAIN_ONLY[rest])
-        return _Strategy(name, "bpe", "raw", rest, "", TRAIN_ONLY[family])
-    if name in BASELINES:
-        unit, source = BASELINES[name]
-        return _Strategy(name, "baseline", source, unit, source if unit == "morpheme" else "")
-    if name in _peer_names():
-        return _Strategy(name, "peer", "", "", "kiwi" if name.startswith("kiwi") else "")
-    pre, _, unit = name.partition("/")
-    analyzer = "okt" if pre == "okt-analysis" else DERIVED.get(pre, pre if pre in GOLD_ANALYZERS else "")
-    return _Strategy(name, "bpe", pre, unit, analyzer)
 
 
 def resolve_strategies(strategies: Sequence[str] | None) -> list[str]:
@@ -128,10 +109,10 @@ def resolve_strategies(strategies: Sequence[str] | None) -> list[str]:
         raise TypeError(f"strategies must be a list of names such as ['okt/jamo', 'baseline/word'], not the string "
                         f"{strategies!r}; write strategies=[{strategies!r}]")
     families: dict[str, list[str]] = {
-        "bpe": [n for n in grid if _parse(n).kind == "bpe"],
+        "bpe": [f"{p}/{u}" for p in BPE_PRE_TOKENIZERS if p not in NOT_DEFAULT for u in BPE_UNITS],
         "baseline": list(BASELINES),
-        "peer": list(_peer_names()),
-        **{p: [f"{p}/{u}" for u in BPE_UNITS] for p in BPE_PRE_TOKENIZERS if p not in _NOT_DEFAULT},
+        "peer": list(peer_names()),
+        **{p: [f"{p}/{u}" for u in BPE_UNITS] for p in BPE_PRE_TOKENIZERS if p not in NOT_DEFAULT},
     }
     more = _more_families()
     out: list[str] = []
@@ -153,35 +134,6 @@ def resolve_strategies(strategies: Sequence[str] | None) -> list[str]:
     if not out:
         raise ValueError("strategies names no strategy; give at least one, e.g. ['whitespace/syllable'] or None")
     return out
-
-
-
-# -- tasks: what runs together in one process ---------------------------------------------------------
-
-#: rough seconds of each task on NSMC (165k/55k reviews, 4 sizes, cold) on one core: only the order in
-#: which the worker processes start tasks (longest first), never a result
-_TASK_COST = {"okt": 340, "sentencepiece-unigram": 180, "kiwi": 160, "baseline": 110, "mecab": 120,
-              "kiwi-bpe": 100, "raw": 90, "whitespace": 90, "kiwi-swtokenizer": 60}
-
-
-def _tasks(names: list[str]) -> list[list[str]]:
-    """The strategies grouped into tasks that share nothing but the on-disk caches: the rows of one
-    analyzer or pre-tokenizer (its BPE units and the baselines that read it; ``okt`` and
-    ``okt-analysis`` together, as they read the same cached Okt analysis), the jamo and syllable
-    baselines, each peer alone; in the order of their first strategy in ``names``."""
-    groups: dict[str, list[str]] = {}
-    for name in names:
-        groups.setdefault(_task_key([name]), []).append(name)
-    return list(groups.values())
-
-
-def _task_key(task: list[str]) -> str:
-    s = _parse(task[0])
-    if s.trained_on:  # beside the rows of its analyzer: they read the same analysis
-        return s.trained_on
-    if s.kind == "peer":
-        return s.name
-    return "okt" if s.source == "okt-analysis" else DERIVED.get(s.source, s.source) or "baseline"
 
 
 

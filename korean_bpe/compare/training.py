@@ -1,185 +1,404 @@
-"""Training each strategy at each size (or reading it from the model cache): yields the segmenters
-the rows measure, with their held-out and probe encodings."""
+"""The strategies of a comparison as objects, one class per kind: our BPE (:class:`BPEStrategy`, the
+2026 kinds included: MoB, SuperBPE, the ``*-train`` families), the kortok-style baselines
+(:class:`BaselineStrategy`) and the peer libraries (:class:`PeerStrategy`).  Each trains itself at
+every size of a run (or reads the model cache), yields its segmenters with their held-out
+encodings (:class:`Trained`), and knows what it reads (its pre-tokenization and analyzer), what
+its rows are compared with and whether it drops text; :func:`strategy` makes one from its name.
+
+>>> s = strategy("okt/jamo")
+>>> type(s).__name__, s.source, s.unit, s.analyzer, s.group, s.reference("jamo")
+('BPEStrategy', 'okt', 'jamo', 'okt', 'okt', 'whitespace/jamo')
+>>> strategy("baseline/morpheme-kiwi").analyzer, strategy("okt-analysis/byte").drops_text
+('kiwi', True)
+>>> groups(["whitespace/jamo", "baseline/word", "okt/jamo", "hf-bpe"])
+[['whitespace/jamo', 'baseline/word'], ['okt/jamo'], ['hf-bpe']]
+"""
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from .segmenters import BaselineSegmenter, BPESegmenter
-from .strategies import SUPERBPE, _Strategy, why as _why
+from .heldout import Layout
+from .plan import Workspace
+from .segmenters import BaselineSegmenter, BPESegmenter, Segmenter
+from .strategies import (BASELINES, BPE_UNITS, DERIVED, DROPS_TEXT, GOLD_ANALYZERS, MORE_STRATEGIES, NOT_DEFAULT,
+                         PEER_ANALYZERS, SUPERBPE, SUPERWORD, TRAIN_ONLY, peer_names, why)
 
-
-@dataclass
-class State:
-    """What every process of a comparison shares, as plain data (sent once to each worker)."""
-
-    train: list[str]
-    train_labels: list[int] | None  # the labels of the extrinsic_idx documents
-    #: the training documents the extrinsic stages read (the union of the probe's and the downstream
-    #: stage's seeded samples), encoded once per row; None without labels
-    extrinsic_idx: list[int] | None
-    sizes: list[int]
-    held: Any  # korean_bpe.compare.measure._HeldOut
-    seed: int
-    min_frequency: int
-    peers_ok: bool
-    pieces_texts: list[str]
-    model_cache_dir: str | None = None
-    texts_hash: str = ""
-    #: positions in ``extrinsic_idx`` of the probe's sample and of the downstream stage's (None: all)
-    probe_pos: list[int] | None = None
-    downstream_pos: list[int] | None = None
-    #: the downstream stage's settings (korean_bpe.compare.downstream.Downstream), None: off
-    downstream: Any = None
+__all__ = ["Strategy", "BPEStrategy", "BaselineStrategy", "PeerStrategy", "Trained", "strategy", "groups",
+           "default_reference", "GROUP_COST"]
 
 
-@dataclass
-class Context(State):
-    """:class:`State` plus what one process keeps: its pre-tokenizations, the peers module, the
-    model cache, and the current task's notes and recorded pieces."""
+def default_reference(unit: str) -> str:
+    """The row a row of ``unit`` is compared with (at its own vocabulary size): our whitespace BPE of
+    the same unit, of syllables for the rows whose unit BPE has not (baselines of words and
+    morphemes, peers).
 
-    pretok: Any = None  # korean_bpe.compare.pretok._Pretok
-    peers: Any = None
-    model_cache: Any = None
-    notes: list[str] = field(default_factory=list)
-    pieces: dict[tuple[str, int], Any] = field(default_factory=dict)
-    show_progress: Any = False  # the downstream stage's bar of each row (this process's option)
-
-def _segmenters(strategy: _Strategy, ctx: Context) -> Any:
-    """Yield ``(segmenter, vocab size, extra columns with the encodings)`` for each size."""
-    if strategy.kind == "bpe":
-        yield from _bpe_segmenters(strategy, ctx)
-    elif strategy.kind == "baseline":
-        yield from _baseline_segmenters(strategy, ctx)
-    else:
-        yield from _peer_segmenters(strategy, ctx)
+    >>> default_reference("jamo"), default_reference("morpheme"), default_reference("")
+    ('whitespace/jamo', 'whitespace/syllable', 'whitespace/syllable')
+    """
+    return f"whitespace/{unit}" if unit in BPE_UNITS else "whitespace/syllable"
 
 
-def _bpe_segmenters(strategy: _Strategy, ctx: Context) -> Any:
-    from ..tokenizer import Tokenizer
-    from ..trainer.model import BPEModel
+@dataclass(frozen=True)
+class Trained:
+    """One size of a strategy, trained: its segmenter, the ids of the held-out documents (and their
+    spans, where the library gives them in one pass), the ids of the labelled training sample (None
+    without labels) and the columns of its training (``train_s``, ``pretok_s``, ``model_cached``)."""
 
-    notes, sizes, name = ctx.notes, ctx.sizes, strategy.name
-    try:
-        pt, train_words, test_words, table, pretok_s = ctx.pretok.get(strategy.source)
-    except (ImportError, RuntimeError, OSError, ValueError) as exc:
-        notes.append(f"skipped {name}: {_why(exc)}")
-        return
-    def load(entry: dict[str, Any]) -> Any:
-        if entry["kind"] != "bpe":
-            raise ValueError("not a BPE model")
-        model = BPEModel(special_tokens=entry["special_tokens"], alphabet=entry["alphabet"],
-                         merges=[tuple(m) for m in entry["merges"]],
-                         continuing_subword_prefix=entry["continuing_subword_prefix"])
-        return Tokenizer(model, pre_tokenizer=pt, unit=strategy.unit, marker=entry["marker"],
-                         unk_token=entry["unk_token"])
+    segmenter: Segmenter
+    vocab_size: int
+    encoded: list[list[int]]
+    train_ids: list[list[int]] | None
+    columns: dict[str, Any]
+    spans: list[list[tuple[int, int]]] | None = None
 
-    config: dict[str, Any] = {}
-    training_pt = _Table(pt, table)
-    if strategy.trained_on:  # the raw words cut at the analyzer's morphemes, from its one analysis
+
+@dataclass(frozen=True)
+class Strategy:
+    """A strategy of the grid: its ``name``; ``source``, the pre-tokenization it reads (a key of
+    :data:`~korean_bpe.compare.strategies.BPE_PRE_TOKENIZERS`, ``""`` for none); ``unit``;
+    ``analyzer``, the morpheme analyzer it is built on (``""`` for none); ``trained_on``, the
+    analyzer that cut its training words only (the ``*-train`` families); ``drops_text``, whether
+    its pre-tokenizer drops text (analysis mode)."""
+
+    name: str
+    source: str = ""
+    unit: str = ""
+    analyzer: str = ""
+    trained_on: str = ""
+    drops_text: bool = False
+    #: the ``kind`` column of its rows
+    kind: ClassVar[str] = ""
+    #: whether its rows' token spans are the same at every size (then measured once)
+    sizes_share_spans: ClassVar[bool] = False
+    #: whether it runs a peer library (:mod:`korean_bpe.compare.peers`)
+    needs_peers: ClassVar[bool] = False
+
+    @property
+    def group(self) -> str:
+        """The strategies of one group run together in one process and share nothing with the
+        other groups but the on-disk caches: an analyzer's or a pre-tokenization's rows (with the
+        baselines that read it), the jamo and syllable baselines, each peer alone."""
+        return self.trained_on or _GROUP_OF.get(self.source, self.source) or "baseline"
+
+    def reference(self, unit: str) -> str:
+        """The strategy its row of segmenter unit ``unit`` is compared with by default."""
+        return default_reference(unit)
+
+    def self_graded(self, gold: str) -> bool:
+        """Whether analyzer ``gold`` grades its own morphemes in this strategy's rows."""
+        return bool(gold) and gold in (self.analyzer, self.trained_on)
+
+    def train(self, ws: Workspace, notes: list[str]) -> Iterator[Trained]:
+        """Each size of ``ws.plan`` trained (or read from the model cache), ascending; what cannot be
+        trained is skipped with a note appended to ``notes``."""
+        raise NotImplementedError
+
+    def word_inputs(self, ws: Workspace, seg: Segmenter) -> tuple[Layout | None, list[list[str]] | None]:
+        """What its rows' measurements read of its pre-tokenization: the held-out 어절 layout (our
+        BPE) and the words of each held-out character alone (rows built on words); None, None here."""
+        return None, None
+
+    def encode_rate(self, ws: Workspace, seg: Segmenter) -> float:
+        """``encode_texts_per_s`` of its row: :func:`korean_bpe.compare.measure.throughput`."""
+        from .measure import throughput
+
+        return throughput(seg, ws.plan.held.sample)
+
+
+class _OnWords(Strategy):
+    """A strategy of ours built on a pre-tokenization's words: an analyzer's time counts in its
+    throughput once per analyzer (its words of the timed sample are encoded alone)."""
+
+    def encode_rate(self, ws: Workspace, seg: Segmenter) -> float:
+        if not self.analyzer:
+            return super().encode_rate(ws, seg)
+        from .measure import throughput_pretokenized
+
+        analyzer_s, words = ws.pretok.sample_batch(self.source, ws.plan.held.sample)
+        return throughput_pretokenized(seg, ws.plan.held.sample, analyzer_s=analyzer_s, words=words)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class BPEStrategy(_OnWords):
+    """Our BPE over a pre-tokenization x unit; ``superword``: SuperBPE's two stages (the transition a
+    share of the largest size, :data:`~korean_bpe.compare.strategies.SUPERBPE`)."""
+
+    superword: bool = False
+    kind: ClassVar[str] = "bpe"
+
+    def word_inputs(self, ws: Workspace, seg: Segmenter) -> tuple[Layout | None, list[list[str]] | None]:
+        held = ws.plan.held
+        return ws.pretok.layout(self.source, held), ws.pretok.char_words(self.source, list(held.char_counts))
+
+    def train(self, ws: Workspace, notes: list[str]) -> Iterator[Trained]:
+        from ..tokenizer import Tokenizer
+        from ..trainer.model import BPEModel
+
+        plan, sizes, name = ws.plan, ws.plan.sizes, self.name
         try:
-            training_pt, config, analyze_s = _morpheme_cut(ctx, strategy, pt)
+            pt, train_words, test_words, table, pretok_s = ws.pretok.get(self.source)
         except (ImportError, RuntimeError, OSError, ValueError) as exc:
-            notes.append(f"skipped {name}: {_why(exc)}")
+            notes.append(f"skipped {name}: {why(exc)}")
             return
-        pretok_s += analyze_s
-    superword: dict[str, Any] = {}
-    if strategy.source == "superbpe":  # SuperBPE's two stages, the transition a share of the largest size
-        superword = {"superword_transition": max(1, int(SUPERBPE["transition"] * sizes[-1])),
-                     "superword_max_words": SUPERBPE["max_words"]}
-        config["superword"] = superword
 
-    def train() -> Any:
-        trained = Tokenizer.train(ctx.train, vocab_size=sizes[-1], pre_tokenizer=training_pt,
-                                  unit=strategy.unit, min_frequency=ctx.min_frequency, show_progress=False,
-                                  **superword)
-        return Tokenizer(trained.model, pre_tokenizer=pt, unit=trained.unit, marker=trained.marker,
-                         unk_token=trained.unk_token)
+        def load(entry: dict[str, Any]) -> Any:
+            if entry["kind"] != "bpe":
+                raise ValueError("not a BPE model")
+            return Tokenizer(BPEModel.from_dict(entry["model"]), pre_tokenizer=pt, unit=self.unit,
+                             marker=entry["marker"], unk_token=entry["unk_token"])
 
-    def store(tok: Any, train_s: float) -> dict[str, Any]:
-        m = tok.model
-        return {"kind": "bpe", "train_s": train_s, "special_tokens": list(m.special_tokens),
-                "alphabet": list(m.alphabet), "merges": [list(p) for p in m.merges],
-                "continuing_subword_prefix": m.continuing_subword_prefix, "marker": tok.marker,
-                "unk_token": tok.unk_token}
+        config: dict[str, Any] = {}
+        training_pt: Any = _Table(pt, table)
+        if self.trained_on:  # the raw words cut at the analyzer's morphemes, from its one analysis
+            try:
+                training_pt, config, analyze_s = _morpheme_cut(ws, self, pt)
+            except (ImportError, RuntimeError, OSError, ValueError) as exc:
+                notes.append(f"skipped {name}: {why(exc)}")
+                return
+            pretok_s += analyze_s
+        superword: dict[str, Any] = {}
+        if self.superword:
+            superword = {"superword_transition": max(1, int(SUPERBPE["transition"] * sizes[-1])),
+                         "superword_max_words": SUPERBPE["max_words"]}
+            config["superword"] = superword
 
-    config |= {"pre_tokenizer": pt.to_config(), "analyzer": _analyzer_version(pt), "unit": strategy.unit,
-               "min_frequency": ctx.min_frequency, "code": _code("bpe")}
-    try:
-        full, train_s, cached = _cached_train(ctx, strategy, sizes[-1], config, load=load, train=train, store=store)
-    except ValueError as exc:
-        notes.append(f"skipped {name}: {_why(exc)}")
-        return
-    base = len(full.model.truncate(0).id_to_token)
-    for size in sizes:
-        if size < base:
-            notes.append(f"skipped {name} at vocab size {size}: smaller than its {base} special tokens + alphabet")
-            continue
-        n = min(len(full.model.merges), size - base)
-        while n < len(full.model.merges) and full.model.truncate(n).vocab_size < size:
-            n += 1
-        tok = full if n == len(full.model.merges) else Tokenizer(
-            full.model.truncate(n), pre_tokenizer=pt, unit=full.unit, marker=full.marker, unk_token=full.unk_token)
-        seg = BPESegmenter(tok, strategy=name, pre_tokenizer=strategy.source, words=table)
-        yield seg, size, {
-            "encoded": seg.encode_pretokenized(test_words),
-            "train_encoded": None if ctx.extrinsic_idx is None else
-            seg.encode_pretokenized([train_words[i] for i in ctx.extrinsic_idx]),
-            "train_s": train_s, "pretok_s": pretok_s, "model_cached": cached,
-        }
+        def train() -> Any:
+            trained = Tokenizer.train(plan.train, vocab_size=sizes[-1], pre_tokenizer=training_pt, unit=self.unit,
+                                      min_frequency=plan.min_frequency, show_progress=False, **superword)
+            return Tokenizer(trained.model, pre_tokenizer=pt, unit=trained.unit, marker=trained.marker,
+                             unk_token=trained.unk_token)
+
+        def store(tok: Any, train_s: float) -> dict[str, Any]:
+            return {"kind": "bpe", "train_s": train_s, "model": tok.model.to_dict(), "marker": tok.marker,
+                    "unk_token": tok.unk_token}
+
+        config |= {"pre_tokenizer": pt.to_config(), "analyzer": _analyzer_version(pt), "unit": self.unit,
+                   "min_frequency": plan.min_frequency, "code": _code("bpe")}
+        try:
+            full, train_s, cached = _cached_train(ws, self, sizes[-1], config, load=load, train=train, store=store)
+        except ValueError as exc:
+            notes.append(f"skipped {name}: {why(exc)}")
+            return
+        base = len(full.model.truncate(0).id_to_token)
+        labelled_words = None if plan.labelled is None else [train_words[i] for i in plan.labelled.idx]
+        for size in sizes:
+            if size < base:
+                notes.append(f"skipped {name} at vocab size {size}: smaller than its {base} special tokens + alphabet")
+                continue
+            n = min(len(full.model.merges), size - base)
+            while n < len(full.model.merges) and full.model.truncate(n).vocab_size < size:
+                n += 1
+            tok = full if n == len(full.model.merges) else Tokenizer(
+                full.model.truncate(n), pre_tokenizer=pt, unit=full.unit, marker=full.marker, unk_token=full.unk_token)
+            seg = BPESegmenter(tok, strategy=name, pre_tokenizer=self.source, words=table)
+            yield Trained(seg, size, seg.encode_pretokenized(test_words),
+                          None if labelled_words is None else seg.encode_pretokenized(labelled_words),
+                          {"train_s": train_s, "pretok_s": pretok_s, "model_cached": cached})
 
 
-def _morpheme_cut(ctx: Context, strategy: _Strategy, base: Any) -> tuple[Any, dict[str, Any], float]:
+@dataclass(frozen=True)
+class BaselineStrategy(_OnWords):
+    """A kortok-style baseline without BPE (:class:`~korean_bpe.compare.segmenters.BaselineSegmenter`):
+    jamo, syllable, an analyzer's morphemes or 어절; trained once at the largest size and truncated."""
+
+    kind: ClassVar[str] = "baseline"
+    sizes_share_spans: ClassVar[bool] = True
+
+    def word_inputs(self, ws: Workspace, seg: Segmenter) -> tuple[Layout | None, list[list[str]] | None]:
+        if not self.analyzer:
+            return None, None
+        return None, ws.pretok.char_words(self.source, list(ws.plan.held.char_counts))
+
+    def train(self, ws: Workspace, notes: list[str]) -> Iterator[Trained]:
+        plan, sizes, name = ws.plan, ws.plan.sizes, self.name
+        options: dict[str, Any] = {"strategy": name}
+        pretok_s = math.nan
+        pt = train_words = test_words = None
+        if self.source:
+            try:
+                pt, train_words, test_words, table, pretok_s = ws.pretok.get(self.source)
+            except (ImportError, RuntimeError, OSError, ValueError) as exc:
+                notes.append(f"skipped {name}: {why(exc)}")
+                return
+            options.update(pre_tokenizer=pt if self.analyzer else None, words=table, pre_tokenizer_name=self.source)
+
+        def load(entry: dict[str, Any]) -> Any:
+            if entry["kind"] != "baseline":
+                raise ValueError("not a baseline vocabulary")
+            return BaselineSegmenter(self.unit, entry["vocab_tokens"], **options)
+
+        config = {"pre_tokenizer": None if pt is None else pt.to_config(),
+                  "analyzer": None if pt is None else _analyzer_version(pt), "unit": self.unit,
+                  "code": _code("baseline")}
+        full, train_s, cached = _cached_train(
+            ws, self, sizes[-1], config, load=load,
+            train=lambda: BaselineSegmenter.train(plan.train, unit=self.unit, vocab_size=sizes[-1], **options),
+            store=lambda seg, seconds: {"kind": "baseline", "train_s": seconds, "vocab_tokens": list(seg.vocab_tokens)})
+        idx = None if plan.labelled is None else plan.labelled.idx
+        for size in sizes:
+            seg = full.truncate(size)
+            if test_words is not None:
+                encoded = seg.encode_pretokenized(test_words)
+                train_ids = None if idx is None else seg.encode_pretokenized([train_words[i] for i in idx])
+            else:
+                encoded = seg.encode_batch(plan.held.texts)
+                train_ids = None if idx is None else seg.encode_batch([plan.train[i] for i in idx])
+            yield Trained(seg, size, encoded, train_ids,
+                          {"train_s": train_s, "pretok_s": pretok_s, "model_cached": cached})
+
+
+@dataclass(frozen=True)
+class PeerStrategy(Strategy):
+    """A peer library's tokenizer (:mod:`korean_bpe.compare.peers`), trained on the same texts at each
+    size, except the greedy BPE peers (:data:`~korean_bpe.compare.peers.TRUNCATABLE_PEERS`: trained
+    once at the largest size and truncated, which gives the same model; their ``train_s`` is that
+    one training).  A peer that crashes or fails (RuntimeError) is not tried at its remaining
+    sizes: one note.  With the model cache, each training is read back when it was done before (a
+    native crash too, as its note: :class:`~korean_bpe.compare.peers.PeerCrash`)."""
+
+    kind: ClassVar[str] = "peer"
+    needs_peers: ClassVar[bool] = True
+
+    @property
+    def group(self) -> str:
+        return self.trained_on or self.name  # a *-train peer beside its analyzer's rows: they read one analysis
+
+    def train(self, ws: Workspace, notes: list[str]) -> Iterator[Trained]:
+        peers, name, plan = ws.peers, self.name, ws.plan
+        if peers is None:
+            return
+        full = None
+        full_cached = False
+        train_s = math.nan
+        for size in plan.sizes:
+            try:
+                if name in peers.TRUNCATABLE_PEERS:
+                    if full is None:
+                        full, train_s, full_cached = self._train_at(ws, plan.sizes[-1])
+                    seg, cached = full.truncate(size), full_cached
+                else:
+                    seg, train_s, cached = self._train_at(ws, size)
+            except ImportError as exc:
+                notes.append(f"skipped {name}: {why(exc)}")
+                return
+            except RuntimeError as exc:
+                notes.append(f"skipped {name} at vocab size {', '.join(str(s) for s in plan.sizes if s >= size)}: "
+                             f"{why(exc)}")
+                return
+            except (ValueError, OSError) as exc:
+                notes.append(f"skipped {name} at vocab size {size}: {why(exc)}")
+                continue
+            encoded, spans = seg.encode_with_spans(plan.held.texts)
+            yield Trained(seg, size, encoded,
+                          None if plan.labelled is None else seg.encode_batch([plan.train[i] for i in plan.labelled.idx]),
+                          {"train_s": train_s, "pretok_s": math.nan, "model_cached": cached}, spans)
+
+    def _train_at(self, ws: Workspace, size: int) -> tuple[Any, float, bool]:
+        """(this peer trained at ``size``, seconds of its training, read from the model cache); a
+        cached crash raises its :class:`~korean_bpe.compare.peers.PeerCrash` again."""
+        peers = ws.peers
+        assert peers is not None
+
+        def load(entry: dict[str, Any]) -> Any:
+            if entry["kind"] == "crash" and isinstance(entry.get("note"), str):
+                return _Crash(entry["note"])
+            return peers.peer_from_entry(self.name, entry)
+
+        def failed(exc: BaseException, seconds: float) -> dict[str, Any] | None:
+            # the same texts and versions crash again: keep the note
+            return {"kind": "crash", "note": str(exc), "train_s": seconds} if isinstance(exc, peers.PeerCrash) else None
+
+        texts, config = _boundary_texts(ws, self)[:2] if self.trained_on else (ws.plan.train, {})
+        peer, train_s, cached = _cached_train(
+            ws, self, size, {"libraries": _peer_libraries(), "code": _code("peer"), **config}, load=load,
+            train=lambda: peers.train_peer(self.name, texts, vocab_size=size, seed=ws.plan.seed),
+            store=lambda peer, seconds: {**peers.peer_to_entry(peer), "train_s": seconds}, failed=failed)
+        if isinstance(peer, _Crash):
+            raise peers.PeerCrash(peer.note)
+        return peer, train_s, cached
+
+
+#: the pre-tokenizations whose rows run with another one's: the Okt analysis mode reads the one Okt
+#: analysis, MoB the lossless morphemes of its analyzer
+_GROUP_OF: dict[str, str] = {"okt-analysis": "okt", **DERIVED}
+
+
+def strategy(name: str) -> Strategy:
+    """The strategy named ``name`` (a name of :func:`~korean_bpe.compare.strategies.resolve_strategies`)."""
+    family, _, rest = name.partition("/")
+    if name in MORE_STRATEGIES and family not in NOT_DEFAULT:  # the *-train families
+        if family == "sentencepiece-bpe":
+            return PeerStrategy(name, trained_on=TRAIN_ONLY[rest])
+        return BPEStrategy(name, source="raw", unit=rest, trained_on=TRAIN_ONLY[family])
+    if name in BASELINES:
+        unit, source = BASELINES[name]
+        return BaselineStrategy(name, source=source, unit=unit, analyzer=source if source in GOLD_ANALYZERS else "")
+    if name in peer_names():
+        return PeerStrategy(name, analyzer=PEER_ANALYZERS.get(name, ""))
+    pre, _, unit = name.partition("/")
+    analyzer = _GROUP_OF.get(pre, pre)
+    return BPEStrategy(name, source=pre, unit=unit, analyzer=analyzer if analyzer in GOLD_ANALYZERS else "",
+                       drops_text=pre in DROPS_TEXT, superword=pre in SUPERWORD)
+
+
+#: rough seconds of each group on NSMC (165k/55k reviews, 4 sizes, cold) on one core: only the order
+#: in which the worker processes start groups (longest first), never a result
+GROUP_COST = {"okt": 340, "sentencepiece-unigram": 180, "kiwi": 160, "baseline": 110, "mecab": 120,
+              "kiwi-bpe": 100, "raw": 90, "whitespace": 90, "kiwi-swtokenizer": 60}
+
+
+def groups(names: Sequence[str]) -> list[list[str]]:
+    """The strategies grouped by :attr:`Strategy.group`, in the order of their first strategy in ``names``."""
+    found: dict[str, list[str]] = {}
+    for name in names:
+        found.setdefault(strategy(name).group, []).append(name)
+    return list(found.values())
+
+
+def _morpheme_cut(ws: Workspace, s: Strategy, base: Any) -> tuple[Any, dict[str, Any], float]:
     """(the training pre-tokenizer of a ``*-train`` row: ``base``'s words of the training texts cut
     at the analyzer's lossless morphemes; the model cache's config of that analysis; the analysis
     seconds).  Raises the analyzer's error."""
     from ..pre_tokenizers.boundaries import MorphemeBoundaries
 
-    texts, config, analyzer, analyze_s = _boundary_texts(ctx, strategy)
+    texts, config, analyzer, analyze_s = _boundary_texts(ws, s)
     words = base.batch(texts, show_progress=False)
-    return _Table(MorphemeBoundaries(analyzer=analyzer, base=base), dict(zip(ctx.train, words))), config, analyze_s
+    return _Table(MorphemeBoundaries(analyzer=analyzer, base=base), dict(zip(ws.plan.train, words))), config, analyze_s
 
 
-def _boundary_texts(ctx: Context, strategy: _Strategy) -> tuple[list[str], dict[str, Any], Any, float]:
+def _boundary_texts(ws: Workspace, s: Strategy) -> tuple[list[str], dict[str, Any], Any, float]:
     """(the training texts with :data:`~korean_bpe.markers.MORPHEME_CUT` at the morpheme boundaries
-    of ``strategy.trained_on``, read from the analysis compare already made, never a second
-    analyzer pass; the model cache's config of it; the analyzer; its seconds): what the ``*-train``
-    rows train on, and the ``sentencepiece-bpe/*-train`` peers with ``pretokenization_delimiter``."""
+    of ``s.trained_on``, read from the analysis compare already made, never a second analyzer
+    pass; the model cache's config of it; the analyzer; its seconds): what the ``*-train`` rows
+    train on, and the ``sentencepiece-bpe/*-train`` peers with ``pretokenization_delimiter``."""
     from ..pre_tokenizers.boundaries import mark_boundaries
 
-    analyzer, _, _, morphemes, analyze_s = ctx.pretok.get(strategy.trained_on)
+    analyzer, _, _, morphemes, analyze_s = ws.pretok.get(s.trained_on)
     config = {"trained_on": analyzer.to_config(), "trained_on_version": _analyzer_version(analyzer),
               "cut": _code("cut")}
-    return [mark_boundaries(t, morphemes[t]) for t in ctx.train], config, analyzer, analyze_s
+    return [mark_boundaries(t, morphemes[t]) for t in ws.plan.train], config, analyzer, analyze_s
 
 
-def _model_key(ctx: Context, strategy: _Strategy, vocab_size: int,
-               config: dict[str, Any]) -> tuple[Any, str]:
-    """(the model cache or None, the key of ``strategy``'s model trained at ``vocab_size``)."""
-    cache = ctx.model_cache
-    if cache is None:
-        return None, ""
-    return cache, cache.key({"texts": ctx.texts_hash, "strategy": strategy.name, "vocab_size": vocab_size,
-                             "seed": ctx.seed, **config})
-
-
-def _cached_train(ctx: Context, strategy: _Strategy, vocab_size: int, config: dict[str, Any], *,
+def _cached_train(ws: Workspace, strategy: Strategy, vocab_size: int, config: dict[str, Any], *,
                   load: Callable[[dict[str, Any]], Any], train: Callable[[], Any],
                   store: Callable[[Any, float], dict[str, Any]],
                   failed: Callable[[BaseException, float], dict[str, Any] | None] | None = None,
                   ) -> tuple[Any, float, bool]:
     """(the model, the seconds its training took, whether it was read from the model cache) of
-    ``strategy`` at ``vocab_size``, the one shape of every training :func:`compare` runs: the cache
+    ``strategy`` at ``vocab_size``, the one shape of every training :func:`~korean_bpe.compare.compare` runs: the cache
     entry under the key of ``config`` when ``load(entry)`` makes a model of it (KeyError,
     TypeError, ValueError, RuntimeError or OSError: it does not, train again), else ``train()``,
     timed, and ``store(model, seconds)`` kept (a model that cannot be stored, ValueError, is
     trained again next time).  When ``train()`` raises, ``failed(exc, seconds)`` may give an entry
     to keep (a deterministic crash), and the exception goes on."""
-    cache, key = _model_key(ctx, strategy, vocab_size, config)
+    cache = ws.model_cache
+    key = "" if cache is None else cache.key({"texts": ws.plan.texts_hash, "strategy": strategy.name,
+                                              "vocab_size": vocab_size, "seed": ws.plan.seed, **config})
     entry = cache.get(key) if cache is not None else None
     if entry is not None:
         try:
@@ -258,108 +477,6 @@ class _Table:
         return self._pt.to_config()
 
 
-def _baseline_segmenters(strategy: _Strategy, ctx: Context) -> Any:
-    notes, sizes, name = ctx.notes, ctx.sizes, strategy.name
-    options: dict[str, Any] = {"strategy": name}
-    pretok_s = math.nan
-    pt = train_words = test_words = None
-    if strategy.source:
-        try:
-            pt, train_words, test_words, table, pretok_s = ctx.pretok.get(strategy.source)
-        except (ImportError, RuntimeError, OSError, ValueError) as exc:
-            notes.append(f"skipped {name}: {_why(exc)}")
-            return
-        options.update(pre_tokenizer=pt if strategy.unit == "morpheme" else None, words=table,
-                       pre_tokenizer_name=strategy.source)
-    def load(entry: dict[str, Any]) -> Any:
-        if entry["kind"] != "baseline":
-            raise ValueError("not a baseline vocabulary")
-        return BaselineSegmenter(strategy.unit, entry["vocab_tokens"], **options)
-
-    config = {"pre_tokenizer": None if pt is None else pt.to_config(),
-              "analyzer": None if pt is None else _analyzer_version(pt), "unit": strategy.unit, "code": _code("baseline")}
-    full, train_s, cached = _cached_train(
-        ctx, strategy, sizes[-1], config, load=load,
-        train=lambda: BaselineSegmenter.train(ctx.train, unit=strategy.unit, vocab_size=sizes[-1], **options),
-        store=lambda seg, seconds: {"kind": "baseline", "train_s": seconds, "vocab_tokens": list(seg.vocab_tokens)})
-    for size in sizes:
-        seg = full.truncate(size)
-        if test_words is not None:
-            encoded = seg.encode_pretokenized(test_words)
-            train_encoded = None if ctx.extrinsic_idx is None else \
-                seg.encode_pretokenized([train_words[i] for i in ctx.extrinsic_idx])
-        else:
-            encoded = seg.encode_batch(ctx.held.texts)
-            train_encoded = None if ctx.extrinsic_idx is None else \
-                seg.encode_batch([ctx.train[i] for i in ctx.extrinsic_idx])
-        yield seg, size, {"encoded": encoded, "train_encoded": train_encoded, "train_s": train_s, "pretok_s": pretok_s,
-                          "model_cached": cached}
-
-
-def _peer_segmenters(strategy: _Strategy, ctx: Context) -> Any:
-    """Each size's peer: trained at each size, except :data:`~korean_bpe.compare.peers.TRUNCATABLE_PEERS`
-    (greedy BPE: trained once at the largest size and truncated, which gives the same model; their
-    ``train_s`` is that one training).  A peer that crashes or fails (RuntimeError) is not tried
-    at its remaining sizes: one note.  With the model cache, each training is read back when it
-    was done before (a native crash too, as its note: :class:`~korean_bpe.compare.peers.PeerCrash`)."""
-    peers, notes, name = ctx.peers, ctx.notes, strategy.name
-    if peers is None:
-        return
-    full = None
-    full_cached = False
-    train_s = math.nan
-    for size in ctx.sizes:
-        try:
-            if name in getattr(peers, "TRUNCATABLE_PEERS", ()):
-                if full is None:
-                    full, train_s, full_cached = _train_peer(strategy, ctx, ctx.sizes[-1])
-                seg, cached = full.truncate(size), full_cached
-            else:
-                seg, train_s, cached = _train_peer(strategy, ctx, size)
-        except ImportError as exc:
-            notes.append(f"skipped {name}: {_why(exc)}")
-            return
-        except RuntimeError as exc:
-            notes.append(f"skipped {name} at vocab size {', '.join(str(s) for s in ctx.sizes if s >= size)}: "
-                         f"{_why(exc)}")
-            return
-        except (ValueError, OSError) as exc:
-            notes.append(f"skipped {name} at vocab size {size}: {_why(exc)}")
-            continue
-        both = getattr(seg, "encode_with_spans", None)  # an HF peer: ids and spans in one call
-        encoded, spans = both(ctx.held.texts) if both is not None else (seg.encode_batch(ctx.held.texts), None)
-        yield seg, size, {
-            "encoded": encoded, "spans": spans,
-            "train_encoded": None if ctx.extrinsic_idx is None else
-            seg.encode_batch([ctx.train[i] for i in ctx.extrinsic_idx]),
-            "train_s": train_s, "pretok_s": math.nan, "model_cached": cached,
-        }
-
-
-def _train_peer(strategy: _Strategy, ctx: Context, size: int) -> tuple[Any, float, bool]:
-    """(peer ``strategy`` trained at ``size``, seconds of its training, read from the model cache);
-    a cached crash raises its :class:`~korean_bpe.compare.peers.PeerCrash` again."""
-    peers = ctx.peers
-
-    def load(entry: dict[str, Any]) -> Any:
-        if entry["kind"] == "crash" and isinstance(entry.get("note"), str):
-            return _Crash(entry["note"])
-        return peers.peer_from_entry(strategy.name, entry)
-
-    def failed(exc: BaseException, seconds: float) -> dict[str, Any] | None:
-        # the same texts and versions crash again: keep the note
-        return {"kind": "crash", "note": str(exc), "train_s": seconds} if isinstance(exc, peers.PeerCrash) else None
-
-    texts, config = _boundary_texts(ctx, strategy)[:2] if strategy.trained_on else (ctx.train, {})
-    peer, train_s, cached = _cached_train(
-        ctx, strategy, size, {"libraries": _peer_libraries(), "code": _code("peer"), **config}, load=load,
-        train=lambda: peers.train_peer(strategy.name, texts, vocab_size=size, seed=ctx.seed),
-        store=lambda peer, seconds: {**peers.peer_to_entry(peer), "train_s": seconds}, failed=failed)
-    if isinstance(peer, _Crash):
-        raise peers.PeerCrash(peer.note)
-    return peer, train_s, cached
-
-
 class _Crash:
     """A peer's crash read from the model cache (raised again as its PeerCrash)."""
 
@@ -371,4 +488,3 @@ def _peer_libraries() -> dict[str, str | None]:
     from .model_cache import library_versions
 
     return library_versions("sentencepiece", "tokenizers", "kiwipiepy", "kiwipiepy_model")
-

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import columns, stats
+from .rows import Row
+from .tasks import Task, paired_p
 
 __all__ = ["FAMILIES", "Verdict", "verdicts", "format_verdicts"]
 
@@ -49,43 +51,36 @@ class Verdict:
     compared: int
 
 
-def verdicts(rows: Sequence[dict[str, Any]], *, alpha: float) -> list[Verdict]:
+def verdicts(rows: Sequence[Row], tasks: Sequence[Task], *, alpha: float) -> list[Verdict]:
     """The verdicts of the measured ``rows`` (as :func:`~korean_bpe.compare.assemble.build_frame`
-    leaves them: with ``_replicates``, and ``_correct`` for the probe), per family of
-    :data:`FAMILIES` measured in some row, per vocabulary size; none for a family whose rows have
-    no resamples (``Statistics(resamples=0)``)."""
+    leaves them: with their replicates, and the evidence of the tasks that keep it), per family
+    of :data:`FAMILIES` measured in some row, per vocabulary size; the p-values are the tests of
+    the ``tasks`` that measure each metric (:func:`korean_bpe.compare.tasks.paired_p`); none for a
+    family whose rows have no resamples (``Statistics(resamples=0)``)."""
     out = []
     for family, metric in FAMILIES.items():
         column = columns.by_name(metric)
-        for size in sorted({row["vocab_size"] for row in rows}):
-            candidates = [row for row in rows if row["vocab_size"] == size and _number(row.get(metric))
-                          and not (metric == "morph_f1" and row.get("self_graded"))]
+        for size in sorted({row.vocab_size for row in rows}):
+            candidates = [row for row in rows if row.vocab_size == size and _number(row.columns.get(metric))
+                          and not (metric == "morph_f1" and row.columns.get("self_graded"))]
             if len(candidates) < 2:
                 continue
             sign = -1 if column.direction == "lower" else 1
-            best = max(candidates, key=lambda row: sign * row[metric])  # max keeps the first of equals
+            best = max(candidates, key=lambda row: sign * row.columns[metric])  # max keeps the first of equals
             others = [row for row in candidates if row is not best]
-            raw = [_p(metric, row, best) for row in others]
+            raw = [paired_p(metric, row, best, tasks) for row in others]
             if all(math.isnan(p) for p in raw):
                 continue
             adjusted = stats.holm(raw)
-            tied = tuple(row["strategy"] for row, p in zip(others, adjusted) if not math.isnan(p) and p >= alpha)
-            out.append(Verdict(family, metric, size, best["strategy"], float(best[metric]),
-                               (best["strategy"], *tied), {row["strategy"]: p for row, p in zip(others, adjusted)},
+            tied = tuple(row.strategy for row, p in zip(others, adjusted) if not math.isnan(p) and p >= alpha)
+            out.append(Verdict(family, metric, size, best.strategy, float(best.columns[metric]),
+                               (best.strategy, *tied), {row.strategy: p for row, p in zip(others, adjusted)},
                                len(candidates)))
     return out
 
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not math.isnan(value)
-
-
-def _p(metric: str, row: dict[str, Any], best: dict[str, Any]) -> float:
-    if metric == "probe_accuracy":
-        a, b = row.get("_correct"), best.get("_correct")
-        return math.nan if a is None or b is None else stats.mcnemar_p(a, b)
-    a, b = row.get("_replicates", {}).get(metric), best.get("_replicates", {}).get(metric)
-    return math.nan if a is None or b is None else stats.paired_p(a, b)
 
 
 def format_verdicts(found: Sequence[Verdict], *, alpha: float, width: int = 100) -> str:

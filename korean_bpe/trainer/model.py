@@ -9,8 +9,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 __all__ = ["BPEModel"]
 
@@ -34,6 +36,31 @@ class BPEModel:
         object.__setattr__(self, "special_tokens", tuple(self.special_tokens))
         object.__setattr__(self, "alphabet", tuple(self.alphabet))
         object.__setattr__(self, "merges", tuple((a, b) for a, b in self.merges))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The model as plain, JSON-ready data; :meth:`from_dict` reads it back.
+
+        >>> m = BPEModel(special_tokens=("<unk>",), alphabet=("가", "다"), merges=(("가", "다"),))
+        >>> m.to_dict()
+        {'special_tokens': ['<unk>'], 'alphabet': ['가', '다'], 'merges': [['가', '다']], 'continuing_subword_prefix': None}
+        >>> BPEModel.from_dict(m.to_dict()) == m
+        True
+        """
+        return {"special_tokens": list(self.special_tokens), "alphabet": list(self.alphabet),
+                "merges": [list(pair) for pair in self.merges],
+                "continuing_subword_prefix": self.continuing_subword_prefix}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BPEModel:
+        """The model of :meth:`to_dict`'s ``data`` (KeyError for a missing field, ValueError for a
+        merge that is not a pair)."""
+        merges = []
+        for pair in data["merges"]:
+            if len(pair) != 2:
+                raise ValueError(f"a merge is a pair of tokens, got {pair!r}")
+            merges.append((pair[0], pair[1]))
+        return cls(special_tokens=tuple(data["special_tokens"]), alphabet=tuple(data["alphabet"]), merges=tuple(merges),
+                   continuing_subword_prefix=data["continuing_subword_prefix"])
 
     @cached_property
     def id_to_token(self) -> tuple[str, ...]:

@@ -1,0 +1,58 @@
+"""The downstream classifier as a task: a small neural sequence classifier trained from scratch on
+each row's token ids, several seeds (:mod:`korean_bpe.compare.downstream`), scored on the held-out
+documents, with intervals over the documents and the seeds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import stats
+from ..downstream import Downstream, evaluate, resolved_device
+from ..rows import Measured, RowInput
+from .base import BaseTask, register_task
+
+__all__ = ["DownstreamTask"]
+
+
+@register_task("downstream")
+class DownstreamTask(BaseTask):
+    """``downstream_accuracy``, ``downstream_macro_f1``, ``downstream_seed_sd`` and ``downstream_s``
+    of each row; needs labels and PyTorch (``pip install "korean_bpe[downstream]"``)."""
+
+    name = "downstream"
+    labels = "required"
+    metrics = ("downstream_accuracy", "downstream_macro_f1")
+
+    def __init__(self, settings: Downstream | None = None) -> None:
+        settings = Downstream() if settings is None else settings
+        if not isinstance(settings, Downstream):
+            raise TypeError(f"downstream must be a korean_bpe.compare.Downstream, e.g. Downstream(model='cnn'), or "
+                            f"None, got {settings!r}")
+        self.settings = settings
+        self.train_docs = settings.train_docs
+
+    def measure(self, row: RowInput) -> Measured | None:
+        if row.labelled is None or row.held.labels is None:
+            return None
+        from ...progress import start_progress
+
+        settings = self.settings
+        train_ids, train_labels = row.training(self.name)
+        bar = start_progress(row.show_progress, total=settings.seeds * settings.epochs,
+                             desc=f"downstream {row.strategy} {row.vocab_size:,}", unit="epoch")
+        try:
+            columns, evidence = evaluate(train_ids, train_labels, row.encoded, row.held.labels, settings=settings,
+                                         seed=row.seed, progress=bar)
+        finally:
+            bar.close()
+        return Measured(columns, evidence=evidence)
+
+    def replicates(self, evidence: Any, *, point: Mapping[str, Any], resamples: int, seed: int) -> dict[str, Any]:
+        return stats.seed_document_replicates(evidence, resamples=resamples, seed=seed)
+
+    def to_config(self) -> dict[str, Any]:
+        return {**self.settings.to_config(), "device_used": resolved_device(self.settings)}
+
+    def __repr__(self) -> str:
+        return f"DownstreamTask({self.settings!r})"
