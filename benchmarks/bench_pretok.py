@@ -76,7 +76,7 @@ def okt_split(okt, reviews: list[str]) -> None:
     joined by spaces, 1,000 per call, one ``String.join`` string per call, as ``okt_analyzer``)."""
     import jpype
 
-    from korean_bpe.pre_tokenizers._sejong import _prepare
+    from korean_bpe.pre_tokenizers._sejong import prepare_text
     from korean_bpe.pre_tokenizers.okt import space_pieces
 
     false = jpype.java.lang.Boolean(False)
@@ -90,7 +90,7 @@ def okt_split(okt, reviews: list[str]) -> None:
         [tuple(t.rsplit("/", 1)) for t in answer.toArray()]
         ana, conv = ana + t1 - t0, conv + time.thread_time() - t1
     print(f"    naive loop: JVM analysis {ana:.2f} s, JPype conversion {conv:.2f} s ({conv / (ana + conv):.1%})")
-    units = [space_pieces(_prepare(r)[0]) or [] for r in reviews]
+    units = [space_pieces(prepare_text(r)[0]) or [] for r in reviews]
     keys = list(dict.fromkeys(u for us in units for u in us))
     ana = conv = 0.0
     for i in range(0, len(keys), 1000):

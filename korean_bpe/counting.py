@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal, overload
 
 from ._batches import batches
@@ -412,6 +413,11 @@ class WordCounts:
     def items(self) -> list[tuple[str, int]]:
         """``(word, count)`` pairs, count descending, then word by code point."""
         return sorted(self._counts.items(), key=_sort_key)
+
+    def as_mapping(self) -> Mapping[str, int]:
+        """``{word: count}``, a read-only view of the counts: unsorted, nothing copied (what
+        training reads)."""
+        return MappingProxyType(self._counts)
 
     def __iter__(self) -> Iterator[str]:
         return (w for w, _ in self.items())

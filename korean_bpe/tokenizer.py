@@ -354,6 +354,12 @@ class Tokenizer:
         return self._mark.text
 
     @property
+    def word_marker(self) -> Marker:
+        """The marker object behind :attr:`marker` (:class:`korean_bpe.markers.Marker`), as the
+        encoder, the decoder and continued training apply it."""
+        return self._mark
+
+    @property
     def byte_fallback(self) -> bool:
         return self._fallback.byte_fallback
 

@@ -1,7 +1,8 @@
 """The ``korean-bpe`` command: thin subcommands over the public API (``main`` and the parser here,
-one module per command family: :mod:`.train` (train, count), :mod:`.encode` (encode, decode),
-:mod:`.export` (export-hf), :mod:`.cache`, :mod:`.compare`; shared options in :mod:`.args`, the
-I/O helpers and messages in :mod:`.io`).
+one module per command family, each adding its subcommands with ``add_parsers``: :mod:`.train`
+(train, count), :mod:`.encode` (encode, decode), :mod:`.export` (export-hf), :mod:`.cache`,
+:mod:`.compare`; what they share, the parser class, the shared options, the I/O helpers and the
+messages, in :mod:`.common`).
 
 ::
 
@@ -45,13 +46,9 @@ from typing import Any, NoReturn
 
 from .. import __version__
 from .._messages import one_line
-from .args import _Parser
-from .cache import _add_cache
-from .compare import _add_compare, compare_legend
-from .encode import _add_decode, _add_encode
-from .export import _add_export_hf
-from .io import CLI_OPTIONS, PROG, UserError, check_model_output, speak_cli
-from .train import _add_count, _add_train
+from . import cache, compare, encode, export, train
+from .common import CLI_OPTIONS, PROG, Parser, UserError, check_model_output, speak_cli
+from .compare import compare_legend
 
 __all__ = [
     "main", "build_parser", "check_model_output", "speak_cli", "CLI_OPTIONS", "compare_legend", "UserError", "PROG",
@@ -68,8 +65,8 @@ EXAMPLES = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The full ``korean-bpe`` parser (one small function per subcommand)."""
-    parser = _Parser(
+    """The full ``korean-bpe`` parser (each command module adds its subcommands: ``add_parsers``)."""
+    parser = Parser(
         prog=PROG,
         description="Korean-aware BPE: train, apply, export and compare tokenizers.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -79,8 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the full traceback on errors (also: KOREAN_BPE_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for add in (_add_train, _add_count, _add_encode, _add_decode, _add_export_hf, _add_cache, _add_compare):
-        add(sub)
+    for command in (train, encode, export, cache, compare):
+        command.add_parsers(sub)
     return parser
 
 

@@ -7,7 +7,8 @@ import argparse
 from typing import Any
 
 
-def _add_cache(sub: Any) -> None:
+def add_parsers(sub: Any) -> None:
+    """Add ``cache`` (``list``, ``clear``) to the subcommands ``sub``."""
     p = sub.add_parser("cache", help="list or clear the analyzer caches and compare's trained models",
                        description="The on-disk morpheme-analysis caches and the trained models of "
                                    "`korean-bpe compare` (models/ beside them; KOREAN_BPE_CACHE_DIR overrides the place).")

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from ..compare.result import MAX_RESAMPLES, MAX_SEED
-from .args import _corpus_arg, _int_at_least, _positive_int
-from .io import STDOUT, UserError, _info, _no_stdout, _refuse_overwriting, _refuse_stdin_twice, speak_cli
+from .common import (
+    STDOUT, UserError, add_corpus_arg, info, int_at_least, positive_int, refuse_overwriting, refuse_stdin_twice,
+    refuse_stdout, speak_cli,
+)
 
 
 def compare_legend(alpha: float = 0.05) -> str:
@@ -49,7 +51,8 @@ def _downstream_defaults() -> Any:
 _DOWNSTREAM = _downstream_defaults()
 
 
-def _add_compare(sub: Any) -> None:
+def add_parsers(sub: Any) -> None:
+    """Add ``compare`` to the subcommands ``sub``."""
     p = sub.add_parser(
         "compare", help="compare tokenization strategies on held-out text and write a report",
         description="Train every tokenization strategy (our BPE over each pre-tokenizer x unit, kortok-style\n"
@@ -58,11 +61,11 @@ def _add_compare(sub: Any) -> None:
                     "report.html (one self-contained page) and the plots (*.png). A missing analyzer or\n"
                     "peer library is skipped with a note.",
         epilog=compare_legend(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    _corpus_arg(p)
+    add_corpus_arg(p)
     p.add_argument("--eval", default=None, metavar="FILE",
                    help="measure on FILE (text or NSMC-format TSV) and train on all of CORPUS "
                         "(default: hold out --test-fraction of CORPUS)")
-    p.add_argument("--eval-limit", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--eval-limit", type=positive_int, default=None, metavar="N",
                    help="read at most the first N documents of --eval (default: --limit)")
     p.add_argument("-o", "--output", default="results", metavar="DIR",
                    help="directory for table.csv, report.md, report.html and the PNGs (default: results)")
@@ -100,19 +103,19 @@ def _add_compare(sub: Any) -> None:
                    help="with labels: train a small neural classifier from scratch on each row's tokens "
                         "(cnn, the default, or transformer; several seeds) and report its held-out accuracy "
                         "and macro-F1 with intervals (needs PyTorch: pip install \"korean_bpe[downstream]\")")
-    p.add_argument("--downstream-seeds", type=_positive_int, default=_DOWNSTREAM.seeds, metavar="N",
+    p.add_argument("--downstream-seeds", type=positive_int, default=_DOWNSTREAM.seeds, metavar="N",
                    help=f"models trained per row (default: {_DOWNSTREAM.seeds})")
     p.add_argument("--downstream-docs", type=_docs_or_all, default=_DOWNSTREAM.train_docs, metavar="N",
                    help="training documents of the downstream models: a seeded sample of N, or 'all' "
                         f"(default: {_DOWNSTREAM.train_docs})")
-    p.add_argument("--downstream-epochs", type=_positive_int, default=_DOWNSTREAM.epochs, metavar="N",
+    p.add_argument("--downstream-epochs", type=positive_int, default=_DOWNSTREAM.epochs, metavar="N",
                    help=f"passes over them (default: {_DOWNSTREAM.epochs})")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where the downstream models train: auto (a GPU when torch sees one), cpu or cuda")
     p.add_argument("--csv", default=None, metavar="PATH",
                    help="also write the table to PATH; '-' for standard output (the printed table then goes to "
                         "standard error)")
-    p.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--jobs", type=positive_int, default=None, metavar="N",
                    help="worker processes, each running groups of strategies (an analyzer's rows, a peer); "
                         "same table and report whatever N (default: the number of CPUs, at most one per "
                         "group; 1, all in this process, on the small embedded corpus, where starting the "
@@ -129,15 +132,15 @@ def _docs_or_all(value: str) -> int | None:
     """An argparse type: ``all`` (None) or an integer >= 2."""
     if value.strip().lower() == "all":
         return None
-    return _int_at_least(2, "a number of documents (or 'all')")(value)
+    return int_at_least(2, "a number of documents (or 'all')")(value)
 
 
 #: compare's seed: the split, the bootstrap and scikit-learn's probe take 0 .. 2**32 - 1
-_compare_seed = _int_at_least(0, f"an integer from 0 to {MAX_SEED} (it seeds the split, the bootstrap and the probe)",
-                              MAX_SEED)
+_compare_seed = int_at_least(0, f"an integer from 0 to {MAX_SEED} (it seeds the split, the bootstrap and the probe)",
+                             MAX_SEED)
 
 
-_resamples = _int_at_least(0, f"an integer from 0 to {MAX_RESAMPLES:,} (0: no intervals)", MAX_RESAMPLES)
+_resamples = int_at_least(0, f"an integer from 0 to {MAX_RESAMPLES:,} (0: no intervals)", MAX_RESAMPLES)
 
 
 def _strategy_list(value: str) -> list[str]:
@@ -148,7 +151,7 @@ def _strategy_list(value: str) -> list[str]:
 
 
 def _vocab_sizes(value: str) -> list[int]:
-    sizes = [_positive_int(v.strip()) for v in value.split(",") if v.strip()]
+    sizes = [positive_int(v.strip()) for v in value.split(",") if v.strip()]
     for n in sizes:
         if n > COMPARE_MAX_VOCAB_SIZE:
             raise argparse.ArgumentTypeError(
@@ -163,8 +166,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     # every output is checked before the corpus is read: a bad place fails in a second, not after the run
     if not 0 < args.test_fraction < 1:
         raise UserError(f"--test-fraction must be between 0 and 1, got {args.test_fraction}")
-    _no_stdout("-o/--output", args.output, "the report (table.csv, report.md, report.html and the plots)",
-               "--csv - writes the table to standard output")
+    refuse_stdout("-o/--output", args.output, "the report (table.csv, report.md, report.html and the plots)",
+                  "--csv - writes the table to standard output")
     try:
         out_dir = check_output_dir(args.output)
     except ValueError as exc:
@@ -200,7 +203,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _documents(args.eval, args.eval_labels, "--eval-labels",
                    limit=args.limit if args.eval_limit is None else args.eval_limit)
     if (labels is None) != (eval_labels is None) and args.eval is not None:
-        _info("note: labels for only one of CORPUS and --eval: no probe_accuracy")
+        info("note: labels for only one of CORPUS and --eval: no probe_accuracy")
         labels = eval_labels = None
     if downstream is not None and labels is None:
         raise UserError("--downstream needs labels: give --labels FILE (one integer a line), or a corpus in NSMC "
@@ -218,7 +221,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     df = result.table
     for note in result.notes:
-        _info(f"note: {speak_cli(note, 'compare')}")
+        info(f"note: {speak_cli(note, 'compare')}")
     shown = sys.stderr if args.csv == STDOUT else sys.stdout  # --csv -: standard output holds the CSV alone
     print(format_table(df, alpha=statistics.alpha), file=shown)
     if df.empty:
@@ -247,10 +250,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from ..files import atomic_write_text
 
         atomic_write_text(args.csv, df.to_csv(index=False))
-        _info(f"wrote {args.csv}")
+        info(f"wrote {args.csv}")
     pngs = [name for name in written if name.endswith(".png")]
-    _info(f"wrote {args.output.rstrip('/')}/: table.csv, report.md, report.html (open it in a browser: images embedded) "
-          f"and {len(pngs)} plots ({', '.join(pngs)})")
+    info(f"wrote {args.output.rstrip('/')}/: table.csv, report.md, report.html (open it in a browser: images embedded) "
+         f"and {len(pngs)} plots ({', '.join(pngs)})")
     return 0
 
 
@@ -260,12 +263,12 @@ def _check_compare_files(args: argparse.Namespace, out_dir: Path) -> None:
 
     inputs = [("the corpus", args.corpus), ("the --eval file", args.eval), ("the --labels file", args.labels),
               ("the --eval-labels file", args.eval_labels)]
-    _refuse_stdin_twice(inputs)
+    refuse_stdin_twice(inputs)
     if args.csv is not None:
-        _refuse_overwriting("--csv", [args.csv], inputs, "give another file for the table")
+        refuse_overwriting("--csv", [args.csv], inputs, "give another file for the table")
     report = ["table.csv", "report.md", "report.html", *(name for name, *_ in PLOTS)]
-    _refuse_overwriting("-o/--output", [out_dir / name for name in report], inputs,
-                        "give another directory for the report")
+    refuse_overwriting("-o/--output", [out_dir / name for name in report], inputs,
+                       "give another directory for the report")
 
 
 def _compare_statistics(args: argparse.Namespace) -> Any:

@@ -8,8 +8,10 @@ import sys
 from typing import Any
 
 from .._batches import batches
-from .args import _model_arg, _probability, _threads_arg
-from .io import UserError, _escape_line_breaks, _load, _parse_ids, _stdin_lines, _stdout_writer
+from .common import (
+    UserError, add_model_arg, add_threads_arg, escape_line_breaks, load_model, parse_ids, probability, stdin_lines,
+    stdout_writer,
+)
 
 
 #: how ``encode`` and ``decode`` write what standard output cannot encode (their ``--help``)
@@ -25,16 +27,22 @@ UNENCODABLE_HELP = ("A token or text holding a character standard output cannot 
 ENCODE_BATCH_LINES = 4096
 
 
+def add_parsers(sub: Any) -> None:
+    """Add ``encode`` and ``decode`` to the subcommands ``sub``."""
+    _add_encode(sub)
+    _add_decode(sub)
+
+
 def _add_encode(sub: Any) -> None:
     p = sub.add_parser("encode", help="print the tokens (or ids) of texts",
                        description="Encode TEXT, or each line of standard input; one output line per text. "
                                    + UNENCODABLE_HELP)
-    _model_arg(p)
+    add_model_arg(p)
     p.add_argument("text", nargs="*", metavar="TEXT", help="texts to encode (default: read stdin, one a line)")
     p.add_argument("--ids", action="store_true", help="print token ids instead of tokens")
     p.add_argument("--offsets", action="store_true",
                    help="follow each token (or id) with @START:END, its character span in the text")
-    p.add_argument("--dropout", type=_probability, default=None, metavar="P",
+    p.add_argument("--dropout", type=probability, default=None, metavar="P",
                    help="BPE-dropout: skip each merge with probability P (default: 0, the usual encoding)")
     p.add_argument("--seed", type=int, default=None, metavar="S",
                    help="with --dropout: text k (from 1) is encoded with seed S+k-1, so a rerun prints the same "
@@ -42,7 +50,7 @@ def _add_encode(sub: Any) -> None:
     p.add_argument("--special-text", action="store_true",
                    help="encode text that spells a special token (<unk>, <0x41>) as ordinary characters "
                         "(default: refuse it; text never becomes a special token)")
-    _threads_arg(p, "encode a batch of lines", "output")
+    add_threads_arg(p, "encode a batch of lines", "output")
     p.add_argument("--line-buffered", action="store_true",
                    help=f"encode and print each line as it arrives (for a stream such as tail -f; the default "
                         f"when standard input is a terminal); otherwise lines are read in batches of up to "
@@ -54,7 +62,7 @@ def _add_decode(sub: Any) -> None:
     p = sub.add_parser("decode", help="turn token ids back into text",
                        description="Decode IDS (space- or comma-separated), or each line of standard input; "
                                    "one output line per sequence. " + UNENCODABLE_HELP)
-    _model_arg(p)
+    add_model_arg(p)
     p.add_argument("ids", nargs="*", metavar="IDS", help="token ids (default: read stdin, one sequence a line)")
     p.add_argument("--skip-special-tokens", action="store_true", help="leave out <unk> and other special tokens")
     p.set_defaults(func=cmd_decode)
@@ -65,11 +73,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
         raise UserError("--seed draws the merges BPE-dropout skips; without --dropout P nothing is drawn: leave --seed "
                         "out, or add --dropout 0.1")
     args.dropout = args.dropout or 0.0
-    tok = _load(args.model)
+    tok = load_model(args.model)
     from ..tokenizer import SpecialTokenTextError
 
-    texts = args.text if args.text else _stdin_lines()
-    write = _stdout_writer()
+    texts = args.text if args.text else stdin_lines()
+    write = stdout_writer()
     disallowed: Any = () if args.special_text else "all"
 
     def one(k: int, text: str) -> list[str]:
@@ -86,7 +94,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
         shown = show(ids)
         return [f"{t}@{a}:{b}" for t, (a, b) in zip(shown, offsets)] if args.offsets else shown
 
-    shown_tokens = [str(i) for i in range(tok.vocab_size)] if args.ids else list(map(_escape_line_breaks, tok.id_to_token))
+    shown_tokens = [str(i) for i in range(tok.vocab_size)] if args.ids else list(map(escape_line_breaks, tok.id_to_token))
 
     def show(ids: list[int]) -> list[str]:
         return [shown_tokens[i] for i in ids]
@@ -112,15 +120,15 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
-    tok = _load(args.model)
-    lines: Any = [" ".join(args.ids)] if args.ids else _stdin_lines()
-    write = _stdout_writer()
+    tok = load_model(args.model)
+    lines: Any = [" ".join(args.ids)] if args.ids else stdin_lines()
+    write = stdout_writer()
     for lineno, line in enumerate(lines, 1):
         where = "the arguments" if args.ids else f"<stdin> line {lineno}"
-        ids = _parse_ids(line, where)
+        ids = parse_ids(line, where)
         try:
             text = tok.decode(ids, skip_special_tokens=args.skip_special_tokens)
         except ValueError as exc:
             raise UserError(f"{where}: {exc}") from None
-        write(_escape_line_breaks(text) + "\n")
+        write(escape_line_breaks(text) + "\n")
     return 0

@@ -8,22 +8,22 @@ import os
 import sys
 from typing import Any
 
-from .args import _model_arg, _probability
-from .io import STDOUT, UserError, _info, _load, _refuse_overwriting, speak_cli
+from .common import STDOUT, UserError, add_model_arg, info, load_model, probability, refuse_overwriting, speak_cli
 
 
-def _add_export_hf(sub: Any) -> None:
+def add_parsers(sub: Any) -> None:
+    """Add ``export-hf`` to the subcommands ``sub``."""
     p = sub.add_parser("export-hf", help="write a Hugging Face tokenizer.json or tokenizer folder",
                        description="Write a tokenizer.json that tokenizers and transformers load with the same ids; "
                                    "to a directory (DIR/), a complete folder for AutoTokenizer.from_pretrained(DIR). "
                                    "A model whose pre-tokenizer runs an analyzer (okt, kiwi, mecab) gets the folder of "
                                    "korean_bpe.hf.KoreanBPETokenizerFast instead, which runs it (no HF client can).")
-    _model_arg(p)
+    add_model_arg(p)
     p.add_argument("-o", "--output", required=True, metavar="PATH",
                    help="file to write, or a directory (existing, or written DIR/) that gets tokenizer.json, "
                         "tokenizer_config.json and special_tokens_map.json; '-' for standard output. A symbolic "
                         "link is written through to its target; FIFOs and devices are refused")
-    p.add_argument("--dropout", type=_probability, default=None, metavar="P",
+    p.add_argument("--dropout", type=probability, default=None, metavar="P",
                    help="write HF BPE's dropout P (0 < P <= 1; default: none)")
     p.add_argument("--pretokenized", action="store_true",
                    help="okt, kiwi, mecab models: a stock tokenizer.json for the words of our analysis "
@@ -42,10 +42,10 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
     if args.output != STDOUT:  # a folder gets three files (a model's directory: tokenizer.json beside the model)
         targets = ([os.path.join(args.output, f) for f in (TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, SPECIAL_TOKENS_MAP_FILE)]
                    if folder else [os.path.join(args.output, TOKENIZER_FILE) if is_folder(args.output) else args.output])
-        _refuse_overwriting("-o/--output", targets, [(f"the model's {f}", os.path.join(args.model, f)) for f in FILES],
-                            f"give another path, such as {os.path.join(args.model, 'tokenizer.json')} or a folder "
-                            "of its own")
-    tok = _load(args.model)
+        refuse_overwriting("-o/--output", targets, [(f"the model's {f}", os.path.join(args.model, f)) for f in FILES],
+                           f"give another path, such as {os.path.join(args.model, 'tokenizer.json')} or a folder "
+                           "of its own")
+    tok = load_model(args.model)
     if args.dropout == 0.0:
         raise UserError("argument --dropout: HF's BPE refuses dropout 0; leave --dropout out for no dropout")
     if tok.pre_tokenizer.pos is not None and not args.pretokenized:  # an analyzer: no HF client runs it
@@ -62,11 +62,11 @@ def cmd_export_hf(args: argparse.Namespace) -> int:
         raise UserError(f"argument -o/--output: {exc}, or -o - for standard output") from None
     words = " (for analysed words: encode(words, is_pretokenized=True))" if args.pretokenized else ""
     if folder:
-        _info(f"wrote {path.parent}/: tokenizer.json, tokenizer_config.json, special_tokens_map.json{words} (load it "
-              f"with transformers.AutoTokenizer.from_pretrained({str(path.parent)!r}))")
+        info(f"wrote {path.parent}/: tokenizer.json, tokenizer_config.json, special_tokens_map.json{words} (load it "
+             f"with transformers.AutoTokenizer.from_pretrained({str(path.parent)!r}))")
     else:
-        _info(f"wrote {path}{words} (load it with tokenizers.Tokenizer.from_file or "
-              "transformers.PreTrainedTokenizerFast(tokenizer_file=...))")
+        info(f"wrote {path}{words} (load it with tokenizers.Tokenizer.from_file or "
+             "transformers.PreTrainedTokenizerFast(tokenizer_file=...))")
     return 0
 
 
@@ -84,8 +84,8 @@ def _export_wrapper(tok: Any, args: argparse.Namespace) -> int:
     roles = {k: v for k, v in special_tokens_map(tok).items() if k != "additional_special_tokens"}
     KoreanBPETokenizerFast.from_korean_bpe(tok, **roles).save_pretrained(args.output)
     name = tok.pre_tokenizer.to_config()["type"]
-    _info(f"wrote {args.output.rstrip('/')}/ for korean_bpe.hf.KoreanBPETokenizerFast, which runs the {name} analysis "
-          f"(no Hugging Face client can; a stock tokenizer.json would give other ids): load it with "
-          f"KoreanBPETokenizerFast.from_pretrained({args.output!r}) or transformers.AutoTokenizer.from_pretrained("
-          f"{args.output!r}, trust_remote_code=True), korean_bpe installed")
+    info(f"wrote {args.output.rstrip('/')}/ for korean_bpe.hf.KoreanBPETokenizerFast, which runs the {name} analysis "
+         f"(no Hugging Face client can; a stock tokenizer.json would give other ids): load it with "
+         f"KoreanBPETokenizerFast.from_pretrained({args.output!r}) or transformers.AutoTokenizer.from_pretrained("
+         f"{args.output!r}, trust_remote_code=True), korean_bpe installed")
     return 0

@@ -11,21 +11,27 @@ from pathlib import Path
 from typing import Any
 
 from .._messages import one_line
-from .args import MARKER_NAMES, PRE_TOKENIZER_NAMES, UNIT_NAMES, _corpus_arg, _positive_int, _threads_arg
-from .io import (
-    STDOUT, UserError, _info, _load, _no_stdout, _refuse_overwriting, _refuse_stdin_twice, check_model_output,
+from .common import (
+    MARKER_NAMES, PRE_TOKENIZER_NAMES, STDOUT, UNIT_NAMES, UserError, add_corpus_arg, add_threads_arg,
+    check_model_output, info, load_model, positive_int, refuse_overwriting, refuse_stdin_twice, refuse_stdout,
 )
+
+
+def add_parsers(sub: Any) -> None:
+    """Add ``train`` and ``count`` to the subcommands ``sub``."""
+    _add_train(sub)
+    _add_count(sub)
 
 
 def _add_train(sub: Any) -> None:
     p = sub.add_parser("train", help="train a tokenizer and save it to a directory",
                        description="Train a BPE tokenizer on CORPUS and save it (vocab.json, merges.txt, "
                                    "tokenizer_config.json).")
-    _corpus_arg(p)
+    add_corpus_arg(p)
     p.add_argument("--counts", default=None, metavar="FILE",
                    help="train from word counts written by 'korean-bpe count' instead of CORPUS (the same model; "
                         "the pre-tokenizer is the one the counts were made with)")
-    p.add_argument("--vocab-size", type=_positive_int, default=8000, metavar="N",
+    p.add_argument("--vocab-size", type=positive_int, default=8000, metavar="N",
                    help="special tokens + alphabet + merges (default: 8000)")
     _pre_tokenizer_args(p, initial=True)
     p.add_argument("--unit", choices=UNIT_NAMES, default=None,
@@ -33,15 +39,15 @@ def _add_train(sub: Any) -> None:
     p.add_argument("--marker", choices=tuple(MARKER_NAMES), default=None,
                    help="word-boundary marker ('space' is ▁; default: ▁ for whitespace and analysis "
                         "mode, none for raw and --lossless)")
-    p.add_argument("--min-frequency", type=_positive_int, default=2, metavar="N",
+    p.add_argument("--min-frequency", type=positive_int, default=2, metavar="N",
                    help="stop merging below this pair count (default: 2)")
-    p.add_argument("--limit-alphabet", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--limit-alphabet", type=positive_int, default=None, metavar="N",
                    help="keep only the N most frequent symbols (the rest: <unk> or byte fallback)")
-    p.add_argument("--max-token-length", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--max-token-length", type=positive_int, default=None, metavar="N",
                    help="no token longer than N symbols (characters, jamo or bytes; the ▁ marker counts one)")
-    p.add_argument("--superword-transition", type=_positive_int, default=None, metavar="T",
+    p.add_argument("--superword-transition", type=positive_int, default=None, metavar="T",
                    help="SuperBPE: merges stay inside words up to T tokens, then cross spaces (one piece a line)")
-    p.add_argument("--superword-max-words", type=_positive_int, default=4, metavar="N",
+    p.add_argument("--superword-max-words", type=positive_int, default=4, metavar="N",
                    help="with --superword-transition: at most N word starts (▁) a token (default: 4)")
     p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
     p.add_argument("--hangul-fallback", action="store_true",
@@ -51,7 +57,7 @@ def _add_train(sub: Any) -> None:
                         "CORPUS up to --vocab-size (old tokens included)")
     p.add_argument("-o", "--output", required=True, metavar="DIR",
                    help="directory to write the model to ('-' is refused: a model is three files)")
-    _threads_arg(p, "count the words (whitespace and raw) and prepare the merges", "model")
+    add_threads_arg(p, "count the words (whitespace and raw) and prepare the merges", "model")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
 
@@ -79,7 +85,7 @@ def _add_count(sub: Any) -> None:
     p.add_argument("corpus", nargs="*", metavar="FILE",
                    help="text files (one document a line) or NSMC-format TSVs, or '-' for stdin "
                         "(default: the corpus embedded in konlpy)")
-    p.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="read at most N documents")
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N", help="read at most N documents")
     _pre_tokenizer_args(p)
     p.add_argument("-o", "--output", required=True, metavar="FILE",
                    help="file to write the counts to; '-' for standard output")
@@ -87,9 +93,9 @@ def _add_count(sub: Any) -> None:
                    help="count on Dask: a scheduler address (tcp://host:8786), or 'local' for one worker process per "
                         "core on this machine; the files are cut into shards counted in parallel, same counts "
                         "(needs: pip install \"korean_bpe[distributed]\")")
-    p.add_argument("--shard-mb", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--shard-mb", type=positive_int, default=None, metavar="N",
                    help="with --scheduler: MiB of a file per task (default: 64)")
-    _threads_arg(p, "count the words of whitespace and raw", "counts")
+    add_threads_arg(p, "count the words of whitespace and raw", "counts")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_count)
 
@@ -145,9 +151,9 @@ def cmd_count(args: argparse.Namespace) -> int:
     if args.output != STDOUT:
         check_output_file(args.output)  # before hours of counting, not after
     inputs = [(f"FILE {k}" if len(args.corpus) > 1 else "the corpus", c) for k, c in enumerate(args.corpus, 1)]
-    _refuse_stdin_twice(inputs)
-    _refuse_overwriting("-o/--output", [args.output], inputs or [("the corpus", p) for p in default_corpus_paths()],
-                        "give another file for the counts")
+    refuse_stdin_twice(inputs)
+    refuse_overwriting("-o/--output", [args.output], inputs or [("the corpus", p) for p in default_corpus_paths()],
+                       "give another file for the counts")
     if args.shard_mb is not None and args.scheduler is None:
         raise UserError("--shard-mb sizes the shards of --scheduler; without it the files are counted here, line by "
                         "line: leave --shard-mb out, or add --scheduler local")
@@ -173,9 +179,9 @@ def cmd_count(args: argparse.Namespace) -> int:
         sys.stdout.write(counts.to_text())
     else:
         counts.save(args.output)
-    _info(f"counted {len(counts):,} distinct words ({counts.total:,} occurrences, {pt!r}) in "
-          f"{time.perf_counter() - start:.1f} s; " + ("written to standard output" if args.output == STDOUT else
-                                                        f"saved to {args.output}"))
+    info(f"counted {len(counts):,} distinct words ({counts.total:,} occurrences, {pt!r}) in "
+         f"{time.perf_counter() - start:.1f} s; " + ("written to standard output" if args.output == STDOUT else
+                                                       f"saved to {args.output}"))
     return 0
 
 
@@ -184,18 +190,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     from ..io.serialization import FILES
     from ..tokenizer import Tokenizer
 
-    _no_stdout("-o/--output", args.output, "a model (vocab.json, merges.txt, tokenizer_config.json)",
-               "export-hf -m DIR -o - writes a trained model's tokenizer.json to standard output")
+    refuse_stdout("-o/--output", args.output, "a model (vocab.json, merges.txt, tokenizer_config.json)",
+                  "export-hf -m DIR -o - writes a trained model's tokenizer.json to standard output")
     check_model_output(args.output)  # before hours of training, not after
-    _refuse_overwriting("-o/--output", [args.output, *(os.path.join(args.output, f) for f in FILES)],
-                        [("the corpus", args.corpus), ("the --counts file", args.counts),
-                         ("the --initial model", args.initial)], "save the model to another directory")
+    refuse_overwriting("-o/--output", [args.output, *(os.path.join(args.output, f) for f in FILES)],
+                       [("the corpus", args.corpus), ("the --counts file", args.counts),
+                        ("the --initial model", args.initial)], "save the model to another directory")
     kw: dict[str, Any] = {}
     if args.initial is not None:
         if args.counts is not None:
             raise UserError("--initial continues training on CORPUS; it cannot take --counts (train from the counts "
                             "without --initial, or give the corpus)")
-        kw["initial"] = initial = _load(args.initial)
+        kw["initial"] = initial = load_model(args.initial)
         _check_initial(args, initial)
         if args.pre_tokenizer is None:
             args.pre_tokenizer = initial.pre_tokenizer.to_config()["type"]
@@ -250,8 +256,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UserError(f"could not save the model to {args.output} ({one_line(exc)}); the trained model was saved "
                         f"to {beside} instead: move it into place with {move}") from None
     added = "" if args.initial is None else f" ({tok.vocab_size - kw['initial'].vocab_size} new tokens after {args.initial})"
-    _info(f"trained {source}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
-          f"in {time.perf_counter() - start:.1f} s; saved to {out}")
+    info(f"trained {source}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
+         f"in {time.perf_counter() - start:.1f} s; saved to {out}")
     return 0
 
 

@@ -65,14 +65,15 @@ from .base import BasePreTokenizer, pieces_from_spans, raw_pieces, restore_marke
 
 __all__ = [
     "GENERIC_NAMES", "JOSA_TAGS", "SejongPreTokenizer", "resolve_drop", "merge_spans",
-    "compose_with_offsets", "split_white_space",
+    "compose_with_offsets", "split_white_space", "prepare_text", "WHITE_SPACE",
 ]
 
 GENERIC_NAMES: tuple[str, ...] = ("Josa", "Punctuation", "Foreign")
 #: the Sejong josa (particle) tags, the same in Kiwi and mecab-ko-dic
 JOSA_TAGS: tuple[str, ...] = ("JKS", "JKC", "JKG", "JKO", "JKB", "JKV", "JKQ", "JX", "JC")
 
-_WHITE = re.compile(r"\s")  # str.isspace() characters: spaces, tabs, line breaks, U+3000, ...
+#: one white-space character (those of ``str.isspace()``: spaces, tabs, line breaks, U+3000, ...)
+WHITE_SPACE = re.compile(r"\s")
 _NOT_WHITE_RUN = re.compile(r"\S+")
 _LEADING_JAMO = re.compile("[\u1100-\u1112]")  # compose() changes nothing without one
 #: batches at least this long show a progress bar when ``show_progress`` is None (in a terminal)
@@ -151,7 +152,7 @@ def split_white_space(text: str, spans: list[tuple[int, int, bool]]) -> list[tup
     [(0, 2, True), (3, 7, True), (8, 9, True)]
     """
     out: list[tuple[int, int, bool]] = []
-    search = _WHITE.search
+    search = WHITE_SPACE.search
     for s, e, k in spans:
         if search(text, s, e) is None:
             out.append((s, e, k))
@@ -186,7 +187,7 @@ def compose_with_offsets(text: str) -> tuple[str, list[int] | None]:
     return composed, offsets
 
 
-def _prepare(text: str) -> tuple[str, list[int] | None]:
+def prepare_text(text: str) -> tuple[str, list[int] | None]:
     """The text the analyzer sees: composed Hangul, lone surrogates as U+FFFD (same length)."""
     composed, offsets = compose_with_offsets(text)
     if SURROGATE.search(composed):
@@ -239,7 +240,7 @@ class SejongPreTokenizer(BasePreTokenizer):
         (:func:`korean_bpe.pre_tokenizers.mecab.fused_spans`).  ``korean_bpe.compare`` reads its
         gold morpheme boundaries here."""
         texts = list(texts)
-        prepared = [_prepare(t) for t in texts]
+        prepared = [prepare_text(t) for t in texts]
         todo = [i for i, t in enumerate(texts) if t]
         out: list[list[tuple[int, int]]] = [[] for _ in texts]
         for i, spans in zip(todo, self._spans_many([prepared[i][0] for i in todo])):
@@ -279,7 +280,7 @@ class SejongPreTokenizer(BasePreTokenizer):
         form's morphemes may overlap).  See ``KiwiPreTokenizer().pos("돈날림ㅠㅠ!!")``."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        composed, offsets = _prepare(text)
+        composed, offsets = prepare_text(text)
         morphemes = self._morphemes(composed) if composed else []
         if offsets is not None:
             morphemes = [(offsets[s], offsets[e], tag) for s, e, tag in morphemes]
@@ -290,7 +291,7 @@ class SejongPreTokenizer(BasePreTokenizer):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
         if not text:
             return []
-        composed, offsets = _prepare(text)
+        composed, offsets = prepare_text(text)
         return self._words(text, offsets, self._morphemes(composed))
 
     def batch(self, texts: Iterable[str], *, show_progress: bool | Progress | None = None) -> list[list[str]]:
@@ -301,7 +302,7 @@ class SejongPreTokenizer(BasePreTokenizer):
         for t in texts:
             if not isinstance(t, str):
                 raise TypeError(f"texts must hold str, got {type(t).__name__}: {t!r}")
-        prepared = [_prepare(t) for t in texts]
+        prepared = [prepare_text(t) for t in texts]
         todo = [i for i, t in enumerate(texts) if t]
         out: list[list[str]] = [[] for _ in texts]
         results = self._morphemes_many([prepared[i][0] for i in todo])

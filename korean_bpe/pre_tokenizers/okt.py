@@ -68,7 +68,7 @@ from .._messages import one_line
 from .._optional import require
 from .executor import Executor
 from ._analyzer import AnalyzerSpec, BatchAnalyzer
-from ._sejong import _WHITE, _prepare, split_white_space
+from ._sejong import WHITE_SPACE, prepare_text, split_white_space
 from .base import PRE_TOKENIZERS, BasePreTokenizer, pieces_from_spans, restore_marked, spans_from_surfaces
 
 __all__ = [
@@ -246,14 +246,14 @@ _LONG_RUN_CACHE: dict[int, re.Pattern[str]] = {}
 
 
 def _okt_prepare(text: str) -> tuple[str, list[int] | None]:
-    """The text Okt sees (:func:`korean_bpe.pre_tokenizers._sejong._prepare`: composed Hangul, lone
-    surrogates as U+FFFD), with a space for each white-space character Okt would drop a word
+    """The text Okt sees (:func:`korean_bpe.pre_tokenizers._sejong.prepare_text`: composed Hangul,
+    lone surrogates as U+FFFD), with a space for each white-space character Okt would drop a word
     after (``_OKT_DROPS``: U+3000, U+00A0, U+2003, ...); the same length, offsets unchanged.
 
     >>> _okt_prepare("\u3000영화\xa0최고")
     (' 영화 최고', None)
     """
-    prepared, offsets = _prepare(text)
+    prepared, offsets = prepare_text(text)
     if _OKT_DROPS_RE.search(prepared):
         prepared = prepared.translate(_OKT_DROPS_TO_SPACE)
     return prepared, offsets
@@ -581,7 +581,7 @@ class OktPreTokenizer(BasePreTokenizer):
 
     # analysis -> words
     def _words(self, text: str, prepared: str, offsets: list[int] | None, analysis: Sequence[str]) -> list[str]:
-        """Words of ``text`` from Okt's analysis of ``prepared`` (``_prepare(text)``: composed
+        """Words of ``text`` from Okt's analysis of ``prepared`` (``prepare_text(text)``: composed
         Hangul, lone surrogates as U+FFFD; ``offsets`` maps its offsets back, None when same length)."""
         toks = [tok.rsplit("/", 1) for tok in analysis]
         drop = self._drop
@@ -592,7 +592,7 @@ class OktPreTokenizer(BasePreTokenizer):
             for surface, tag in toks:
                 if tag in drop:
                     continue
-                if _WHITE.search(surface) is None:
+                if WHITE_SPACE.search(surface) is None:
                     words.append(surface)
                 else:  # Okt's Foreign runs can hold U+00A0, U+2028, ...: never a space in a word
                     words.extend(surface.split())

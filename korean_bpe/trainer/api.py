@@ -25,7 +25,10 @@ from ..progress import NO_PROGRESS, Progress, check_show_progress, start_progres
 from .model import BPEModel
 from .ties import keep_alphabet, order_symbols, symbol_sort_key
 
-__all__ = ["train_bpe", "prepare_words", "cut_special_runs", "cut_ambiguous", "learn_merges", "merge_step", "ENGINES"]
+__all__ = [
+    "train_bpe", "prepare_words", "cut_special_runs", "cut_ambiguous", "learn_merges", "merge_step", "ENGINES",
+    "check_options", "check_max_token_length", "check_special_tokens",
+]
 
 ENGINES = ("auto", "reference", "python", "compiled")
 
@@ -113,9 +116,9 @@ def train_bpe(
     (huggingface/tokenizers#1461): our ``max_token_length=n`` gives HF's merges for
     ``max_token_length=n + 1``, for every ``n >= 2``; HF has no equivalent of ``n = 1`` (no merge).
     """
-    _check_options(vocab_size, num_merges, min_frequency, limit_alphabet, on_merge, show_progress, engine)
-    _check_max_token_length(max_token_length)
-    specials = _check_special_tokens(special_tokens)
+    check_options(vocab_size, num_merges, min_frequency, limit_alphabet, on_merge, show_progress, engine)
+    check_max_token_length(max_token_length)
+    specials = check_special_tokens(special_tokens)
     threads = resolve_threads(num_threads)
     with paused():  # millions of small lists and no cycles: the cyclic collector would only rescan them
         return _train(word_counts, vocab_size, num_merges, min_frequency, specials, limit_alphabet,
@@ -448,10 +451,11 @@ def cut_ambiguous(
 # --- checks -------------------------------------------------------------------------------------
 
 
-def _check_options(
+def check_options(
     vocab_size: Any, num_merges: Any, min_frequency: Any, limit_alphabet: Any, on_merge: Any,
     show_progress: Any, engine: Any,
 ) -> None:
+    """Refuse a bad value of these :func:`train_bpe` options (``TypeError``, ``ValueError``)."""
     if vocab_size is None and num_merges is None:
         raise ValueError("give vocab_size (special tokens + alphabet + merges, as HF counts it) or num_merges, or both")
     for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges), ("min_frequency", min_frequency)):
@@ -470,7 +474,8 @@ def _check_options(
         raise ValueError(f"engine={engine!r} is not known; use one of {ENGINES!r}")
 
 
-def _check_max_token_length(max_token_length: Any) -> None:
+def check_max_token_length(max_token_length: Any) -> None:
+    """Refuse a ``max_token_length`` that is neither None nor an int >= 1."""
     if max_token_length is None:
         return
     if not isinstance(max_token_length, int) or isinstance(max_token_length, bool):
@@ -481,7 +486,9 @@ def _check_max_token_length(max_token_length: Any) -> None:
                          f"{max_token_length}")
 
 
-def _check_special_tokens(special_tokens: Any) -> tuple[str, ...]:
+def check_special_tokens(special_tokens: Any) -> tuple[str, ...]:
+    """``special_tokens`` as a tuple of non-empty strings, duplicates dropped (first kept); a string or
+    a non-string refused."""
     if isinstance(special_tokens, str):
         raise TypeError(f"special_tokens must be a sequence of strings, got the string {special_tokens!r}; "
                         f"write special_tokens=({special_tokens!r},)")

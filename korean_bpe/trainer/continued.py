@@ -42,7 +42,7 @@ from typing import Any
 from ..encoding import MergeTable, merge_ids
 from ..markers import get_marker
 from ..progress import Progress
-from .api import OnMerge, _check_options, cut_ambiguous, cut_special_runs, learn_merges, train_bpe
+from .api import OnMerge, check_options, cut_ambiguous, cut_special_runs, learn_merges, train_bpe
 from .model import BPEModel
 
 __all__ = ["continue_bpe", "ContinuedTraining", "segment_words"]
@@ -133,7 +133,7 @@ def continue_bpe(
         raise TypeError(f"model must be a korean_bpe.BPEModel (tok.model), got {type(model).__name__}")
     if not isinstance(word_counts, Mapping):
         raise TypeError(f"word_counts must be a mapping from symbol tuples to counts, got {type(word_counts).__name__}")
-    _check_options(vocab_size, num_merges, min_frequency, None, on_merge, show_progress, engine)
+    check_options(vocab_size, num_merges, min_frequency, None, on_merge, show_progress, engine)
     old_size = model.vocab_size
     if vocab_size is not None and vocab_size < old_size:
         raise ValueError(f"vocab_size={vocab_size} is smaller than the initial model's {old_size} tokens; continued "

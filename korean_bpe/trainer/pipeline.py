@@ -35,7 +35,7 @@ from ..jamo import JAMO_ALPHABET
 from ..markers import SPACE_MARK, Marker, get_marker, pieces_keep_spaces
 from ..pre_tokenizers.base import LINE_BREAKS, PreTokenizer, get_pre_tokenizer
 from ..units import Unit, get_unit
-from .api import _check_max_token_length, _check_options, _check_special_tokens
+from .api import check_max_token_length, check_options, check_special_tokens
 from .model import BPEModel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -75,9 +75,9 @@ class TrainOptions:
         for key in ("byte_fallback", "hangul_fallback"):
             if not isinstance(getattr(self, key), bool):
                 raise TypeError(f"{key} must be True or False, got {getattr(self, key)!r}")
-        _check_options(self.vocab_size, None, self.min_frequency, self.limit_alphabet, None, None, "auto")
-        _check_max_token_length(self.max_token_length)
-        object.__setattr__(self, "special_tokens", _check_special_tokens(self.special_tokens))
+        check_options(self.vocab_size, None, self.min_frequency, self.limit_alphabet, None, None, "auto")
+        check_max_token_length(self.max_token_length)
+        object.__setattr__(self, "special_tokens", check_special_tokens(self.special_tokens))
         if self.unk_token is not None and (not isinstance(self.unk_token, str) or not self.unk_token):
             raise TypeError(f"unk_token must be a non-empty string or None, got {self.unk_token!r}")
         if self.superword_transition is not None and (self.max_token_length is not None or self.hangul_fallback):
@@ -176,8 +176,8 @@ def train_counts(counts: WordCounts, options: TrainOptions, *, pre_tokenizer: An
     mark = _check_stages(options, pt, unit_, marker)
     if not len(counts):
         raise ValueError("no words to train on: the word counts are empty")
-    return _fit(counts._counts, options, pt, unit_, mark, owned=False, initial=None, show_progress=show_progress,
-                on_merge=on_merge, num_threads=resolve_threads(num_threads))
+    return _fit(counts.as_mapping(), options, pt, unit_, mark, owned=False, initial=None,
+                show_progress=show_progress, on_merge=on_merge, num_threads=resolve_threads(num_threads))
 
 
 def _default(value: Any, initial: Any, name: str, default: Any) -> Any:
@@ -193,7 +193,7 @@ def _continued_options(initial: Any, options: TrainOptions, pt: PreTokenizer, un
 
     from .continued import check_initial_options
 
-    marker = initial._mark if marker is UNSET else marker
+    marker = initial.word_marker if marker is UNSET else marker
     if options.hangul_fallback and not initial.hangul_fallback:
         raise ValueError("hangul_fallback=True differs from the initial tokenizer's False; continued training "
                          "cannot add the jamo alphabet without moving ids: leave hangul_fallback out")
@@ -221,8 +221,9 @@ def _check_stages(options: TrainOptions, pt: PreTokenizer, unit: Unit, marker: A
 def _fit(counts: Mapping[str, int], options: TrainOptions, pt: PreTokenizer, unit: Unit, mark: Marker, *,
          owned: bool, initial: Any, show_progress: bool | Progress | None, on_merge: OnMerge | None,
          num_threads: int = 1) -> Trained:
-    """Steps 3 and 4.  ``counts``: a dict, or the read-only ``CountedWords`` of
-    ``count_words(compact=True)``; ``owned``: ours to empty once split (freed before training)."""
+    """Steps 3 and 4.  ``counts``: a dict, a read-only view of one (``WordCounts.as_mapping()``) or
+    the read-only ``CountedWords`` of ``count_words(compact=True)``; ``owned``: ours to empty once
+    split (freed before training)."""
     from ..counting import split_words
     from . import train_bpe
     from .continued import continue_bpe

@@ -1,16 +1,19 @@
-"""What every ``korean-bpe`` command shares: the program name, the user's mistakes (:class:`UserError`,
-printed as one line), messages in the command line's words (:func:`speak_cli`), and the I/O helpers
-(reading standard input, writing standard output, refusing to overwrite an input, loading a model)."""
+"""What the ``korean-bpe`` commands share: the program name, the user's mistakes (:class:`UserError`,
+printed as one line), messages in the command line's words (:func:`speak_cli`), the parser class
+(:class:`Parser`: a usage mistake is one line on standard error), the options several commands take
+(corpus, model, threads; integer and probability types), and the I/O helpers (reading standard
+input, writing standard output, refusing to overwrite an input, loading a model)."""
 
 from __future__ import annotations
 
+import argparse
 import functools
 import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 
 PROG = "korean-bpe"
@@ -81,7 +84,90 @@ def speak_cli(message: str, command: str | None) -> str:
     return message
 
 
-def _info(message: str) -> None:
+# --- the parser and the options several commands share -------------------------------------------
+
+
+def _stage_choices() -> tuple[list[str], list[str], dict[str, str | None]]:
+    """The names the registries know (pre-tokenizers, units; markers by name and by text)."""
+    from ..markers import MARKERS
+    from ..pre_tokenizers import PRE_TOKENIZERS
+    from ..units import UNITS
+
+    markers: dict[str, str | None] = {}
+    for name in MARKERS.names():
+        text = MARKERS.build(name).text
+        markers[name] = text
+        if text is not None:
+            markers[text] = text
+    return PRE_TOKENIZERS.names(), UNITS.names(), markers
+
+
+PRE_TOKENIZER_NAMES, UNIT_NAMES, MARKER_NAMES = _stage_choices()
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line on stderr (exit status 2), pointing at ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{PROG}: error: {' '.join(message.split())} (see '{self.prog} --help')\n")
+
+
+def int_at_least(low: int, what: str, high: int | None = None) -> Any:
+    """An argparse type: an integer >= ``low`` (and <= ``high``; ``what`` names it in the error)."""
+
+    def parse(value: str) -> int:
+        try:
+            n = int(value)
+        except ValueError:
+            n = low - 1
+        if n < low or (high is not None and n > high):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {value!r}")
+        return n
+
+    return parse
+
+
+#: an argparse type: an integer >= 1
+positive_int = int_at_least(1, "a positive integer")
+
+
+def probability(value: str) -> float:
+    """An argparse type: a float from 0 to 1."""
+    try:
+        p = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1, got {value!r}") from None
+    if not 0.0 <= p <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1, got {value!r}")
+    return p
+
+
+def add_corpus_arg(p: argparse.ArgumentParser) -> None:
+    """``CORPUS`` (optional; the embedded corpus by default) and ``--limit N``."""
+    p.add_argument("corpus", nargs="?", default=None, metavar="CORPUS",
+                   help="text file (one document a line), NSMC-format TSV, or '-' for stdin "
+                        "(default: the corpus embedded in konlpy)")
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N", help="read at most N documents")
+
+
+def add_threads_arg(p: argparse.ArgumentParser, what: str, same: str) -> None:
+    """``--threads N``: the ``num_threads`` of the command's work (``what``); ``same`` is what
+    does not change with N."""
+    p.add_argument("--threads", type=positive_int, default=None, metavar="N",
+                   help=f"threads that {what} (default: every core, or KOREAN_BPE_NUM_THREADS; the same {same} "
+                        "for any N)")
+
+
+def add_model_arg(p: argparse.ArgumentParser) -> None:
+    """``-m/--model DIR`` (required): the model directory the command reads."""
+    p.add_argument("-m", "--model", required=True, metavar="DIR", help="a model directory written by 'train'")
+
+
+# --- messages and I/O ----------------------------------------------------------------------------
+
+
+def info(message: str) -> None:
+    """Print ``message`` on standard error (what a command did; standard output keeps its data)."""
     print(message, file=sys.stderr)
 
 
@@ -97,7 +183,7 @@ def check_model_output(path: str) -> Path:
         raise UserError(f"argument -o/--output: {exc}") from None
 
 
-def _refuse_overwriting(option: str, outputs: Sequence[Any], inputs: Sequence[tuple[str, Any]], fix: str) -> None:
+def refuse_overwriting(option: str, outputs: Sequence[Any], inputs: Sequence[tuple[str, Any]], fix: str) -> None:
     """Refuse, before any work, an output of ``option`` (paths ``outputs``; ``-``, standard output,
     is skipped) that is, through links (hard ones too), one of the ``inputs`` (``(what, path)``
     pairs; None is skipped, ``-`` is standard input: the file it is redirected from, by device and
@@ -121,18 +207,18 @@ def _refuse_overwriting(option: str, outputs: Sequence[Any], inputs: Sequence[tu
 
 
 #: an output path meaning standard output: a file output (count -o, compare --csv, export-hf -o)
-#: writes there; an output that is a directory (train -o, compare -o) refuses it (:func:`_no_stdout`)
+#: writes there; an output that is a directory (train -o, compare -o) refuses it (:func:`refuse_stdout`)
 STDOUT = "-"
 
 
-def _no_stdout(option: str, path: str, what: str, fix: str) -> None:
+def refuse_stdout(option: str, path: str, what: str, fix: str) -> None:
     """Refuse ``-`` for an output that is a directory of files: standard output takes one file."""
     if path == STDOUT:
         raise UserError(f"argument {option}: '-' means standard output, which cannot take {what}: give a directory "
                         f"(./- for one named '-'); {fix}")
 
 
-def _refuse_stdin_twice(inputs: Sequence[tuple[str, Any]]) -> None:
+def refuse_stdin_twice(inputs: Sequence[tuple[str, Any]]) -> None:
     """Refuse ``-`` (standard input) for two of the ``inputs`` (``(what, path)`` pairs): the first
     reads it to the end, the second would find it empty."""
     named = [what for what, path in inputs if path is not None and str(path) == "-"]
@@ -141,7 +227,9 @@ def _refuse_stdin_twice(inputs: Sequence[tuple[str, Any]]) -> None:
                         "once: give '-' once and the other input as a file")
 
 
-def _load(directory: str) -> Any:
+def load_model(directory: str) -> Any:
+    """The :class:`~korean_bpe.Tokenizer` saved in ``directory``; a missing directory (or an
+    interrupted save's backup) is a :class:`UserError` with the fix."""
     from ..io.serialization import find_backup
     from ..tokenizer import Tokenizer
 
@@ -156,7 +244,8 @@ def _load(directory: str) -> Any:
     return Tokenizer.load(directory)
 
 
-def _parse_ids(line: str, where: str) -> list[int]:
+def parse_ids(line: str, where: str) -> list[int]:
+    """The token ids of ``line`` (space- or comma-separated); ``where`` names it in the error."""
     ids: list[int] = []
     for part in line.replace(",", " ").split():
         try:
@@ -166,11 +255,11 @@ def _parse_ids(line: str, where: str) -> list[int]:
     return ids
 
 
-def _escape_line_breaks(text: str) -> str:
+def escape_line_breaks(text: str) -> str:
     """``text`` with each line break (:data:`~korean_bpe.pre_tokenizers.base.LINE_BREAKS`) as its
     Python escape: one text, one output line (:data:`UNENCODABLE_HELP`).
 
-    >>> print(_escape_line_breaks("▁영화\\n최고\\u2028"))
+    >>> print(escape_line_breaks("▁영화\\n최고\\u2028"))
     ▁영화\\n최고\\u2028
     """
     escapes = _line_break_escapes()
@@ -185,7 +274,7 @@ def _line_break_escapes() -> dict[int, str]:
     return {ord(c): repr(c)[1:-1] for c in LINE_BREAKS}
 
 
-def _stdout_writer() -> Callable[[str], Any]:
+def stdout_writer() -> Callable[[str], Any]:
     """``sys.stdout.write``, but each lone surrogate written as its ``\\udXXX`` escape, whatever
     the stream's error handler (``surrogateescape`` in the C.UTF-8 locale would write U+DC80 as the
     byte 0x80, which is not UTF-8, and fail on U+D800; ``strict`` fails on both), and any other
@@ -207,7 +296,7 @@ def _stdout_writer() -> Callable[[str], Any]:
     return write
 
 
-def _stdin_lines(stream: BinaryIO | None = None) -> Iterator[str]:
+def stdin_lines(stream: BinaryIO | None = None) -> Iterator[str]:
     """Lines of standard input as UTF-8 text (line ending removed), failing with the byte offset."""
     f = stream if stream is not None else sys.stdin.buffer
     offset = 0
