@@ -634,10 +634,10 @@ def _font_face(text: str) -> str:
     fontTools (a matplotlib dependency) is missing: browsers then use a system font."""
     import io
 
-    from .plot import _bundled_font
+    from .plot import bundled_font
 
     hangul = {ch for ch in text if "\uac00" <= ch <= "\ud7a3" or "\u1100" <= ch <= "\u11ff" or "\u3131" <= ch <= "\u318e"}
-    path = _bundled_font()
+    path = bundled_font()
     if not hangul or path is None:
         return ""
     try:
