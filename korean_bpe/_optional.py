@@ -27,7 +27,7 @@ INSTALL_HINTS: dict[str, tuple[str, str]] = {
     "distributed": ("counting on a Dask cluster", 'pip install "korean_bpe[distributed]"   (or: pip install "dask[distributed]")'),
     "dask": ("counting on a Dask cluster", 'pip install "korean_bpe[distributed]"   (or: pip install "dask[distributed]")'),
     "sklearn": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
-    "jinja2": ("report.html", 'pip install "korean_bpe[plot]"   (or: pip install Jinja2)'),
+    "jinja2": ("report.md and report.html", 'pip install "korean_bpe[plot]"   (or: pip install Jinja2)'),
     "adjustText": ("the trade-off plot's labels", 'pip install "korean_bpe[plot]"   (or: pip install adjustText)'),
     "scipy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "threadpoolctl": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),

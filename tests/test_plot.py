@@ -143,7 +143,7 @@ def test_missing_glyph_filter_catches_tofu_without_the_font(tmp_path: Path) -> N
 
 def test_korean_font_is_the_bundled_nanum_gothic() -> None:
     assert plot.korean_font() == "NanumGothic"
-    path = plot._bundled_font()
+    path = plot.bundled_font()
     assert path is not None and path.name == "NanumGothic.ttf" and path.stat().st_size > 1_000_000
     import sys
 

@@ -1,5 +1,5 @@
-"""write_report: the files, a self-contained HTML page, the Markdown, the definitions; bad output
-directories refused before any work."""
+"""write_report: the files, a self-contained HTML page, the Markdown (the two saying the same), the
+definitions; bad output directories refused before any work."""
 
 from __future__ import annotations
 
@@ -358,3 +358,87 @@ def test_every_table_and_plot_of_the_page_scrolls_in_its_own_box(written: dict[s
         assert re.match(r'<div class="wide[" ]', page[opener:]) and "</div>" not in page[opener:k], page[k:k + 60]
     assert page.count('<div class="plot"><img') == sum(name.endswith(".png") for name in written)
     assert 'classList.toggle("zoomed")' in page and ".plot.zoomed img{max-width:none" in page
+
+
+def _context(**overrides):
+    """A context of report.md and report.html as write_report builds it, without plots."""
+    from korean_bpe.compare.verdict import Verdict
+
+    sentences, cuts = sample_segmentations()
+    arguments = dict(
+        corpus={"corpus": "NSMC 영화 리뷰"}, title="t", command=["korean-bpe", "compare"], config={},
+        versions={"korean_bpe": "0.t", "pandas": "2", "python": "3.x"}, pngs=[], skipped=[],
+        sentences=sentences, examples=cuts, notes=["skipped mecab: <b>not</b> *installed* `x`", "a | b"],
+        verdicts=[Verdict("downstream", "downstream_accuracy", 4000, "okt/jamo", 0.81,
+                          ("okt/jamo", "raw/byte", "a, b <i>"), {}, 4),
+                  Verdict("sequence length", "tokens_per_word", 4000, "raw/byte", 1.2, ("raw/byte",), {}, 5)])
+    return report._context(sample_frame(), **{**arguments, **overrides})
+
+
+def _md_text(line: str) -> str:
+    """A line of report.md as a reader sees it: code spans, bold and escapes taken off."""
+    import html
+
+    line = re.sub(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)",
+                  lambda m: m.group(2)[1:-1] if re.fullmatch(r" .* ", m.group(2)) else m.group(2), line)
+    return html.unescape(re.sub(r"\\(.)", r"\1", line.replace("**", "")))
+
+
+def _html_text(fragment: str) -> str:
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def _section(text: str, start: str, end: str) -> str:
+    return text[text.index(start) + len(start):text.index(end)]
+
+
+def test_markdown_and_html_of_one_context_say_the_same(tmp_path: Path) -> None:
+    """The verdict (its introduction and every line), the notes, the segmentation examples and the
+    package versions read the same in report.md and report.html of one context."""
+    c = _context()
+    md, page = report._render_markdown(c), report._render_html(c, tmp_path)
+
+    verdict_md = [line for line in _section(md, "## Verdict\n", "## Table").splitlines() if line]
+    verdict_html = _section(page, "<h2>Verdict</h2>", "<h2>Table</h2>")
+    intro_html = " ".join(_html_text(re.search(r"<p>(.*?)</p>", verdict_html, re.S).group(1)).split())
+    assert _md_text(verdict_md[0]) == intro_html.replace("≥", ">=")
+    assert "downstream first: a model trained on each strategy's tokens" in intro_html
+    lines_md = [_md_text(line[2:]) for line in verdict_md[1:]]
+    assert lines_md == [_html_text(li) for li in re.findall(r"<li>(.*?)</li>", verdict_html)]
+    assert lines_md[0] == ("downstream at 4,000 (downstream_accuracy): best okt/jamo (81.00%); not significantly "
+                           "different: raw/byte, a, b <i> (3 comparisons)")
+    assert "different: `raw/byte`, `a, b <i>` (3 comparisons)" in verdict_md[1]  # one code span a name
+
+    notes_md = [_md_text(line[2:]) for line in _section(md, "## Notes\n", "## How").splitlines() if line]
+    notes_html = [_html_text(li) for li in re.findall(r"<li>(.*?)</li>", _section(page, "<h2>Notes</h2>", "<h2>How"))]
+    assert notes_md == notes_html == ["skipped mecab: <b>not</b> *installed* `x`", "a | b"]
+
+    cuts_md = [tuple(re.fullmatch(r"(\S+) +(\d+)  (.*)", line).groups())
+               for line in _section(md, "## Segmentation examples", "## All columns").splitlines()
+               if re.match(r"\S+ +\d+  ", line)]
+    cuts_html = re.findall(r"<tr><th>([^<]*)</th><td>(\d+)</td><td>([^<]*)</td></tr>",
+                           _section(page, "<h2>Segmentation examples</h2>", "<h2>Columns</h2>"))
+    assert [(n, k, _html_text(t)) for n, k, t in cuts_html] == cuts_md and len(cuts_md) == 6
+    assert ("okt/jamo", "5", "▁너무너무 | 재밌게 | 보아 | ㅆ습니다 | ▁🥲") in cuts_md
+
+    versions_md = re.findall(r"^\| (\S+) \| (\S+) \|$", md.split("| package | version |")[1], re.M)
+    assert versions_md == re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>", page.split("<table><tbody>")[-1])
+    assert versions_md == [("python", "3.x"), ("korean_bpe", "0.t"), ("pandas", "2")]
+
+
+def test_the_page_inlines_the_css_and_js_files(tmp_path: Path) -> None:
+    """report.css and report.js beside the templates are what the page holds: its style (after the
+    embedded font) and its script, nothing else and nothing linked."""
+    from importlib.resources import files
+
+    templates = files("korean_bpe.compare") / "templates"
+    css, js = ((templates / name).read_text(encoding="utf-8") for name in ("report.css", "report.js"))
+    assert "table.sortable" in css and "addEventListener" in js  # the real files, not empty ones
+    page = report._render_html(_context(), tmp_path)
+    style, script = re.findall(r"<style>(.*?)</style>", page, re.S), re.findall(r"<script>(.*?)</script>", page, re.S)
+    assert len(style) == len(script) == 1
+    assert style[0].startswith("@font-face{") and style[0].endswith("\n" + css)
+    assert script[0] == "\n" + js
+    assert "<link" not in page and "src=" not in script[0]

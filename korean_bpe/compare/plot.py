@@ -31,10 +31,10 @@ nothing but matplotlib and ships four weights (regular, bold, extra bold, light)
 0.6.0 is more recent but pulls in seaborn, and importing it configures the *root* logger at INFO
 level, monkey-patches ``matplotlib.RcParams.__setitem__`` and rewrites ``rcParamsDefault``.  Importing
 koreanize-matplotlib changes the global font too, and it imports ``distutils`` (gone from the
-standard library in Python 3.12; it warns on 3.11).  So neither is imported: the font file is found
-through the import system (``importlib.util.find_spec``, which runs none of the package's code) and
-registered with ``matplotlib.font_manager.fontManager.addfont``.  The package is unmaintained since
-2022, but a font file does not rot; without it, any installed font with Hangul (Noto Sans CJK,
+standard library in Python 3.12; it warns on 3.11).  So neither is imported: :func:`bundled_font`
+finds the font file through the import system (``importlib.util.find_spec``, which runs none of the
+package's code) and it is registered with ``matplotlib.font_manager.fontManager.addfont``.  The
+package is unmaintained since 2022, but a font file does not rot; without it, any installed font with Hangul (Noto Sans CJK,
 Nanum from the system) is used, and with none an ImportError says what to install.
 """
 
@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "plot_tokens_per_word", "plot_renyi", "plot_tradeoff", "plot_token_lengths", "plot_probe", "plot_downstream",
-    "plot_segmentation", "korean_font", "use_korean_font", "readable_token", "has_probe",
+    "plot_segmentation", "korean_font", "use_korean_font", "bundled_font", "readable_token", "has_probe",
 ]
 
 #: the font shipped in the koreanize-matplotlib wheel, and the fallback for what it lacks
@@ -75,8 +75,10 @@ PARTIAL_COLOR, WHOLE_COLORS = "#f6c6a0", ("#dbe8f6", "#e4f1dc")
 # --- fonts ----------------------------------------------------------------------------------------
 
 
-def _bundled_font() -> Path | None:
-    """NanumGothic.ttf inside the koreanize-matplotlib wheel, found without importing the package."""
+def bundled_font() -> Path | None:
+    """The path of :data:`FONT_FILE` (NanumGothic) inside the :data:`FONT_PACKAGE` wheel, found
+    without importing the package; None when it is not installed.  :func:`korean_font` registers it
+    with matplotlib; :mod:`korean_bpe.compare.report` embeds a subset of it in report.html."""
     import importlib.util
 
     try:
@@ -105,7 +107,7 @@ def korean_font() -> str:
     require("matplotlib")
     from matplotlib import font_manager, ft2font
 
-    path = _bundled_font()
+    path = bundled_font()
     if path is not None:
         known = {Path(f.fname) for f in font_manager.fontManager.ttflist}
         for weight in sorted(path.parent.glob("NanumGothic*.ttf")):  # regular, bold, extra bold, light

@@ -5,11 +5,17 @@
 
 * ``table.csv``: the frame as is (full precision, ``NaN`` as an empty field);
 * ``*.png``: the plots of :mod:`korean_bpe.compare.plot` (those the frame has data for);
-* ``report.md``: corpus summary, table, the PNGs linked, segmentation examples, column definitions,
-  notes, command and package versions;
+* ``report.md``: corpus summary, verdict, table, the PNGs linked, segmentation examples, every
+  column, column definitions, notes, command, settings and package versions;
 * ``report.html``: the same on one self-contained page: every image embedded as a ``data:`` URI, no
   network, no external CSS or JavaScript (a few inline lines make the table sortable: click a header).
   Someone who receives only this file sees everything.
+
+Both reports are rendered from one context (:class:`_Context`), each by its Jinja2 template in
+``templates/``: ``report.md.j2`` (every value through a filter that escapes it: :func:`_md`,
+:func:`_code_span`, :func:`_fenced`, :func:`_markdown_table`) and ``report.html.j2`` (autoescaped),
+which inlines ``report.css`` and ``report.js`` from the same folder.  So the two say the same things;
+only how they are read differs (the page sorts its tables, shows each interval under its value).
 
 A lone surrogate (U+D800..U+DFFF, which UTF-8 cannot hold) in a sentence, a token or a note is
 shown as ``\\ud800`` in ``report.md`` and ``report.html``; ``table.csv`` is data, so a frame
@@ -19,8 +25,8 @@ Each file is written to a temporary name and renamed (:func:`korean_bpe.files.at
 flushed to disk, the umask's permissions), so a failure leaves no half-written report.
 :func:`check_output_dir` refuses a bad directory before any work starts (the CLI calls it first).
 
-The Markdown table is written here (a dozen lines) rather than with ``DataFrame.to_markdown``, which
-needs the ``tabulate`` package for no gain; the HTML table is ``DataFrame.to_html``.
+The Markdown tables are written here (a dozen lines) rather than with ``DataFrame.to_markdown``, which
+needs the ``tabulate`` package for no gain; the HTML tables are the template's.
 
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as d:
@@ -42,6 +48,7 @@ import re
 import shlex
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +58,7 @@ from . import columns
 if TYPE_CHECKING:  # pragma: no cover
     from collections import Counter
 
+    import jinja2
     import pandas as pd
 
 __all__ = [
@@ -327,12 +335,6 @@ def write_report(
     _check_no_surrogate(df)
     out = check_output_dir(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if isinstance(command, str):
-        command_text = command
-    elif command is not None:
-        command_text = shlex.join(str(c) for c in command)
-    else:
-        command_text = "korean_bpe.compare.report.write_report(...) called from Python"
     written: dict[str, Path] = {}
 
     atomic_write_text(out / "table.csv", df.to_csv(index=False))
@@ -341,20 +343,9 @@ def write_report(
     for name in pngs:
         written[name] = out / name
 
-    names = [str(c) for c in df.columns]
-    cells = [[_cell(c, v) for c, v in zip(names, row)] for row in df.itertuples(index=False, name=None)]
-    numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in names]
-    confidence = float((config or {}).get("confidence", 0.95))
-    context = {
-        "title": title, "corpus": _corpus_lines(corpus, df), "columns": names, "cells": cells,
-        "numeric": numeric, "pngs": pngs, "skipped": skipped, "notes": [str(n) for n in notes],
-        "command": command_text, "versions": dict(versions) if versions is not None else package_versions(),
-        "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "sentences": list(sentences), "examples": dict(examples or {}),
-        "main": main_view(df, alpha=1 - confidence), "settings": _settings(config or {}),
-        "legend": _legend(df, confidence, (config or {}).get("resamples")),
-        "verdicts": _verdict_lines(verdicts), "alpha": f"{1 - confidence:.2g}",
-    }
+    context = _context(df, corpus=corpus, title=title, command=command, notes=notes, config=config or {},
+                       versions=versions, verdicts=verdicts, pngs=pngs, skipped=skipped, sentences=sentences,
+                       examples=examples)
     atomic_write_text(out / "report.md", _render_markdown(context), errors="backslashreplace")
     written["report.md"] = out / "report.md"
     atomic_write_text(out / "report.html", _render_html(context, out), errors="backslashreplace")
@@ -362,14 +353,93 @@ def write_report(
     return written
 
 
+@dataclass(frozen=True)
+class _Context:
+    """What report.md and report.html say, each value as text before its file's escaping: the one
+    source of both templates (``templates/report.md.j2`` and ``templates/report.html.j2``), so the
+    two files say the same things."""
+
+    title: str
+    #: when the report was written, to the minute (UTC)
+    generated: str
+    #: the version of korean_bpe that wrote it
+    version: str
+    #: (what, value) of the corpus, the held-out documents and the rows
+    corpus: list[tuple[str, str]]
+    #: :func:`_verdict_lines`
+    verdicts: list[dict[str, Any]]
+    #: whether the verdicts open with the downstream model's (the verdict's introduction says so)
+    downstream_first: bool
+    #: the significance level, as the verdict states it
+    alpha: str
+    #: what the main table shows (:func:`_legend`)
+    legend: str
+    #: :func:`main_view`
+    main: dict[str, Any]
+    #: each PNG written: ``name``, ``title``, ``caption`` (:data:`PLOTS`)
+    plots: list[dict[str, str]]
+    #: why a plot was not drawn
+    skipped: list[str]
+    #: each example sentence: ``sentence``, ``cuts`` ((strategy, number of tokens, tokens readable))
+    examples: list[dict[str, Any]]
+    #: every column of table.csv; its cells as shown; whether each column is numeric (aligned right)
+    columns: list[str]
+    cells: list[list[str]]
+    numeric: list[bool]
+    #: (column, definition) of each column
+    definitions: list[tuple[str, str]]
+    notes: list[str]
+    #: the command as run (a list shell-quoted)
+    command: str
+    #: (setting, value) of the configuration (:func:`_settings`)
+    settings: list[tuple[str, str]]
+    #: (package, version), Python first
+    versions: list[tuple[str, str]]
+
+
+def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title: str,
+             command: str | Sequence[str] | None, notes: Sequence[str], config: Mapping[str, Any],
+             versions: Mapping[str, str] | None, verdicts: Sequence[Any], pngs: Sequence[str], skipped: Sequence[str],
+             sentences: Sequence[str], examples: Mapping[str, Sequence[Sequence[str]]] | None) -> _Context:
+    """The :class:`_Context` of :func:`write_report`'s arguments and the plots it drew."""
+    import pandas as pd
+
+    if isinstance(command, str):
+        command_text = command
+    elif command is not None:
+        command_text = shlex.join(str(c) for c in command)
+    else:
+        command_text = "korean_bpe.compare.report.write_report(...) called from Python"
+    names = [str(c) for c in df.columns]
+    confidence = float(config.get("confidence", 0.95))
+    found = dict(versions) if versions is not None else package_versions()
+    captions = {name: {"title": t, "caption": cap} for name, t, cap in PLOTS}
+    lines = _verdict_lines(verdicts)
+    return _Context(
+        title=title, generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        version=found.get("korean_bpe", "?"), corpus=_corpus_lines(corpus, df), verdicts=lines,
+        downstream_first=bool(lines) and lines[0]["family"] == "downstream", alpha=f"{1 - confidence:.2g}",
+        legend=_legend(df, confidence, config.get("resamples")), main=main_view(df, alpha=1 - confidence),
+        plots=[{"name": name, **captions.get(name, {"title": name, "caption": ""})} for name in pngs],
+        skipped=list(skipped),
+        examples=[{"sentence": sentence, "cuts": [(name, len(cuts[i]), _readable_cut(cuts[i]))
+                                                  for name, cuts in examples.items()]}
+                  for i, sentence in enumerate(sentences)] if examples else [],
+        columns=names,
+        cells=[[_cell(c, v) for c, v in zip(names, row)] for row in df.itertuples(index=False, name=None)],
+        numeric=[pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in names],
+        definitions=[(c, DEFINITIONS.get(c, "(not a column of korean_bpe.compare.compare)")) for c in names],
+        notes=[str(n) for n in notes], command=command_text, settings=_settings(config),
+        versions=sorted(found.items(), key=lambda kv: kv[0] != "python"),
+    )
+
+
 def _verdict_lines(verdicts: Sequence[Any]) -> list[dict[str, Any]]:
-    """What the reports say of each :class:`~korean_bpe.compare.verdict.Verdict`."""
-    out = []
-    for v in verdicts:
-        out.append({"family": v.family, "metric": v.metric, "vocab": f"{v.vocab_size:,}", "best": v.best,
-                    "value": columns.cell(v.metric, v.value), "tied": ", ".join(v.tied[1:]),
-                    "compared": v.compared - 1})
-    return out
+    """What the reports say of each :class:`~korean_bpe.compare.verdict.Verdict` (``tied``: the
+    strategies not significantly different from the best, the best left out)."""
+    return [{"family": v.family, "metric": v.metric, "vocab": f"{v.vocab_size:,}", "best": v.best,
+             "value": columns.cell(v.metric, v.value), "tied": list(v.tied[1:]), "compared": v.compared - 1}
+            for v in verdicts]
 
 
 def _check_no_surrogate(df: pd.DataFrame) -> None:
@@ -391,50 +461,35 @@ def _readable_cut(tokens: Sequence[str]) -> str:
     return " | ".join(readable_token(t) for t in tokens)
 
 
-def _render_markdown(c: Mapping[str, Any]) -> str:
-    md = _md
-    parts = [f"# {md(c['title'])}", "", f"Generated {c['generated']} by korean_bpe "
-             f"{md(c['versions'].get('korean_bpe', '?'))}.", "", "## Corpus", ""]
-    parts += [f"- **{md(k)}**: {_code_span(v)}" for k, v in c["corpus"]] + [""]
-    if c["verdicts"]:
-        parts += ["## Verdict", "", f"Per family of metrics and vocabulary size: the best strategy, and those not "
-                  f"significantly different from it (Holm-adjusted p >= {c['alpha']} against the best, on the same "
-                  "resamples).", ""]
-        parts += [f"- **{md(v['family'])}** at {v['vocab']} (`{v['metric']}`): best {_code_span(v['best'])} "
-                  f"({md(v['value'])}); not significantly different: "
-                  + (", ".join(_code_span(t) for t in v["tied"].split(", ")) if v["tied"] else "none")
-                  + f" ({v['compared']} comparisons)" for v in c["verdicts"]] + [""]
-    parts += ["## Table", ""]
-    main = c["main"]
-    parts += [md(c["legend"]), "", _markdown_table(main["headers"], main["rows"], right=main["right"]), ""]
-    if main["intervals"]:
-        parts += ["Intervals, in the same units:", "",
-                  _markdown_table(main["interval_headers"], main["intervals"], right=main["interval_right"]), ""]
-    parts += ["## Plots", ""]
-    captions = {name: (t, cap) for name, t, cap in PLOTS}
-    for name in c["pngs"]:
-        t, cap = captions.get(name, (name, ""))
-        parts += [f"### {t}", "", f"![{t}]({name})", "", cap, ""]
-    if c["skipped"]:
-        parts += ["Not drawn:", ""] + [f"- {md(s)}" for s in c["skipped"]] + [""]
-    if c["examples"]:
-        parts += ["## Segmentation examples", "", "Tokens separated by `|`, jamo composed back to syllables; "
-                  "`▁` marks the start of a word.", ""]
-        width = max(len(n) for n in c["examples"])
-        for i, sentence in enumerate(c["sentences"]):
-            cut = "\n".join(f"{name:<{width}}  {_readable_cut(cuts[i])}" for name, cuts in c["examples"].items())
-            parts += [f"{i + 1}\\. {_code_span(sentence)}", "", _fenced(cut), ""]
-    parts += ["## All columns", "", "Every column of `table.csv`, which has full precision.", ""]
-    parts += [_markdown_table(c["columns"], c["cells"], right=c["numeric"]), "", "## Columns", ""]
-    parts += [f"- {_code_span(col)}: {md(DEFINITIONS.get(col, '(not a column of korean_bpe.compare.compare)'))}"
-              for col in c["columns"]]
-    parts += ["", "## Notes", ""]
-    parts += [f"- {_code_span(n)}" for n in c["notes"]] or ["- none: every strategy ran"]
-    parts += ["", "## How this was made", "", _fenced(c["command"], info="sh"), ""]
-    if c["settings"]:
-        parts += [_markdown_table(["setting", "value"], [[k, _setting(v)] for k, v in c["settings"]]), ""]
-    parts += [_markdown_table(["package", "version"], sorted(c["versions"].items(), key=lambda kv: kv[0] != "python")), ""]
-    return "\n".join(parts)
+def _cut_lines(cuts: Sequence[tuple[str, int, str]]) -> str:
+    """The cuts of one example sentence as aligned lines of text: strategy, number of tokens, tokens."""
+    name_width = max(len(name) for name, _, _ in cuts)
+    count_width = max(len(str(count)) for _, count, _ in cuts)
+    return "\n".join(f"{name:<{name_width}}  {count:>{count_width}}  {text}" for name, count, text in cuts)
+
+
+def _templates() -> jinja2.Environment:
+    """The Jinja2 environment of ``templates/``: ``*.html.j2`` autoescaped (every value is text), the
+    Markdown not (every value goes through a filter: ``md``, ``code_span``, ``fenced``)."""
+    from .._optional import require
+
+    jinja2 = require("jinja2", purpose="report.md and report.html")
+    env = jinja2.Environment(loader=jinja2.PackageLoader("korean_bpe.compare", "templates"),
+                             autoescape=jinja2.select_autoescape(("html.j2",), default=False),
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    env.filters.update(md=_md, code_span=_code_span, fenced=_fenced, cut_lines=_cut_lines)
+    env.globals.update(markdown_table=_markdown_table, na=_NA)
+    return env
+
+
+def _variables(c: _Context) -> dict[str, Any]:
+    """The fields of ``c`` as the templates' variables."""
+    return {f.name: getattr(c, f.name) for f in fields(c)}
+
+
+def _render_markdown(c: _Context) -> str:
+    """report.md from the template ``templates/report.md.j2``."""
+    return _templates().get_template("report.md.j2").render(_variables(c))
 
 
 _MD_ESCAPE = re.compile(r"([\\`*\[\]{}|~#!])")
@@ -475,10 +530,11 @@ def _code_span(text: Any) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def _settings(config: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """The configuration as the reports list it: what did not take part in the run left out (the
-    probe's sample size without labels)."""
-    return [(k, v) for k, v in config.items() if not (k == "probe_train_docs" and config.get("labels") is False)]
+def _settings(config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The configuration as the reports list it, each value as text: what did not take part in the
+    run left out (the probe's sample size without labels)."""
+    return [(k, _setting(v)) for k, v in config.items()
+            if not (k == "probe_train_docs" and config.get("labels") is False)]
 
 
 def _setting(value: Any) -> str:
@@ -559,73 +615,20 @@ def _isnan(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-_STYLE = """
-*{box-sizing:border-box}html{-webkit-text-size-adjust:100%}
-body{font-family:system-ui,"korean_bpe Nanum","Noto Sans KR","Apple SD Gothic Neo","Malgun Gothic","NanumGothic",sans-serif;
-margin:2em auto;max-width:1400px;padding:0 1em;color:#222;line-height:1.45;overflow-wrap:anywhere}
-h1{font-size:1.6em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.8em}
-table{border-collapse:collapse;font-size:.82em}th,td{border:1px solid #ddd;padding:.25em .5em}
-th{background:#f3f5f8;position:sticky;top:0}table.sortable th{cursor:pointer;user-select:none}
-table.sortable th:after{content:" \\2195";color:#aaa}td{white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.wide{overflow-x:auto;max-width:100%}.wide.tall{max-height:80vh;overflow-y:auto}th,td{overflow-wrap:normal}
-th{white-space:nowrap}
-tbody tr:nth-child(even){background:#fafbfc}tr.ref td{background:#fff8e1}
-table.main td:first-child,table.main th:first-child{position:sticky;left:0;background:#fff;z-index:1}
-table.main tr.ref td:first-child{background:#fff8e1}
-table.main th:first-child{background:#f3f5f8;z-index:2}td small{color:#666;font-size:.8em}
-table.settings td{white-space:normal}
-details summary{cursor:pointer;margin:1em 0 .5em}
-.plot{overflow-x:auto;max-width:100%}.plot img{max-width:100%;border:1px solid #eee;cursor:zoom-in;display:block}
-.plot.zoomed img{max-width:none;cursor:zoom-out}figure{margin:1.2em 0}figcaption{color:#555;font-size:.9em}
-.hint{color:#555;font-size:.9em}
-dl dt{font-family:monospace;font-weight:bold;margin-top:.5em}dl dd{margin-left:1.5em}
-pre,code,.cut td{font-family:"korean_bpe Nanum",ui-monospace,monospace}pre{background:#f6f8fa;padding:.8em;overflow-x:auto;
-white-space:pre-wrap}
-"""
-
-#: the page's script: sortable tables (click a header), plots shown at full size on a click
-_SCRIPT = """
-document.querySelectorAll("table.sortable").forEach(function (table) {
-  table.querySelectorAll("thead th").forEach(function (th, col) {
-    th.addEventListener("click", function () {
-      var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
-      var up = th.dataset.dir !== "asc"; th.dataset.dir = up ? "asc" : "desc";
-      function key(row) { var t = row.cells[col].textContent.trim(), n = parseFloat(t.replace(/[,%]/g, ""));
-        return t === "\\u2013" ? null : (isNaN(n) ? t : n); }
-      rows.sort(function (a, b) { var x = key(a), y = key(b);
-        if (x === null) return 1; if (y === null) return -1;
-        var r = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
-        return up ? r : -r; });
-      rows.forEach(function (r) { body.appendChild(r); });
-    });
-  });
-});
-document.querySelectorAll(".plot img").forEach(function (img) {
-  img.addEventListener("click", function () { img.parentNode.classList.toggle("zoomed"); });
-});
-"""
-
-
-def _render_html(c: Mapping[str, Any], out: Path) -> str:
-    """report.html from the template ``templates/report.html.j2`` (Jinja2, autoescaped: every value is
-    text), the Hangul font subset of what the page shows embedded."""
+def _render_html(c: _Context, out: Path) -> str:
+    """report.html from the template ``templates/report.html.j2``, the PNGs in ``out`` embedded,
+    ``templates/report.css`` and ``templates/report.js`` inlined, and the Hangul font cut down to
+    what the page shows."""
     from markupsafe import Markup
 
-    from .._optional import require
-
-    jinja2 = require("jinja2", purpose="report.html")
-    env = jinja2.Environment(loader=jinja2.PackageLoader("korean_bpe.compare", "templates"),
-                             autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
-    captions = {name: (t, cap) for name, t, cap in PLOTS}
-    plots = [{"name": name, "title": captions.get(name, (name, ""))[0], "caption": captions.get(name, (name, ""))[1],
-              "data": base64.b64encode((out / name).read_bytes()).decode("ascii")} for name in c["pngs"]]
-    context = {**c, "plots": plots, "na": _NA, "definitions": DEFINITIONS, "readable": _readable_cut,
-               "settings": [(k, _setting(v)) for k, v in c["settings"]],
-               "style": Markup(_STYLE), "script": Markup(_SCRIPT), "font_face": Markup("")}
+    env = _templates()
+    images = {plot["name"]: base64.b64encode((out / plot["name"]).read_bytes()).decode("ascii") for plot in c.plots}
+    assets = {name: Markup(env.loader.get_source(env, f"report.{name}")[0]) for name in ("css", "js")}
+    variables = {**_variables(c), "images": images, "style": assets["css"], "script": assets["js"],
+                 "font_face": Markup("")}
     template = env.get_template("report.html.j2")
-    page = template.render(context)
-    context["font_face"] = Markup(_font_face(page))
-    return template.render(context)
+    variables["font_face"] = Markup(_font_face(template.render(variables)))
+    return template.render(variables)
 
 
 def _font_face(text: str) -> str:
@@ -634,10 +637,10 @@ def _font_face(text: str) -> str:
     fontTools (a matplotlib dependency) is missing: browsers then use a system font."""
     import io
 
-    from .plot import _bundled_font
+    from .plot import bundled_font
 
     hangul = {ch for ch in text if "\uac00" <= ch <= "\ud7a3" or "\u1100" <= ch <= "\u11ff" or "\u3131" <= ch <= "\u318e"}
-    path = _bundled_font()
+    path = bundled_font()
     if not hangul or path is None:
         return ""
     try:
