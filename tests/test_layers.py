@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,9 @@ def room_of(name: str) -> int | None:
 class _Imports(ast.NodeVisitor):
     """``(imported module, line)`` for every import of the package in one module's tree."""
 
-    def __init__(self, name: str, is_package: bool, known: set[str], lazy_names: dict[str, str]) -> None:
+    def __init__(self, name: str, is_package: bool, known: set[str], lazy_names: dict[str, str],
+                 type_only: bool = False) -> None:
+        self.type_only = type_only  # also the imports of ``if TYPE_CHECKING:`` blocks
         self.name = name
         self.package = name if is_package else name.rpartition(".")[0]
         self.known = known
@@ -83,9 +86,9 @@ class _Imports(ast.NodeVisitor):
 
     def visit_If(self, node: ast.If) -> None:
         test = node.test
-        if (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        if not self.type_only and ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
             isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-        ):
+        )):
             for child in node.orelse:
                 self.visit(child)
             return
@@ -133,9 +136,11 @@ def _lazy_names() -> dict[str, str]:
     return {}
 
 
-def import_graph(sources: dict[str, str] | None = None) -> dict[str, list[tuple[str, int]]]:
+def import_graph(sources: dict[str, str] | None = None, *, type_only: bool = False) -> dict[str, list[tuple[str, int]]]:
     """``{module: [(imported module, line), ...]}`` over the package; ``sources`` replaces some
-    modules' text (the tests below re-add a forbidden import that way)."""
+    modules' text (the tests below re-add a forbidden import that way); ``type_only``: the imports
+    of ``if TYPE_CHECKING:`` blocks count too, but the root package's (they name its lazy attributes,
+    :data:`korean_bpe._LAZY`, for type checkers: every module sits below it)."""
     found = modules()
     known = set(found)
     lazy = _lazy_names()
@@ -145,7 +150,7 @@ def import_graph(sources: dict[str, str] | None = None) -> dict[str, list[tuple[
             graph[name] = []
             continue
         text = (sources or {}).get(name) or path.read_text(encoding="utf-8")
-        visitor = _Imports(name, path.name == "__init__.py", known, lazy)
+        visitor = _Imports(name, path.name == "__init__.py", known, lazy, type_only and name != "korean_bpe")
         visitor.visit(ast.parse(text, filename=str(path)))
         graph[name] = [(target, line) for target, line in visitor.found if target != name]
     return graph
@@ -220,6 +225,16 @@ def test_no_import_cycle():
     assert cycles(import_graph()) == []
 
 
+def test_no_import_cycle_counting_type_only_imports():
+    """An annotation's import is a dependency too: no cycle even through ``if TYPE_CHECKING:`` blocks."""
+    assert cycles(import_graph(type_only=True)) == []
+    module = "korean_bpe.compare.heldout"  # measure reads heldout: heldout naming measure's class closes a circle
+    text = modules()[module].read_text(encoding="utf-8")
+    guarded = f"{text}\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .measure import RowInput\n"
+    assert cycles(import_graph({module: guarded})) == []
+    assert cycles(import_graph({module: guarded}, type_only=True)) != []
+
+
 def test_docs_state_the_same_order():
     text = (ROOT / "docs" / "API.md").read_text(encoding="utf-8")
     section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
@@ -266,9 +281,10 @@ def test_type_checking_imports_do_not_count():
     assert upward_imports(import_graph(_with_import(module, "from ..tokenizer import Tokenizer", lazy=True))) != []
 
 
-def private_imports(sources: dict[str, str] | None = None) -> list[str]:
-    """Private names (``_x``, not modules) imported from a module of another room: a room's API is
-    its public names."""
+def private_imports(sources: dict[str, str] | None = None, *, across: str = "room") -> list[str]:
+    """Private names (``_x``, not dunders, not modules) imported from a module of another room
+    (``across="room"``: a room's API is its public names) or of any other module
+    (``across="module"``; a package's own ``__init__`` counts as another module)."""
     known = set(modules())
     out = []
     for name, path in modules().items():
@@ -279,7 +295,7 @@ def private_imports(sources: dict[str, str] | None = None) -> list[str]:
             if not isinstance(node, ast.ImportFrom):
                 continue
             target = _resolve(name, path, node)
-            if target is None or room_of(target) in (None, room_of(name)):
+            if target is None or target == name or (across == "room" and room_of(target) in (None, room_of(name))):
                 continue
             for alias in node.names:
                 private = alias.name.startswith("_") and not alias.name.startswith("__")
@@ -299,3 +315,57 @@ def _resolve(name: str, path: Path, node: ast.ImportFrom) -> str | None:
 
 def test_no_private_name_from_another_room():
     assert private_imports() == []
+
+
+# --- rooms talk through public names (issue 38) -------------------------------------------------------
+
+#: the packages whose modules neither import another module's private names nor read another
+#: object's private attributes; the rest of the package imports at most :data:`MOST_PRIVATE_IMPORTS`
+CLIENTS = ("korean_bpe.compare", "korean_bpe.cli")
+MOST_PRIVATE_IMPORTS = 10
+
+
+def private_attribute_reads(sources: dict[str, str] | None = None) -> list[str]:
+    """Reads of ``x._name`` in the modules of :data:`CLIENTS` where ``x`` is not ``self`` or ``cls``
+    and ``_name`` is not defined in the reading module (a function, class or attribute it assigns):
+    reaching into an object of another module's class."""
+    out = []
+    for name, path in modules().items():
+        if path.suffix != ".py" or not name.startswith(CLIENTS):
+            continue
+        tree = ast.parse((sources or {}).get(name) or path.read_text(encoding="utf-8"))
+        own = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        own |= {t.attr for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+                if isinstance(t, ast.Attribute)}
+        own |= {n.target.attr for n in ast.walk(tree) if isinstance(n, (ast.AnnAssign, ast.AugAssign))
+                and isinstance(n.target, ast.Attribute)}
+        own |= {n.target.id for n in ast.walk(tree) if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and isinstance(node.value, ast.Name) and node.value.id not in ("self", "cls")
+                    and node.attr not in own):
+                out.append(f"{name}:{node.lineno} reads {node.value.id}.{node.attr}")
+    return out
+
+
+def test_clients_import_no_private_name_and_the_package_few():
+    found = private_imports(across="module")
+    assert [f for f in found if f.startswith(CLIENTS)] == []
+    assert len(found) <= MOST_PRIVATE_IMPORTS, found
+
+
+def test_clients_read_no_private_attribute():
+    assert private_attribute_reads() == []
+
+
+@pytest.mark.parametrize("module, line, check", [
+    # what compare/ held before issue 38: a private import from another module of its own room ...
+    ("korean_bpe.compare.run", "from .strategies import _peer_names", partial(private_imports, across="module")),
+    # ... and reads of other objects' privates (a Tokenizer's marker and encoder, a segmenter's cache)
+    ("korean_bpe.compare.segmenters", "def _probe(tok):\n    return tok._encoder", private_attribute_reads),
+    ("korean_bpe.cli.compare", "def _probe(seg):\n    return seg._specials", private_attribute_reads),
+])
+def test_the_checks_catch_what_compare_held_before(module, line, check):
+    text = modules()[module].read_text(encoding="utf-8")
+    assert check() == [] or check is not private_attribute_reads  # one private import stays: words.py's _fast_core
+    assert len(check({module: f"{text}\n{line}\n"})) == len(check()) + 1

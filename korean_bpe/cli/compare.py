@@ -186,7 +186,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _check_compare_files(args, out_dir)
 
     from ..compare.report import pick_sentences
-    from ..compare.run import compare, resolve_strategies
+    from ..compare.run import CompareConfig, compare, held_out_split, resolve_strategies
     from ..compare.table import format_downstream, format_intervals, format_table
     from ..compare.verdict import format_verdicts
 
@@ -198,6 +198,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         strategies = [s for s in strategies if s not in COMPARE_SLOW_PEERS]
     if args.vocab_sizes is None:
         args.vocab_sizes = list(COMPARE_VOCAB_SIZES_EMBEDDED if args.corpus is None else COMPARE_VOCAB_SIZES)
+    config = CompareConfig(
+        strategies=strategies, vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold,
+        seed=args.seed, test_fraction=args.test_fraction, statistics=statistics, downstream=downstream,
+        n_jobs=args.jobs or (1 if args.corpus is None else -1), model_cache=not args.no_model_cache,
+        show_progress=False if args.no_progress else None)
     texts, labels = _documents(args.corpus, args.labels, "--labels", limit=args.limit)
     eval_texts, eval_labels = (None, None) if args.eval is None else \
         _documents(args.eval, args.eval_labels, "--eval-labels",
@@ -208,16 +213,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if downstream is not None and labels is None:
         raise UserError("--downstream needs labels: give --labels FILE (one integer a line), or a corpus in NSMC "
                         "format (a TSV with a 'label' column); with --eval, --eval-labels too")
-    held_out = _held_out(texts, eval_texts, args.test_fraction, args.seed)
+    # the documents compare() will measure on, by its own split: the report's examples are among them
+    held_out = held_out_split(texts, eval_texts=eval_texts, test_fraction=config.test_fraction, seed=config.seed).test
     sentences = pick_sentences(held_out)
     start = time.perf_counter()
-    result = compare(
-        texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels, strategies=strategies,
-        vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold, seed=args.seed,
-        test_fraction=args.test_fraction, show_progress=False if args.no_progress else None,
-        n_jobs=args.jobs or (1 if args.corpus is None else -1), pieces_texts=sentences + held_out[:1000],
-        model_cache=not args.no_model_cache, statistics=statistics, downstream=downstream,
-    )
+    result = compare(texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels,
+                     config=config.replace(pieces_texts=sentences + held_out[:1000]))
     seconds = time.perf_counter() - start
     df = result.table
     for note in result.notes:
@@ -347,10 +348,3 @@ def _label(value: str, source: Any, k: int) -> int:
         return int(value)
     except ValueError:
         raise UserError(f"{source}: label {k} is {value!r}, not an integer (such as NSMC's 0 and 1)") from None
-
-
-def _held_out(texts: list[str], eval_texts: list[str] | None, test_fraction: float, seed: int) -> list[str]:
-    """The documents compare() will measure on: its own split (:func:`korean_bpe.compare.held_out_split`)."""
-    from ..compare.run import held_out_split
-
-    return held_out_split(texts, eval_texts=eval_texts, test_fraction=test_fraction, seed=seed).test

@@ -29,7 +29,8 @@ from ..jamo import compose, decompose
 from ..pre_tokenizers.base import get_pre_tokenizer
 from ..units import SPACE_MARK, bytes_to_unicode
 
-__all__ = ["Segmenter", "WordSegmenter", "BPESegmenter", "BaselineSegmenter", "BASELINE_UNITS", "align_words"]
+__all__ = ["Segmenter", "WordSegmenter", "BPESegmenter", "BaselineSegmenter", "CharBaseline", "JamoBaseline",
+           "MorphemeBaseline", "WordBaseline", "BASELINE_CLASSES", "BASELINE_UNITS", "align_words"]
 
 #: the ``unit`` of each kortok-style baseline
 BASELINE_UNITS = ("jamo", "syllable", "morpheme", "word")
@@ -250,30 +251,29 @@ def _split_words(text: str, words: Sequence[str], pre_tokenizer: Any) -> list[tu
 
 
 class BaselineSegmenter:
-    """kortok's tokenizations without BPE: ``jamo``, ``syllable``, ``morpheme`` (an analyzer's
-    morphemes), ``word`` (어절); the vocabulary is ``<unk>`` plus the ``vocab_size - 1`` most frequent
-    tokens of the training texts (ties: the smaller token by code point), the rest ``<unk>``.
+    """kortok's tokenizations without BPE, one class a unit (:data:`BASELINE_CLASSES`): ``jamo``,
+    ``syllable`` (:class:`CharBaseline`), ``morpheme`` (an analyzer's morphemes,
+    :class:`MorphemeBaseline`), ``word`` (어절, :class:`WordBaseline`); the vocabulary is ``<unk>``
+    plus the ``vocab_size - 1`` most frequent tokens of the training texts (ties: the smaller token
+    by code point), the rest ``<unk>``.
 
     Spaces are tokens (``▁``) for ``jamo``, ``syllable`` and ``morpheme``, so those three are lossless
     (up to ``<unk>``); ``word`` is white-space split and joins its words with one space.
-    ``pre_tokenizer``: the analyzer object for ``morpheme`` (any lossless pre-tokenizer), else None.
+    ``pre_tokenizer``: the analyzer object for ``morpheme`` (any lossless pre-tokenizer), else None;
+    ``words``: an optional ``text -> words`` table of the pre-tokenization already computed.
+    :meth:`build` and :meth:`train` take the unit's name and make its class.
     """
 
     kind = "baseline"
+    unit: str = ""
+    lossless = True
 
-    def __init__(self, unit: str, vocab_tokens: Sequence[str], *, strategy: str | None = None,
-                 pre_tokenizer: Any = None, pre_tokenizer_name: str = "",
-                 words: Mapping[str, list[str]] | None = None) -> None:
-        if unit not in BASELINE_UNITS:
-            raise ValueError(f"unit={unit!r} is not a baseline unit; use one of {BASELINE_UNITS}")
-        if unit == "morpheme" and (pre_tokenizer is None or not getattr(pre_tokenizer, "lossless", False)):
-            raise ValueError("the morpheme baseline needs a lossless pre-tokenizer, e.g. get_pre_tokenizer('kiwi', lossless=True)")
+    def __init__(self, vocab_tokens: Sequence[str], *, strategy: str | None = None, pre_tokenizer: Any = None,
+                 pre_tokenizer_name: str = "", words: Mapping[str, list[str]] | None = None) -> None:
         if not vocab_tokens or vocab_tokens[0] != _UNK:
             raise ValueError(f"vocab_tokens must start with {_UNK!r}")
-        self.unit = unit
-        self.strategy = strategy or f"baseline/{unit}"
+        self.strategy = strategy or f"baseline/{self.unit}"
         self.pre_tokenizer = pre_tokenizer_name
-        self.lossless = unit != "word"
         self.vocab_tokens = tuple(vocab_tokens)
         self.vocab_size = len(self.vocab_tokens)
         self.unk_ids = frozenset({0})
@@ -282,72 +282,142 @@ class BaselineSegmenter:
         self._words = words or {}
 
     def __repr__(self) -> str:
-        return f"BaselineSegmenter({self.strategy!r}, vocab_size={self.vocab_size})"
+        return f"{type(self).__name__}({self.strategy!r}, vocab_size={self.vocab_size})"
+
+    @classmethod
+    def build(cls, unit: str, vocab_tokens: Sequence[str], **options: Any) -> BaselineSegmenter:
+        """The baseline of ``unit`` (a name of :data:`BASELINE_UNITS`) with ``vocab_tokens``."""
+        return _baseline_class(unit)(vocab_tokens, **options)
 
     @classmethod
     def train(cls, texts: Iterable[str], *, unit: str, vocab_size: int, **options: Any) -> BaselineSegmenter:
-        """Count the tokens of ``texts`` and keep the ``vocab_size - 1`` most frequent."""
-        probe = cls(unit, (_UNK,), **options)
-        texts = list(texts)
+        """Count the tokens of ``texts`` and keep the ``vocab_size - 1`` most frequent (the baseline
+        of ``unit``'s class, whatever class this is called on)."""
+        made = _baseline_class(unit)
+        probe = made((_UNK,), **options)
+        return made(top_tokens(probe.count(list(texts)), vocab_size), **options)
+
+    def count(self, texts: list[str]) -> Counter[str]:
+        """Each token's occurrences in ``texts``."""
+        raise NotImplementedError
+
+    def splits(self, texts: list[str]) -> Iterable[list[tuple[str, int, int]]]:
+        """Each text as ``(token, start, end)`` before the vocabulary (a token outside it is ``<unk>``)."""
+        raise NotImplementedError
+
+    def truncate(self, vocab_size: int) -> BaselineSegmenter:
+        """The same baseline with only the first ``vocab_size`` tokens (the most frequent)."""
+        return type(self)(self.vocab_tokens[:max(vocab_size, 1)], strategy=self.strategy, pre_tokenizer=self._pt,
+                          pre_tokenizer_name=self.pre_tokenizer, words=self._words)
+
+    def encode_with_spans(self, texts: Sequence[str]) -> tuple[list[list[int]], None]:
+        return self.encode_batch(texts), None
+
+    def merge_triples(self) -> None:
+        return None
+
+    def clear_cache(self) -> None:
+        """Nothing to forget: a baseline looks each token up."""
+
+    def pieces(self, text: str) -> list[tuple[str, int, int]]:
+        ids = self._ids
+        split = next(iter(self.splits([text])))
+        return [(t if t in ids else _UNK, a, b) for t, a, b in split]
+
+    def vocab_surfaces(self) -> list[bytes]:
+        return [(" " if t == SPACE_MARK else t).encode("utf-8", "surrogatepass") for t in self.vocab_tokens[1:]]
+
+
+class CharBaseline(BaselineSegmenter):
+    """The syllable baseline: each character a token, a space the token ``▁``."""
+
+    unit = "syllable"
+
+    def tokens(self, text: str) -> str:
+        """The text's tokens, one character each (:func:`_char_tokens`)."""
+        return _char_tokens(text, jamo=False)
+
+    def count(self, texts: list[str]) -> Counter[str]:
         counts: Counter[str] = Counter()
-        if unit in ("jamo", "syllable"):  # the tokens are the characters of this string
-            for t in texts:
-                counts.update(_char_tokens(t, jamo=unit == "jamo"))
-        else:  # a word's tokens depend on the word alone (_split_words): count each distinct word once
-            known = probe._words
+        for t in texts:
+            counts.update(self.tokens(t))
+        return counts
+
+    def splits(self, texts: list[str]) -> Iterable[list[tuple[str, int, int]]]:
+        return (_split_chars(t, jamo=False) for t in texts)
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        get = self._ids.get
+        return [[get(c, 0) for c in self.tokens(t)] for t in texts]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return "".join(" " if t == SPACE_MARK else t for t in (self.vocab_tokens[i] for i in ids))
+
+
+class JamoBaseline(CharBaseline):
+    """The jamo baseline: each syllable decomposed into its conjoining jamo, recomposed on decode."""
+
+    unit = "jamo"
+
+    def tokens(self, text: str) -> str:
+        return _char_tokens(text, jamo=True)
+
+    def splits(self, texts: list[str]) -> Iterable[list[tuple[str, int, int]]]:
+        return (_split_chars(t, jamo=True) for t in texts)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return compose(super().decode(ids))
+
+
+class MorphemeBaseline(BaselineSegmenter):
+    """The morpheme baseline: an analyzer's lossless morphemes, each space before a morpheme a ``▁``
+    token of its own (a word's tokens depend on the word alone: each distinct word is counted and
+    encoded once)."""
+
+    unit = "morpheme"
+
+    def __init__(self, vocab_tokens: Sequence[str], **options: Any) -> None:
+        pt = options.get("pre_tokenizer")
+        if pt is None or not getattr(pt, "lossless", False):
+            raise ValueError("the morpheme baseline needs a lossless pre-tokenizer, e.g. get_pre_tokenizer('kiwi', lossless=True)")
+        super().__init__(vocab_tokens, **options)
+
+    def words(self, texts: list[str]) -> list[list[str]]:
+        """The pre-tokenizer's words of ``texts`` (from the table of words when it has them all)."""
+        known = self._words
+        if all(t in known for t in texts):
+            return [known[t] for t in texts]
+        return self._pt.batch(texts, show_progress=False)
+
+    def count(self, texts: list[str]) -> Counter[str]:
+        counts: Counter[str] = Counter()
+        if all(t in self._words for t in texts):  # count each distinct word once
             words: Counter[str] = Counter()
-            if all(t in known for t in texts):
-                for t in texts:
-                    words.update(known[t])
-            else:
-                for _, split in probe._splits(texts):
-                    counts.update(t for t, _, _ in split)
+            for ws in self.words(texts):
+                words.update(ws)
             for w, c in words.items():
                 core = w.lstrip(SPACE_MARK)
                 if len(w) > len(core):
                     counts[SPACE_MARK] += c * (len(w) - len(core))
                 if core:
                     counts[core] += c
-        return cls(unit, top_tokens(counts, vocab_size), **options)
+            return counts
+        for split in self.splits(texts):
+            counts.update(t for t, _, _ in split)
+        return counts
 
-    def truncate(self, vocab_size: int) -> BaselineSegmenter:
-        """The same baseline with only the first ``vocab_size`` tokens (the most frequent)."""
-        return type(self)(self.unit, self.vocab_tokens[:max(vocab_size, 1)], strategy=self.strategy,
-                          pre_tokenizer=self._pt, pre_tokenizer_name=self.pre_tokenizer, words=self._words)
-
-    def _splits(self, texts: list[str], words: list[list[str]] | None = None) -> Iterable[tuple[str, list[tuple[str, int, int]]]]:
-        if self.unit in ("jamo", "syllable"):
-            jamo = self.unit == "jamo"
-            return ((t, _split_chars(t, jamo=jamo)) for t in texts)
-        if words is None:
-            known = self._words
-            if all(t in known for t in texts):
-                words = [known[t] for t in texts]
-            elif self.unit == "word":
-                words = [t.split() for t in texts]
-            else:
-                words = self._pt.batch(texts, show_progress=False)
+    def splits(self, texts: list[str]) -> Iterable[list[tuple[str, int, int]]]:
         pt = self._pt if self._pt is not None else _WORDS  # the word baseline: 어절, as str.split() cuts them
-        return ((t, _split_words(t, w, pt)) for t, w in zip(texts, words))
+        return (_split_words(t, w, pt) for t, w in zip(texts, self.words(texts)))
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        if self.unit == "word":
-            get = self._ids.get
-            return [[get(w, 0) for w in t.split()] for t in texts]
-        if self.unit == "morpheme":
-            words = self._pt.batch(list(texts), show_progress=False)
-            return self.encode_pretokenized(words)
-        get = self._ids.get
-        jamo = self.unit == "jamo"
-        return [[get(c, 0) for c in _char_tokens(t, jamo=jamo)] for t in texts]
+        return self.encode_pretokenized(self._pt.batch(list(texts), show_progress=False))
 
     def encode_pretokenized(self, batch: list[list[str]]) -> list[list[int]]:
-        """Ids of texts already cut by the pre-tokenizer (morpheme: its lossless pieces; word: 어절)."""
+        """Ids of texts already cut by the pre-tokenizer: a ``▁`` token per leading mark, then the morpheme."""
         get = self._ids.get
-        if self.unit == "word":
-            return [[get(w, 0) for w in words] for words in batch]
         space = get(SPACE_MARK, 0)
-        known: dict[str, list[int]] = {}  # word -> its ids (a ▁ token per leading mark, then the morpheme)
+        known: dict[str, list[int]] = {}  # word -> its ids
         out = []
         for words in batch:
             ids: list[int] = []
@@ -360,30 +430,48 @@ class BaselineSegmenter:
             out.append(ids)
         return out
 
-    def encode_with_spans(self, texts: Sequence[str]) -> tuple[list[list[int]], None]:
-        return self.encode_batch(texts), None
+    def decode(self, ids: Sequence[int]) -> str:
+        return "".join(" " if t == SPACE_MARK else t for t in (self.vocab_tokens[i] for i in ids))
 
-    def merge_triples(self) -> None:
-        return None
 
-    def clear_cache(self) -> None:
-        """Nothing to forget: a baseline looks each token up."""
+class WordBaseline(MorphemeBaseline):
+    """The word baseline: the 어절 as ``str.split()`` cuts them, joined with one space on decode."""
+
+    unit = "word"
+    lossless = False
+
+    def __init__(self, vocab_tokens: Sequence[str], **options: Any) -> None:
+        BaselineSegmenter.__init__(self, vocab_tokens, **options)
+
+    def words(self, texts: list[str]) -> list[list[str]]:
+        known = self._words
+        if all(t in known for t in texts):
+            return [known[t] for t in texts]
+        return [t.split() for t in texts]
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        get = self._ids.get
+        return [[get(w, 0) for w in t.split()] for t in texts]
+
+    def encode_pretokenized(self, batch: list[list[str]]) -> list[list[int]]:
+        """Ids of texts already cut into 어절."""
+        get = self._ids.get
+        return [[get(w, 0) for w in words] for words in batch]
 
     def decode(self, ids: Sequence[int]) -> str:
-        tokens = [self.vocab_tokens[i] for i in ids]
-        if self.unit == "word":
-            return " ".join(tokens)
-        text = "".join(" " if t == SPACE_MARK else t for t in tokens)
-        return compose(text) if self.unit == "jamo" else text
+        return " ".join(self.vocab_tokens[i] for i in ids)
 
-    def pieces(self, text: str) -> list[tuple[str, int, int]]:
-        ids = self._ids
-        words = [self._words[text]] if text in self._words else None
-        split = next(iter(self._splits([text], words)))[1]
-        return [(t if t in ids else _UNK, a, b) for t, a, b in split]
 
-    def vocab_surfaces(self) -> list[bytes]:
-        return [(" " if t == SPACE_MARK else t).encode("utf-8", "surrogatepass") for t in self.vocab_tokens[1:]]
+#: each baseline unit's class (:meth:`BaselineSegmenter.build`)
+BASELINE_CLASSES: dict[str, type[BaselineSegmenter]] = {
+    "jamo": JamoBaseline, "syllable": CharBaseline, "morpheme": MorphemeBaseline, "word": WordBaseline}
+
+
+def _baseline_class(unit: str) -> type[BaselineSegmenter]:
+    try:
+        return BASELINE_CLASSES[unit]
+    except KeyError:
+        raise ValueError(f"unit={unit!r} is not a baseline unit; use one of {BASELINE_UNITS}") from None
 
 
 def top_tokens(counts: Mapping[str, int], vocab_size: int) -> tuple[str, ...]:

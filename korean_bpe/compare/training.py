@@ -230,7 +230,7 @@ class BaselineStrategy(_OnWords):
         def load(entry: dict[str, Any]) -> Any:
             if entry["kind"] != "baseline":
                 raise ValueError("not a baseline vocabulary")
-            return BaselineSegmenter(self.unit, entry["vocab_tokens"], **options)
+            return BaselineSegmenter.build(self.unit, entry["vocab_tokens"], **options)
 
         config = {"pre_tokenizer": None if pt is None else pt.to_config(),
                   "analyzer": None if pt is None else _analyzer_version(pt), "unit": self.unit,
