@@ -46,6 +46,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,6 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "plot_tokens_per_word", "plot_renyi", "plot_tradeoff", "plot_token_lengths", "plot_probe", "plot_downstream",
     "plot_segmentation", "korean_font", "use_korean_font", "bundled_font", "readable_token", "has_probe",
+    "Drawing", "DRAWINGS", "drawing",
 ]
 
 #: the font shipped in the koreanize-matplotlib wheel, and the fallback for what it lacks
@@ -68,6 +70,42 @@ PEER_STYLES = (("#000000", "D"), ("#bcbd22", "P"), ("#7f7f7f", "X"), ("#e7298a",
                ("#7570b3", "v"), ("#d95f02", "p"), ("#66a61e", "<"))
 BASELINE_STYLES = (("#555555", "s"), ("#999999", "H"), ("#a6761d", "8"), ("#666666", "d"), ("#b15928", ">"),
                    ("#333333", "p"), ("#80b1d3", "s"), ("#fb8072", "H"))
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """How the rows of one kind of strategy (the table's ``kind``) are drawn against the vocabulary size."""
+
+    #: (colour, marker) of each strategy in turn; None: coloured by pre-tokenizer, marked by unit (:data:`UNIT_STYLE`)
+    palette: tuple[tuple[str, str], ...] | None
+    #: line style; ``""``: the unit's
+    line: str
+    #: a line over the sizes; False: one reference line (the mean over the sizes) named at the right edge
+    swept: bool
+    markersize: float = 5
+    linewidth: float = 1.6
+    #: after the strategy's name in the legend (a row with a palette of its own)
+    suffix: str = ""
+
+
+#: the table's ``kind`` -> how its rows are drawn (another kind is drawn as ``"bpe"``)
+DRAWINGS: dict[str, Drawing] = {
+    "bpe": Drawing(None, "", True),
+    "peer": Drawing(PEER_STYLES, "-.", True, markersize=6, linewidth=1.2, suffix=" (peer)"),
+    "baseline": Drawing(BASELINE_STYLES, ":", False),
+}
+
+
+def drawing(kind: Any) -> Drawing:
+    """How rows of ``kind`` are drawn (:data:`DRAWINGS`)."""
+    return DRAWINGS.get(str(kind), DRAWINGS["bpe"])
+
+
+def _swept(rows: pd.DataFrame) -> Any:
+    """A boolean Series: the rows drawn as lines over the sizes (not as a reference line)."""
+    return rows["kind"].map(lambda kind: drawing(kind).swept).astype(bool)
+
+
 #: a token drawn in this colour in the segmentation figure holds part of a character
 PARTIAL_COLOR, WHOLE_COLORS = "#f6c6a0", ("#dbe8f6", "#e4f1dc")
 
@@ -195,17 +233,13 @@ def _styles(df: pd.DataFrame) -> dict[str, tuple[str, str, str]]:
     marker of its own (dash-dot and dotted lines)."""
     out: dict[str, tuple[str, str, str]] = {}
     pre_colors: dict[str, str] = {}
-    peers = baselines = 0
+    taken: dict[Drawing, int] = {}  # strategies of each drawing with a palette so far
     for strategy, group in df.groupby("strategy", sort=False):
-        kind = str(group["kind"].iloc[0])
-        if kind == "peer":
-            color, marker = PEER_STYLES[peers % len(PEER_STYLES)]
-            out[str(strategy)] = (color, marker, "-.")
-            peers += 1
-        elif kind == "baseline":
-            color, marker = BASELINE_STYLES[baselines % len(BASELINE_STYLES)]
-            out[str(strategy)] = (color, marker, ":")
-            baselines += 1
+        d = drawing(group["kind"].iloc[0])
+        if d.palette is not None:
+            k = taken[d] = taken.get(d, -1) + 1
+            color, marker = d.palette[k % len(d.palette)]
+            out[str(strategy)] = (color, marker, d.line)
         else:
             pre = str(group["pre_tokenizer"].iloc[0]) if "pre_tokenizer" in group.columns else ""
             color = pre_colors.setdefault(pre, PRE_COLORS[len(pre_colors) % len(PRE_COLORS)])
@@ -284,18 +318,18 @@ def _by_vocab(df: pd.DataFrame, column: str, *, ylabel: str, title: str,
     with _figure_context(path) as plt:
         fig, ax = plt.subplots(figsize=(11, 6), dpi=110)
         for strategy, group in rows.groupby("strategy", sort=False):
-            kind = group["kind"].iloc[0]
-            if kind == "baseline":
+            d = drawing(group["kind"].iloc[0])
+            if not d.swept:
                 continue
             group = group.sort_values("vocab_size")
             color, marker, style = styles[str(strategy)]
             ax.errorbar(_numeric(group["vocab_size"]), _numeric(group[column]), yerr=_errors(group, column),
-                        color=color, linestyle=style, marker=marker, markersize=6 if kind == "peer" else 5,
-                        linewidth=1.2 if kind == "peer" else 1.6, capsize=2,
-                        label=f"{strategy} (peer)" if kind == "peer" else _label(str(strategy), group))
+                        color=color, linestyle=style, marker=marker, markersize=d.markersize, linewidth=d.linewidth,
+                        capsize=2, label=_label(str(strategy), group) if d.palette is None else f"{strategy}{d.suffix}")
         sizes = sorted({int(v) for v in rows["vocab_size"]})
-        baselines = rows[rows["kind"] == "baseline"].groupby("strategy", sort=False)[column].mean()
-        swept = _numeric(rows.loc[rows["kind"] != "baseline", column])
+        swept_rows = _swept(rows)
+        baselines = rows[~swept_rows].groupby("strategy", sort=False)[column].mean()
+        swept = _numeric(rows.loc[swept_rows, column])
         lo, hi = (min(swept), max(swept)) if swept else (min(baselines), max(baselines))
         reach = max(hi - lo, 0.1 * abs(hi), 1e-9)  # a baseline farther than this would squash the lines
         off_scale, shown = [], []
@@ -406,17 +440,19 @@ def _zoom(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """(the rows the trade-off plot draws, the names and values of those it leaves off the scale):
     everything within the range of the bpe and peer rows widened by half its size on each side
     (tokens per 어절 on a log scale); all rows when there are no bpe or peer rows."""
-    swept = rows[rows["kind"] != "baseline"]
+    swept_rows = _swept(rows)
+    swept = rows[swept_rows]
     if swept.empty:
         return rows, []
     x = [math.log2(v) for v in _numeric(swept["tokens_per_word"])]
     y = _numeric(swept["morph_f1"])
     x_reach, y_reach = max(max(x) - min(x), 0.1) / 2, max(max(y) - min(y), 0.02) / 2
     keep, off = [], {}
-    for (_, row), tpw, f1 in zip(rows.iterrows(), _numeric(rows["tokens_per_word"]), _numeric(rows["morph_f1"])):
+    for (_, row), is_swept, tpw, f1 in zip(rows.iterrows(), swept_rows, _numeric(rows["tokens_per_word"]),
+                                          _numeric(rows["morph_f1"])):
         inside = (min(x) - x_reach <= math.log2(tpw) <= max(x) + x_reach if tpw > 0 else False) and \
             min(y) - y_reach <= f1 <= max(y) + y_reach
-        keep.append(inside or row["kind"] != "baseline")
+        keep.append(inside or bool(is_swept))
         if not keep[-1]:
             off.setdefault(str(row["strategy"]), f"{row['strategy']} ({tpw:.3g} tokens/어절, F1 {f1 * 100:.1f}%)")
     return rows[keep], list(off.values())
