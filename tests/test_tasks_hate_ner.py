@@ -261,3 +261,44 @@ def test_the_hate_speech_data_as_published() -> None:
     assert (len(task.train.texts), len(task.dev.texts), task.classes) == (7896, 471, ["hate", "none", "offensive"])
     assert [task.dev.labels.count(c) for c in ("none", "offensive", "hate")] == [160, 189, 122]
     assert HateTask(label="bias").classes == ["gender", "none", "others"]
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+
+def test_the_cli_refuses_a_bad_task_before_reading_the_corpus(tmp_path) -> None:
+    from test_cli import fails
+
+    missing, out = str(tmp_path / "no-such-corpus.txt"), str(tmp_path / "out")
+    line = fails("compare", missing, "-o", out, "--task", "sentiment")
+    assert "argument --task: unknown task 'sentiment'; choose one of" in line and "hate" in line and "ner" in line
+    line = fails("compare", missing, "-o", out, "--task", f"ner={tmp_path / 'absent'}")
+    assert "argument --task ner=" in line and "absent not found" in line
+    line = fails("compare", missing, "-o", out, "--task", "probe")
+    assert "argument --task probe: the probe task runs with labels" in line
+    (tmp_path / "bad.tsv").write_text("## a\t가\n가 B-PS\n", encoding="utf-8")
+    line = fails("compare", missing, "-o", out, "--task", f"ner={tmp_path / 'bad.tsv'}")
+    assert "argument --task ner=" in line and "bad.tsv, line 2: expected one character" in line
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(hate_speech_dir() is None or klue_ner_path() is None,
+                    reason="the hate-speech or KLUE-NER data is not in ../shared/corpora (or the KOREAN_BPE_* variables)")
+def test_the_cli_runs_both_tasks_on_the_real_data(tmp_path) -> None:
+    pytest.importorskip("torch")
+    from test_cli import ok
+
+    corpus = tmp_path / "reviews.txt"
+    corpus.write_text("\n".join(_texts(600)) + "\n", encoding="utf-8")
+    proc = ok("compare", str(corpus), "--limit", "400", "--strategies", "whitespace/syllable", "--vocab-sizes", "500",
+              "--gold", "none", "--no-progress", "--no-model-cache", "--jobs", "1", "-o", str(tmp_path / "out"),
+              "--task", f"hate={hate_speech_dir()}", "--task", f"ner={klue_ner_path()}")
+    assert "task hate (95% intervals)" in proc.stdout and "task ner (95% intervals)" in proc.stdout
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "out" / "table.csv")
+    assert len(table) == 1 and 0 < table["hate_macro_f1"].iloc[0] < 1
+    assert table["hate_macro_f1_ci_low"].iloc[0] < table["hate_macro_f1"].iloc[0] < table["hate_macro_f1_ci_high"].iloc[0]
+    assert 0.5 < table["ner_ceiling_f1"].iloc[0] <= 1 and 0 <= table["ner_boundary_crossing"].iloc[0] < 0.5
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "ner_ceiling_f1" in report and "--task hate=" in report

@@ -17,7 +17,7 @@ the dev comments predicted.  Columns: ``hate_macro_f1`` (it leads: the classes a
 none 160 / offensive 189 / hate 122 on dev), ``hate_accuracy``, ``hate_seed_sd`` and ``hate_s``;
 the first two with the two-stage bootstrap of the downstream stage over the dev comments and the
 seeds (:func:`korean_bpe.compare.stats.seed_document_replicates`) and its paired test.  471 comments
-make wide intervals: about ±4 points of macro-F1 at 95% (benchmarks and docs/API.md record them),
+make wide intervals: about ±5 points of macro-F1 at 95% (docs/API.md records a run),
 so only large differences between rows are significant.
 
 The reader is :func:`read_comments` (clear errors for a missing file, a missing label column, a
