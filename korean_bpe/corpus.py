@@ -49,7 +49,7 @@ from typing import BinaryIO, NamedTuple, TypeVar
 
 __all__ = [
     "CorpusError", "iter_texts", "iter_labelled", "default_corpus_paths", "nsmc_dir", "nsmc_path", "NSMC_FILES",
-    "NsmcSplit", "load_nsmc",
+    "NsmcSplit", "load_nsmc", "shared_corpus_dir",
 ]
 
 #: NSMC split -> file name in :func:`nsmc_dir`
@@ -89,13 +89,24 @@ def default_corpus_paths() -> list[Path]:
 def nsmc_dir() -> Path | None:
     """The NSMC directory: ``$KOREAN_BPE_NSMC_DIR``, else ``../shared/corpora/nsmc`` beside the
     repository; ``None`` when neither holds the corpus."""
+    return shared_corpus_dir("nsmc", env="KOREAN_BPE_NSMC_DIR", files=tuple(NSMC_FILES.values()))
+
+
+def shared_corpus_dir(name: str, *, env: str, files: tuple[str, ...]) -> Path | None:
+    """The directory of the shared corpus ``name``: ``$env``, else ``../shared/corpora/<name>``
+    beside the repository, the first that holds one of ``files``; ``None`` when neither does (the
+    tests that need it then skip).
+
+    >>> shared_corpus_dir("no-such-corpus", env="KOREAN_BPE_NO_SUCH_DIR", files=("x.tsv",)) is None
+    True
+    """
     candidates: list[Path] = []
-    env = os.environ.get("KOREAN_BPE_NSMC_DIR")
-    if env:
-        candidates.append(Path(env).expanduser())
-    candidates.append(Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / "nsmc")
+    given = os.environ.get(env)
+    if given:
+        candidates.append(Path(given).expanduser())
+    candidates.append(Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / name)
     for c in candidates:
-        if any((c / f).is_file() for f in NSMC_FILES.values()):
+        if any((c / f).is_file() for f in files):
             return c
     return None
 

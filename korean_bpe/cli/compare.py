@@ -112,6 +112,12 @@ def add_parsers(sub: Any) -> None:
                    help=f"passes over them (default: {_DOWNSTREAM.epochs})")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where the downstream models train: auto (a GPU when torch sees one), cpu or cuda")
+    p.add_argument("--task", action="append", default=None, metavar="NAME[=PATH]", dest="tasks",
+                   help="run a task of its own data on every row, with the same tokenizers (repeatable): hate "
+                        "(the Korean hate-speech comments: PATH their directory of train.tsv and dev.tsv; "
+                        "hate_macro_f1, hate_accuracy; needs PyTorch), ner (KLUE-NER: PATH its file or directory; "
+                        "ner_boundary_crossing, ner_ceiling_f1), or any registered task; without PATH a task finds "
+                        "its data itself ($KOREAN_BPE_HATE_SPEECH_DIR, $KOREAN_BPE_KLUE_NER_DIR, ../shared/corpora)")
     p.add_argument("--csv", default=None, metavar="PATH",
                    help="also write the table to PATH; '-' for standard output (the printed table then goes to "
                         "standard error)")
@@ -187,20 +193,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     from ..compare.report import pick_sentences
     from ..compare.run import CompareConfig, compare, held_out_split, resolve_strategies
-    from ..compare.table import format_downstream, format_intervals, format_table
+    from ..compare.table import format_downstream, format_intervals, format_table, format_task
     from ..compare.verdict import format_verdicts
 
     # an unknown name or a bad statistics option fails before the corpus is read
     strategies = resolve_strategies(None if args.strategies == ["all"] else args.strategies)
     statistics = _compare_statistics(args)
     downstream = _compare_downstream(args)
+    tasks = _compare_tasks(args.tasks)
     if args.corpus is None and args.strategies is None:
         strategies = [s for s in strategies if s not in COMPARE_SLOW_PEERS]
     if args.vocab_sizes is None:
         args.vocab_sizes = list(COMPARE_VOCAB_SIZES_EMBEDDED if args.corpus is None else COMPARE_VOCAB_SIZES)
     config = CompareConfig(
         strategies=strategies, vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold,
-        seed=args.seed, test_fraction=args.test_fraction, statistics=statistics, downstream=downstream,
+        seed=args.seed, test_fraction=args.test_fraction, statistics=statistics, downstream=downstream, tasks=tasks,
         n_jobs=args.jobs or (1 if args.corpus is None else -1), model_cache=not args.no_model_cache,
         show_progress=False if args.no_progress else None)
     texts, labels = _documents(args.corpus, args.labels, "--labels", limit=args.limit)
@@ -237,6 +244,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         head = textwrap.fill(f"downstream: {downstream.describe()}, on {result.config['downstream']['device_used']}; "
                              "intervals over the held-out documents and the seeds:", 100)
         print(f"\n{head}\n{format_downstream(df, alpha=statistics.alpha)}", file=shown)
+    for task in tasks:
+        shown_task = format_task(df, task.columns, alpha=statistics.alpha)
+        if shown_task:
+            print(f"\ntask {task.name} ({statistics.confidence:.0%} intervals):\n{shown_task}", file=shown)
     if result.verdicts:
         print(f"\nverdict:\n{format_verdicts(result.verdicts, alpha=statistics.alpha)}", file=shown)
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
@@ -299,6 +310,37 @@ def _compare_downstream(args: argparse.Namespace) -> Any:
                       epochs=args.downstream_epochs, device=args.device)
 
 
+#: the tasks every run has, set by their own options rather than --task
+_BUILT_IN_TASKS = {"heldout": "always runs", "probe": "runs with labels", "downstream": "use --downstream"}
+
+
+def _compare_tasks(specs: list[str] | None) -> list[Any]:
+    """The tasks of ``--task NAME[=PATH]``, each made (its data read) before the corpus is: an
+    unknown name, a missing PATH or a task that cannot be made is a UserError naming the flag."""
+    from ..compare.tasks import TASKS, get_task
+
+    tasks: list[Any] = []
+    for spec in specs or ():
+        name, _, path = (part.strip() for part in spec.partition("="))
+        if name in _BUILT_IN_TASKS:
+            raise UserError(f"argument --task {spec}: the {name} task {_BUILT_IN_TASKS[name]}; --task adds others "
+                            f"({', '.join(n for n in TASKS.names() if n not in _BUILT_IN_TASKS)})")
+        if name not in TASKS:
+            raise UserError(f"argument --task: unknown task {name!r}; choose one of "
+                            f"{', '.join(n for n in TASKS.names() if n not in _BUILT_IN_TASKS)}")
+        if "=" in spec and not (path and Path(path).expanduser().exists()):
+            raise UserError(f"argument --task {spec}: {path or 'the path'} not found; give NAME=PATH with the "
+                            "task's data, or NAME alone")
+        try:
+            tasks.append(get_task({"type": name, "path": path} if path else name))
+        except (ValueError, TypeError, ImportError) as exc:
+            raise UserError(f"argument --task {spec}: {exc}") from None
+    names = [t.name for t in tasks]
+    if len(set(names)) < len(names):
+        raise UserError(f"argument --task: each task once, got {', '.join(names)}")
+    return tasks
+
+
 def _compare_corpus(args: argparse.Namespace, labelled: bool, seconds: float) -> dict[str, str]:
     """What the report says about the corpus: its paths as given on the command line."""
     return {
@@ -307,6 +349,7 @@ def _compare_corpus(args: argparse.Namespace, labelled: bool, seconds: float) ->
         "labels": ("yes: probe_accuracy" + (" and downstream_accuracy" if args.downstream else "") + " measured")
         if labelled else "none (no probe_accuracy)",
         **({"downstream models": args.downstream} if args.downstream and labelled else {}),
+        **({"tasks": ", ".join(args.tasks)} if args.tasks else {}),
         "vocabulary sizes": ", ".join(f"{v:,}" for v in sorted(set(args.vocab_sizes))),
         "gold analyzer": args.gold,
         "run time": f"{seconds:.0f} s",

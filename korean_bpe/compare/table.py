@@ -5,6 +5,7 @@ generated from :data:`korean_bpe.compare.columns.TABLE`."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import columns
@@ -12,7 +13,7 @@ from . import columns
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["format_table", "format_intervals", "MARKS", "marks_legend", "name_marks", "value_marks",
+__all__ = ["format_table", "format_intervals", "format_task", "MARKS", "marks_legend", "name_marks", "value_marks",
            "not_significant", "metrics_tested"]
 
 #: what the marks of the printed table and the reports mean
@@ -131,6 +132,31 @@ def format_downstream(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
             line.append(text)
         cells.append(line)
     return _aligned(["strategy", "vocab", "down% [interval]", "dF1%", "seed sd", "probe%"], cells)
+
+
+def format_task(df: pd.DataFrame, task_columns: Sequence[columns.Column], *, alpha: float = 0.05) -> str:
+    """A task's columns (``Task.columns``) of each row of ``df``: each value as the reports show it,
+    with ``~`` where the (Holm-adjusted) p-value against the reference is ``alpha`` or more and the
+    interval ``[low, high]`` of an interval metric; ``-`` where there is none; ``""`` when no row has
+    any of them."""
+    shown = [c for c in task_columns if c.name in df.columns and df[c.name].notna().any()]
+    if df.empty or not shown:
+        return ""
+    cells = []
+    for row in df.to_dict("records"):
+        line = [f"{row['strategy']}{name_marks(row)}", f"{row['vocab_size']:d}"]
+        for c in shown:
+            v = row[c.name]
+            if isinstance(v, float) and math.isnan(v):
+                line.append("-")
+                continue
+            text = c.shown(v) + ("~" if c.interval and not_significant(row, c.name, alpha) else "")
+            low, high = (row.get(n, math.nan) for n in columns.interval_columns(c.name)[:2])
+            if c.interval and not math.isnan(low):
+                text += f" [{c.shown(low)}, {c.shown(high)}]"
+            line.append(text)
+        cells.append(line)
+    return _aligned(["strategy", "vocab", *(c.name + (" [interval]" if c.interval else "") for c in shown)], cells)
 
 
 def format_intervals(df: pd.DataFrame) -> str:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from .base import LABEL_USES, TASKS, BaseTask, Task, get_task, paired_p, register_task
 from .downstream import DownstreamTask
+from .hate import HateTask
 from .heldout import HeldOutTask
+from .ner import NerTask
 from .probe import PROBE_TRAIN_DOCS, ProbeTask
 from ..rows import Labelled, Measured, Row, RowInput
 
 __all__ = ["Task", "BaseTask", "TASKS", "register_task", "get_task", "paired_p", "LABEL_USES", "HeldOutTask",
-           "ProbeTask", "DownstreamTask", "PROBE_TRAIN_DOCS", "Measured", "Row", "RowInput", "Labelled"]
+           "ProbeTask", "DownstreamTask", "HateTask", "NerTask", "PROBE_TRAIN_DOCS", "Measured", "Row", "RowInput", "Labelled"]

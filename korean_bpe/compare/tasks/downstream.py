@@ -4,7 +4,7 @@ documents, with intervals over the documents and the seeds."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import stats
@@ -12,7 +12,7 @@ from ..downstream import Downstream, evaluate, resolved_device
 from ..rows import Measured, RowInput
 from .base import BaseTask, register_task
 
-__all__ = ["DownstreamTask"]
+__all__ = ["DownstreamTask", "classify"]
 
 
 @register_task("downstream")
@@ -35,17 +35,9 @@ class DownstreamTask(BaseTask):
     def measure(self, row: RowInput) -> Measured | None:
         if row.labelled is None or row.held.labels is None:
             return None
-        from ...progress import start_progress
-
-        settings = self.settings
         train_ids, train_labels = row.training(self.name)
-        bar = start_progress(row.show_progress, total=settings.seeds * settings.epochs,
-                             desc=f"downstream {row.strategy} {row.vocab_size:,}", unit="epoch")
-        try:
-            columns, evidence = evaluate(train_ids, train_labels, row.encoded, row.held.labels, settings=settings,
-                                         seed=row.seed, progress=bar)
-        finally:
-            bar.close()
+        columns, evidence = classify(row, train_ids, train_labels, row.encoded, row.held.labels,
+                                     settings=self.settings, desc=self.name)
         return Measured(columns, evidence=evidence)
 
     def replicates(self, evidence: Any, *, point: Mapping[str, Any], resamples: int, seed: int) -> dict[str, Any]:
@@ -56,3 +48,19 @@ class DownstreamTask(BaseTask):
 
     def __repr__(self) -> str:
         return f"DownstreamTask({self.settings!r})"
+
+
+def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Sequence[int],
+             test_ids: Sequence[Sequence[int]], test_labels: Sequence[int], *, settings: Downstream,
+             desc: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:func:`korean_bpe.compare.downstream.evaluate` of one row's documents (seeded by ``row.seed``),
+    with a progress bar of its epochs named ``desc`` (the task that trains it): ``(columns, evidence)``
+    with the ``downstream_`` names (a task of its own renames them)."""
+    from ...progress import start_progress
+
+    bar = start_progress(row.show_progress, total=settings.seeds * settings.epochs,
+                         desc=f"{desc} {row.strategy} {row.vocab_size:,}", unit="epoch")
+    try:
+        return evaluate(train_ids, train_labels, test_ids, test_labels, settings=settings, seed=row.seed, progress=bar)
+    finally:
+        bar.close()
