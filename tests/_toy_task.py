@@ -16,6 +16,7 @@ LONG = 20
 class TokenCount(BaseTask):
     name = "token-count"
     metrics = ("long_doc_rate",)
+    verdict = (("long documents", "long_doc_rate"),)
     columns = (Column("token_count", "int64", "held-out tokens of the row"),
                Column("long_doc_rate", "float64", f"share of held-out documents of more than {LONG} tokens",
                       unit="%", direction="lower", format="{:.2f}", interval=True))

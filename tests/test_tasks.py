@@ -114,3 +114,14 @@ def test_the_probe_resamples_its_documents_as_every_metric() -> None:
     counts = stats.resample_counts(40, resamples=50, seed=4)
     assert reps.tolist() == (counts[:, :30].sum(1) / 40).tolist()
     assert reps.min() < 0.75 < reps.max() and np.isclose(reps.mean(), 0.75, atol=0.05)
+
+
+def test_a_task_adds_its_family_to_the_verdict(toy_run) -> None:
+    from korean_bpe.compare.verdict import format_verdicts
+
+    (found,) = [v for v in toy_run.verdicts if v.family == "long documents"]
+    df = toy_run.table.set_index("strategy")
+    assert found.metric == "long_doc_rate" and found.value == df["long_doc_rate"].min()  # lower is better
+    assert df.loc[found.best, "long_doc_rate"] == found.value and found.compared == 3
+    assert found.shown() == f"{found.value * 100:.2f}%"  # the task's own column formats it
+    assert "long documents at 150 (long_doc_rate): best" in format_verdicts(toy_run.verdicts, alpha=0.05)

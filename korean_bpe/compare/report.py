@@ -438,7 +438,7 @@ def _verdict_lines(verdicts: Sequence[Any]) -> list[dict[str, Any]]:
     """What the reports say of each :class:`~korean_bpe.compare.verdict.Verdict` (``tied``: the
     strategies not significantly different from the best, the best left out)."""
     return [{"family": v.family, "metric": v.metric, "vocab": f"{v.vocab_size:,}", "best": v.best,
-             "value": columns.cell(v.metric, v.value), "tied": list(v.tied[1:]), "compared": v.compared - 1}
+             "value": v.shown(), "tied": list(v.tied[1:]), "compared": v.compared - 1}
             for v in verdicts]
 
 

@@ -49,17 +49,26 @@ class Verdict:
     adjusted_p: dict[str, float]
     #: the rows compared (``best`` included)
     compared: int
+    #: the metric's column, for a task's own metric (None: :func:`korean_bpe.compare.columns.by_name`)
+    column: columns.Column | None = None
+
+    def shown(self) -> str:
+        """The best value as the reports show it (a rate as a percentage)."""
+        column = self.column or columns.by_name(self.metric)
+        return column.shown(self.value) + ("%" if column.unit == "%" else "")
 
 
 def verdicts(rows: Sequence[Row], tasks: Sequence[Task], *, alpha: float) -> list[Verdict]:
     """The verdicts of the measured ``rows`` (as :func:`~korean_bpe.compare.assemble.build_frame`
     leaves them: with their replicates, and the evidence of the tasks that keep it), per family
-    of :data:`FAMILIES` measured in some row, per vocabulary size; the p-values are the tests of
+    of :data:`FAMILIES` and of the tasks' ``verdict`` families measured in some row, per vocabulary size; the p-values are the tests of
     the ``tasks`` that measure each metric (:func:`korean_bpe.compare.tasks.paired_p`); none for a
     family whose rows have no resamples (``Statistics(resamples=0)``)."""
     out = []
-    for family, metric in FAMILIES.items():
-        column = columns.by_name(metric)
+    own = {c.name: c for task in tasks for c in task.columns}  # the tasks' own metrics
+    families = [*FAMILIES.items(), *((family, metric) for task in tasks for family, metric in task.verdict)]
+    for family, metric in families:
+        column = own.get(metric) or columns.by_name(metric)
         for size in sorted({row.vocab_size for row in rows}):
             candidates = [row for row in rows if row.vocab_size == size and _number(row.columns.get(metric))
                           and not (metric == "morph_f1" and row.columns.get("self_graded"))]
@@ -75,7 +84,7 @@ def verdicts(rows: Sequence[Row], tasks: Sequence[Task], *, alpha: float) -> lis
             tied = tuple(row.strategy for row, p in zip(others, adjusted) if not math.isnan(p) and p >= alpha)
             out.append(Verdict(family, metric, size, best.strategy, float(best.columns[metric]),
                                (best.strategy, *tied), {row.strategy: p for row, p in zip(others, adjusted)},
-                               len(candidates)))
+                               len(candidates), own.get(metric)))
     return out
 
 
@@ -89,8 +98,7 @@ def format_verdicts(found: Sequence[Verdict], *, alpha: float, width: int = 100)
 
     lines = []
     for v in found:
-        column = columns.by_name(v.metric)
-        shown = column.shown(v.value) + ("%" if column.unit == "%" else "")
+        shown = v.shown()
         others = ", ".join(v.tied[1:]) or "none"
         text = (f"{v.family} at {v.vocab_size:,} ({v.metric}): best {v.best} ({shown}); not significantly "
                 f"different from it (Holm-adjusted p >= {alpha:g}, {v.compared - 1} "

@@ -57,6 +57,9 @@ class Task(Protocol):
     columns: tuple[Column, ...]
     #: whether a row keeps its evidence once its replicates are made (for :meth:`paired_p`)
     keeps_evidence: bool
+    #: ``(family, metric)`` pairs the verdict adds (:mod:`korean_bpe.compare.verdict`: the best row of
+    #: each and the rows level with it)
+    verdict: tuple[tuple[str, str], ...]
 
     def measure(self, row: RowInput) -> Measured | None:
         """The task's columns of ``row``, or None where it does not apply (its columns stay empty)."""
@@ -83,6 +86,7 @@ class BaseTask:
     metrics: tuple[str, ...] = ()
     columns: tuple[Column, ...] = ()
     keeps_evidence: bool = False
+    verdict: tuple[tuple[str, str], ...] = ()
 
     def measure(self, row: RowInput) -> Measured | None:
         raise NotImplementedError(f"{type(self).__name__} must define measure(row)")
@@ -116,7 +120,7 @@ def get_task(spec: str | Mapping[str, Any] | Task) -> Task:
     task = TASKS.build(spec)
     if not isinstance(task, Task):
         raise TypeError(f"a comparison task needs name, labels, train_docs, metrics, columns, keeps_evidence, "
-                        f"measure, replicates, paired_p and to_config (korean_bpe.compare.tasks.BaseTask gives the "
+                        f"verdict, measure, replicates, paired_p and to_config (korean_bpe.compare.tasks.BaseTask gives the "
                         f"defaults), got {task!r}")
     if task.labels not in LABEL_USES:
         raise ValueError(f"task {task.name!r}: labels must be one of {LABEL_USES}, got {task.labels!r}")

@@ -95,6 +95,7 @@ class HateTask(BaseTask):
     name = "hate"
     labels = "unused"  # the task brings its own labels
     metrics = ("hate_macro_f1", "hate_accuracy")
+    verdict = (("hate speech", "hate_macro_f1"),)  # macro-F1 leads: the classes are unbalanced
     columns = (
         _column("downstream_macro_f1", "hateF1%", "macro-averaged F1 over the classes (none / offensive / hate by "
                 "default) of the downstream classifier trained on the row's tokens of the Korean hate-speech "

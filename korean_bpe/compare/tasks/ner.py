@@ -93,6 +93,7 @@ class NerTask(BaseTask):
     name = "ner"
     labels = "unused"  # the task brings its own entities
     metrics = ("ner_boundary_crossing", "ner_ceiling_f1")
+    verdict = (("entity boundaries", "ner_boundary_crossing"),)
     columns = (
         Column("ner_boundary_crossing", "float64", "share of the gold entity starts and ends of the KLUE-NER test "
                "sentences that fall strictly inside one of the row's tokens (white space trimmed from the tokens' "
