@@ -21,7 +21,8 @@ MARKS = {
     "~": "after a value: not significantly different from the row's reference, whitespace BPE of its unit and "
          "size unless chosen (Holm-adjusted p >= {alpha:g} over the rows; paired bootstrap, McNemar for the "
          "probe); a value without a mark differs significantly",
-    "?": "after a value in the reports: not tested (its reference was not measured: a note names the rows)",
+    "?": "after a value in the reports, after a name in the printed table (then for each of its values): not "
+         "tested (its reference was not measured: a note names the rows)",
     "(ref)": "after a name: the reference of other rows, so not tested itself",
     "†": "after a name: drops text (analysis mode), so its counts leave out what it dropped",
     "‡": "after mF1: graded by its own analyzer (not a significance mark)",
@@ -81,18 +82,19 @@ def format_table(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
     if df.empty:
         return "(no strategy could be measured)"
     shown = [c for c in columns.TABLE if c.short and measured(df, c.name)]
+    tested = metrics_tested(df)
     cells: list[list[str]] = []
     for row in df.to_dict("records"):
         line = []
         for c in shown:
             v = row[c.name]
-            if c.name == "strategy":
-                line.append(f"{v}{name_marks(row)}")
+            if c.name == "strategy":  # ? once, after the name: 100 columns hold no ? after each value
+                untested = tested and not row.get("reference")
+                line.append(f"{v}{name_marks(row)}{'?' if untested else ''}")
                 continue
             if isinstance(v, float) and math.isnan(v):
                 line.append("-")
                 continue
-            # no ? here (100 columns): the notes name the rows whose reference was not measured
             line.append(c.shown(v, short=True) + value_marks(row, c, alpha, tested=False))
         cells.append(line)
     return _aligned([c.header for c in shown], cells)
