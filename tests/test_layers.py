@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         "korean_bpe", "korean_bpe._optional", "korean_bpe._gc", "korean_bpe._threads", "korean_bpe._batches",
         "korean_bpe._messages",
         "korean_bpe.registry", "korean_bpe.jamo", "korean_bpe._jamo", "korean_bpe.files", "korean_bpe.tokens",
+        "korean_bpe.noise",
     ]),
     ("units and markers", ["korean_bpe.markers", "korean_bpe.units", "korean_bpe.progress"]),
     ("encoding", ["korean_bpe.encoding.*"]),

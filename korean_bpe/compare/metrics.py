@@ -43,7 +43,8 @@ __all__ = [
     "split_indices", "bytes_per_token", "continued_word_rate", "unrepresentable_char_rate",
     "renyi_efficiency", "word_spans", "internal_boundaries", "boundary_scores", "incomplete_hangul_rate",
     "partial_char_end_rate", "residue_rate", "single_token_retention",
-    "jamo_token_rate", "probe_accuracy", "probe_predictions", "RENYI_ALPHA",
+    "jamo_token_rate", "probe_accuracy", "probe_predictions", "RENYI_ALPHA", "token_edit_distance",
+    "token_stability",
 ]
 
 #: Rényi order of :func:`renyi_efficiency` (Zouhar et al. 2023's best correlate of BLEU)
@@ -80,6 +81,63 @@ def unk_rate(encoded: Iterable[Sequence[int]], *, unk_ids: Collection[int]) -> f
         total += len(ids)
         unknown += sum(1 for i in ids if i in unk_ids)
     return ratio(unknown, total)
+
+
+def token_edit_distance(a: Sequence[int], b: Sequence[int]) -> int:
+    """The Levenshtein distance between two token-id sequences: the fewest insertions, deletions
+    and substitutions of one token that turn ``a`` into ``b`` (an int, not a float).
+
+    Their common prefix and suffix are cut first (a perturbation changes a few tokens in the
+    middle), then the rest is Myers' bit-parallel algorithm (Hyyrö's form, 2001): one pass over
+    ``b`` with ``a`` held as the bits of a Python int, ~15 int operations a token of ``b`` whatever
+    ``a``'s length (~5 us for two 20-token documents that differ at one point).
+
+    >>> token_edit_distance([5, 7, 9, 2], [5, 8, 9, 2, 4])   # 7 -> 8, insert 4
+    2
+    >>> token_edit_distance([], [1, 2]), token_edit_distance([3, 3], [3, 3])
+    (2, 0)
+    """
+    lo, hi_a, hi_b = 0, len(a), len(b)
+    while lo < hi_a and lo < hi_b and a[lo] == b[lo]:
+        lo += 1
+    while hi_a > lo and hi_b > lo and a[hi_a - 1] == b[hi_b - 1]:
+        hi_a, hi_b = hi_a - 1, hi_b - 1
+    m = hi_a - lo
+    if m == 0 or hi_b == lo:
+        return max(m, hi_b - lo)
+    peq: dict[int, int] = {}  # token -> the bits of its positions in a[lo:hi_a]
+    for k in range(m):
+        peq[a[lo + k]] = peq.get(a[lo + k], 0) | (1 << k)
+    full, top = (1 << m) - 1, 1 << (m - 1)
+    pv, mv, score = full, 0, m  # vertical +1 / -1 deltas of the DP column; the last cell
+    for k in range(lo, hi_b):
+        eq = peq.get(b[k], 0)
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | (~(xh | pv) & full)
+        mh = pv & xh
+        if ph & top:
+            score += 1
+        elif mh & top:
+            score -= 1
+        ph = ((ph << 1) | 1) & full  # the first row of the DP grows by one each column: a +1 shifted in
+        mh = (mh << 1) & full
+        pv = mh | (~(xv | ph) & full)
+        mv = ph & xv
+    return score
+
+
+def token_stability(clean: Sequence[int], noisy: Sequence[int]) -> float:
+    """How much of the clean token sequence survives: ``1 - token_edit_distance(clean, noisy) /
+    max(len(clean), len(noisy))``, 1.0 for two empty sequences (0/0 counts as no distance).
+
+    >>> token_stability([5, 7, 9, 2], [5, 8, 9, 2, 4])   # 1 - 2/5
+    0.6
+    >>> token_stability([], []), token_stability([1], [])
+    (1.0, 0.0)
+    """
+    longest = max(len(clean), len(noisy))
+    return 1.0 - token_edit_distance(clean, noisy) / longest if longest else 1.0
 
 
 def whole_word_rate(
