@@ -394,6 +394,9 @@ def test_compare_gives_the_noise_columns(noise_run):
             assert low <= df.loc[name, metric] <= high and low < high, (name, metric)
     assert 0 < df.loc["baseline/word", "noise_stability_p"] <= 1  # tested against whitespace/syllable
     assert df.loc["baseline/word", "noise_wrong_layout_unk_rate_change"] > 0  # a Latin word is unknown to it
+    (verdict,) = [v for v in noise_run.verdicts if v.family == "noise stability"]  # the most robust row
+    assert verdict.metric == "noise_stability" and verdict.value == df["noise_stability"].max()
+    assert df.loc[verdict.best, "noise_stability"] == verdict.value and verdict.compared == 3
 
 
 def test_the_columns_are_the_row_tokens_compared(noise_run):

@@ -44,6 +44,7 @@ class NoiseTask(BaseTask):
     """
 
     name = "noise"
+    verdict = (("noise stability", "noise_stability"),)
 
     def __init__(self, perturbations: Mapping[str, float] | Sequence[str] | None = None, *,
                  rate: float = DEFAULT_RATE) -> None:
