@@ -411,3 +411,21 @@ def test_the_columns_are_the_row_tokens_compared(noise_run):
         n_words = sum(len(t.split()) for t in held)
         assert df.loc[name, "noise_keyboard_typo_fertility_change"] == pytest.approx(
             (sum(map(len, ids)) - sum(map(len, clean))) / n_words)
+
+
+def test_the_printed_task_table_goes_long_when_wide(noise_run):
+    """Ten noise columns do not fit 100 characters: a line per row and interval metric instead."""
+    from korean_bpe.compare.table import format_task
+    from korean_bpe.compare.tasks import get_task
+
+    task = get_task({"type": "noise", "perturbations": {"keyboard_typo": 0.2, "wrong_layout": 0.1, "nfd": 0.0}})
+    lines = format_task(noise_run.table, task.columns).splitlines()
+    assert lines[0].split() == ["strategy", "vocab", "metric", "value", "[interval]"]
+    assert len(lines) == 1 + 3 * 4 + 1 and lines[-1] == "(6 more columns of this task in table.csv and the report)"
+    assert max(map(len, lines)) <= 100
+    row = noise_run.table.set_index("strategy").loc["baseline/word"]
+    (line,) = [x for x in lines if x.startswith("baseline/word") and " noise_stability " in x]
+    assert line.endswith(f"{row['noise_stability'] * 100:.2f} [{row['noise_stability_ci_low'] * 100:.2f}, "
+                         f"{row['noise_stability_ci_high'] * 100:.2f}]")
+    narrow = format_task(noise_run.table, task.columns[:1])  # one column fits: the wide table, as before
+    assert narrow.splitlines()[0].split()[:3] == ["strategy", "vocab", "noise_keyboard_typo_stability"]

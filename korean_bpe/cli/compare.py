@@ -116,8 +116,10 @@ def add_parsers(sub: Any) -> None:
                    help="run a task of its own data on every row, with the same tokenizers (repeatable): hate "
                         "(the Korean hate-speech comments: PATH their directory of train.tsv and dev.tsv; "
                         "hate_macro_f1, hate_accuracy; needs PyTorch), ner (KLUE-NER: PATH its file or directory; "
-                        "ner_boundary_crossing, ner_ceiling_f1), or any registered task; without PATH a task finds "
-                        "its data itself ($KOREAN_BPE_HATE_SPEECH_DIR, $KOREAN_BPE_KLUE_NER_DIR, ../shared/corpora)")
+                        "ner_boundary_crossing, ner_ceiling_f1), noise (token stability of the held-out documents "
+                        "under each Korean perturbation of korean_bpe.noise at 10%%: noise_stability and one column "
+                        "set a perturbation), or any registered task; without PATH a task finds its data itself "
+                        "($KOREAN_BPE_HATE_SPEECH_DIR, $KOREAN_BPE_KLUE_NER_DIR, ../shared/corpora)")
     p.add_argument("--csv", default=None, metavar="PATH",
                    help="also write the table to PATH; '-' for standard output (the printed table then goes to "
                         "standard error)")

@@ -136,29 +136,41 @@ def format_downstream(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
     return _aligned(["strategy", "vocab", "down% [interval]", "dF1%", "seed sd", "probe%"], cells)
 
 
-def format_task(df: pd.DataFrame, task_columns: Sequence[columns.Column], *, alpha: float = 0.05) -> str:
+def format_task(df: pd.DataFrame, task_columns: Sequence[columns.Column], *, alpha: float = 0.05,
+                width: int = 100) -> str:
     """A task's columns (``Task.columns``) of each row of ``df``: each value as the reports show it,
     with ``~`` where the (Holm-adjusted) p-value against the reference is ``alpha`` or more and the
     interval ``[low, high]`` of an interval metric; ``-`` where there is none; ``""`` when no row has
-    any of them."""
+    any of them.  A table wider than ``width`` characters (a task of many columns: ``noise``) is
+    printed long instead: a line per row and interval metric, its other columns left to table.csv
+    and the reports (a last line says so)."""
     shown = [c for c in task_columns if c.name in df.columns and df[c.name].notna().any()]
     if df.empty or not shown:
         return ""
-    cells = []
-    for row in df.to_dict("records"):
-        line = [f"{row['strategy']}{name_marks(row)}", f"{row['vocab_size']:d}"]
-        for c in shown:
-            v = row[c.name]
-            if isinstance(v, float) and math.isnan(v):
-                line.append("-")
-                continue
-            text = c.shown(v) + ("~" if c.interval and not_significant(row, c.name, alpha) else "")
-            low, high = (row.get(n, math.nan) for n in columns.interval_columns(c.name)[:2])
-            if c.interval and not math.isnan(low):
-                text += f" [{c.shown(low)}, {c.shown(high)}]"
-            line.append(text)
-        cells.append(line)
-    return _aligned(["strategy", "vocab", *(c.name + (" [interval]" if c.interval else "") for c in shown)], cells)
+    records = df.to_dict("records")
+    cells = [[f"{row['strategy']}{name_marks(row)}", f"{row['vocab_size']:d}",
+              *(_task_cell(row, c, alpha) for c in shown)] for row in records]
+    wide = _aligned(["strategy", "vocab", *(c.name + (" [interval]" if c.interval else "") for c in shown)], cells)
+    if max(map(len, wide.splitlines())) <= width:
+        return wide
+    metrics = [c for c in shown if c.interval] or shown
+    long = [[f"{row['strategy']}{name_marks(row)}", f"{row['vocab_size']:d}", c.name, _task_cell(row, c, alpha)]
+            for row in records for c in metrics]
+    left = len(shown) - len(metrics)
+    return _aligned(["strategy", "vocab", "metric", "value [interval]"], long) + (
+        f"\n({left} more column{'s' if left > 1 else ''} of this task in table.csv and the report)" if left else "")
+
+
+def _task_cell(row: Any, c: columns.Column, alpha: float) -> str:
+    """One value of a task's column as :func:`format_task` prints it (``-`` for NaN)."""
+    v = row[c.name]
+    if isinstance(v, float) and math.isnan(v):
+        return "-"
+    text = c.shown(v) + ("~" if c.interval and not_significant(row, c.name, alpha) else "")
+    low, high = (row.get(n, math.nan) for n in columns.interval_columns(c.name)[:2])
+    if c.interval and not math.isnan(low):
+        text += f" [{c.shown(low)}, {c.shown(high)}]"
+    return text
 
 
 def format_intervals(df: pd.DataFrame) -> str:
