@@ -40,6 +40,7 @@ A bad line raises :class:`CountsFileError` naming the file and the line.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections import Counter
@@ -52,15 +53,20 @@ from typing import Any, Literal, overload
 from ._batches import batches
 from ._threads import resolve_threads
 from .corpus import COUNTS_FORMAT
+from .files import InputFileError, open_input_file
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
 from .markers import MORPHEME_CUT, SPACE_MARK, Marker, get_marker
 from .progress import NO_PROGRESS, Progress, start_progress
 from .units import Unit, get_unit
 
-__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "cut_symbols", "holds_any", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "cut_symbols", "holds_any", "FORMAT", "FORMAT_VERSION",
+           "MAX_FILE_BYTES"]
 
 FORMAT = COUNTS_FORMAT
 FORMAT_VERSION = 1
+#: the largest counts file :meth:`WordCounts.load` reads (some 300 million words); a link to
+#: ``/dev/zero``, a FIFO or a directory is refused before any read
+MAX_FILE_BYTES = 8 * 2**30
 
 _CHUNK = 50_000  # texts pre-tokenized and counted per batch (bounds the memory held for a stream)
 _SAMPLE = 20  # non-blank texts kept to explain an empty count
@@ -477,7 +483,11 @@ class WordCounts:
         p = Path(path)
         counts: dict[str, int] = {}
         first_line: dict[str, int] = {}
-        with open(p, encoding="utf-8", newline="\n") as f:
+        try:
+            raw = open_input_file(p, what="a counts file", max_bytes=MAX_FILE_BYTES)
+        except InputFileError as exc:
+            raise CountsFileError(str(exc)) from None
+        with io.TextIOWrapper(raw, encoding="utf-8", newline="\n") as f:
             try:
                 header_line = f.readline()
                 config, header = _parse_header(header_line, p)
