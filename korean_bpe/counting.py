@@ -53,10 +53,12 @@ from typing import Any, Literal, overload
 from ._batches import batches
 from ._threads import resolve_threads
 from .corpus import COUNTS_FORMAT
+from .encoding.encoder import only_str
 from .files import InputFileError, open_input_file
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
 from .markers import MORPHEME_CUT, SPACE_MARK, Marker, get_marker
 from .progress import NO_PROGRESS, Progress, start_progress
+from .tokens import plain_text
 from .units import Unit, get_unit
 
 __all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "cut_symbols", "holds_any", "FORMAT", "FORMAT_VERSION",
@@ -146,14 +148,8 @@ def count_words(
         else:
             fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece", num_threads=threads)
 
-    if mode is not None and progress is NO_PROGRESS and type(texts) is list:  # in memory already: one compiled pass
-        try:
-            add(texts)
-        except TypeError:
-            pos, bad = next(((k, t) for k, t in enumerate(texts) if not isinstance(t, str)), (None, None))
-            if pos is None:
-                raise
-            raise TypeError(f"texts must hold strings; text {pos} is {type(bad).__name__} {bad!r}") from None
+    if mode is not None and progress is NO_PROGRESS and type(texts) is list and only_str(texts):  # one compiled pass
+        add(texts)
         if sample is not None and len(sample) < _SAMPLE:
             sample += islice((t for t in texts if t and not t.isspace()), _SAMPLE - len(sample))
         return out if counter is None else CountedWords(counter)
@@ -164,7 +160,7 @@ def count_words(
                 pos, bad = next(((k, t) for k, t in enumerate(chunk) if not isinstance(t, str)), (None, None))
                 if pos is not None:
                     raise TypeError(f"texts must hold strings; text {start + pos} is {type(bad).__name__} {bad!r}")
-                chunk = [str(t) for t in chunk]  # str subclasses: their text
+                chunk = list(map(plain_text, chunk))  # str subclasses: their text
             if sample is not None and len(sample) < _SAMPLE:
                 sample += islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))
             if mode is not None:

@@ -129,3 +129,31 @@ def test_an_edited_model_cache_entry_is_a_miss(tmp_path: Path) -> None:
     entry["vocab_tokens"] = ["<unk>", "최고"]  # another valid model
     cache.path(key).write_text(json.dumps(entry), encoding="utf-8")
     assert cache.get(key) is None
+
+
+# -- 3. a str subclass is its text, everywhere ----------------------------------------------------
+
+
+class Odd(str):
+    """A str subclass whose ``__str__`` says something else."""
+
+    def __str__(self) -> str:
+        return "최고 최고"
+
+
+def test_a_str_subclass_is_encoded_as_its_text_everywhere() -> None:
+    tok = Tokenizer.train(TEXTS, vocab_size=40)
+    text, want = Odd("영화 재밌다"), tok.encode("영화 재밌다")
+    assert tok.encode(text) == want
+    assert tok.encode_batch([text, "영화 재밌다"]) == [want, want]
+    assert tok.encode_with_offsets(text) == tok.encode_with_offsets("영화 재밌다")
+    assert tok.encode_pretokenized([[Odd("영화"), "재밌다"]]) == [want]
+    with pytest.raises(TypeError):
+        tok.encode_pretokenized([["영화", 3]])
+
+
+@pytest.mark.parametrize("as_list", [True, False], ids=["list", "iterator"])
+def test_a_str_subclass_is_counted_as_its_text(as_list: bool) -> None:
+    texts = [Odd("영화 재밌다"), "영화"]
+    counts = WordCounts.from_texts(texts if as_list else iter(texts))
+    assert dict(counts.items()) == {"영화": 2, "재밌다": 1}
