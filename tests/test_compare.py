@@ -951,7 +951,7 @@ def test_cli_refuses_too_few_resamples_before_any_work(tmp_path: Path, capsys: p
     for bad in ("1", "150"):
         assert main(["compare", str(corpus), "--resamples", bad, "--no-progress", "-o", str(tmp_path / "out")]) == 1
         err = capsys.readouterr().err
-        assert f"--resamples={bad} is too few for 95% intervals: give at least 200" in err, err
+        assert f"--resamples {bad} is too few for 95% intervals: give at least 200" in err, err
     assert not (tmp_path / "out").exists()
 
 

@@ -16,9 +16,16 @@ import pytest
 from korean_bpe import Tokenizer
 from korean_bpe.counting import CountsFileError, WordCounts
 
-from test_cli import fails  # noqa: E402  (tests/test_cli.py)
+from test_cli import REVIEWS, fails, ok  # noqa: E402  (tests/test_cli.py)
 
 TEXTS = ["영화 정말 재밌다", "영화 진짜 재밌어요 ㅋㅋ", "정말 재밌는 영화", "진짜 최고의 영화"] * 3
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("round4") / "reviews.txt"
+    path.write_text("\n".join(REVIEWS[:60]) + "\n", encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -157,3 +164,130 @@ def test_a_str_subclass_is_counted_as_its_text(as_list: bool) -> None:
     texts = [Odd("영화 재밌다"), "영화"]
     counts = WordCounts.from_texts(texts if as_list else iter(texts))
     assert dict(counts.items()) == {"영화": 2, "재밌다": 1}
+
+
+# -- 2. --morpheme-boundaries with --initial is refused, not ignored -------------------------------
+
+
+def test_initial_refuses_morpheme_boundaries(corpus: Path, tmp_path: Path) -> None:
+    initial = tmp_path / "initial"
+    ok("train", str(corpus), "--vocab-size", "80", "--no-progress", "-o", str(initial))
+    line = fails("train", str(corpus), "--initial", str(initial), "--morpheme-boundaries", "kiwi", "--vocab-size", "120",
+                 "-o", str(tmp_path / "more"))
+    assert line == ("korean-bpe: error: --morpheme-boundaries cannot be used with --initial: continued training cuts "
+                    "CORPUS with the --initial model's own pre-tokenizer (whitespace), so the kiwi boundaries would "
+                    "not be applied; leave --morpheme-boundaries out, or train a new model with it")
+    assert not (tmp_path / "more").exists()
+
+
+# -- 4. an option that qualifies another does nothing without it: refused ---------------------------
+
+
+@pytest.mark.parametrize(("args", "option", "fix"), [
+    (["--device", "cpu"], "--device", "--downstream"),
+    (["--downstream-seeds", "5"], "--downstream-seeds", "--downstream"),
+    (["--downstream-docs", "100"], "--downstream-docs", "--downstream"),
+    (["--downstream-epochs", "2"], "--downstream-epochs", "--downstream"),
+])
+def test_compare_refuses_a_downstream_option_without_downstream(corpus: Path, tmp_path: Path, args: list[str],
+                                                                option: str, fix: str) -> None:
+    line = fails("compare", str(corpus), "--strategies", "baseline/word", "--gold", "none", "--no-progress",
+                 "-o", str(tmp_path / "r"), *args)
+    assert line == (f"korean-bpe: error: {option} qualifies --downstream, which is not given, so it would do nothing: "
+                    f"leave {option} out, or add --downstream (with labels)")
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(("option", "value", "most"), [("--downstream-seeds", "100000", 100),
+                                                       ("--downstream-epochs", "100000", 1000)])
+def test_downstream_seeds_and_epochs_have_upper_bounds(corpus: Path, tmp_path: Path, option: str, value: str,
+                                                       most: int) -> None:
+    from korean_bpe.compare.downstream import Downstream
+
+    line = fails("compare", str(corpus), "--downstream", option, value, "-o", str(tmp_path / "r"))
+    assert f"argument {option}: expected an integer from 1 to {most}, got '{value}'" in line
+    field = option.removeprefix("--downstream-")
+    with pytest.raises(ValueError, match=rf"Downstream\({field}=100000\): must be an int >= 1 and <= {most:,}"):
+        Downstream(**{field: 100_000})
+
+
+def test_train_refuses_superword_max_words_without_the_transition(corpus: Path, tmp_path: Path) -> None:
+    line = fails("train", str(corpus), "--superword-max-words", "2", "-o", str(tmp_path / "m"))
+    assert line == ("korean-bpe: error: --superword-max-words limits the tokens SuperBPE makes after "
+                    "--superword-transition; without it no token crosses a space: leave --superword-max-words out, "
+                    "or add --superword-transition T")
+    assert not (tmp_path / "m").exists()
+    ok("train", str(corpus), "--superword-transition", "60", "--superword-max-words", "2", "--vocab-size", "90",
+       "--no-progress", "-o", str(tmp_path / "m"))
+
+
+# -- 5. a confidence past what the resamples allow says what to do ---------------------------------
+
+
+def test_a_confidence_too_high_for_the_resamples_says_what_to_do(corpus: Path, tmp_path: Path) -> None:
+    from korean_bpe.compare import Statistics
+
+    line = fails("compare", str(corpus), "--confidence", "0.999999", "--gold", "none", "-o", str(tmp_path / "r"))
+    assert line == ("korean-bpe: error: --confidence 0.999999 needs at least 10,000,000 resamples for its intervals, "
+                    "more than the 100,000 a run may take: use --confidence 0.9999 or lower, or --resamples 0 for no "
+                    "intervals")
+    assert Statistics(confidence=0.999999, resamples=0).resamples == 0  # no intervals: any confidence
+    with pytest.raises(ValueError, match=r"confidence=0.9999 over 60 rows needs 1,200,000 resamples for Holm's "
+                                         r"correction to reach significance, more than the 100,000 a run may take"):
+        Statistics(confidence=0.9999).for_run(500, 60, [])
+
+
+# -- 6. --lossless on a pre-tokenizer without the mode: the user's words ---------------------------
+
+
+@pytest.mark.parametrize("name", ["mob", "morpheme_boundaries"])
+def test_lossless_on_a_pre_tokenizer_without_the_mode(corpus: Path, tmp_path: Path, name: str) -> None:
+    line = fails("train", str(corpus), "--pre-tokenizer", name, "--lossless", "-o", str(tmp_path / "m"))
+    assert line == (f"korean-bpe: error: --lossless is for the morpheme pre-tokenizers (kiwi, mecab, okt); '{name}' has "
+                    "no such mode (it reads an analyzer's lossless morphemes already): leave --lossless out")
+
+
+# -- 7. --downstream-docs states its minimum -------------------------------------------------------
+
+
+def test_downstream_docs_states_its_minimum(corpus: Path, tmp_path: Path) -> None:
+    line = fails("compare", str(corpus), "--downstream", "--downstream-docs", "1", "-o", str(tmp_path / "r"))
+    assert "argument --downstream-docs: expected a number of documents, at least 2 (a classifier needs two classes), " \
+           "or 'all', got '1'" in line
+
+
+# -- 8. train names its pipelines as compare does ---------------------------------------------------
+
+
+def test_pipeline_names_are_compares() -> None:
+    from korean_bpe.compare.strategies import BPE_PRE_TOKENIZERS, SUPERWORD, TRAIN_ONLY, pipeline_name
+    from korean_bpe.pre_tokenizers import get_pre_tokenizer
+
+    for key, (name, options) in BPE_PRE_TOKENIZERS.items():
+        if key not in SUPERWORD:  # superbpe is a way of training, not a pre-tokenizer: train names it itself
+            assert pipeline_name(get_pre_tokenizer(name, **options).to_config(), "jamo") == f"{key}/jamo"
+    for family, analyzer in TRAIN_ONLY.items():
+        config = get_pre_tokenizer({"type": "morpheme_boundaries", "analyzer": analyzer, "base": "raw"}).to_config()
+        assert pipeline_name(config, "byte") == f"{family}/byte"
+
+
+@pytest.mark.parametrize(("args", "name"), [(["--morpheme-boundaries", "kiwi"], "kiwi-train/syllable"),
+                                            (["--pre-tokenizer", "mob"], "mob/syllable")])
+def test_train_names_the_new_pipelines_as_compare_does(corpus: Path, tmp_path: Path, args: list[str], name: str) -> None:
+    proc = ok("train", str(corpus), *args, "--vocab-size", "90", "--no-progress", "-o", str(tmp_path / "m"))
+    assert proc.stderr.startswith(f"trained {name}: "), proc.stderr
+
+
+# -- smaller: the one-class message of the probe and --downstream in the command line's words -------
+
+
+def test_one_class_labels_are_named_as_the_option(corpus: Path, tmp_path: Path) -> None:
+    pytest.importorskip("pandas")
+    labels = tmp_path / "labels.txt"
+    documents = [line for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+    labels.write_text("1\n" * len(documents), encoding="utf-8")
+    line = fails("compare", str(corpus), "--labels", str(labels), "--strategies", "whitespace/syllable", "--gold",
+                 "none", "--no-progress", "-o", str(tmp_path / "r"))
+    assert line.startswith("korean-bpe: error: --labels hold a single class ([1]): probe_accuracy needs at least two "
+                           "classes in --labels"), line
+
