@@ -596,6 +596,9 @@ def _parse_header(line: str, path: Path) -> tuple[dict[str, Any], dict[str, Any]
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise CountsFileError(f"{path}, line 1: not a word-counts header (format {FORMAT!r} expected); {hint}")
     version = header.get("version")
+    if version != FORMAT_VERSION and (not isinstance(version, int) or isinstance(version, bool)):
+        raise CountsFileError(f"{path}, line 1: the header's \"version\" is {json.dumps(version)}, not a number: this "
+                              f"korean_bpe reads \"version\": {FORMAT_VERSION}; count again with 'korean-bpe count'")
     if version != FORMAT_VERSION:
         raise CountsFileError(f"{path}, line 1: format version {version!r}, but this korean_bpe reads version "
                               f"{FORMAT_VERSION}; count again with this version ('korean-bpe count')")

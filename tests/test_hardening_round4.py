@@ -291,3 +291,22 @@ def test_one_class_labels_are_named_as_the_option(corpus: Path, tmp_path: Path) 
     assert line.startswith("korean-bpe: error: --labels hold a single class ([1]): probe_accuracy needs at least two "
                            "classes in --labels"), line
 
+
+# -- smaller: a version that is not a number, an unknown cache name ---------------------------------
+
+
+def test_a_counts_version_that_is_not_a_number_is_said_so(tmp_path: Path) -> None:
+    path = WordCounts.from_texts(TEXTS).save(tmp_path / "counts.tsv")
+    path.write_text(path.read_text(encoding="utf-8").replace('"version": 1', '"version": "1"'), encoding="utf-8")
+    with pytest.raises(CountsFileError) as err:
+        WordCounts.load(path)
+    assert str(err.value) == (f'{path}, line 1: the header\'s "version" is "1", not a number: this korean_bpe reads '
+                              '"version": 1; count again with \'korean-bpe count\'')
+
+
+def test_cache_clear_refuses_an_unknown_name(tmp_path: Path) -> None:
+    env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path)}
+    line = fails("cache", "clear", "otk", env=env)
+    assert line == ("korean-bpe: error: no cache is named 'otk': give one of kiwi, mecab, okt, models (korean-bpe cache "
+                    "list shows what is kept), or no name for every cache")
+    assert ok("cache", "clear", "kiwi", env=env).stdout == "removed 0 cached entries from 'kiwi'\n"
