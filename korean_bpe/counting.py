@@ -40,6 +40,7 @@ A bad line raises :class:`CountsFileError` naming the file and the line.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections import Counter
@@ -52,15 +53,22 @@ from typing import Any, Literal, overload
 from ._batches import batches
 from ._threads import resolve_threads
 from .corpus import COUNTS_FORMAT
+from .encoding.encoder import only_str
+from .files import InputFileError, open_input_file
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
 from .markers import MORPHEME_CUT, SPACE_MARK, Marker, get_marker
 from .progress import NO_PROGRESS, Progress, start_progress
+from .tokens import plain_text
 from .units import Unit, get_unit
 
-__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "cut_symbols", "holds_any", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["WordCounts", "CountsFileError", "count_words", "split_words", "cut_symbols", "holds_any", "FORMAT", "FORMAT_VERSION",
+           "MAX_FILE_BYTES"]
 
 FORMAT = COUNTS_FORMAT
 FORMAT_VERSION = 1
+#: the largest counts file :meth:`WordCounts.load` reads (some 300 million words); a link to
+#: ``/dev/zero``, a FIFO or a directory is refused before any read
+MAX_FILE_BYTES = 8 * 2**30
 
 _CHUNK = 50_000  # texts pre-tokenized and counted per batch (bounds the memory held for a stream)
 _SAMPLE = 20  # non-blank texts kept to explain an empty count
@@ -140,14 +148,8 @@ def count_words(
         else:
             fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece", num_threads=threads)
 
-    if mode is not None and progress is NO_PROGRESS and type(texts) is list:  # in memory already: one compiled pass
-        try:
-            add(texts)
-        except TypeError:
-            pos, bad = next(((k, t) for k, t in enumerate(texts) if not isinstance(t, str)), (None, None))
-            if pos is None:
-                raise
-            raise TypeError(f"texts must hold strings; text {pos} is {type(bad).__name__} {bad!r}") from None
+    if mode is not None and progress is NO_PROGRESS and type(texts) is list and only_str(texts):  # one compiled pass
+        add(texts)
         if sample is not None and len(sample) < _SAMPLE:
             sample += islice((t for t in texts if t and not t.isspace()), _SAMPLE - len(sample))
         return out if counter is None else CountedWords(counter)
@@ -158,7 +160,7 @@ def count_words(
                 pos, bad = next(((k, t) for k, t in enumerate(chunk) if not isinstance(t, str)), (None, None))
                 if pos is not None:
                     raise TypeError(f"texts must hold strings; text {start + pos} is {type(bad).__name__} {bad!r}")
-                chunk = [str(t) for t in chunk]  # str subclasses: their text
+                chunk = list(map(plain_text, chunk))  # str subclasses: their text
             if sample is not None and len(sample) < _SAMPLE:
                 sample += islice((t for t in chunk if t and not t.isspace()), _SAMPLE - len(sample))
             if mode is not None:
@@ -477,7 +479,11 @@ class WordCounts:
         p = Path(path)
         counts: dict[str, int] = {}
         first_line: dict[str, int] = {}
-        with open(p, encoding="utf-8", newline="\n") as f:
+        try:
+            raw = open_input_file(p, what="a counts file", max_bytes=MAX_FILE_BYTES)
+        except InputFileError as exc:
+            raise CountsFileError(str(exc)) from None
+        with io.TextIOWrapper(raw, encoding="utf-8", newline="\n") as f:
             try:
                 header_line = f.readline()
                 config, header = _parse_header(header_line, p)
@@ -590,6 +596,9 @@ def _parse_header(line: str, path: Path) -> tuple[dict[str, Any], dict[str, Any]
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise CountsFileError(f"{path}, line 1: not a word-counts header (format {FORMAT!r} expected); {hint}")
     version = header.get("version")
+    if version != FORMAT_VERSION and (not isinstance(version, int) or isinstance(version, bool)):
+        raise CountsFileError(f"{path}, line 1: the header's \"version\" is {json.dumps(version)}, not a number: this "
+                              f"korean_bpe reads \"version\": {FORMAT_VERSION}; count again with 'korean-bpe count'")
     if version != FORMAT_VERSION:
         raise CountsFileError(f"{path}, line 1: format version {version!r}, but this korean_bpe reads version "
                               f"{FORMAT_VERSION}; count again with this version ('korean-bpe count')")

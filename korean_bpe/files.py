@@ -10,6 +10,10 @@ never over a special file, with the permissions the umask gives.
   gives (``0o666 & ~umask``, as ``open()`` does); a replaced file keeps its mode.
 * :func:`check_output_file` and :func:`check_output_dir_place` run the same checks up front, so
   that a long computation does not end in an error about its output.
+* :func:`open_input_file` / :func:`read_input_file` open a file the program reads whole (a model
+  file, a counts file) only once it is known to be a regular file of at most a stated size: a
+  link to ``/dev/zero``, a FIFO or a directory is refused at once, naming the file
+  (:class:`InputFileError`), never read until memory runs out or waited on forever.
 * :func:`new_dir_mode` / :func:`new_file_mode`: what ``mkdir`` / ``open`` would give under the
   current umask (``tempfile.mkdtemp`` and ``mkstemp`` create 0700 / 0600: fix their modes with these).
 
@@ -29,10 +33,12 @@ import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 __all__ = [
     "atomic_write", "atomic_write_text", "write_text_synced", "check_output_file", "check_output_dir_place", "current_umask", "new_dir_mode",
     "new_file_mode", "fsync_dir", "existing_parent", "resolve_output_file", "describe_file_type", "same_file", "is_stdin",
+    "InputFileError", "open_input_file", "read_input_file", "format_bytes",
 ]
 
 
@@ -85,6 +91,67 @@ class NotRegularFileError(ValueError):
         via = f" (the symbolic link points to {through})" if through is not None else ""
         super().__init__(f"{path} is {kind}, not a regular file{via}: writing would replace it; give the path of "
                          "a regular file")
+
+
+class InputFileError(ValueError):
+    """A file to read is not a regular file, or is larger than its limit: ``path`` is the path
+    given, ``reason`` what is wrong and the fix; the message is ``'{path}: {reason}'``."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+def format_bytes(n: int) -> str:
+    """``n`` bytes in the largest binary unit it fills: ``'1 GiB'``, ``'64 MiB'``, ``'512 bytes'``.
+
+    >>> format_bytes(2**30), format_bytes(3 * 2**20 // 2), format_bytes(512)
+    ('1 GiB', '1.5 MiB', '512 bytes')
+    """
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{n} bytes"
+
+
+def open_input_file(path: str | os.PathLike[str], *, what: str, max_bytes: int) -> BinaryIO:
+    """``path`` opened to read (binary), once the open file is known to be a regular file of at most
+    ``max_bytes`` bytes: anything else raises :class:`InputFileError` naming the file, what is there
+    and the limit (``what`` names the kind of file, e.g. ``'a model file'``).  The file is opened
+    without blocking and checked with ``fstat`` before any read, so a FIFO never hangs and a link
+    to ``/dev/zero`` is never read; the size is the one checked (no other path is looked at).
+    ``OSError`` (a missing file, no permission) goes on to the caller.
+    """
+    given = Path(path)
+    fd = os.open(given, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            via = f" (the symbolic link points to {os.readlink(given)})" if given.is_symlink() else ""
+            raise InputFileError(given, f"is {describe_file_type(st.st_mode)}{via}, not a regular file: {what} must "
+                                        "be a regular file; replace it with the file itself")
+        if st.st_size > max_bytes:
+            raise InputFileError(given, f"is {format_bytes(st.st_size)}, more than the {format_bytes(max_bytes)} "
+                                        f"{what} may be: it is not one; give the right file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_input_file(path: str | os.PathLike[str], *, what: str, max_bytes: int) -> bytes:
+    """The bytes of ``path``, checked as :func:`open_input_file` does; at most ``max_bytes`` are
+    read even from a file that grows while it is read (it is refused as too large)."""
+    data = bytearray()
+    with open_input_file(path, what=what, max_bytes=max_bytes) as f:
+        while len(data) <= max_bytes and (chunk := f.read(min(2**20, max_bytes + 1 - len(data)))):
+            data += chunk
+    if len(data) > max_bytes:
+        raise InputFileError(Path(path), f"grew past the {format_bytes(max_bytes)} {what} may be while it was read; "
+                                         "give a file that no other program is writing")
+    return bytes(data)
 
 
 def resolve_output_file(path: str | os.PathLike[str]) -> Path:

@@ -79,7 +79,8 @@ from typing import Any
 from ._optional import require
 from .tokens import SURROGATE
 from .io.hf import MODEL_SUBDIR, tokenizer_json
-from .io.serialization import CONFIG_FILE, MERGES_FILE, VOCAB_FILE
+from .files import read_input_file
+from .io.serialization import CONFIG_FILE, MAX_FILE_BYTES, MERGES_FILE, VOCAB_FILE
 from .markers import SPACE_MARK, pieces_keep_spaces
 from .pre_tokenizers.base import LINE_BREAKS
 from .tokenizer import Tokenizer
@@ -524,11 +525,12 @@ def _flatten(texts: Iterable[Any]) -> Iterable[str]:
 
 
 def _check_json(path: Any) -> None:
-    """A ``tokenizer.json`` that does not parse, named with the fix (transformers' own error is a
-    bare ``JSONDecodeError``)."""
+    """A ``tokenizer.json`` that does not parse, or is not a regular file of at most
+    :data:`~korean_bpe.io.serialization.MAX_FILE_BYTES`, named with the fix (transformers' own error
+    is a bare ``JSONDecodeError``, or a hang on a FIFO)."""
+    data = read_input_file(path, what="a tokenizer.json", max_bytes=MAX_FILE_BYTES)
     try:
-        with open(path, encoding="utf-8") as f:
-            json.load(f)
+        json.loads(data.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not a valid tokenizer.json ({exc}); the file is damaged: delete it and save "
                          "the tokenizer again (KoreanBPETokenizerFast.from_korean_bpe(Tokenizer.load(dir / "

@@ -65,7 +65,7 @@ from .encoding.fallback import Fallback
 from .encoding.offsets import View, token_offsets
 from .encoding.specials import Disallowed, SpecialTokens, SpecialTokenTextError
 from .io.format import first_unknown
-from .tokens import BYTE_TOKENS, UNWRITABLE, check_writable_token
+from .tokens import BYTE_TOKENS, UNWRITABLE, check_writable_token, plain_text
 from .jamo import JAMO_ALPHABET
 from .markers import Marker
 from .pre_tokenizers.base import PreTokenizer, get_pre_tokenizer
@@ -96,12 +96,13 @@ def default_marker(pre_tokenizer: PreTokenizer) -> str | None:
 
 
 def _plain_strings(texts: list[Any]) -> list[str]:
-    """``texts`` with each ``str`` subclass made a ``str``; refuses any other item, naming it."""
+    """``texts`` with each ``str`` subclass made a ``str`` (its text, :func:`~korean_bpe.tokens.plain_text`);
+    refuses any other item, naming it."""
     out = []
     for k, t in enumerate(texts):
         if not isinstance(t, str):
             raise TypeError(f"texts must hold strings; texts[{k}] is {type(t).__name__} {t!r}")
-        out.append(str(t))
+        out.append(plain_text(t))
     return out
 
 
@@ -449,7 +450,7 @@ class Tokenizer:
         if type(text) is not str:
             if not isinstance(text, str):
                 raise TypeError(f"text must be a str, got {type(text).__name__}; use encode_batch for many texts")
-            text = str(text)  # a str subclass: the compiled core reads plain str
+            text = plain_text(text)  # a str subclass: its text (the compiled core reads plain str)
         self._specials.check(text, disallowed_special)
         return self._encode([text], dropout, seed, 1)[0]
 
@@ -505,6 +506,9 @@ class Tokenizer:
         if isinstance(batch, str):
             raise TypeError("batch must be a sequence of word lists, such as [['영화', '재밌다']], not a string")
         batch = batch if isinstance(batch, list) else list(batch)
+        if not all(isinstance(words, list) and only_str(words) for words in batch):  # str subclasses: their text
+            batch = [[plain_text(w) if isinstance(w, str) else w for w in words] if isinstance(words, (list, tuple))
+                     else words for words in batch]
         return self._encoder.encode_words(batch, num_threads=resolve_threads(num_threads))
 
     def tokenize(self, text: str, *, disallowed_special: Disallowed = "all", dropout: float = 0.0,
@@ -541,6 +545,7 @@ class Tokenizer:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
+        text = plain_text(text)  # a str subclass: its text, as encode reads it
         self._specials.check(text, disallowed_special)
         p = _check_dropout(dropout, seed)
         rng = random.Random(seed) if p else None

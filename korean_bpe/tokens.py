@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LINE_BREAKS", "BYTE_TOKENS", "UNWRITABLE", "SURROGATE", "check_writable_token"]
+__all__ = ["LINE_BREAKS", "BYTE_TOKENS", "UNWRITABLE", "SURROGATE", "check_writable_token", "plain_text"]
 
 #: every character ``str.splitlines`` breaks on; each becomes a piece of its own
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
@@ -53,3 +53,17 @@ def check_writable_token(token: str, *, where: str) -> None:
         "line, so tokens cannot contain spaces or line breaks (use a pre-tokenizer that splits on them, "
         "e.g. 'whitespace' or 'raw')"
     )
+
+
+def plain_text(text: str) -> str:
+    """The text of ``text``, a ``str`` or a ``str`` subclass, as a plain ``str``: ``str.__str__``,
+    whatever the subclass's own ``__str__`` returns.  The one rule for a subclass everywhere a text
+    is read (encode, encode_batch, encode_with_offsets, encode_pretokenized, counting): its text.
+
+    >>> class Shouting(str):
+    ...     def __str__(self) -> str:
+    ...         return self.upper()
+    >>> plain_text(Shouting("abc")), type(plain_text(Shouting("abc"))).__name__
+    ('abc', 'str')
+    """
+    return text if type(text) is str else str.__str__(text)

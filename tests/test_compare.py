@@ -4,6 +4,7 @@ strategy selection, skip notes, the table."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import sys
 
@@ -646,14 +647,17 @@ def test_an_unreadable_entry_is_trained_again(
     good = entry.read_text(encoding="utf-8")
     same = [c for c in run.COLUMNS if c not in VOLATILE]
     for fault in (good[: len(good) // 2], "\x00garbage", good.replace('"merges": [[', '"merges": [[7, ', 1),
-                  good.replace('"format": 1', '"format": 999')):  # fault injection: damaged files
+                  good.replace('"format": 2', '"format": 999')):  # fault injection: damaged files
+        assert fault != good
         entry.write_text(fault, encoding="utf-8")
         trainings.clear()
         df = compare(sweep_texts, **kwargs).table
         assert trainings == ["bpe whitespace/jamo"] and not df["model_cached"].any()
         pd.testing.assert_frame_equal(df[same], first[same])
-        assert entry.read_text(encoding="utf-8") == good.replace(
-            f'"train_s": {first["train_s"].item()!r}', f'"train_s": {df["train_s"].item()!r}')  # rewritten whole
+        again = json.loads(entry.read_text(encoding="utf-8"))  # rewritten whole, with its new checksum
+        assert again.pop("checksum") != json.loads(good)["checksum"]
+        assert again == {**{k: v for k, v in json.loads(good).items() if k != "checksum"},
+                         "train_s": df["train_s"].item()}
     entry.unlink()  # a directory that cannot be written costs the cache, not the run
     (tmp_path / "models").rmdir()  # type: ignore[operator]
     (tmp_path / "models").write_text("not a directory")  # type: ignore[operator]
@@ -951,7 +955,7 @@ def test_cli_refuses_too_few_resamples_before_any_work(tmp_path: Path, capsys: p
     for bad in ("1", "150"):
         assert main(["compare", str(corpus), "--resamples", bad, "--no-progress", "-o", str(tmp_path / "out")]) == 1
         err = capsys.readouterr().err
-        assert f"--resamples={bad} is too few for 95% intervals: give at least 200" in err, err
+        assert f"--resamples {bad} is too few for 95% intervals: give at least 200" in err, err
     assert not (tmp_path / "out").exists()
 
 

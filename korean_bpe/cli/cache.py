@@ -50,8 +50,14 @@ def cmd_cache_list(args: argparse.Namespace) -> int:
 
 def cmd_cache_clear(args: argparse.Namespace) -> int:
     from ..compare.model_cache import ModelCache
-    from ..pre_tokenizers.cache import clear_cache
+    from ..compare.strategies import GOLD_ANALYZERS
+    from ..pre_tokenizers.cache import clear_cache, list_caches
+    from .common import UserError
 
+    known = [*sorted({*GOLD_ANALYZERS, *(info.name for info in list_caches())}), "models"]  # the analyzers' and compare's
+    if args.name is not None and args.name not in known:
+        raise UserError(f"no cache is named {args.name!r}: give one of {', '.join(known)} (korean-bpe "
+                        "cache list shows what is kept), or no name for every cache")
     n = 0 if args.name == "models" else clear_cache(args.name)
     if args.name in (None, "models"):
         n += ModelCache().clear()

@@ -44,6 +44,8 @@ CLI_OPTIONS: dict[str, dict[str, str]] = {
         "strategies": "--strategies", "seed": "--seed", "limit": "--limit", "gold": "--gold",
         "eval_texts": "--eval", "eval_labels": "--eval-labels", "labels": "--labels",
         "limit_alphabet": "", "column": "; name the text column 'document' in the header line",
+        "confidence": "--confidence", "resamples": "--resamples", "reference": "--reference",
+        "train_labels": "--labels",
     },
 }
 

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..compare.downstream import MAX_EPOCHS, MAX_SEEDS
 from ..compare.result import MAX_RESAMPLES, MAX_SEED
 from .common import (
     STDOUT, UserError, add_corpus_arg, info, int_at_least, positive_int, refuse_overwriting, refuse_stdin_twice,
@@ -103,15 +104,19 @@ def add_parsers(sub: Any) -> None:
                    help="with labels: train a small neural classifier from scratch on each row's tokens "
                         "(cnn, the default, or transformer; several seeds) and report its held-out accuracy "
                         "and macro-F1 with intervals (needs PyTorch: pip install \"korean_bpe[downstream]\")")
-    p.add_argument("--downstream-seeds", type=positive_int, default=_DOWNSTREAM.seeds, metavar="N",
-                   help=f"models trained per row (default: {_DOWNSTREAM.seeds})")
-    p.add_argument("--downstream-docs", type=_docs_or_all, default=_DOWNSTREAM.train_docs, metavar="N",
-                   help="training documents of the downstream models: a seeded sample of N, or 'all' "
-                        f"(default: {_DOWNSTREAM.train_docs})")
-    p.add_argument("--downstream-epochs", type=positive_int, default=_DOWNSTREAM.epochs, metavar="N",
-                   help=f"passes over them (default: {_DOWNSTREAM.epochs})")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                   help="where the downstream models train: auto (a GPU when torch sees one), cpu or cuda")
+    # the options of --downstream: not set unless given (argparse.SUPPRESS), so that one given without it is refused
+    p.add_argument("--downstream-seeds", type=int_at_least(1, f"an integer from 1 to {MAX_SEEDS}", MAX_SEEDS),
+                   default=argparse.SUPPRESS, metavar="N",
+                   help=f"with --downstream: models trained per row, at most {MAX_SEEDS} (default: {_DOWNSTREAM.seeds})")
+    p.add_argument("--downstream-docs", type=_docs_or_all, default=argparse.SUPPRESS, metavar="N",
+                   help="with --downstream: training documents of the downstream models: a seeded sample of N (2 or "
+                        f"more), or 'all' (default: {_DOWNSTREAM.train_docs})")
+    p.add_argument("--downstream-epochs", type=int_at_least(1, f"an integer from 1 to {MAX_EPOCHS}", MAX_EPOCHS),
+                   default=argparse.SUPPRESS, metavar="N",
+                   help=f"with --downstream: passes over them, at most {MAX_EPOCHS} (default: {_DOWNSTREAM.epochs})")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default=argparse.SUPPRESS,
+                   help="with --downstream: where the downstream models train: auto (a GPU when torch sees one, the "
+                        "default), cpu or cuda")
     p.add_argument("--task", action="append", default=None, metavar="NAME[=PATH]", dest="tasks",
                    help="run a task of its own data on every row, with the same tokenizers (repeatable): hate "
                         "(the Korean hate-speech comments: PATH their directory of train.tsv and dev.tsv; "
@@ -137,10 +142,10 @@ def add_parsers(sub: Any) -> None:
 
 
 def _docs_or_all(value: str) -> int | None:
-    """An argparse type: ``all`` (None) or an integer >= 2."""
+    """An argparse type: ``all`` (None) or an integer >= 2 (the minimum is said in the error)."""
     if value.strip().lower() == "all":
         return None
-    return int_at_least(2, "a number of documents (or 'all')")(value)
+    return int_at_least(2, "a number of documents, at least 2 (a classifier needs two classes), or 'all'")(value)
 
 
 #: compare's seed: the split, the bootstrap and scikit-learn's probe take 0 .. 2**32 - 1
@@ -293,14 +298,18 @@ def _compare_statistics(args: argparse.Namespace) -> Any:
     try:
         return Statistics(resamples=args.resamples, confidence=args.confidence, reference=args.reference)
     except ValueError as exc:
-        raise UserError(str(exc).replace("resamples", "--resamples", 1).replace("confidence", "--confidence", 1)
-                        .replace("reference=", "--reference ", 1)) from None
+        raise UserError(speak_cli(str(exc), "compare")) from None
 
 
 def _compare_downstream(args: argparse.Namespace) -> Any:
     """The :class:`~korean_bpe.compare.downstream.Downstream` of ``--downstream`` and its options, or
     None; PyTorch missing is a UserError with the install line, before any work."""
+    given = {field: getattr(args, attr) for field, attr in _DOWNSTREAM_OPTIONS.items() if hasattr(args, attr)}
     if args.downstream is None:
+        if given:
+            option = "--" + _DOWNSTREAM_OPTIONS[next(iter(given))].replace("_", "-")
+            raise UserError(f"{option} qualifies --downstream, which is not given, so it would do nothing: leave "
+                            f"{option} out, or add --downstream (with labels)")
         return None
     from ..compare.downstream import Downstream, require_torch
 
@@ -308,8 +317,12 @@ def _compare_downstream(args: argparse.Namespace) -> Any:
         require_torch()
     except ImportError as exc:
         raise UserError(f"--downstream: {exc}") from None
-    return Downstream(model=args.downstream, seeds=args.downstream_seeds, train_docs=args.downstream_docs,
-                      epochs=args.downstream_epochs, device=args.device)
+    return Downstream(model=args.downstream, **given)
+
+
+#: Downstream's field -> the attribute of its option (``--downstream-seeds``...)
+_DOWNSTREAM_OPTIONS = {"seeds": "downstream_seeds", "train_docs": "downstream_docs", "epochs": "downstream_epochs",
+                       "device": "device"}
 
 
 #: the tasks every run has, set by their own options rather than --task

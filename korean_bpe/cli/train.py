@@ -47,7 +47,7 @@ def _add_train(sub: Any) -> None:
                    help="no token longer than N symbols (characters, jamo or bytes; the ▁ marker counts one)")
     p.add_argument("--superword-transition", type=positive_int, default=None, metavar="T",
                    help="SuperBPE: merges stay inside words up to T tokens, then cross spaces (one piece a line)")
-    p.add_argument("--superword-max-words", type=positive_int, default=4, metavar="N",
+    p.add_argument("--superword-max-words", type=positive_int, default=None, metavar="N",
                    help="with --superword-transition: at most N word starts (▁) a token (default: 4)")
     p.add_argument("--byte-fallback", action="store_true", help="unknown symbols become <0x..> byte tokens")
     p.add_argument("--hangul-fallback", action="store_true",
@@ -100,28 +100,6 @@ def _add_count(sub: Any) -> None:
     p.set_defaults(func=cmd_count)
 
 
-def pipeline_name(pre_tokenizer: dict[str, Any], unit: str) -> str:
-    """A pipeline's one name, as ``korean-bpe compare`` and its report write it: an analyzer in
-    analysis mode is ``NAME-analysis``, in lossless mode ``NAME``.
-
-    >>> pipeline_name({"type": "okt", "lossless": False}, "jamo"), pipeline_name({"type": "okt", "lossless": True}, "jamo")
-    ('okt-analysis/jamo', 'okt/jamo')
-    >>> pipeline_name({"type": "whitespace"}, "syllable")
-    'whitespace/syllable'
-    >>> pipeline_name({"type": "morpheme_boundaries", "analyzer": "kiwi", "base": "raw"}, "jamo")
-    'kiwi-train/jamo'
-    >>> pipeline_name({"type": "mob", "analyzer": "mecab"}, "syllable"), pipeline_name({"type": "mob", "analyzer": "kiwi"}, "byte")
-    ('mob/syllable', 'mob-kiwi/byte')
-    """
-    name = str(pre_tokenizer["type"])
-    if name == "morpheme_boundaries":
-        return f"{pre_tokenizer['analyzer']}-train/{unit}"
-    if name == "mob":
-        return f"mob/{unit}" if pre_tokenizer.get("analyzer", "mecab") == "mecab" else f"mob-{pre_tokenizer['analyzer']}/{unit}"
-    analysis = "lossless" in pre_tokenizer and not pre_tokenizer["lossless"]
-    return f"{name}{'-analysis' if analysis else ''}/{unit}"
-
-
 def _pre_tokenizer(args: argparse.Namespace) -> Any:
     """The pre-tokenizer of --pre-tokenizer and --lossless (default: whitespace)."""
     from ..pre_tokenizers import get_pre_tokenizer
@@ -134,11 +112,23 @@ def _pre_tokenizer(args: argparse.Namespace) -> Any:
         return get_pre_tokenizer({"type": "morpheme_boundaries", "analyzer": args.morpheme_boundaries, "base": name})
     options: dict[str, Any] = {}
     if args.lossless:
-        if name in ("whitespace", "raw"):
-            raise UserError(f"--lossless is for the morpheme pre-tokenizers (okt, kiwi, mecab); "
-                            f"'{name}' has no such mode ('raw' is already lossless)")
+        modes = [n for n in PRE_TOKENIZER_NAMES if _has_lossless_mode(n)]
+        if name not in modes:
+            already = "'raw' is already lossless" if name in ("whitespace", "raw") else \
+                "it reads an analyzer's lossless morphemes already"
+            raise UserError(f"--lossless is for the morpheme pre-tokenizers ({', '.join(modes)}); '{name}' has no such "
+                            f"mode ({already}): leave --lossless out")
         options = {"lossless": True, "drop": ()}
     return get_pre_tokenizer(name, **options)
+
+
+def _has_lossless_mode(name: str) -> bool:
+    """Whether the registered pre-tokenizer ``name`` takes ``lossless`` (the morpheme analyzers)."""
+    import inspect
+
+    from ..pre_tokenizers import PRE_TOKENIZERS
+
+    return "lossless" in inspect.signature(PRE_TOKENIZERS.get_class(name)).parameters
 
 
 def cmd_count(args: argparse.Namespace) -> int:
@@ -186,6 +176,7 @@ def cmd_count(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    from ..compare.strategies import pipeline_name
     from ..corpus import iter_texts
     from ..io.serialization import FILES
     from ..tokenizer import Tokenizer
@@ -196,6 +187,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     refuse_overwriting("-o/--output", [args.output, *(os.path.join(args.output, f) for f in FILES)],
                        [("the corpus", args.corpus), ("the --counts file", args.counts),
                         ("the --initial model", args.initial)], "save the model to another directory")
+    if args.superword_max_words is not None and args.superword_transition is None:
+        raise UserError("--superword-max-words limits the tokens SuperBPE makes after --superword-transition; without "
+                        "it no token crosses a space: leave --superword-max-words out, or add --superword-transition T")
     kw: dict[str, Any] = {}
     if args.initial is not None:
         if args.counts is not None:
@@ -241,8 +235,9 @@ def cmd_train(args: argparse.Namespace) -> int:
                 raise UserError("--superword-transition trains a new model on whole lines: leave out --pre-tokenizer "
                                 "and --initial")
             pt = {"type": "raw", "split_by_whitespace": False}
-            options.update(superword_transition=args.superword_transition,
-                           superword_max_words=args.superword_max_words)
+            options.update(superword_transition=args.superword_transition)
+            if args.superword_max_words is not None:
+                options.update(superword_max_words=args.superword_max_words)
         tok = Tokenizer.train(iter_texts(args.corpus, limit=args.limit), pre_tokenizer=pt, num_threads=args.threads,
                               **options)
         source = f"superbpe/{args.unit}" if args.superword_transition is not None else \
@@ -270,6 +265,11 @@ def _check_initial(args: argparse.Namespace, initial: Any) -> None:
         if value is not None:
             raise UserError(f"{option} cannot be used with --initial: continued training keeps the initial alphabet "
                             f"and counts an old merged token as one symbol; leave {option} out")
+    if args.morpheme_boundaries is not None:
+        raise UserError(f"--morpheme-boundaries cannot be used with --initial: continued training cuts CORPUS with the "
+                        f"--initial model's own pre-tokenizer ({initial.pre_tokenizer.to_config()['type']}), so the "
+                        f"{args.morpheme_boundaries} boundaries would not be applied; leave --morpheme-boundaries out, "
+                        "or train a new model with it")
     marker_names = {text: name for name, text in MARKER_NAMES.items() if name != "\u2581"}
     pt, unit = initial.pre_tokenizer.to_config(), initial.unit.to_config()
     asked = argparse.Namespace(**{**vars(args), "pre_tokenizer": args.pre_tokenizer or pt["type"]})  # --lossless alone

@@ -48,11 +48,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["Downstream", "MODELS", "predict", "evaluate", "require_torch", "resolved_device"]
+__all__ = ["Downstream", "MODELS", "MAX_SEEDS", "MAX_EPOCHS", "predict", "evaluate", "require_torch", "resolved_device"]
 
 #: the model families, the default first
 MODELS = ("cnn", "transformer")
 _DEVICES = ("auto", "cpu", "cuda")
+#: the most models a row trains, and passes over the documents each: a run's cost grows with both
+#: (100,000 seeds ran until killed), and more than these gains nothing an interval can show
+MAX_SEEDS, MAX_EPOCHS = 100, 1000
 _PAD, _EMPTY, _SHIFT = 0, 1, 2
 
 
@@ -98,10 +101,12 @@ class Downstream:
             raise ValueError(f"Downstream(model={self.model!r}): use one of {', '.join(map(repr, MODELS))}")
         if self.device not in _DEVICES:
             raise ValueError(f"Downstream(device={self.device!r}): use one of {', '.join(map(repr, _DEVICES))}")
-        for name, low in (("seeds", 1), ("epochs", 1), ("max_length", 1), ("dim", 4), ("batch_size", 1)):
+        for name, low, high in (("seeds", 1, MAX_SEEDS), ("epochs", 1, MAX_EPOCHS), ("max_length", 1, None),
+                                ("dim", 4, None), ("batch_size", 1, None)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"Downstream({name}={value!r}): must be an int >= {low}")
+            if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+                raise ValueError(f"Downstream({name}={value!r}): must be an int >= {low}"
+                                 + (f" and <= {high:,}" if high is not None else ""))
         if self.train_docs is not None and (isinstance(self.train_docs, bool) or not isinstance(self.train_docs, int)
                                             or self.train_docs < 2):
             raise ValueError(f"Downstream(train_docs={self.train_docs!r}): must be an int >= 2, or None (all)")

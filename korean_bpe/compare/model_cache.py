@@ -13,9 +13,10 @@ SwTokenizer file) and the seconds its training took, so ``train_s`` stays the or
 A peer's deterministic native crash (``kiwi-swtokenizer`` on NSMC in kiwipiepy 0.24.1: the same
 texts and versions crash again) is kept as its note.
 
-Entries are written atomically (a temporary file, then :func:`os.replace`); an entry that cannot be
-read or does not match its key (truncated, corrupt, another format) is ignored and the model
-trained again, overwriting it.  ``compare(..., model_cache=False)`` or ``korean-bpe compare
+Entries are written atomically (a temporary file, then :func:`os.replace`), each with a checksum of
+what was written; an entry that cannot be read or does not match its key or its checksum
+(truncated, corrupt, edited, another format, not a regular file) is ignored and the model trained
+again, overwriting it.  ``compare(..., model_cache=False)`` or ``korean-bpe compare
 --no-model-cache`` turns the cache off; deleting the ``models`` directory clears it.
 
 ``hf-wordpiece``'s trainer is not deterministic upstream (huggingface/tokenizers#1794: two
@@ -41,11 +42,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..files import read_input_file
+from ..io.serialization import MAX_FILE_BYTES
+
 __all__ = ["ModelCache", "FORMAT_VERSION", "texts_hash", "default_directory", "code_fingerprint",
            "library_versions"]
 
 #: bumped whenever an entry's layout changes: older entries then miss and are trained again
-FORMAT_VERSION = 1
+#: (2: each entry holds the checksum of what was written)
+FORMAT_VERSION = 2
 
 
 def default_directory() -> Path:
@@ -109,6 +114,13 @@ def library_versions(*distributions: str) -> dict[str, str | None]:
     return out
 
 
+def _checksum(body: Mapping[str, Any]) -> str:
+    """BLAKE2b-256 of ``body``'s canonical JSON: an entry edited after it was written (even into
+    another valid model) no longer matches the checksum stored with it, and is trained again."""
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(canonical.encode("ascii"), digest_size=32).hexdigest()
+
+
 class ModelCache:
     """The entries in ``directory`` (created on the first :meth:`put`)."""
 
@@ -151,12 +163,11 @@ class ModelCache:
         """The entry stored under ``key``, or None when there is none or it cannot be read
         (missing, truncated, corrupt, another format, another key): the caller trains again."""
         try:
-            with open(self.path(key), encoding="utf-8") as f:
-                entry = json.load(f)
-        except (OSError, ValueError):
+            entry = json.loads(read_input_file(self.path(key), what="a model-cache entry", max_bytes=MAX_FILE_BYTES))
+        except (OSError, ValueError):  # ValueError: not a regular file, too large, not JSON
             return None
-        if not isinstance(entry, dict) or entry.get("format") != FORMAT_VERSION or entry.get("key") != key \
-                or not isinstance(entry.get("kind"), str):
+        if not isinstance(entry, dict) or entry.pop("checksum", None) != _checksum(entry) \
+                or entry.get("format") != FORMAT_VERSION or entry.get("key") != key or not isinstance(entry.get("kind"), str):
             return None
         return entry
 
@@ -167,7 +178,8 @@ class ModelCache:
 
         # ASCII JSON: a lone surrogate (a text's, kept in a syllable model's alphabet) is written as
         # its \udXXX escape and read back as it was; raw, it cannot be encoded as UTF-8
-        text = json.dumps({**entry, "format": FORMAT_VERSION, "key": key})
+        body = {**entry, "format": FORMAT_VERSION, "key": key}
+        text = json.dumps({**body, "checksum": _checksum(body)})
         try:
             atomic_write_text(self.path(key), text)
         except (OSError, ValueError):  # ValueError: atomic_write refuses a path under a file

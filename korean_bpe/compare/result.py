@@ -67,6 +67,10 @@ class Statistics:
                              f"for the run), got {self.resamples!r}")
         if not isinstance(self.confidence, (int, float)) or not 0 < self.confidence < 1:
             raise ValueError(f"confidence must be between 0 and 1 (0.95 for 95% intervals), got {self.confidence!r}")
+        if self.resamples != 0 and stats.min_resamples(self.confidence) > MAX_RESAMPLES:
+            raise ValueError(f"confidence={self.confidence!r} needs at least {stats.min_resamples(self.confidence):,} "
+                             f"resamples for its intervals, more than the {MAX_RESAMPLES:,} a run may take: use "
+                             f"confidence={1 - 10 / MAX_RESAMPLES:g} or lower, or resamples=0 for no intervals")
         if self.resamples and self.resamples < stats.min_resamples(self.confidence):
             raise ValueError(f"resamples={self.resamples} is too few for {self.confidence * 100:g}% intervals: give at "
                              f"least {stats.min_resamples(self.confidence):,} (each tail beyond the interval then holds "
@@ -100,6 +104,11 @@ class Statistics:
         from dataclasses import replace
 
         resamples = stats.enough_resamples(n_tests, self.confidence) if self.resamples is None else self.resamples
+        if resamples > MAX_RESAMPLES:
+            raise ValueError(f"confidence={self.confidence!r} over {n_tests:,} rows needs {resamples:,} resamples for "
+                             f"Holm's correction to reach significance, more than the {MAX_RESAMPLES:,} a run may "
+                             f"take: give a lower confidence, fewer strategies or sizes, or resamples={MAX_RESAMPLES} "
+                             "(fewer significant rows)")
         if resamples and n_documents < stats.MIN_DOCUMENTS:
             plural = "" if n_documents == 1 else "s"
             notes.append(f"no intervals and no bootstrap p-values: {n_documents:,} held-out document{plural}, fewer "

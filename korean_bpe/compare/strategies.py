@@ -7,12 +7,12 @@ say what each name is built on (the objects behind the names: :mod:`korean_bpe.c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["BPE_PRE_TOKENIZERS", "BPE_UNITS", "GOLD_ANALYZERS", "BASELINES", "DEFAULT_STRATEGIES",
            "TRAIN_ONLY", "MORE_STRATEGIES", "NOT_DEFAULT", "DERIVED", "DROPS_TEXT", "SUPERWORD", "SUPERBPE",
-           "PEER_ANALYZERS", "peer_names", "resolve_strategies", "why"]
+           "PEER_ANALYZERS", "peer_names", "resolve_strategies", "pipeline_name", "why"]
 
 #: the pre-tokenizations of the ``bpe`` rows: name -> (registered pre-tokenizer, options)
 BPE_PRE_TOKENIZERS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -135,6 +135,34 @@ def resolve_strategies(strategies: Sequence[str] | None) -> list[str]:
         raise ValueError("strategies names no strategy; give at least one, e.g. ['whitespace/syllable'] or None")
     return out
 
+
+
+def pipeline_name(pre_tokenizer: Mapping[str, Any], unit: str) -> str:
+    """The name of our BPE with the pre-tokenizer of config ``pre_tokenizer`` (``to_config()``) and
+    ``unit``, as compare names its rows and ``korean-bpe train`` reports what it trained: an analyzer
+    in analysis mode is ``NAME-analysis``, in lossless mode ``NAME``; words cut at an analyzer's
+    morphemes are its :data:`TRAIN_ONLY` family, MoB's marks its :data:`DERIVED` name.  An
+    analyzer may be named or given by its config.
+
+    >>> pipeline_name({"type": "okt", "lossless": False}, "jamo"), pipeline_name({"type": "okt", "lossless": True}, "jamo")
+    ('okt-analysis/jamo', 'okt/jamo')
+    >>> pipeline_name({"type": "whitespace"}, "syllable")
+    'whitespace/syllable'
+    >>> pipeline_name({"type": "morpheme_boundaries", "analyzer": {"type": "kiwi", "lossless": True}, "base": "raw"}, "jamo")
+    'kiwi-train/jamo'
+    >>> pipeline_name({"type": "mob", "analyzer": "mecab"}, "syllable"), pipeline_name({"type": "mob", "analyzer": "kiwi"}, "byte")
+    ('mob/syllable', 'mob-kiwi/byte')
+    """
+    kind = str(pre_tokenizer["type"])
+    analyzer = pre_tokenizer.get("analyzer", "mecab")
+    analyzer = str(analyzer["type"] if isinstance(analyzer, Mapping) else analyzer)
+    if kind == "morpheme_boundaries":
+        name = next((family for family, a in TRAIN_ONLY.items() if a == analyzer), f"{analyzer}-train")
+    elif kind == "mob":
+        name = next((derived for derived, a in DERIVED.items() if a == analyzer), f"mob-{analyzer}")
+    else:
+        name = kind + ("-analysis" if pre_tokenizer.get("lossless") is False else "")
+    return f"{name}/{unit}"
 
 
 def why(exc: BaseException) -> str:

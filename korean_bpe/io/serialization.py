@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from ..trainer.model import BPEModel
 from ..markers import MARKER_TEXTS, NoMarker, get_marker, guess_marker, pieces_keep_spaces
 from ..units import UNITS, BaseUnit, Unit, get_unit
-from ..files import check_output_dir_place, existing_parent, fsync_dir, new_dir_mode
+from ..files import InputFileError, check_output_dir_place, existing_parent, fsync_dir, new_dir_mode, read_input_file
 from ..files import write_text_synced as _write_file
 from .format import BYTE_TOKENS, MERGES_HEADER, ModelFileError, parse_merges, render_merges_txt
 
@@ -45,7 +45,7 @@ T = TypeVar("T")
 __all__ = [
     "ModelFileError", "save_tokenizer", "load_tokenizer", "FORMAT_VERSION", "MERGES_HEADER",
     "VOCAB_FILE", "MERGES_FILE", "CONFIG_FILE", "render_vocab_json", "render_merges_txt", "check_model_dir",
-    "find_backup", "alphabet_mismatch",
+    "find_backup", "alphabet_mismatch", "MAX_FILE_BYTES",
 ]
 
 #: ``tokenizer_config.json`` format written by this version; loaders accept 1..FORMAT_VERSION.
@@ -58,6 +58,9 @@ OLD_DEFAULTS: dict[int, dict[str, dict[str, Any]]] = {
 FORMAT_NAME = "korean_bpe.Tokenizer"
 VOCAB_FILE, MERGES_FILE, CONFIG_FILE = "vocab.json", "merges.txt", "tokenizer_config.json"
 FILES = (VOCAB_FILE, MERGES_FILE, CONFIG_FILE)
+#: the largest model file read: a vocabulary of millions of tokens fits; a link to ``/dev/zero``, a
+#: FIFO or a directory is refused before any read (:func:`korean_bpe.files.read_input_file`)
+MAX_FILE_BYTES = 2**30
 
 
 # --- writing -------------------------------------------------------------------------------------
@@ -566,13 +569,13 @@ def alphabet_mismatch(unit: str | Unit, marker: str | None, alphabet: Sequence[s
 
 def _read_text(path: Path) -> str:
     try:
-        data = path.read_bytes()
+        data = read_input_file(path, what="a model file", max_bytes=MAX_FILE_BYTES)
+    except InputFileError as exc:
+        raise ModelFileError(exc.reason, path=path) from None
     except FileNotFoundError:
         raise ModelFileError(
             f"missing file {path.name}: a korean_bpe model directory holds {', '.join(FILES)} (written by "
             "Tokenizer.save)", path=path) from None
-    except IsADirectoryError:
-        raise ModelFileError(f"{path.name} is a directory, not a file", path=path) from None
     try:
         return data.decode("utf-8", "surrogatepass")  # a lone surrogate (ED A0 80): see the module docstring
     except UnicodeDecodeError as exc:
