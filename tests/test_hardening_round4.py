@@ -310,3 +310,22 @@ def test_cache_clear_refuses_an_unknown_name(tmp_path: Path) -> None:
     assert line == ("korean-bpe: error: no cache is named 'otk': give one of kiwi, mecab, okt, models (korean-bpe cache "
                     "list shows what is kept), or no name for every cache")
     assert ok("cache", "clear", "kiwi", env=env).stdout == "removed 0 cached entries from 'kiwi'\n"
+
+
+def test_a_cache_directory_variable_naming_a_file_is_refused_with_the_fix(tmp_path, monkeypatch) -> None:
+    """KOREAN_BPE_CACHE_DIR pointing at a file gave only '[Errno 17] File exists'."""
+    from korean_bpe.pre_tokenizers.cache import cache_dir
+
+    file = tmp_path / "not-a-dir"
+    file.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(file))
+    with pytest.raises(ValueError, match=r"KOREAN_BPE_CACHE_DIR=.*not-a-dir is not a directory: point it at a "
+                                         r"directory \(created if missing\) or unset it"):
+        cache_dir()
+    env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(file)}
+    proc = subprocess.run([sys.executable, "-m", "korean_bpe", "cache", "list"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode != 0 and "not-a-dir is not a directory" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path / "new"))  # a missing directory is fine
+    assert cache_dir() == tmp_path / "new"

@@ -141,10 +141,15 @@ class CacheInfo:
 
 
 def cache_dir() -> Path:
-    """Where caches live: ``$KOREAN_BPE_CACHE_DIR`` or the user cache directory (not created here)."""
+    """Where caches live: ``$KOREAN_BPE_CACHE_DIR`` or the user cache directory (not created here);
+    ValueError when the variable names something that is not a directory."""
     env = os.environ.get(ENV_VAR)
     if env:
-        return Path(env).expanduser()
+        path = Path(env).expanduser()
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"{ENV_VAR}={env} is not a directory: point it at a directory (created if missing) "
+                             f"or unset it to use the user cache directory")
+        return path
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("korean_bpe", appauthor=False))
