@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -329,3 +330,25 @@ def test_a_cache_directory_variable_naming_a_file_is_refused_with_the_fix(tmp_pa
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path / "new"))  # a missing directory is fine
     assert cache_dir() == tmp_path / "new"
+
+
+@pytest.mark.parametrize("key", ["format", "vocab_size"])
+def test_config_fields_that_disagree_are_refused_with_their_line(tmp_path, key) -> None:
+    """tokenizer_config.json's "format" and "vocab_size" were accepted whatever they said."""
+    from korean_bpe.io.serialization import ModelFileError
+
+    tok = Tokenizer.train(["영화 정말 재밌다", "영화 진짜 최고"] * 3, vocab_size=30, show_progress=False)
+    value, says = {"format": ("other", "format 'other' is not a korean_bpe tokenizer ('korean_bpe.Tokenizer')"),
+                   "vocab_size": (tok.vocab_size + 1, f"vocab_size {tok.vocab_size + 1} disagrees with the "
+                                  f"{tok.vocab_size} tokens of vocab.json and merges.txt")}[key]
+    folder = tok.save(tmp_path / "m")
+    config = folder / "tokenizer_config.json"
+    data = json.loads(config.read_text(encoding="utf-8"))
+    data[key] = value
+    config.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    line = next(k for k, text in enumerate(config.read_text(encoding="utf-8").splitlines(), 1) if f'"{key}"' in text)
+    with pytest.raises(ModelFileError, match=rf"tokenizer_config\.json:{line}: {re.escape(says)}"):
+        Tokenizer.load(folder)
+    data.pop(key)  # a format-1 file may lack both keys: still read
+    config.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    assert Tokenizer.load(folder).encode("영화 최고") == tok.encode("영화 최고")

@@ -364,6 +364,10 @@ def _load_tokenizer(root: Path, build: Callable[..., T]) -> T:
     model = BPEModel(special_tokens=tuple(specials), alphabet=tuple(alphabet), merges=tuple(merges),
                      continuing_subword_prefix=prefix)
     _check_derived(tokens, model.id_to_token, root / VOCAB_FILE, vocab_lines)
+    if "vocab_size" in config.data and config.data["vocab_size"] != model.vocab_size:  # written by save, derived
+        raise ModelFileError(f"vocab_size {config.data['vocab_size']!r} disagrees with the {model.vocab_size} tokens "
+                             f"of vocab.json and merges.txt: the files come from different models, or one was edited",
+                             path=config.path, line=config.line("vocab_size"))
     _check_alphabet(config, unit_cfg.get("type"), unit, marker, alphabet)
     if byte_fallback:
         missing = [t for t in BYTE_TOKENS if t not in set(tokens)]
@@ -387,6 +391,10 @@ class _Config:
             raise ModelFileError(f"expected a JSON object, got {type(data).__name__}", path=path, line=1)
         self.data: dict[str, Any] = data
         self._lines = _key_lines(text)
+        if "format" in data and data["format"] != FORMAT_NAME:  # files of format 1 may lack the key
+            raise ModelFileError(f"format {data['format']!r} is not a korean_bpe tokenizer ({FORMAT_NAME!r}): "
+                                 "this folder holds another library's model, or the file was edited",
+                                 path=path, line=self.line("format"))
         version = self.get("format_version", (int,), f"an int (this korean_bpe reads 1..{FORMAT_VERSION})")
         if version > FORMAT_VERSION:
             raise ModelFileError(
