@@ -493,9 +493,10 @@ class Tokenizer:
 
         ``disallowed_special`` and ``num_threads`` are :meth:`encode_batch`'s; the ids are the
         same for any number of threads.  With the ``raw`` and ``whitespace`` pre-tokenizers and
-        the compiled core the threads write the ids straight into the array; an analyzer
-        (Okt, Kiwi, MeCab) analyses the texts as :meth:`encode_batch` does, then its pieces
-        take the same road.  A unit or marker the compiled core does not know (``</w>``,
+        the compiled core, the threads merge chunks of the batch as for :meth:`encode_batch` and
+        the calling thread copies each chunk's ids into the array (no Python object a token)
+        while they merge the next; an analyzer (Okt, Kiwi, MeCab) analyses the texts as
+        :meth:`encode_batch` does, then its pieces take the same road.  A unit or marker the compiled core does not know (``</w>``,
         ``##``, a unit of your own) and the pure-Python fallback (no compiler) make the lists
         first and copy them: the same arrays, no faster than :meth:`encode_batch`.
 

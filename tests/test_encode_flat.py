@@ -52,7 +52,7 @@ def texts(real_texts: list[str]) -> list[str]:
 @pytest.fixture(scope="module", params=range(len(PIPELINES)), ids=IDS)
 def tok(request: pytest.FixtureRequest, real_texts: list[str]) -> Tokenizer:
     pre, unit, opts = PIPELINES[request.param]
-    return Tokenizer.train(real_texts[:600], vocab_size=1200, pre_tokenizer=pre, unit=unit, **opts)
+    return Tokenizer.train(real_texts[:600], vocab_size=1500, limit_alphabet=900, pre_tokenizer=pre, unit=unit, **opts)
 
 
 def pure_python(tok: Tokenizer, monkeypatch: pytest.MonkeyPatch) -> Tokenizer:
@@ -147,7 +147,7 @@ def test_the_dtype_follows_the_vocabulary_and_refuses_ids_over_32_bits() -> None
 
 
 def test_special_token_text_is_refused_as_encode_batch_refuses_it(real_texts: list[str]) -> None:
-    tok = Tokenizer.train(real_texts[:300], vocab_size=400)
+    tok = Tokenizer.train(real_texts[:300], vocab_size=400, limit_alphabet=300)
     texts = real_texts[:50] + ["영화 <unk> 최고"]
     with pytest.raises(ValueError, match=r"texts\[50\] holds '<unk>'"):
         tok.encode_batch_flat(texts, num_threads=2)
@@ -165,7 +165,8 @@ def test_property_flat_is_encode_batch_joined(batch: list[str], threads: int, sm
 
 @pytest.fixture(scope="module")
 def small_tok(real_texts: list[str]) -> Tokenizer:
-    return Tokenizer.train(real_texts[:400], vocab_size=600, pre_tokenizer="raw", unit="jamo", byte_fallback=True)
+    return Tokenizer.train(real_texts[:400], vocab_size=900, limit_alphabet=400, pre_tokenizer="raw", unit="jamo",
+                           byte_fallback=True)
 
 
 # -- writing files ---------------------------------------------------------------------------------
@@ -229,7 +230,7 @@ def cli(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> subp
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory, real_texts: list[str]) -> Path:
     out = tmp_path_factory.mktemp("flat") / "model"
-    Tokenizer.train(real_texts[:800], vocab_size=900, pre_tokenizer="raw", unit="jamo").save(out)
+    Tokenizer.train(real_texts[:800], vocab_size=900, limit_alphabet=500, pre_tokenizer="raw", unit="jamo").save(out)
     return out
 
 

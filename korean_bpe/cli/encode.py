@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import queue
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
@@ -201,7 +203,7 @@ def _encode_npy(args: argparse.Namespace) -> int:
         line = [0]
 
         def encoded() -> Any:
-            for lines, nbytes in line_blocks(f, name):
+            for lines, nbytes in read_ahead(line_blocks(f, name)):
                 try:
                     flat = tok.encode_batch_flat(lines, disallowed_special=disallowed, num_threads=args.threads)
                 except SpecialTokenTextError as exc:
@@ -223,6 +225,50 @@ def _encode_npy(args: argparse.Namespace) -> int:
     info(f"wrote {outputs[0]} ({n_ids:,} {dtype} ids, {format_bytes(os.path.getsize(outputs[0]))}) and "
          f"{outputs[1]} ({texts:,} lines)")
     return 0
+
+
+def read_ahead(items: Iterator[Any]) -> Iterator[Any]:
+    """The items of ``items``, the next one made by a thread of its own while the caller works
+    on this one (reading and decoding the next block of lines while the encoder's threads
+    merge this one, which they do without the GIL); what ``items`` raises is raised here, in
+    order.  One item ahead at most: memory holds two.
+
+    >>> list(read_ahead(iter("영화")))
+    ['영', '화']
+    """
+    ahead: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def give(ok: bool, item: Any) -> bool:
+        while not stop.is_set():  # the consumer gone (an error, a break): the thread ends
+            try:
+                ahead.put((ok, item), timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not give(True, item):
+                    return
+        except BaseException as exc:  # noqa: BLE001 - raised by the consumer, in order
+            give(False, exc)
+            return
+        give(False, None)
+
+    threading.Thread(target=produce, name="korean_bpe-read-ahead", daemon=True).start()
+    try:
+        while True:
+            ok, item = ahead.get()
+            if not ok:
+                if item is not None:
+                    raise item
+                return
+            yield item
+    finally:
+        stop.set()
 
 
 def line_blocks(f: BinaryIO, name: str, block_bytes: int = NPY_BLOCK_BYTES) -> Iterator[tuple[list[str], int]]:
