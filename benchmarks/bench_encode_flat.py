@@ -5,8 +5,8 @@ and ``korean-bpe encode --npy`` on a large file.
 1. For each pre-tokenizer x unit (``whitespace`` and ``raw``, ``syllable`` and ``jamo`` by default),
    train our tokenizer on the NSMC train split (``--vocab`` 32k) and a SentencePiece BPE of the same
    size on the same texts (jamo: on the decomposed texts, which it also encodes, decomposed outside
-   the timer), then time on the NSMC test split (55,106 reviews, in memory), best of ``--repeat``,
-   each run cold (``clear_cache()`` before it: every distinct word merged) and warm (the word
+   the timer), then time on the NSMC test split (55,106 reviews, in memory), the least wall time
+   and the least CPU time (every thread of the process) of ``--repeat`` runs, each run cold (``clear_cache()`` before it: every distinct word merged) and warm (the word
    caches of the previous run):
 
    * ours ``encode_batch(num_threads=1)`` (a list a text, an ``int`` a token);
@@ -16,7 +16,7 @@ and ``korean-bpe encode --npy`` on a large file.
 2. ``--npy-mb N`` (default 300; 0: skip): the train split's reviews written again and again into a
    file of about N MB, then ``korean-bpe encode -m MODEL --npy PREFIX FILE --threads 2`` run as a
    child process (the first pipeline's model), its wall time (MB/s of input, end to end: start-up,
-   reading, encoding, writing) and peak RSS (``wait4``'s ``ru_maxrss``) printed; the ids of the
+   reading, encoding, writing), its CPU time and its peak RSS (``VmHWM``) printed; the ids of the
    file's first copy of the split are checked equal to ``encode_batch``'s, and every later copy
    equal to the first.
 
@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_encode import best_of, machine_info  # noqa: E402
+from bench_encode import machine_info  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,15 +44,31 @@ ROOT = Path(__file__).resolve().parent.parent
 #: own, not the parent's pages that ``wait4``'s ``ru_maxrss`` counts for a child forked from a big
 #: process)
 PEAK_RSS_LAUNCHER = """
-import atexit, runpy, sys
+import atexit, resource, runpy, sys
 def peak():
     with open("/proc/self/status") as f:
         kb = next(line.split()[1] for line in f if line.startswith("VmHWM:"))
     sys.stderr.write(f"VmHWM: {kb} kB\\n")
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    sys.stderr.write(f"CPU: {usage.ru_utime + usage.ru_stime:.2f} s\\n")
 atexit.register(peak)
 sys.argv = ["korean-bpe", *sys.argv[1:]]
 runpy.run_module("korean_bpe.cli", run_name="__main__", alter_sys=True)
 """
+
+
+def best_wall_and_cpu(fn, repeat: int, before=None) -> tuple[float, float]:
+    """The least wall time and the least CPU time (``time.process_time``, every thread of this
+    process) of ``repeat`` runs of ``fn`` (``before()`` untimed before each): on a machine shared
+    with other jobs the CPU time moves less than the wall time."""
+    wall, cpu = float("inf"), float("inf")
+    for _ in range(repeat):
+        if before is not None:
+            before()
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn()
+        wall, cpu = min(wall, time.perf_counter() - t0), min(cpu, time.process_time() - c0)
+    return wall, cpu
 
 
 def bench_pipelines(args: argparse.Namespace, train: list[str], test: list[str], tmpdir: Path) -> Path | None:
@@ -98,7 +114,7 @@ def bench_pipelines(args: argparse.Namespace, train: list[str], test: list[str],
             del lists, flat
             print(f"ids: {len(want):,} tokens, flat == encode_batch (checked)")
 
-            times = {}
+            times, cpus = {}, {}
             for state in ("cold", "warm"):
                 before = tok.clear_cache if state == "cold" else None
                 for name, fn in (
@@ -108,17 +124,18 @@ def bench_pipelines(args: argparse.Namespace, train: list[str], test: list[str],
                 ):
                     if state == "warm":
                         fn()
-                    _, times[name, state] = best_of(fn, args.repeat, before)
-            _, times["spm 2t", "-"] = best_of(lambda: sp.encode(sp_input, num_threads=2), args.repeat)
+                    times[name, state], cpus[name, state] = best_wall_and_cpu(fn, args.repeat, before)
+            times["spm 2t", "-"], cpus["spm 2t", "-"] = best_wall_and_cpu(
+                lambda: sp.encode(sp_input, num_threads=2), args.repeat)
             for (name, state), t in times.items():
-                print(f"  {name:16} {state:5} {t * 1000:8.1f} ms  {len(test) / t / 1000:7.1f} kreviews/s  "
-                      f"{mb / t:6.1f} MB/s")
+                print(f"  {name:16} {state:5} wall {t * 1000:7.1f} ms  CPU {cpus[name, state] * 1000:7.1f} ms  "
+                      f"{len(test) / t / 1000:7.1f} kreviews/s  {mb / t:6.1f} MB/s")
             for state in ("cold", "warm"):
-                eb, f1, f2 = times["encode_batch 1t", state], times["flat 1t", state], times["flat 2t", state]
-                sp_t = times["spm 2t", "-"]
-                line = (f"{pre}/{unit} {state}: flat 1t = {eb / f1:.2f}x encode_batch 1t; "
-                        f"flat 2t = {sp_t / f2:.2f}x SentencePiece 2t; flat 2t = {f1 / f2:.2f}x flat 1t")
-                summary.append(line)
+                for what, m in (("wall", times), ("CPU", cpus)):
+                    eb, f1, f2, sp_t = m["encode_batch 1t", state], m["flat 1t", state], m["flat 2t", state], \
+                        m["spm 2t", "-"]
+                    summary.append(f"{pre}/{unit} {state} {what:4}: flat 1t = {eb / f1:.2f}x encode_batch 1t; "
+                                   f"flat 2t = {sp_t / f2:.2f}x SentencePiece 2t; flat 2t = {f1 / f2:.2f}x flat 1t")
     print("\nsummary (ratios from one run):")
     for line in summary:
         print("  " + line)
@@ -148,10 +165,11 @@ def bench_npy(args: argparse.Namespace, model: Path, train: list[str], tmpdir: P
     if proc.returncode != 0:
         raise SystemExit(f"encode --npy failed: {proc.stderr}")
     lines = proc.stderr.strip().splitlines()
-    peak_kb = int(lines[-1].split()[1])
+    peak_kb, cpu = int(lines[-2].split()[1]), float(lines[-1].split()[1])
     print(f"  {wall:.1f} s, {size / 1e6 / wall:.1f} MB/s end to end (start-up included), peak RSS "
-          f"{peak_kb / 1024:.0f} MiB")
-    print("  " + lines[-2])
+          f"{peak_kb / 1024:.0f} MiB; CPU {cpu:.1f} s (user + system, every thread): {size / 1e6 / cpu:.1f} MB "
+          "per CPU second")
+    print("  " + lines[-3])
     ids = np.load(f"{prefix}.ids.npy", mmap_mode="r")
     starts = np.load(f"{prefix}.starts.npy", mmap_mode="r")
     assert len(starts) == copies * len(train) + 1 and starts[-1] == len(ids)
