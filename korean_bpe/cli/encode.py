@@ -168,16 +168,15 @@ def _encode_npy(args: argparse.Namespace) -> int:
             option = "--" + dest.replace("_", "-")
             raise UserError(f"argument {option}: not with --npy: {why}; leave out {option}")
     if len(args.text) > 1:
-        raise UserError(f"with --npy the arguments name one FILE to read (got {len(args.text)}: "
-                        f"{' '.join(args.text[:3])}{' ...' if len(args.text) > 3 else ''}); to encode several, cat them into one: cat A B | korean-bpe "
-                        "encode -m DIR --npy PREFIX")
+        named = " ".join(args.text[:3]) + (" ..." if len(args.text) > 3 else "")
+        raise UserError(f"with --npy the arguments name one FILE to read (got {len(args.text)}: {named}); to encode "
+                        "several, cat them into one: cat A B | korean-bpe encode -m DIR --npy PREFIX")
     source = args.text[0] if args.text else "-"
     from ..encoding.flat import flat_file_paths, id_dtype, write_flat_files
     from ..files import check_output_file, format_bytes
 
     outputs = flat_file_paths(args.npy)
-    refuse_overwriting("--npy", [str(p) for p in outputs], [("the input", source)],
-                       "give another PREFIX")
+    refuse_overwriting("--npy", [str(p) for p in outputs], [("the input", source)], "give another PREFIX")
     for path in outputs:
         try:
             check_output_file(path)
