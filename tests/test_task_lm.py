@@ -80,9 +80,18 @@ def test_scoring_a_model_whose_probabilities_are_known() -> None:
 
 def test_a_trained_model_beats_the_uniform_one_on_its_pattern() -> None:
     docs = [[1, 2, 3, 4]] * 50
-    model = train_model(docs, vocab_size=10, settings=LmSettings(tokens=4000, dim=16, learning_rate=0.01), seed=0)
+    model = train_model(docs, vocab_size=10, settings=LmSettings(tokens=4000, max_passes=100, dim=16, learning_rate=0.01),
+                        seed=0)
     bits = document_bits(document_log_probs(model, [[1, 2, 3, 4]], vocab_size=10, settings=SMALL)[0])
     assert bits < 0.5 * 5 * math.log2(11)  # under half of what a uniform model pays
+
+
+def test_the_budget_is_tokens_or_passes_whichever_ends_first() -> None:
+    docs = [[1, 2, 3]] * 10  # 4 predictions a document (EOS included): 40 a pass
+    assert train_model(docs, vocab_size=5, settings=LmSettings(tokens=100, dim=8, batch_size=5),
+                       seed=0).trained_tokens == 100  # five batches of 20
+    assert train_model(docs, vocab_size=5, settings=LmSettings(tokens=10_000, dim=8, max_passes=3),
+                       seed=0).trained_tokens == 120  # three passes
 
 
 # -- errors and edges -----------------------------------------------------------------------------
@@ -203,7 +212,7 @@ def test_held_out_text_from_a_file(tmp_path) -> None:
     held = _texts(30, seed=5)
     (tmp_path / "held.txt").write_text("\n".join(held) + "\n", encoding="utf-8")
     result = compare(_texts(200), strategies=["baseline/syllable"], vocab_sizes=[300], gold=None, show_progress=False,
-                     model_cache=False, statistics=Statistics(resamples=100),
+                     model_cache=False, statistics=Statistics(resamples=200),
                      tasks=[LmTask(tmp_path / "held.txt", settings=SMALL)])
     value = result.table["lm_bits_per_byte"].iloc[0]
     assert 0 < value < 8

@@ -14,7 +14,8 @@ boundary as EOS (end of document).  Training reads a seeded sample of at most
 :attr:`LmSettings.train_docs` training documents (the same for every row), each cut after
 :attr:`LmSettings.max_length` tokens, in batches of documents of similar length, for a fixed budget
 of :attr:`LmSettings.tokens` predicted tokens (the passes over the documents repeat until it is
-spent: every row trains for the same number of predictions, as a compute budget), with AdamW, a
+spent: every row trains for the same number of predictions, as a compute budget; on a corpus too
+small for it, :attr:`LmSettings.max_passes` passes end training first), with AdamW, a
 linear warm-up over the first 5% of the steps and a cosine decay to a tenth of the learning rate.
 
 *What is scored* (:func:`document_bits`, :func:`bits_per_byte`): each held-out document whole (no
@@ -82,7 +83,7 @@ class LmSettings:
     these fields; ``{"type": "lm", "settings": {...}}``).
 
     >>> LmSettings().describe()
-    'GRU (1 layer, dim 128), 200,000 training tokens, batch 32, lr 0.003, first 128 tokens a document, at most 8,000 training documents'
+    'GRU (1 layer, dim 128), 200,000 training tokens (at most 4 passes), batch 32, lr 0.003, first 128 tokens a document, at most 8,000 training documents'
     >>> LmSettings(tokens=0)
     Traceback (most recent call last):
       ...
@@ -93,6 +94,9 @@ class LmSettings:
     train_docs: int | None = 8000
     #: the training budget: predicted tokens (EOS included) over the run, the same for every row
     tokens: int = 200_000
+    #: passes over the training documents at most: on a small corpus the passes end training before
+    #: the token budget (more passes over the same few documents would only fit them)
+    max_passes: int = 4
     #: embedding and GRU width
     dim: int = 128
     #: GRU layers
@@ -111,7 +115,7 @@ class LmSettings:
     threads: int = 1
 
     def __post_init__(self) -> None:
-        for name, low in (("tokens", 1), ("dim", 2), ("layers", 1), ("max_length", 1), ("batch_size", 1),
+        for name, low in (("tokens", 1), ("max_passes", 1), ("dim", 2), ("layers", 1), ("max_length", 1), ("batch_size", 1),
                           ("threads", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -133,7 +137,7 @@ class LmSettings:
         docs = "all training documents" if self.train_docs is None else \
             f"at most {self.train_docs:,} training documents"
         return (f"GRU ({self.layers} layer{'s' if self.layers > 1 else ''}, dim {self.dim}), {self.tokens:,} "
-                f"training tokens, batch {self.batch_size}, lr {self.learning_rate:g}, first {self.max_length} "
+                f"training tokens (at most {self.max_passes} passes), batch {self.batch_size}, lr {self.learning_rate:g}, first {self.max_length} "
                 f"tokens a document, {docs}")
 
     def to_config(self) -> dict[str, Any]:
@@ -221,12 +225,15 @@ def _sequences(docs: Sequence[Sequence[int]], boundary: int, max_length: int | N
 
 
 def _batches(lengths: Sequence[int], settings: LmSettings, generator: Any, torch: Any) -> list[list[int]]:
-    """Batches of document indices until ``settings.tokens`` predictions: pass after pass, each a
-    seeded permutation cut into pools of 50 batches, each pool sorted by length and cut into
-    batches, the pass's batches shuffled; the last batch ends the budget."""
+    """Batches of document indices until ``settings.tokens`` predictions (the batch that reaches
+    it ends the run) or ``settings.max_passes`` passes: pass after pass, each a seeded permutation
+    cut into pools of 50 batches, each pool sorted by length and cut into batches, the pass's
+    batches shuffled."""
     out: list[list[int]] = []
     spent, n, size = 0, len(lengths), settings.batch_size
-    while spent < settings.tokens:
+    for _ in range(settings.max_passes):
+        if spent >= settings.tokens:
+            break
         order = torch.randperm(n, generator=generator).tolist()
         batches: list[list[int]] = []
         for start in range(0, n, size * 50):
@@ -368,7 +375,7 @@ class LmTask(BaseTask):
                "one end-of-document token a document), unknown characters' bits aside (task lm)",
                format="{:.3f}"),
         Column("lm_train_tokens", "int64", "tokens the row's language model was trained to predict (the budget, "
-               "ending with a whole batch)", format="{:,d}"),
+               "ending with a whole batch; fewer when max_passes passes over a small corpus end it first)", format="{:,d}"),
         Column("lm_s", "float64", "CPU seconds of the lm task on the row: encoding, training, scoring", unit="s",
                format="{:.1f}"),
     )
@@ -399,9 +406,9 @@ class LmTask(BaseTask):
                 f"lm: no lm_bits_per_byte for {row.strategy}: its pre-tokenizer drops text (analysis mode), so its "
                 "tokens do not spell the held-out text",))
         texts = row.held.texts if self.texts is None else self.texts
-        encoded = row.encoded if self.texts is None else seg.encode_batch(texts)
         if not texts:
             raise ValueError("the lm task has no held-out document to score")
+        encoded = row.encoded if self.texts is None else seg.encode_batch(texts)
         lossy = [k for k, (t, ids) in enumerate(zip(texts, encoded))
                  if not (seg.unk_ids and any(i in seg.unk_ids for i in ids)) and seg.decode(ids) != t]
         if lossy:
@@ -410,22 +417,26 @@ class LmTask(BaseTask):
                 f"lm: no lm_bits_per_byte for {row.strategy} at {row.vocab_size:,}: {len(lossy):,} held-out "
                 f"document{'s' if len(lossy) > 1 else ''} decode to other text without an unknown token (e.g. "
                 f"{texts[k][:30]!r} -> {seg.decode(encoded[k])[:30]!r}), so its tokens do not spell the text",))
+        spans = None if self.texts is not None else row.spans
+        unknown = [0] * len(texts)
+        for k, (t, ids) in enumerate(zip(texts, encoded)):
+            if not (seg.unk_ids and any(i in seg.unk_ids for i in ids)):
+                continue
+            where = spans[k] if spans is not None else [(a, b) for _, a, b in seg.pieces(t)]
+            if len(where) != len(ids) or any(a >= b for i, (a, b) in zip(ids, where) if i in seg.unk_ids):
+                return Measured(empty | {"lm_s": time.process_time() - cpu}, notes=(
+                    f"lm: no lm_bits_per_byte for {row.strategy} at {row.vocab_size:,}: its pieces do not say which "
+                    f"characters an unknown token of {t[:30]!r} stands for, so they cannot be charged",))
+            unknown[k] = unknown_bytes(t, ids, where, seg.unk_ids)
         train = self._training(row)
         vocab = max(int(seg.vocab_size), 1 + max((max(d) for d in (*train, *encoded) if len(d)), default=0))
         seed = row.seed if self.settings.seed is None else self.settings.seed
         model = self._train(row, train, vocab, seed)
         log_probs = document_log_probs(model, encoded, vocab_size=vocab, settings=self.settings)
-        spans = None if self.texts is not None else row.spans
-        unknown = [0] * len(texts)
-        if seg.unk_ids:
-            for k, (t, ids) in enumerate(zip(texts, encoded)):
-                if any(i in seg.unk_ids for i in ids):
-                    unknown[k] = unknown_bytes(t, ids, spans[k] if spans is not None else
-                                               [(a, b) for _, a, b in seg.pieces(t)], seg.unk_ids)
         bits = [document_bits(lp, unknown_bytes=u) for lp, u in zip(log_probs, unknown)]
         n_bytes = [len(t.encode("utf-8", "surrogatepass")) for t in texts]
         scored = sum(len(lp) for lp in log_probs)
-        model_bits = math.fsum(b - 8.0 * u for b, u in zip(bits, unknown))
+        model_bits = math.fsum(document_bits(lp) for lp in log_probs)
         columns = {"lm_bits_per_byte": bits_per_byte(bits, n_bytes), "lm_bits_per_token": model_bits / scored,
                    "lm_train_tokens": int(model.trained_tokens), "lm_s": time.process_time() - cpu}
         return Measured(columns, evidence=np.array([bits, n_bytes], dtype=np.float64).T)
