@@ -153,11 +153,23 @@ def test_the_bits_are_the_documents_own() -> None:
     seg = BaselineSegmenter.train(texts, unit="syllable", vocab_size=300)
     held = texts[:30] + ["영화 😀 최고"]  # 😀 is not in the vocabulary: <unk>
     got = LmTask(settings=SMALL).measure(_row(seg, held, texts[30:]))
-    bits, n_bytes = got.evidence[:, 0], got.evidence[:, 1]
+    bits, n_bytes = got.evidence["bits"][0], got.evidence["bytes"]
     assert n_bytes.tolist() == [len(t.encode("utf-8")) for t in held]
     assert got.columns["lm_bits_per_byte"] == pytest.approx(bits.sum() / n_bytes.sum(), rel=1e-12)
     assert bits[-1] > 32  # the emoji's 4 bytes at 8 bits each, and the model's own bits
-    assert got.columns["lm_train_tokens"] >= SMALL.tokens
+    assert got.columns["lm_train_tokens"] >= SMALL.tokens and math.isnan(got.columns["lm_seed_sd"])
+    # two seeds: the mean of the two one-seed rows, their spread, and a bootstrap that draws the seeds
+    from dataclasses import replace
+
+    row = _row(seg, held, texts[30:])
+    one = [LmTask(settings=replace(SMALL, seed=s)).measure(row).columns["lm_bits_per_byte"] for s in (0, 1)]
+    two = LmTask(settings=replace(SMALL, seeds=2))
+    got2 = two.measure(row)
+    assert got2.evidence["bits"].shape == (2, len(held))
+    assert got2.columns["lm_bits_per_byte"] == pytest.approx(sum(one) / 2, rel=1e-12)
+    assert got2.columns["lm_seed_sd"] == pytest.approx(abs(one[0] - one[1]) / math.sqrt(2), rel=1e-9)
+    reps = two.replicates(got2.evidence, point=got2.columns, resamples=200, seed=0)["lm_bits_per_byte"]
+    assert reps.shape == (200,) and min(one) - 0.5 < reps.mean() < max(one) + 0.5
 
 
 # -- in a comparison ------------------------------------------------------------------------------
@@ -195,6 +207,8 @@ def test_every_row_gets_bits_per_byte_with_an_interval_and_a_test(lm_run) -> Non
     assert math.isnan(df.loc["baseline/syllable", "lm_bits_per_byte_p"])  # the reference
     assert 0 < df.loc["whitespace/syllable", "lm_bits_per_byte_p"] <= 1
     assert result.config["tasks"]["lm"]["tokens"] == SMALL.tokens
+    verdict = next(v for v in result.verdicts if v.family == "language modelling")
+    assert verdict.best == df["lm_bits_per_byte"].idxmin() and verdict.compared == 3  # lower is better
 
 
 def test_the_same_seed_gives_the_same_numbers_with_or_without_labels(lm_run) -> None:

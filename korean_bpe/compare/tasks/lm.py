@@ -39,8 +39,11 @@ token (white space normalised, say) is modelling another text: both get NaN and 
 *Statistics.*  The evidence is each held-out document's bits and bytes; the interval is the
 bootstrap of the documents (the same resamples as every metric,
 :func:`korean_bpe.compare.stats.resample_counts`) of the ratio of sums, and the p-value the paired
-bootstrap against the row's reference.  One model a row (its seed: :attr:`LmSettings.seed`, else
-the comparison's): the interval covers the held-out sample, not the training noise.
+bootstrap against the row's reference.  One model a row by default (its seed:
+:attr:`LmSettings.seed`, else the comparison's): the interval then covers the held-out sample, not
+the training noise (on NSMC three seeds of a row spread over 0.007 to 0.009 bits per byte); with
+:attr:`LmSettings.seeds` models the row's value is their mean, ``lm_seed_sd`` their spread, and the
+bootstrap draws the seeds too (two stages, as the downstream classifier's).
 
 *Held-out text*: the comparison's held-out documents, or those of a plain text file (``path``: one
 document a line, as :func:`korean_bpe.corpus.iter_texts` reads it; ``--task lm=PATH``).
@@ -64,6 +67,7 @@ from pathlib import Path
 from typing import Any
 
 from ..columns import Column
+from ..downstream import MAX_SEEDS
 from ..rows import Measured, RowInput
 from .base import BaseTask, register_task
 
@@ -107,19 +111,24 @@ class LmSettings:
     batch_size: int = 32
     #: AdamW's peak learning rate
     learning_rate: float = 3e-3
-    #: the model's seed (None: the comparison's ``seed``)
+    #: the first model's seed (None: the comparison's ``seed``)
     seed: int | None = None
+    #: models trained per row, seeds ``seed, seed + 1, ...``: their mean is the row's value, and the
+    #: interval then covers the training noise too (a two-stage bootstrap of documents and seeds)
+    seeds: int = 1
     #: ``"auto"``, ``"cpu"`` or ``"cuda"`` (:data:`LM_DEVICES`)
     device: str = "auto"
     #: CPU threads torch may use (one: the same numbers on any machine, workers side by side)
     threads: int = 1
 
     def __post_init__(self) -> None:
-        for name, low in (("tokens", 1), ("max_passes", 1), ("dim", 2), ("layers", 1), ("max_length", 1), ("batch_size", 1),
-                          ("threads", 1)):
+        for name, low in (("tokens", 1), ("max_passes", 1), ("dim", 2), ("layers", 1), ("max_length", 1),
+                          ("batch_size", 1), ("threads", 1), ("seeds", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"LmSettings({name}={value!r}): must be an int >= {low}")
+        if self.seeds > MAX_SEEDS:
+            raise ValueError(f"LmSettings(seeds={self.seeds}): at most {MAX_SEEDS} models a row")
         for name in ("train_docs", "seed"):
             value = getattr(self, name)
             low = 1 if name == "train_docs" else 0
@@ -138,7 +147,7 @@ class LmSettings:
             f"at most {self.train_docs:,} training documents"
         return (f"GRU ({self.layers} layer{'s' if self.layers > 1 else ''}, dim {self.dim}), {self.tokens:,} "
                 f"training tokens (at most {self.max_passes} passes), batch {self.batch_size}, lr {self.learning_rate:g}, first {self.max_length} "
-                f"tokens a document, {docs}")
+                f"tokens a document, {docs}" + (f", {self.seeds} seeds" if self.seeds > 1 else ""))
 
     def to_config(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -374,6 +383,8 @@ class LmTask(BaseTask):
         Column("lm_bits_per_token", "float64", "the model's mean bits per scored token (the held-out tokens and "
                "one end-of-document token a document), unknown characters' bits aside (task lm)",
                format="{:.3f}"),
+        Column("lm_seed_sd", "float64", "standard deviation of the per-seed lm_bits_per_byte (NaN for one seed): "
+               "how much the training noise moves one model's number (task lm)", format="{:.4f}"),
         Column("lm_train_tokens", "int64", "tokens the row's language model was trained to predict (the budget, "
                "ending with a whole batch; fewer when max_passes passes over a small corpus end it first)", format="{:,d}"),
         Column("lm_s", "float64", "CPU seconds of the lm task on the row: encoding, training, scoring", unit="s",
@@ -400,7 +411,8 @@ class LmTask(BaseTask):
 
         cpu = time.process_time()
         seg = row.segmenter
-        empty = {"lm_bits_per_byte": math.nan, "lm_bits_per_token": math.nan, "lm_train_tokens": 0}
+        empty = {"lm_bits_per_byte": math.nan, "lm_bits_per_token": math.nan, "lm_seed_sd": math.nan,
+                 "lm_train_tokens": 0}
         if row.drops_text:
             return Measured(empty | {"lm_s": time.process_time() - cpu}, notes=(
                 f"lm: no lm_bits_per_byte for {row.strategy}: its pre-tokenizer drops text (analysis mode), so its "
@@ -430,16 +442,21 @@ class LmTask(BaseTask):
             unknown[k] = unknown_bytes(t, ids, where, seg.unk_ids)
         train = self._training(row)
         vocab = max(int(seg.vocab_size), 1 + max((max(d) for d in (*train, *encoded) if len(d)), default=0))
-        seed = row.seed if self.settings.seed is None else self.settings.seed
-        model = self._train(row, train, vocab, seed)
-        log_probs = document_log_probs(model, encoded, vocab_size=vocab, settings=self.settings)
-        bits = [document_bits(lp, unknown_bytes=u) for lp, u in zip(log_probs, unknown)]
+        first = row.seed if self.settings.seed is None else self.settings.seed
         n_bytes = [len(t.encode("utf-8", "surrogatepass")) for t in texts]
-        scored = sum(len(lp) for lp in log_probs)
-        model_bits = math.fsum(document_bits(lp) for lp in log_probs)
-        columns = {"lm_bits_per_byte": bits_per_byte(bits, n_bytes), "lm_bits_per_token": model_bits / scored,
-                   "lm_train_tokens": int(model.trained_tokens), "lm_s": time.process_time() - cpu}
-        return Measured(columns, evidence=np.array([bits, n_bytes], dtype=np.float64).T)
+        bits, per_token, trained = [], [], []
+        for seed in range(first, first + self.settings.seeds):
+            model = self._train(row, train, vocab, seed)
+            log_probs = document_log_probs(model, encoded, vocab_size=vocab, settings=self.settings)
+            bits.append([document_bits(lp, unknown_bytes=u) for lp, u in zip(log_probs, unknown)])
+            per_token.append(math.fsum(document_bits(lp) for lp in log_probs) / sum(len(lp) for lp in log_probs))
+            trained.append(model.trained_tokens)
+        per_seed = [bits_per_byte(b, n_bytes) for b in bits]
+        columns = {"lm_bits_per_byte": float(np.mean(per_seed)), "lm_bits_per_token": float(np.mean(per_token)),
+                   "lm_seed_sd": float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else math.nan,
+                   "lm_train_tokens": int(trained[0]), "lm_s": time.process_time() - cpu}
+        return Measured(columns, evidence={"bits": np.asarray(bits, dtype=np.float64),
+                                           "bytes": np.asarray(n_bytes, dtype=np.float64)})
 
     def _training(self, row: RowInput) -> list[list[int]]:
         """The row's ids of the training sample: the labelled sample's (encoded once for every task)
@@ -464,16 +481,23 @@ class LmTask(BaseTask):
             bar.close()
 
     def replicates(self, evidence: Any, *, point: Mapping[str, Any], resamples: int, seed: int) -> dict[str, Any]:
-        """``lm_bits_per_byte`` on each resample: the drawn documents' bits over their bytes."""
+        """``lm_bits_per_byte`` on each resample of a two-stage bootstrap: the held-out documents
+        drawn as for every metric (:func:`korean_bpe.compare.stats.resample_counts`), the seeds'
+        models drawn with replacement (:func:`korean_bpe.compare.stats.seed_counts`; one seed: always
+        it), the mean over the drawn models of the drawn documents' bits over their bytes."""
         import numpy as np
 
         from .. import stats
 
-        if len(evidence) < stats.MIN_DOCUMENTS:
+        bits, n_bytes = evidence["bits"], evidence["bytes"]
+        if bits.shape[1] < stats.MIN_DOCUMENTS:
             return {}
-        sums = stats.replicate_sums(evidence, stats.resample_counts(len(evidence), resamples=resamples, seed=seed))
+        counts = stats.resample_counts(bits.shape[1], resamples=resamples, seed=seed)
+        sums = stats.replicate_sums(np.vstack([bits, n_bytes]).T, counts)  # resamples x (seeds + 1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return {"lm_bits_per_byte": np.where(sums[:, 1] > 0, sums[:, 0] / sums[:, 1], np.nan)}
+            ratios = np.where(sums[:, -1:] > 0, sums[:, :-1] / sums[:, -1:], np.nan)
+        weights = stats.seed_counts(bits.shape[0], resamples=resamples, seed=seed)
+        return {"lm_bits_per_byte": (ratios * weights).sum(1) / bits.shape[0]}
 
     def to_config(self) -> dict[str, Any]:
         torch = _require_torch()
