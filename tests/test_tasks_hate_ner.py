@@ -102,7 +102,8 @@ def hate_run(tmp_path_factory):
     pytest.importorskip("torch")
     directory = tmp_path_factory.mktemp("hate")
     _write_hate(directory)
-    task = HateTask(directory, downstream=Downstream(seeds=2, epochs=3, dim=8))
+    # 120 comments: batches of 8 give 15 steps an epoch (the default 256, one)
+    task = HateTask(directory, downstream=Downstream(seeds=2, epochs=3, dim=8, batch_size=8))
 
     def run():
         return compare((GOOD + BAD) * 30, strategies=["baseline/syllable", "baseline/word"], vocab_sizes=[300], gold=None,
