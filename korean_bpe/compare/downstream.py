@@ -16,20 +16,20 @@ held-out documents.  Two model families (:data:`MODELS`):
 Input: the row's token ids shifted by two (0 pads, 1 stands for an empty document: an analysis row
 can drop every token of a document), cut after :attr:`Downstream.max_length` tokens.  Batches are
 documents of similar length (sorted by length within seeded pools of 8 batches, the batches then
-shuffled), so padding costs little.  One AdamW optimizer (weight decay 0.01) trains every parameter;
-its learning rate (:func:`learning_rate`) rises linearly over the first tenth of the steps
-(:data:`WARMUP`) to :attr:`Downstream.learning_rate`, then falls to 0 along a cosine.  The embedding table has one row per id the row's documents
-use, however large the vocabulary (byte rows, 64k+ vocabularies).
+shuffled), so padding costs little.  The embedding table has one row per id the row's documents
+use, however large the vocabulary (byte rows, 64k+ vocabularies), its vectors drawn uniformly from
+[-0.05, 0.05].  One AdamW optimizer (weight decay 0.01) trains every parameter; its learning rate
+(:func:`learning_rate`) rises linearly over the first tenth of the steps (:data:`WARMUP`) to
+:attr:`Downstream.learning_rate`, then falls to 0 along a cosine.
 
 What it costs: with the defaults (CNN, 64-dim embeddings, 3 epochs over at most 20,000 training
-documents, batches of 256, a learning rate of 2e-3 after the warm-up, 3 seeds, one CPU thread) a
-row of the NSMC grid takes 30-45 s of CPU (55,106 held-out reviews), most of it training; on NSMC these defaults
-score within 0.5 points of a plain Kim CNN written apart from the library
+documents, batches of 256, a peak learning rate of 2e-3, 3 seeds, one CPU thread) a row of the NSMC
+grid takes 30-45 s of CPU with its 55,106 held-out reviews, most of it training.  On NSMC these
+defaults score within 0.5 points of a plain Kim CNN written apart from the library
 (benchmarks/bench_downstream_reference.py; benchmarks/README.md records the figures, the grid's
-cost and results).  The same code
-runs on a GPU when one is present (``device="auto"``).  On the CPU a seed gives the same numbers
-every time (the model's initialisation, the dropout and the batch order all come from the seed, and
-the CPU kernels are deterministic for a fixed thread count).
+cost and results).  The same code runs on a GPU when one is present (``device="auto"``).  On the
+CPU a seed gives the same numbers every time (the model's initialisation, the dropout and the batch
+order all come from the seed, and the CPU kernels are deterministic for a fixed thread count).
 
 The statistics (:func:`korean_bpe.compare.stats.seed_document_replicates`): ``downstream_accuracy``
 is the share of (seed, held-out document) pairs classified right; ``downstream_macro_f1`` the mean
