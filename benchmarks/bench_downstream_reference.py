@@ -2,10 +2,11 @@
 
 The reference is written out here in plain PyTorch, apart from the library, so that the library's
 defaults (:class:`korean_bpe.compare.downstream.Downstream`) can be checked against it: token
-embeddings of 64 (drawn uniformly from [-0.05, 0.05]), convolutions of widths 3 and 5 with 64 channels each, ReLU, max over time,
-dropout 0.5, a linear layer; AdamW at 2e-3 (weight decay 0.01) on every parameter, the learning rate
-rising linearly over the first 10% of the steps then falling to 0 along a cosine; batches of 256
-documents in a seeded random order, padded to the longest; the first 128 tokens of a document.
+embeddings of 64 (drawn uniformly from [-0.05, 0.05]), convolutions of widths 3 and 5 with 64
+channels each, ReLU, max over time, dropout 0.5, a linear layer; AdamW at 2e-3 (weight decay 0.01)
+on every parameter, the learning rate rising linearly over the first 10% of the steps then falling
+to 0 along a cosine; batches of 256 documents in a seeded random order, padded to the longest; the
+first 128 tokens of a document.
 
 The ids are those of `korean-bpe compare ratings_train.txt --eval ratings_test.txt --vocab-sizes
 32000 --downstream`: ``whitespace`` is our whitespace/syllable BPE (``korean_bpe.Tokenizer.train``)
@@ -14,8 +15,10 @@ most frequent 어절 and ``<unk>``), both trained on the training split; the tra
 comparison's (``Labelled.sample``, seed 0); the test split is scored whole.  Each model runs on one
 CPU thread, like the library's.
 
-    nice .venv/bin/python benchmarks/bench_downstream_reference.py                      # (a) 20,000 reviews, 3 epochs
-    nice .venv/bin/python benchmarks/bench_downstream_reference.py --docs all --epochs 1 --rows whitespace  # (b)
+    PYTHONPATH=. nice .venv/bin/python benchmarks/bench_downstream_reference.py   # (a) 20,000 reviews, 3 epochs
+    PYTHONPATH=. nice .venv/bin/python benchmarks/bench_downstream_reference.py --docs all --epochs 1 --rows whitespace
+
+(``PYTHONPATH=.``: "ours" is the korean_bpe of this checkout; the header line prints its settings.)
 
 Prints, for each row and model, the accuracy of each seed, their mean and the CPU seconds (training
 and predicting, all seeds: the cost of one row of the comparison).
@@ -78,8 +81,10 @@ def reference(train: list[list[int]], labels: list[int], test: list[list[int]], 
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     steps = epochs * math.ceil(len(train) / batch_size)
     warm = max(1, round(warmup * steps))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: (s + 1) / warm if s < warm else 0.5 * (1 + math.cos(math.pi * (s - warm) / max(1, steps - warm))))
+    def factor(s: int) -> float:  # of the peak rate, at step s
+        return (s + 1) / warm if s < warm else 0.5 * (1 + math.cos(math.pi * (s - warm) / max(1, steps - warm)))
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
     for _ in range(epochs):
         model.train()
         order = torch.randperm(len(train), generator=generator).tolist()

@@ -130,8 +130,10 @@ class Downstream:
     def describe(self) -> str:
         """One line for reports: the model and the settings that change its numbers.
 
-        >>> Downstream().describe()
-        'cnn (dim 64, 3 epochs, batch 256, lr 0.002 warm-up + cosine, first 128 tokens, 3 seeds, at most 20,000 training documents)'
+        >>> import textwrap
+        >>> print(textwrap.fill(Downstream().describe(), 90))
+        cnn (dim 64, 3 epochs, batch 256, lr 0.002 warm-up + cosine, first 128 tokens, 3 seeds, at
+        most 20,000 training documents)
         """
         docs = "all training documents" if self.train_docs is None else \
             f"at most {self.train_docs:,} training documents"
