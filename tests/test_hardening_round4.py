@@ -305,6 +305,24 @@ def test_a_counts_version_that_is_not_a_number_is_said_so(tmp_path: Path) -> Non
                               '"version": 1; count again with \'korean-bpe count\'')
 
 
+@pytest.mark.parametrize(("config", "says"), [
+    ({"type": "whitespaec"}, "unknown pre-tokenizer 'whitespaec'; choose one of "),
+    ({"type": "okt", "drop": ["Jsoa"]}, "drop has unknown Okt tags ['Jsoa']; choose from ['Adjective', "),
+], ids=["pre-tokenizer", "okt-tag"])
+def test_a_counts_header_naming_an_unknown_stage_names_the_file(tmp_path: Path, config: dict, says: str) -> None:
+    """An unknown pre-tokenizer or Okt tag in the header was reported, when training, without the file."""
+    path = WordCounts.from_texts(TEXTS).save(tmp_path / "counts.tsv")
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('{"type": "whitespace"}', json.dumps(config), 1), encoding="utf-8")
+    with pytest.raises(CountsFileError) as err:
+        WordCounts.load(path)
+    assert str(err.value).startswith(f'{path}, line 1: the header\'s "pre_tokenizer" cannot be rebuilt ({says}')
+    assert str(err.value).endswith("); count again with 'korean-bpe count', or correct the header")
+    line = fails("train", "--counts", str(path), "--vocab-size", "50", "-o", str(tmp_path / "m"))
+    assert line == f"korean-bpe: error: {err.value}"
+    assert not (tmp_path / "m").exists()
+
+
 def test_cache_clear_refuses_an_unknown_name(tmp_path: Path) -> None:
     env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path)}
     line = fails("cache", "clear", "otk", env=env)
