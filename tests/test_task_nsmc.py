@@ -19,7 +19,7 @@ from korean_bpe.corpus import CorpusError, nsmc_dir  # noqa: E402
 HEADER = "id\tdocument\tlabel"
 GOOD = ["연기 최고 감동 명작", "정말 재밌다 최고", "감동 두 번 봐도 명작", "배우 연기 최고"]
 BAD = ["지루하고 최악 시간 낭비", "돈 아깝다 최악", "스토리 엉망 지루함", "졸작 시간 낭비"]
-SMALL = Downstream(seeds=2, epochs=3, dim=8)
+SMALL = Downstream(seeds=2, epochs=3, dim=8, batch_size=8, learning_rate=0.02)  # 160 reviews: 20 steps an epoch
 
 
 def _write_nsmc(directory, *, train_rows: int = 160, test_rows: int = 60, one_class: bool = False,

@@ -56,7 +56,8 @@ class ClassificationTask(BaseTask):
     :meth:`find_directory`); ``label``: the label column (None: :attr:`label_column`); ``test_docs``:
     a seeded sample of that many scored texts, the same for every row (None: all); ``downstream``:
     the classifier's settings (a :class:`~korean_bpe.compare.downstream.Downstream` or a dict of its
-    fields; None: the defaults; its ``train_docs`` samples the training texts).  The files are read
+    fields that differ from :attr:`default_downstream`; None: :attr:`default_downstream`; its
+    ``train_docs`` samples the training texts).  The files are read
     when the task is made: a missing file or column, or one class only, fails before any training.
     Needs PyTorch (``pip install "korean_bpe[downstream]"``)."""
 
@@ -75,11 +76,13 @@ class ClassificationTask(BaseTask):
     env: ClassVar[str] = ""
     #: the fix of a training file with one class only
     one_class_fix: ClassVar[str] = "choose another label column"
+    #: the classifier's settings when none are given; a dict of fields changes these
+    default_downstream: ClassVar[Downstream] = Downstream()
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, label: str | None = None,
                  test_docs: int | None = None, downstream: Downstream | Mapping[str, Any] | None = None) -> None:
-        settings = Downstream(**downstream) if isinstance(downstream, Mapping) else \
-            Downstream() if downstream is None else downstream
+        settings = replace(self.default_downstream, **downstream) if isinstance(downstream, Mapping) else \
+            self.default_downstream if downstream is None else downstream
         if not isinstance(settings, Downstream):
             raise TypeError(f"{type(self).__name__}(downstream=...) must be a korean_bpe.compare.Downstream, a dict of "
                             f"its fields or None, got {downstream!r}")
