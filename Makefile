@@ -25,11 +25,15 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/korean-bpe compare -o results
 
+# In parallel (pytest-xdist, the dev extra): one worker per core; --dist loadscope keeps a test file
+# (a class of transformers' suite) on one worker, so its module-scoped models and Okt's JVM start once.
+PYTEST_PARALLEL ?= -n auto --dist loadscope
+
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PYTEST_PARALLEL)
 
 # The fast tier, for someone editing the core: the encode / decode / train / save-load paths in about
-# 65 s of CPU (one core; under 90 s wall when the 2 cores are not shared with other jobs).
+# 75 s of CPU (54 s wall on the 2 cores at load average 1.5-2; measured 2026-11-28).
 # These test files and the core modules' doctests, minus the tests marked
 #   slow  (installing without a compiler),  nsmc  (needs the shared NSMC corpus),
 #   jvm   (start Okt's JVM; tests/conftest.py marks them).
@@ -44,7 +48,7 @@ FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,tokenizer encoding encodin
 	korean_bpe/units.py korean_bpe/jamo.py korean_bpe/markers.py
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not slow and not nsmc and not jvm" $(FAST_TESTS)
+	$(PY) -m pytest -q $(PYTEST_PARALLEL) -m "not slow and not nsmc and not jvm" $(FAST_TESTS)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_pretok.py

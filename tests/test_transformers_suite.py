@@ -24,6 +24,7 @@ about 2 minutes).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import os
@@ -34,7 +35,7 @@ import tempfile
 import unittest
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -74,6 +75,30 @@ def _fetch_suite() -> tuple[Path | None, str]:
     if all((tests / f).is_file() for f in SUITE_FILES):
         return tests, ""
     root.mkdir(parents=True, exist_ok=True)
+    with _one_process_at_a_time(root / ".lock"):  # pytest -n: every worker imports this module
+        if all((tests / f).is_file() for f in SUITE_FILES):
+            return tests, ""
+        return _download_suite(root, tests)
+
+
+@contextlib.contextmanager
+def _one_process_at_a_time(lock: Path) -> Iterator[None]:
+    """An exclusive lock on ``lock`` (POSIX; elsewhere no lock) while the block runs."""
+    with open(lock, "a") as f:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            yield
+            return
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _download_suite(root: Path, tests: Path) -> tuple[Path | None, str]:
+    """pip download the sdist into a temporary folder under ``root``, extract :data:`SUITE_FILES`."""
     with tempfile.TemporaryDirectory(dir=root) as tmp:
         cmd = [sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps", "--quiet",
                f"transformers=={VERSION}", "-d", tmp]
@@ -96,9 +121,11 @@ def _import_suite(tests: Path) -> tuple[Any, Any]:
     """The two mixins, imported as the package ``_transformers_tests`` (their relative imports
     work, and transformers' ``get_tests_dir`` finds the directory ending in ``tests``)."""
     fixture = tests / "fixtures" / "sample_text.txt"  # read by the mixin's setUpClass; ours, written here
-    if not fixture.is_file():
+    if not fixture.is_file():  # written whole, then renamed: another worker may read it at once
         fixture.parent.mkdir(exist_ok=True)
-        fixture.write_text("영화 정말 재밌어요 ㅋㅋ\n\nThis is a sample text for the tokenizer tests.\n", encoding="utf-8")
+        part = fixture.with_name(f"{fixture.name}.{os.getpid()}.part")
+        part.write_text("영화 정말 재밌어요 ㅋㅋ\n\nThis is a sample text for the tokenizer tests.\n", encoding="utf-8")
+        os.replace(part, fixture)
     name = "_transformers_tests"
     if name not in sys.modules:
         spec = importlib.util.spec_from_loader(name, loader=None, is_package=True)
