@@ -305,6 +305,7 @@ def write_report(
     config: Mapping[str, Any] | None = None,
     versions: Mapping[str, str] | None = None,
     verdicts: Sequence[Any] = (),
+    choices: Sequence[Any] = (),
 ) -> dict[str, Path]:
     """Write ``table.csv``, the plots (``*.png``), ``report.md`` and ``report.html`` into ``out_dir``
     (created if missing); returns file name -> path, in the order written.
@@ -315,7 +316,8 @@ def write_report(
     characters, or a Counter) the histograms; ``command`` is recorded as run (a list is shell-quoted);
     ``notes`` (e.g. "skipped mecab: not installed") are listed; ``config`` (the comparison's exact
     configuration) and ``versions`` (default: :func:`package_versions` now) are recorded;
-    ``verdicts`` (:func:`korean_bpe.compare.verdict.verdicts`) open the report.
+    ``choices`` (:func:`korean_bpe.compare.verdict.choose`: the strategy to choose) and ``verdicts``
+    (:func:`korean_bpe.compare.verdict.verdicts`) open the report.
     :meth:`korean_bpe.compare.Comparison.write_report` passes all of them from a comparison.
 
     Every text from the corpus or the user (file names, sentences, notes, the command) is literal
@@ -345,7 +347,7 @@ def write_report(
 
     context = _context(df, corpus=corpus, title=title, command=command, notes=notes, config=config or {},
                        versions=versions, verdicts=verdicts, pngs=pngs, skipped=skipped, sentences=sentences,
-                       examples=examples)
+                       examples=examples, choices=choices)
     atomic_write_text(out / "report.md", _render_markdown(context), errors="backslashreplace")
     written["report.md"] = out / "report.md"
     atomic_write_text(out / "report.html", _render_html(context, out), errors="backslashreplace")
@@ -368,6 +370,9 @@ class _Context:
     corpus: list[tuple[str, str]]
     #: :func:`_verdict_lines`
     verdicts: list[dict[str, Any]]
+    #: each :class:`~korean_bpe.compare.verdict.Choice` described, and the rows left out of the competition
+    choices: list[str]
+    not_candidates: list[str]
     #: whether the verdicts open with the downstream model's (the verdict's introduction says so)
     downstream_first: bool
     #: the significance level, as the verdict states it
@@ -400,7 +405,8 @@ class _Context:
 def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title: str,
              command: str | Sequence[str] | None, notes: Sequence[str], config: Mapping[str, Any],
              versions: Mapping[str, str] | None, verdicts: Sequence[Any], pngs: Sequence[str], skipped: Sequence[str],
-             sentences: Sequence[str], examples: Mapping[str, Sequence[Sequence[str]]] | None) -> _Context:
+             sentences: Sequence[str], examples: Mapping[str, Sequence[Sequence[str]]] | None,
+             choices: Sequence[Any] = ()) -> _Context:
     """The :class:`_Context` of :func:`write_report`'s arguments and the plots it drew."""
     import pandas as pd
 
@@ -415,9 +421,12 @@ def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title:
     found = dict(versions) if versions is not None else package_versions()
     captions = {name: {"title": t, "caption": cap} for name, t, cap in PLOTS}
     lines = _verdict_lines(verdicts)
+    alpha = 1 - confidence
+    left = {name: why for v in verdicts for name, (_, why) in v.reference_points.items()}
     return _Context(
         title=title, generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         version=found.get("korean_bpe", "?"), corpus=_corpus_lines(corpus, df), verdicts=lines,
+        choices=[c.describe(alpha=alpha) for c in choices], not_candidates=[f"{n}: {w}" for n, w in left.items()],
         downstream_first=bool(lines) and lines[0]["family"] == "downstream", alpha=f"{1 - confidence:.2g}",
         legend=_legend(df, confidence, config.get("resamples")), main=main_view(df, alpha=1 - confidence),
         plots=[{"name": name, **captions.get(name, {"title": name, "caption": ""})} for name in pngs],

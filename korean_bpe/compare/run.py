@@ -84,7 +84,7 @@ from .strategies import BASELINES, BPE_PRE_TOKENIZERS, BPE_UNITS, DEFAULT_STRATE
 from .table import format_table
 from .tasks import Task
 from .training import groups, strategy
-from .verdict import verdicts
+from .verdict import choose, verdicts
 
 __all__ = [
     "compare", "CompareConfig", "held_out_split", "Split", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES",
@@ -234,6 +234,7 @@ def _result(config: CompareConfig, statistics: Statistics, split: Split, tasks: 
     result.table = build_frame(rows, tasks, confidence=statistics.confidence, reference=statistics.reference,
                                notes=notes, resamples=statistics.resamples)
     result.verdicts = verdicts(rows, tasks, alpha=statistics.alpha)
+    result.choices = choose(result.verdicts, result.table)
     result.notes = notes
     from .report import package_versions
 
