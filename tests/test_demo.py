@@ -187,3 +187,19 @@ def test_full_prints_the_full_table_and_its_intervals(tmp_path: Path) -> None:
     assert any(line.split()[:4] == ["strategy", "vocab", "tok/doc", "tok/w"] for line in lines)
     assert "bootstrap intervals" in proc.stdout and "probe%" in proc.stdout
     assert "--full prints" not in proc.stderr
+
+
+def test_default_sizes_are_fitted_to_a_small_corpus(tmp_path: Path) -> None:
+    """Without --vocab-sizes, a corpus whose merges run out at 1,668 tokens is compared at 1,000, with a
+    note, not at 4,000-16,000 with rows that are 1,668-token models."""
+    pd = pytest.importorskip("pandas")
+    corpus = tmp_path / "law.txt"
+    corpus.write_text("\n".join(iter_texts("constitution", limit=333)) + "\n", encoding="utf-8")
+    proc = subprocess.run([*CLI, "compare", str(corpus), "--strategies", "whitespace/syllable,raw/jamo",
+                           "--gold", "none", "--resamples", "0", "--no-progress", "-o", str(tmp_path / "r")],
+                          capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"note: vocabulary sizes fitted to the corpus: whitespace BPE runs out of merges at 1,\d{3} "
+                     r"tokens here, so the comparison runs at 1,000 instead of 4,000, 8,000, 16,000", proc.stderr)
+    df = pd.read_csv(tmp_path / "r" / "table.csv")
+    assert df["vocab_size"].tolist() == [1000, 1000] and (df["actual_vocab_size"] == 1000).all()

@@ -213,7 +213,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _check_compare_files(args, out_dir)
 
     from ..compare.report import pick_sentences
-    from ..compare.run import CompareConfig, compare, held_out_split, resolve_strategies
+    from ..compare.run import CompareConfig, compare, fit_vocab_sizes, held_out_split, resolve_strategies
     from ..compare.table import format_compact, format_table
     from ..compare.verdict import format_choices, format_verdicts
 
@@ -232,6 +232,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     tasks = _compare_tasks(args.tasks)
     if constitution and args.strategies is None:
         strategies = [s for s in strategies if s not in COMPARE_SLOW_PEERS]
+    fit_sizes = args.vocab_sizes is None and not (demo or constitution)  # to the corpus, once it is read
     if args.vocab_sizes is None:
         args.vocab_sizes = list(DEMO_VOCAB_SIZES if demo else COMPARE_VOCAB_SIZES_EMBEDDED if constitution
                                 else COMPARE_VOCAB_SIZES)
@@ -251,7 +252,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UserError("--downstream needs labels: give --labels FILE (one integer a line), or a corpus in NSMC "
                         "format (a TSV with a 'label' column); with --eval, --eval-labels too")
     # the documents compare() will measure on, by its own split: the report's examples are among them
-    held_out = held_out_split(texts, eval_texts=eval_texts, test_fraction=config.test_fraction, seed=config.seed).test
+    split = held_out_split(texts, eval_texts=eval_texts, test_fraction=config.test_fraction, seed=config.seed)
+    held_out = split.test
+    if fit_sizes:
+        sizes, reached = fit_vocab_sizes(split.train, args.vocab_sizes, min_frequency=config.min_frequency)
+        if sizes != args.vocab_sizes:
+            info(f"note: vocabulary sizes fitted to the corpus: whitespace BPE runs out of merges at {reached:,} tokens "
+                 f"here, so the comparison runs at {', '.join(f'{n:,}' for n in sizes)} instead of "
+                 f"{', '.join(f'{n:,}' for n in args.vocab_sizes)} (--vocab-sizes chooses)")
+            args.vocab_sizes = sizes
+            config = config.replace(vocab_sizes=sizes)
     sentences = pick_sentences(held_out)
     start = time.perf_counter()
     result = compare(texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels,
