@@ -204,6 +204,8 @@ def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
     assert block[1].split()[:2] == ["whitespace/syllable(ref)", "100"] and block[3].split()[0] == "baseline/word"
     assert out.startswith("verdict (on ") and "downstream at 100 (downstream_accuracy): best" in out
     assert max(map(len, out.splitlines())) <= 100
+    legend = out[out.index("columns of the printed table"):]
+    assert all(f"\n  {h} " in legend for h in ("down%", "dF1%", "seed sd", "probe%"))  # every printed header
     proc = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "compare", str(tmp_path / "plain.txt"),
                            "--downstream", "-o", str(tmp_path / "o2")], capture_output=True, text=True, timeout=120,
                           input=None)

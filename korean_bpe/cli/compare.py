@@ -17,14 +17,16 @@ from .common import (
 )
 
 
-def compare_legend(alpha: float = 0.05) -> str:
-    """What the short headers and marks of the ``compare`` table mean (printed under the table and
-    in ``--help``), from :data:`korean_bpe.compare.columns.TABLE`."""
+def compare_legend(alpha: float = 0.05, *, downstream: bool = True) -> str:
+    """What the short headers and marks of the ``compare --full`` output mean (printed under it and in
+    ``--help``), from :data:`korean_bpe.compare.columns.TABLE`: the full table's columns, then
+    (``downstream``) those of the downstream block."""
     from ..compare.columns import legend
     from ..compare.table import marks_legend
 
+    block = ("\n" + legend(["down%", "dF1%", "seed sd"])) if downstream else ""
     return ("columns of the printed table, measured on the held-out documents (table.csv names in brackets;\n"
-            "report.md and report.html define every column), rates in percent:\n" + legend() +
+            "report.md and report.html define every column), rates in percent:\n" + legend() + block +
             "\nmarks:\n" + marks_legend(alpha))
 
 
@@ -289,7 +291,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         printed = compact
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
           f"held-out documents (seed {args.seed}), {seconds:.0f} s.", file=shown)
-    print(compare_legend(alpha) if args.full else _compact_legend(headers, printed, alpha), file=shown)
+    print(compare_legend(alpha, downstream="down% [interval]" in printed) if args.full else
+          _compact_legend(headers, printed, alpha), file=shown)
     for note in result.notes:  # after the verdict and the table, which come first
         info(f"note: {speak_cli(note, 'compare')}")
     result.notes = [speak_cli(n, "compare") for n in result.notes]

@@ -294,11 +294,15 @@ def legend(headers: Sequence[str] | None = None) -> str:
 
     >>> print(legend(["tok/w", "down% [interval]"]))
       tok/w     tokens per 어절 (white-space word), the fertility; lower = shorter [tokens_per_word]
-      down%     accuracy of a small classifier trained on the row's tokens (mean of its seeds) [interval] [downstream_accuracy]
+      down%     accuracy of a small classifier trained on the row's tokens (mean of its seeds)
+                [interval] [downstream_accuracy]
     """
     if headers is None:
         chosen = [c for c in TABLE if c.short and c.name != "strategy"]
     else:
         wanted = {h.split(" [")[0] for h in headers}
         chosen = [c for c in TABLE if c.header in wanted and c.summary and c.name != "strategy"]
-    return "\n".join(f"  {c.header:9s} {c.summary} [{c.name}]" for c in chosen)
+    import textwrap
+
+    return "\n".join(textwrap.fill(f"  {c.header:9s} {c.summary} [{c.name}]", 100, subsequent_indent=" " * 12)
+                     for c in chosen)
