@@ -280,6 +280,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     verdict = format_choices(result.choices, result.verdicts, alpha=alpha)
     if result.verdicts:
         verdict += ("\n" if verdict else "") + format_verdicts(result.verdicts, alpha=alpha)
+    if result.summary:
+        from ..compare.summary import format_summary
+
+        verdict += ("\n\n" if verdict else "") + format_summary(result.summary, confidence=statistics.confidence)
     if verdict:
         print(f"verdict (on {int(df['test_docs'].iloc[0]):,} held-out documents):\n{verdict}\n", file=shown)
     if args.full:

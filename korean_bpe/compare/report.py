@@ -306,6 +306,7 @@ def write_report(
     versions: Mapping[str, str] | None = None,
     verdicts: Sequence[Any] = (),
     choices: Sequence[Any] = (),
+    summary: Sequence[Any] = (),
 ) -> dict[str, Path]:
     """Write ``table.csv``, the plots (``*.png``), ``report.md`` and ``report.html`` into ``out_dir``
     (created if missing); returns file name -> path, in the order written.
@@ -316,8 +317,9 @@ def write_report(
     characters, or a Counter) the histograms; ``command`` is recorded as run (a list is shell-quoted);
     ``notes`` (e.g. "skipped mecab: not installed") are listed; ``config`` (the comparison's exact
     configuration) and ``versions`` (default: :func:`package_versions` now) are recorded;
-    ``choices`` (:func:`korean_bpe.compare.verdict.choose`: the strategy to choose) and ``verdicts``
-    (:func:`korean_bpe.compare.verdict.verdicts`) open the report.
+    ``choices`` (:func:`korean_bpe.compare.verdict.choose`: the strategy to choose), ``verdicts``
+    (:func:`korean_bpe.compare.verdict.verdicts`) and ``summary`` (the rows x tasks ranks,
+    :func:`korean_bpe.compare.summary.summarize`) open the report.
     :meth:`korean_bpe.compare.Comparison.write_report` passes all of them from a comparison.
 
     Every text from the corpus or the user (file names, sentences, notes, the command) is literal
@@ -347,7 +349,7 @@ def write_report(
 
     context = _context(df, corpus=corpus, title=title, command=command, notes=notes, config=config or {},
                        versions=versions, verdicts=verdicts, pngs=pngs, skipped=skipped, sentences=sentences,
-                       examples=examples, choices=choices)
+                       examples=examples, choices=choices, summary=summary)
     atomic_write_text(out / "report.md", _render_markdown(context), errors="backslashreplace")
     written["report.md"] = out / "report.md"
     atomic_write_text(out / "report.html", _render_html(context, out), errors="backslashreplace")
@@ -373,6 +375,8 @@ class _Context:
     #: each :class:`~korean_bpe.compare.verdict.Choice` described, and the rows left out of the competition
     choices: list[str]
     not_candidates: list[str]
+    #: :func:`korean_bpe.compare.summary.format_summary`'s text ("" without a summary)
+    summary: str
     #: whether the verdicts open with the downstream model's (the verdict's introduction says so)
     downstream_first: bool
     #: the significance level, as the verdict states it
@@ -406,7 +410,7 @@ def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title:
              command: str | Sequence[str] | None, notes: Sequence[str], config: Mapping[str, Any],
              versions: Mapping[str, str] | None, verdicts: Sequence[Any], pngs: Sequence[str], skipped: Sequence[str],
              sentences: Sequence[str], examples: Mapping[str, Sequence[Sequence[str]]] | None,
-             choices: Sequence[Any] = ()) -> _Context:
+             choices: Sequence[Any] = (), summary: Sequence[Any] = ()) -> _Context:
     """The :class:`_Context` of :func:`write_report`'s arguments and the plots it drew."""
     import pandas as pd
 
@@ -420,6 +424,8 @@ def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title:
     confidence = float(config.get("confidence", 0.95))
     found = dict(versions) if versions is not None else package_versions()
     captions = {name: {"title": t, "caption": cap} for name, t, cap in PLOTS}
+    from .summary import format_summary
+
     lines = _verdict_lines(verdicts)
     alpha = 1 - confidence
     left = {name: why for v in verdicts for name, (_, why) in v.reference_points.items()}
@@ -427,6 +433,7 @@ def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title:
         title=title, generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         version=found.get("korean_bpe", "?"), corpus=_corpus_lines(corpus, df), verdicts=lines,
         choices=[c.describe(alpha=alpha) for c in choices], not_candidates=[f"{n}: {w}" for n, w in left.items()],
+        summary=format_summary(summary, confidence=confidence),
         downstream_first=bool(lines) and lines[0]["family"] == "downstream", alpha=f"{1 - confidence:.2g}",
         legend=_legend(df, confidence, config.get("resamples")), main=main_view(df, alpha=1 - confidence),
         plots=[{"name": name, **captions.get(name, {"title": name, "caption": ""})} for name in pngs],

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from .segmenters import Segmenter
+    from .summary import TaskSummary
     from .verdict import Choice, Verdict
 
 __all__ = ["Comparison", "Statistics", "MAX_RESAMPLES", "MAX_SEED"]
@@ -148,6 +149,9 @@ class Comparison:
     held_out: list[str] = field(default_factory=list)
     #: per vocabulary size, the strategy to choose and its evidence (:func:`korean_bpe.compare.verdict.choose`)
     choices: list[Choice] = field(default_factory=list)
+    #: per vocabulary size with two tasks or more: the rows x tasks ranks, mean ranks and Kendall's W
+    #: (:func:`korean_bpe.compare.summary.summarize`)
+    summary: list[TaskSummary] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.table)
@@ -182,7 +186,7 @@ class Comparison:
                             examples=self.examples(sentences) if sentences else None,
                             token_lengths=self.token_lengths(length_texts) if length_texts else None,
                             command=command, notes=self.notes, config=self.config, versions=self.versions,
-                            verdicts=self.verdicts, choices=self.choices, **options)
+                            verdicts=self.verdicts, choices=self.choices, summary=self.summary, **options)
 
     @property
     def alpha(self) -> float:

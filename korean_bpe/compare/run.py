@@ -84,6 +84,7 @@ from .strategies import BASELINES, BPE_PRE_TOKENIZERS, BPE_UNITS, DEFAULT_STRATE
 from .table import format_table
 from .tasks import Task
 from .training import groups, strategy
+from .summary import summarize
 from .verdict import choose, verdicts
 
 __all__ = [
@@ -260,6 +261,7 @@ def _result(config: CompareConfig, statistics: Statistics, split: Split, tasks: 
                                notes=notes, resamples=statistics.resamples)
     result.verdicts = verdicts(rows, tasks, alpha=statistics.alpha)
     result.choices = choose(result.verdicts, result.table)
+    result.summary = summarize(rows, tasks, confidence=statistics.confidence)
     result.notes = notes
     from .report import package_versions
 
