@@ -99,8 +99,8 @@ def verdicts(rows: Sequence[Row], tasks: Sequence[Task], *, alpha: float) -> lis
             measured = [row for row in rows if row.vocab_size == size and _number(row.columns.get(metric))
                          and not (metric == "morph_f1" and row.columns.get("self_graded"))]
             left_out = {row.strategy: (float(row.columns[metric]), why) for row in measured
-                        if (why := not_a_candidate(row.columns) or _unfair(metric, row.columns))}
-            candidates = [row for row in measured if row.strategy not in left_out]
+                        if (why := not_a_candidate(row.columns))}
+            candidates = [row for row in measured if row.strategy not in left_out and not _unfair(metric, row.columns)]
             if len(candidates) < 2:
                 continue
             sign = -1 if column.direction == "lower" else 1
