@@ -33,7 +33,7 @@ INSTALL_HINTS: dict[str, tuple[str, str]] = {
     "threadpoolctl": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "torch": ("the downstream stage's neural classifiers", 'pip install "korean_bpe[downstream]"   (or: pip install torch; '
               'the CPU build is enough)'),
-    "numpy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
+    "numpy": ("flat arrays of ids and the classification probe", "pip install numpy"),
 }
 
 

@@ -62,6 +62,7 @@ from ._threads import resolve_threads
 from .encoding.decoder import Decoder
 from .encoding.encoder import Encoder, only_str
 from .encoding.fallback import Fallback
+from .encoding.flat import FlatIds, id_dtype
 from .encoding.offsets import View, token_offsets
 from .encoding.specials import Disallowed, SpecialTokens, SpecialTokenTextError
 from .io.format import first_unknown
@@ -481,6 +482,41 @@ class Tokenizer:
         self._specials.regex(disallowed_special)  # a bad value refused before any work
         return self._encode(texts, dropout, seed, threads, check=partial(self._specials.check_all, texts, disallowed_special))
 
+    def encode_batch_flat(self, texts: Sequence[str], *, disallowed_special: Disallowed = "all",
+                          num_threads: int | None = None) -> FlatIds:
+        """``(ids, starts)``: the ids of :meth:`encode_batch` in one NumPy array, text ``k``'s
+        ids being ``ids[starts[k]:starts[k + 1]]`` (:class:`~korean_bpe.encoding.flat.FlatIds`).
+        ``ids`` is ``uint16`` when the vocabulary has at most 65,536 tokens, else ``uint32``;
+        ``starts`` is ``int64``, ``len(texts) + 1`` items.  What a language-model training script
+        wants of a corpus (``korean-bpe encode --npy`` writes it to files), without the Python
+        list a text and ``int`` a token that :meth:`encode_batch` makes.
+
+        ``disallowed_special`` and ``num_threads`` are :meth:`encode_batch`'s; the ids are the
+        same for any number of threads.  With the ``raw`` and ``whitespace`` pre-tokenizers and
+        the compiled core, the threads merge chunks of the batch as for :meth:`encode_batch` and
+        the calling thread copies each chunk's ids into the array (no Python object a token)
+        while they merge the next; an analyzer (Okt, Kiwi, MeCab) analyses the texts as
+        :meth:`encode_batch` does, then its pieces take the same road.  A unit or marker the compiled core does not know (``</w>``,
+        ``##``, a unit of your own) and the pure-Python fallback (no compiler) make the lists
+        first and copy them: the same arrays, no faster than :meth:`encode_batch`.
+
+        >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
+        >>> ids, starts = tok.encode_batch_flat(["영화 재밌다", "", "재밌다"])
+        >>> ids, starts
+        (array([8, 1, 9, 4, 1, 9, 4], dtype=uint16), array([0, 4, 4, 7]))
+        >>> ids[starts[2]:starts[3]].tolist() == tok.encode("재밌다")
+        True
+        """
+        if isinstance(texts, str):
+            raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
+        texts = texts if isinstance(texts, list) else list(texts)
+        if not only_str(texts):
+            texts = _plain_strings(texts)
+        threads = resolve_threads(num_threads)
+        self._specials.regex(disallowed_special)  # a bad value refused before any work
+        return self._encoder.encode_texts_flat(texts, dtype=id_dtype(self.vocab_size), num_threads=threads,
+                                               check=partial(self._specials.check_all, texts, disallowed_special))
+
     def _encode(self, texts: list[str], dropout: Any, seed: Any, num_threads: int,
                 check: Callable[[], None] | None = None) -> list[list[int]]:
         """The one encode, the special-token check (``check()``) done before any id is returned
@@ -503,13 +539,30 @@ class Tokenizer:
         >>> words, tok.encode_pretokenized(words) == tok.encode_batch(["영화 재밌다"])
         ([['영화', '재밌다']], True)
         """
+        return self._encoder.encode_words(self._word_batch(batch), num_threads=resolve_threads(num_threads))
+
+    @staticmethod
+    def _word_batch(batch: Sequence[list[str]]) -> list[list[str]]:
+        """``batch`` (word lists) as a list, each ``str`` subclass made a ``str``; a string refused."""
         if isinstance(batch, str):
             raise TypeError("batch must be a sequence of word lists, such as [['영화', '재밌다']], not a string")
         batch = batch if isinstance(batch, list) else list(batch)
         if not all(isinstance(words, list) and only_str(words) for words in batch):  # str subclasses: their text
             batch = [[plain_text(w) if isinstance(w, str) else w for w in words] if isinstance(words, (list, tuple))
                      else words for words in batch]
-        return self._encoder.encode_words(batch, num_threads=resolve_threads(num_threads))
+        return batch
+
+    def encode_pretokenized_flat(self, batch: Sequence[list[str]], *, num_threads: int | None = None) -> FlatIds:
+        """:meth:`encode_pretokenized` as :meth:`encode_batch_flat` gives it: ``(ids, starts)``,
+        one NumPy array of every text's ids and where each starts.
+
+        >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
+        >>> ids, starts = tok.encode_pretokenized_flat([["영화", "재밌다"], ["재밌다"]])
+        >>> ids.tolist(), starts.tolist()
+        ([8, 1, 9, 4, 1, 9, 4], [0, 4, 7])
+        """
+        return self._encoder.encode_words_flat(self._word_batch(batch), dtype=id_dtype(self.vocab_size),
+                                               num_threads=resolve_threads(num_threads))
 
     def tokenize(self, text: str, *, disallowed_special: Disallowed = "all", dropout: float = 0.0,
                  seed: int | None = None) -> list[str]:

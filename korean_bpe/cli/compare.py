@@ -139,7 +139,9 @@ def add_parsers(sub: Any) -> None:
                         "hate_macro_f1, hate_accuracy; needs PyTorch), ner (KLUE-NER: PATH its file or directory; "
                         "ner_boundary_crossing, ner_ceiling_f1), noise (token stability of the held-out documents "
                         "under each Korean perturbation of korean_bpe.noise at 10%%: noise_stability and one column "
-                        "set a perturbation), or any registered task; without PATH a task finds its data itself "
+                        "set a perturbation), lm (a small GRU language model trained on each row's tokens: "
+                        "lm_bits_per_byte of the held-out documents, or of PATH, a text file of one document a line; "
+                        "needs PyTorch), or any registered task; without PATH a task finds its data itself "
                         "($KOREAN_BPE_HATE_SPEECH_DIR, $KOREAN_BPE_KLUE_NER_DIR, ../shared/corpora)")
     p.add_argument("--csv", default=None, metavar="PATH",
                    help="also write the table to PATH; '-' for standard output (the printed table then goes to "

@@ -55,7 +55,8 @@ class RowInput:
     documents (:class:`~korean_bpe.compare.heldout.HeldOut`) with their ids and, where the library
     gives them in one pass, their token spans; the ids of the labelled training sample; the
     pre-tokenization the row is built on, where it has one (``layout``: its held-out 어절,
-    ``char_words``: its words of each held-out character alone)."""
+    ``char_words``: its words of each held-out character alone); the training documents
+    (``train_texts``: those the row's tokenizer was trained on, for a task that encodes them itself)."""
 
     strategy: str
     vocab_size: int
@@ -77,6 +78,7 @@ class RowInput:
     #: baseline: only which tokens are ``<unk>`` changes), filled by the first size; else None
     spans_by_size: dict[str, Any] | None = None
     show_progress: Any = False
+    train_texts: Sequence[str] = ()
 
     def training(self, task: str) -> tuple[list[list[int]], list[int]]:
         """``(ids, labels)`` of task ``task``'s labelled training sample; ValueError without labels."""

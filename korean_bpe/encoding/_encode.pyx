@@ -22,7 +22,7 @@ from several Python threads at once gives each call its own).  A word with a sym
 vocabulary lacks is spelled by ``slow(word)``, Python code: the thread takes the GIL for it.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
 from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 from cython.operator cimport dereference as deref
@@ -250,6 +250,49 @@ cdef class ChunkIds:
 
     def __len__(self):
         return self.ends.size()
+
+    @property
+    def n_ids(self):
+        """How many ids the chunk's texts have together."""
+        return self.ids.size()
+
+    def write_flat(self, out, starts, Py_ssize_t base):
+        """The ids into ``out``, a writable buffer of :attr:`n_ids` ``uint16`` (format ``H``) or
+        ``uint32`` (``I``) items, and the end of each text's ids plus ``base`` into ``starts``, an
+        ``int64`` buffer of one item a text: a NumPy array made once for many chunks
+        (:mod:`korean_bpe.encoding.flat`), filled without a Python object a token (the caller picks
+        a type that holds every id).  The buffer is emptied."""
+        cdef uint16_t[::1] o16
+        cdef uint32_t[::1] o32
+        cdef int64_t[::1] st = starts
+        cdef Py_ssize_t k, n = self.ids.size(), m = self.ends.size()
+        cdef const int32_t* src = self.ids.data()
+        fmt = memoryview(out).format
+        if st.shape[0] != m:
+            raise ValueError(f"starts must hold {m} items (one a text), got {st.shape[0]}")
+        if fmt == "H":
+            o16 = out
+            if o16.shape[0] != n:
+                raise ValueError(f"out must hold {n} ids, got {o16.shape[0]}")
+            with nogil:
+                for k in range(n):
+                    o16[k] = <uint16_t> src[k]
+        elif fmt == "I":
+            o32 = out
+            if o32.shape[0] != n:
+                raise ValueError(f"out must hold {n} ids, got {o32.shape[0]}")
+            with nogil:
+                for k in range(n):
+                    o32[k] = <uint32_t> src[k]
+        else:
+            raise TypeError(f"out must be a uint16 or uint32 buffer, got format {fmt!r}")
+        with nogil:
+            for k in range(m):
+                st[k] = base + self.ends[k]
+        self.ids.clear()
+        self.ids.shrink_to_fit()
+        self.ends.clear()
+        self.ends.shrink_to_fit()
 
     def lists(self):
         """A list of ``int`` a text (the shared ``int`` objects of ``set_vocab_size``); the buffer

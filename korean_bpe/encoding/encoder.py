@@ -35,6 +35,7 @@ from .._gc import paused
 from ..markers import SPACE_MARK
 from . import plan as make_plan
 from .fallback import Fallback
+from .flat import FlatCollector, FlatIds
 from .offsets import Segment
 from .pure import WordCache, merge_dropout, merge_ids
 
@@ -61,7 +62,7 @@ except ImportError:  # pragma: no cover - depends on the build
     MergeTable = None
     cumulative_weights, only_str = _cumulative_weights, _only_str
 
-__all__ = ["Encoder", "in_chunks", "only_str", "CHUNK_CHARS", "MAX_CHUNK_CHARS", "CHUNKS_PER_THREAD"]
+__all__ = ["Encoder", "in_chunks", "each_chunk", "only_str", "CHUNK_CHARS", "MAX_CHUNK_CHARS", "CHUNKS_PER_THREAD"]
 
 #: the smallest share of a batch a thread takes, in characters of text (a pre-tokenized text
 #: counts its pieces, 8 characters each): a smaller batch is one chunk, encoded by the calling
@@ -81,17 +82,7 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_thr
               check: Callable[[], None] | None = None) -> list[list[int]]:
     """``finish(run(chunk, k))`` for consecutive chunks of ``items``, joined in order: ``run`` on
     up to ``num_threads`` threads at once, ``finish`` (default: none, ``run`` gives the lists) in
-    the calling thread, chunk after chunk as they are ready.  Thread ``k`` takes chunks ``k``,
-    ``k + threads``, ... (the same share of the same batch each time: the compiled core keeps a
-    word cache per ``k``), then, done with its own, the last chunks no thread has started.
-    ``run`` must release the GIL to gain anything (the compiled core's ``merge_chunk`` does);
-    ``finish`` is the work that needs it (making the lists), done while the threads merge the
-    next chunks.  The first error stops the threads after their chunk and is
-    raised here.  A batch becomes ``CHUNKS_PER_THREAD`` chunks a thread, none under
-    :data:`CHUNK_CHARS` nor over :data:`MAX_CHUNK_CHARS` characters (where they allow): ``items``
-    are texts, or with ``per_piece`` lists of pieces, each piece counting as that many characters.
-    ``check()``, when given, runs in the calling thread before any result is returned (while the
-    threads merge, where there are threads); what it raises is raised here.
+    the calling thread, chunk after chunk as they are ready (:func:`each_chunk` tells how).
 
     >>> in_chunks(list("abc"), lambda chunk, k: [[ord(c)] for c in chunk], num_threads=2)
     [[97], [98], [99]]
@@ -101,6 +92,43 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_thr
         if check is not None:
             check()
         return done(run(items, 0)) if items else []
+    parts: list[list[list[int]]] = []
+    each_chunk(items, run, lambda a, b, result: parts.append(done(result)), num_threads=num_threads,
+               per_piece=per_piece, check=check)
+    if len(parts) == 1:
+        return parts[0]
+    out: list[list[int]] = []
+    for part in parts:
+        out += part
+    return out
+
+
+def each_chunk(items: list[Any], run: Callable[[list[Any], int], Any], take: Callable[[int, int, Any], None], *,
+               num_threads: int, per_piece: int = 0, check: Callable[[], None] | None = None) -> None:
+    """``take(a, b, run(items[a:b], k))`` for consecutive chunks ``items[a:b]``, in order: ``run``
+    on up to ``num_threads`` threads at once, ``take`` in the calling thread, chunk after chunk as
+    they are ready.  Thread ``k`` takes chunks ``k``, ``k + threads``, ... (the same share of the
+    same batch each time: the compiled core keeps a word cache per ``k``), then, done with its
+    own, the last chunks no thread has started.  ``run`` must release the GIL to gain anything
+    (the compiled core's ``merge_chunk`` does); ``take`` is the work that needs it (making the
+    lists, or copying the ids into one array), done while the threads merge the next chunks.  The
+    first error stops the threads after their chunk and is raised here.  A batch becomes
+    ``CHUNKS_PER_THREAD`` chunks a thread, none under :data:`CHUNK_CHARS` nor over
+    :data:`MAX_CHUNK_CHARS` characters (where they allow): ``items`` are texts, or with
+    ``per_piece`` lists of pieces, each piece counting as that many characters.  ``check()``, when
+    given, runs in the calling thread before any chunk is taken (while the threads merge, where
+    there are threads); what it raises is raised here.  No items: no chunk.
+
+    >>> seen = []
+    >>> each_chunk(list("abc"), lambda chunk, k: "".join(chunk).upper(), lambda a, b, r: seen.append((a, b, r)),
+    ...            num_threads=2)
+    >>> seen
+    [(0, 3, 'ABC')]
+    """
+    if not items:
+        if check is not None:
+            check()
+        return
     cum = cumulative_weights(items, per_piece)
     total = cum[-1]
     n = max(1, min(-(-total // CHUNK_CHARS), max(num_threads * CHUNKS_PER_THREAD, -(-total // MAX_CHUNK_CHARS))))
@@ -110,13 +138,13 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_thr
     if threads == 1 and check is not None:
         check()
     if len(chunks) == 1:
-        return done(run(items, 0))
-    out: list[Any] = [None] * len(items)
+        take(0, len(items), run(items, 0))
+        return
     if threads == 1:
         with paused():  # a list a text and no cycles: a collection would only walk them again
             for a, b in chunks:
-                out[a:b] = done(run(items[a:b], 0))
-        return out
+                take(a, b, run(items[a:b], 0))
+        return
     results: list[Any] = [None] * len(chunks)
     ready = [threading.Event() for _ in chunks]
     errors: list[BaseException] = []
@@ -162,7 +190,7 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_thr
                 ready[j].wait()
                 if errors:
                     break
-                out[a:b] = done(results[j])
+                take(a, b, results[j])
                 results[j] = None
                 if collect:
                     gc.collect(0)
@@ -175,7 +203,6 @@ def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_thr
                 t.join()
     if errors:
         raise errors[0]
-    return out
 
 
 def _as_is(lists: list[list[int]]) -> list[list[int]]:
@@ -316,17 +343,48 @@ class Encoder:
         return in_chunks(texts, lambda chunk, k: merge_chunk(chunk, code, space_id, slow, slow_plain, maxsize, k),
                          num_threads=num_threads, finish=_lists, check=check)
 
+    def encode_texts_flat(self, texts: list[str], *, dtype: str, num_threads: int = 1,
+                          check: Callable[[], None] | None = None) -> FlatIds:
+        """:meth:`encode_texts` as one flat array of ``dtype`` (:mod:`korean_bpe.encoding.flat`):
+        the compiled core's chunks copied into it without a Python object a token; a pipeline
+        whose text the core does not cut goes through :meth:`encode_words_flat`."""
+        if self._cut is None:
+            if check is not None:
+                check()
+            return self.encode_words_flat(self.pre_tokenizer.batch(texts), dtype=dtype, num_threads=num_threads)
+        collector = FlatCollector(len(texts), dtype)
+        each_chunk(texts, self._merge_texts, collector.take, num_threads=num_threads, check=check)
+        return collector.result()
+
+    def _merge_texts(self, chunk: list[str], k: int) -> Any:
+        """The compiled core's ids (``ChunkIds``) of a chunk of texts it cuts itself, as worker ``k``."""
+        code, space_id, slow, slow_plain = self._cut  # type: ignore[misc]
+        return self.compiled.merge_chunk(chunk, code, space_id, slow, slow_plain, self.cache.maxsize, k)
+
+    def _merge_pieces(self, chunk: list[list[str]], k: int) -> Any:
+        """The compiled core's ids (``ChunkIds``) of a chunk of pre-tokenized texts, as worker ``k``."""
+        return self.compiled.merge_chunk(chunk, 2, -1, self.encode_word, None, self.cache.maxsize, k)
+
+    def encode_words_flat(self, batch: list[list[str]], *, dtype: str, num_threads: int = 1) -> FlatIds:
+        """:meth:`encode_words` as one flat array of ``dtype``: from the compiled core's chunks
+        when it cuts the symbols, else built from the lists (a unit or marker the core does not
+        know, the pure-Python fallback)."""
+        collector = FlatCollector(len(batch), dtype)
+        if self.compiled is not None and self.plan.symbols is not None:
+            each_chunk(batch if isinstance(batch, list) else list(batch), self._merge_pieces, collector.take,
+                       num_threads=num_threads, per_piece=PIECE_CHARS)
+        else:
+            collector.take(0, len(batch), self.encode_words(batch, num_threads=num_threads))
+        return collector.result()
+
     def encode_words(self, batch: list[list[str]], *, num_threads: int = 1) -> list[list[int]]:
         """The ids of pre-tokenized texts, each distinct word segmented once (then cached); on
         ``num_threads`` threads when the compiled core cuts the symbols."""
         cache, compiled = self.cache, self.compiled
         if compiled is not None:
             if self.plan.symbols is not None:  # cut, merged and cached in the core
-                def pieces(chunk: list[list[str]], k: int) -> Any:
-                    return compiled.merge_chunk(chunk, 2, -1, self.encode_word, None, cache.maxsize, k)
-
-                return in_chunks(batch if isinstance(batch, list) else list(batch), pieces, num_threads=num_threads,
-                                 per_piece=PIECE_CHARS, finish=_lists)
+                return in_chunks(batch if isinstance(batch, list) else list(batch), self._merge_pieces,
+                                 num_threads=num_threads, per_piece=PIECE_CHARS, finish=_lists)
             return compiled.encode_batch(cache, batch, self.encode_word, cache.maxsize)
         getitem = cache.__getitem__
         out = []

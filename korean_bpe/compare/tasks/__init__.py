@@ -2,9 +2,10 @@
 held-out measurements (:class:`HeldOutTask`, ``"heldout"``), the order-blind probe
 (:class:`ProbeTask`, ``"probe"``), the downstream classifier (:class:`DownstreamTask`,
 ``"downstream"``), the Korean hate-speech comments (:class:`HateTask`, ``"hate"``), KLUE-NER's entity
-boundaries (:class:`NerTask`, ``"ner"``) and token stability under Korean noise (:class:`NoiseTask`,
-``"noise"``).  A new task is one module with a class registered by ``@register_task(name)``;
-``compare(texts, tasks=[name])`` then runs it on every row."""
+boundaries (:class:`NerTask`, ``"ner"``), token stability under Korean noise (:class:`NoiseTask`,
+``"noise"``) and a small language model's bits per byte (:class:`LmTask`, ``"lm"``).  A new task
+is one module with a class registered by ``@register_task(name)``; ``compare(texts,
+tasks=[name])`` then runs it on every row."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from .base import LABEL_USES, TASKS, BaseTask, Task, get_task, paired_p, registe
 from .downstream import DownstreamTask
 from .hate import HateTask
 from .heldout import HeldOutTask
+from .lm import LmSettings, LmTask
 from .ner import NerTask
 from .noise import NoiseTask
 from .probe import PROBE_TRAIN_DOCS, ProbeTask
 from ..rows import Labelled, Measured, Row, RowInput
 
 __all__ = ["Task", "BaseTask", "TASKS", "register_task", "get_task", "paired_p", "LABEL_USES", "HeldOutTask",
-           "ProbeTask", "DownstreamTask", "HateTask", "NerTask", "NoiseTask", "PROBE_TRAIN_DOCS", "Measured", "Row",
-           "RowInput", "Labelled"]
+           "ProbeTask", "DownstreamTask", "HateTask", "NerTask", "NoiseTask", "LmTask", "LmSettings", "PROBE_TRAIN_DOCS",
+           "Measured", "Row", "RowInput", "Labelled"]
