@@ -28,7 +28,6 @@ INSTALL_HINTS: dict[str, tuple[str, str]] = {
     "dask": ("counting on a Dask cluster", 'pip install "korean_bpe[distributed]"   (or: pip install "dask[distributed]")'),
     "sklearn": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "jinja2": ("report.md and report.html", 'pip install "korean_bpe[plot]"   (or: pip install Jinja2)'),
-    "adjustText": ("the trade-off plot's labels", 'pip install "korean_bpe[plot]"   (or: pip install adjustText)'),
     "scipy": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "threadpoolctl": ("the classification probe", 'pip install "korean_bpe[eval]"   (or: pip install scikit-learn)'),
     "torch": ("the downstream stage's neural classifiers", 'pip install "korean_bpe[downstream]"   (or: pip install torch; '

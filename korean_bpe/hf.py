@@ -68,6 +68,7 @@ other signatures, and is refused at import with the upgrade command).
 from __future__ import annotations
 
 import json
+import os
 import re
 from bisect import bisect_left, bisect_right
 from collections import deque
@@ -158,6 +159,26 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         kwargs.pop("auto_map", None)  # written again by save_pretrained
         super().__init__(*args, **kwargs)
         self._auto_map = {"AutoTokenizer": [None, f"{_SHIM_MODULE}.{type(self).__name__}"]}
+
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path: Any, *args: Any, **kwargs: Any) -> Any:
+        """transformers' ``from_pretrained``, except that a name that can only be a folder of this
+        machine (``./my-model/``, ``~/m``, ``a/b/c``, a trailing ``/``, a ``Path``; any name offline)
+        and is none fails at once, before the Hub is asked (which retries for minutes offline):
+
+        >>> KoreanBPETokenizerFast.from_pretrained("./my-modle/")
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: no such folder: './my-modle/' (from_pretrained(dir) loads a folder written by save_pretrained(dir) or `korean-bpe export-hf -m model/ -o dir/`: check the path; a Hub model is named 'namespace/name')
+        """
+        name = pretrained_model_name_or_path
+        if isinstance(name, str) and name.startswith("~"):
+            name = os.path.expanduser(name)
+        offline = bool(kwargs.get("local_files_only")) or hub_offline()
+        if not os.path.isdir(name) and (looks_like_a_folder(pretrained_model_name_or_path)
+                                        or (offline and not _in_hub_cache(name, kwargs.get("cache_dir")))):
+            raise FileNotFoundError(missing_folder_message(pretrained_model_name_or_path, offline=offline))
+        return super().from_pretrained(name, *args, **kwargs)
 
     @classmethod
     def _from_pretrained(cls, resolved_vocab_files: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
@@ -588,3 +609,66 @@ def _map_texts(fn: Any, x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return type(x)(_map_texts(fn, y) for y in x)
     return x
+
+
+# -- from_pretrained on a folder that is not there ------------------------------------------------
+
+#: the values of HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE that mean offline (huggingface_hub's)
+_TRUE = frozenset({"1", "on", "yes", "true"})
+
+
+def hub_offline() -> bool:
+    """True when ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` says offline (read now, not at import)."""
+    return any(os.environ.get(v, "").strip().lower() in _TRUE for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def looks_like_a_folder(name: Any) -> bool:
+    """True when ``name`` can only be a path of this machine, never a Hub id (``name`` or
+    ``namespace/name``, no trailing ``/``).
+
+    >>> [looks_like_a_folder(n) for n in ("./my-model/", "~/m", "/tmp/m", "a/b/c", "my-model/", "..")]
+    [True, True, True, True, True, True]
+    >>> [looks_like_a_folder(n) for n in ("klue/roberta-base", "gpt2")]
+    [False, False]
+    """
+    if not isinstance(name, str):
+        return isinstance(name, os.PathLike)
+    if name in (".", "..") or name.startswith(("./", "../", "~", "/")) or os.path.isabs(name):
+        return True
+    if any(sep and sep != "/" and sep in name for sep in (os.sep, os.altsep)):
+        return True
+    return "/" in name and (name.count("/") != 1 or name.endswith("/"))
+
+
+def missing_folder_message(name: Any, *, offline: bool = False) -> str:
+    """The error for a ``from_pretrained`` folder that is not there: the path, a near name beside
+    it if there is one, and how to make the folder."""
+    import difflib
+
+    path = os.path.expanduser(os.fspath(name))
+    parent, base = os.path.split(path.rstrip("/" + os.sep) or path)
+    near = ""
+    try:
+        siblings = [e.name for e in os.scandir(parent or ".") if e.is_dir()]
+    except OSError:
+        siblings = []
+    close = difflib.get_close_matches(base, siblings, n=1, cutoff=0.75) if base else []
+    if close:
+        near = f"; did you mean {os.path.join(parent, close[0])!r}?"
+    hub = ("offline (HF_HUB_OFFLINE / local_files_only), and not in the Hub cache either; " if offline else "")
+    return (f"no such folder: {os.fspath(name)!r} ({hub}from_pretrained(dir) loads a folder written by "
+            f"save_pretrained(dir) or `korean-bpe export-hf -m model/ -o dir/`: check the path"
+            f"{near or chr(59) + ' a Hub model is named ' + repr('namespace/name')})")
+
+
+def _in_hub_cache(name: Any, cache_dir: Any) -> bool:
+    """True when the Hub cache holds ``name``'s ``tokenizer_config.json`` (what an offline load reads)."""
+    if not isinstance(name, str):
+        return False
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(name, "tokenizer_config.json", cache_dir=cache_dir)
+    except Exception:  # an invalid repo id (HFValidationError), an unreadable cache
+        return False
+    return isinstance(found, str)

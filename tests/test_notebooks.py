@@ -69,6 +69,8 @@ def _check_computed(name: str, text: str) -> None:
         assert "compose(decompose(word)) == word: True" in text
         m = re.search(r"(\d+) tokenizers trained", text)
         assert m and int(m.group(1)) % 3 == 0 and int(m.group(1)) >= 9  # whitespace, raw, okt x 3 units at least
+        # byte tokens read as their text, a byte that is part of a character as <0xEB> (issue 43: they were U+FFFD)
+        assert "\ufffd" not in text and re.search(r"/byte +\d+ +\S", text)
     elif name == "to_transformers.ipynb":
         _same_ids(text, "transformers ids == korean_bpe ids on")
         _same_ids(text, "Okt + transformers ids == korean_bpe ids on")  # ... documents without a line break

@@ -468,3 +468,58 @@ def test_cut_long_runs_cuts_only_long_hangul_runs_into_equal_pieces_after_an_end
     text = "가" * 23 + "!" + "나" * 7
     assert cut(text, limit=10) == ["가" * 8, "가" * 8, "가" * 7 + "!" + "나" * 7]
     assert "".join(cut(SPAM, limit=40)) == SPAM and max(map(_longest_run, cut(SPAM, limit=40))) <= 40
+
+
+# -- issue 43: the JVM's signal handlers (notebooks/compare_strategies ended in SIGSEGV) -----------
+
+SIGNAL_SCRIPT = """
+import os, signal, sys, threading, time
+if {interactive}:
+    sys.ps1 = "In : "  # what an IPython / Jupyter kernel sets: JPype then passes SIGINT and SIGTERM to Python
+if {handler}:
+    signal.signal(signal.SIGTERM, lambda *a: (print("handled", flush=True), sys.exit(0)))
+from korean_bpe.pre_tokenizers.okt import OktPreTokenizer
+pt = OktPreTokenizer(cache=False)
+if {in_thread}:
+    out = []
+    worker = threading.Thread(target=lambda: out.append(pt("영화 정말 재밌다")))
+    worker.start(); worker.join()
+    print(out[0], flush=True)
+else:
+    print(pt.batch(["영화 정말 재밌다"] * 3)[0], flush=True)
+{ending}
+"""
+SIGTERM_NOW = "os.kill(os.getpid(), signal.SIGTERM); time.sleep(20); print('survived', flush=True)"
+
+
+@pytest.mark.parametrize(("interactive", "handler", "in_thread", "ending"), [
+    pytest.param(True, False, False, SIGTERM_NOW, id="jupyter-shutdown"),  # was SIGSEGV + hs_err_pid*.log
+    pytest.param(False, True, False, SIGTERM_NOW, id="script-handler"),  # was status 143, handler skipped
+    pytest.param(True, False, True, "", id="started-in-a-thread-exit"),  # never ended (JPype's shutdown waited)
+    pytest.param(False, False, True, SIGTERM_NOW, id="started-in-a-thread-sigterm"),
+])
+def test_a_process_that_used_okt_ends_as_python_does_without_a_jvm(tmp_path: Path, interactive: bool, handler: bool,
+                                                                  in_thread: bool, ending: str) -> None:
+    """A Jupyter kernel that ran Okt crashed (SIGSEGV in JPype's SIGTERM handler: PyErr_SetInterruptEx
+    from a Java thread) when its shutdown sent SIGTERM, leaving an hs_err_pid*.log; a script's SIGTERM
+    ended in Java (status 143), skipping Python's handler (korean-bpe's, which stops its workers); a
+    process whose JVM started in a thread never ended. Now: a plain exit is status 0; SIGTERM runs
+    Python's handler (status 0) or, without one, terminates as Python does (-SIGTERM); never a
+    crash, never an hs_err file."""
+    import signal
+
+    code = SIGNAL_SCRIPT.format(interactive=interactive, handler=handler, in_thread=in_thread, ending=ending)
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                              env={**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")})
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"the process did not end: {exc.stdout!r}") from None
+    assert not list(tmp_path.glob("hs_err_pid*.log")), proc.stdout + proc.stderr
+    assert proc.stdout.startswith("['영화', '정말', '재밌다']\n"), proc.stdout + proc.stderr
+    assert "survived" not in proc.stdout and "Fatal" not in proc.stderr, proc.stderr
+    if not ending:
+        assert proc.returncode == 0, proc.stderr
+    elif handler:
+        assert (proc.returncode, proc.stdout.splitlines()[-1]) == (0, "handled"), proc.stdout + proc.stderr
+    else:
+        assert proc.returncode == -signal.SIGTERM, proc.stdout + proc.stderr

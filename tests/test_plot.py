@@ -156,7 +156,7 @@ def test_frame_plots_render_hangul_without_tofu(draw, tmp_path: Path) -> None:
     ctx = _glyph_errors()
     try:
         path = tmp_path / "sub" / f"{draw.__name__}.png"
-        fig = draw(sample_frame(), path)
+        fig = draw(sample_frame(), path, **({"task": "감성 분류"} if draw is plot.plot_probe else {}))
     finally:
         ctx.__exit__(None, None, None)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -384,8 +384,8 @@ def test_nan_is_not_a_number_plotted() -> None:
 
 
 def test_tradeoff_draws_when_labels_are_crowded_out() -> None:
-    """Names that cannot be placed without overlapping are removed with the leader lines adjustText
-    drew for them (a line left pointing at a removed name broke the drawing on the NSMC grid)."""
+    """Names that cannot be placed without overlapping are left out, with no leader line (one left
+    pointing at a removed name broke the drawing on the NSMC grid)."""
     import matplotlib.pyplot as plt
 
     base = sample_frame()
@@ -401,3 +401,75 @@ def test_tradeoff_draws_when_labels_are_crowded_out() -> None:
     assert not _overlapping(fig, labels)
     fig.canvas.draw()  # every artist left draws
     plt.close(fig)
+
+
+# -- issue 43: the plots say what the tables say -------------------------------------------------
+
+def test_renyi_draws_each_baseline_at_its_value_at_each_size() -> None:
+    """renyi.png drew each baseline at its mean over the sizes (values in no table); a morpheme
+    baseline's Rényi efficiency changes with the size (its rarer morphemes become <unk>)."""
+    import matplotlib.pyplot as plt
+
+    df = sample_frame()
+    varying = df["strategy"] == "baseline/syllable"
+    df.loc[varying, "renyi_efficiency"] = [0.41 if v == 4000 else 0.385 for v in df.loc[varying, "vocab_size"]]
+    fig = plot.plot_renyi(df)
+    ax = fig.axes[0]
+    drawn = {(tuple(line.get_xdata()), tuple(line.get_ydata())) for line in ax.get_lines()
+             if line.get_linestyle() != "-" and line.get_label().startswith("_")}
+    assert ((4000.0, 8000.0), (0.41, 0.385)) in drawn  # the table's two values, where they are
+    flat = {y for x, y in drawn if tuple(x) == (0, 1)}  # axhline: the value at every size
+    assert flat == {(0.30, 0.30)}  # jamo and word: 0.30 at both sizes
+    assert not any(abs(v - 0.3975) < 1e-6 for _, y in drawn for v in y)  # no mean of 0.41 and 0.385
+    assert "baseline/syllable 0.385" in {t.get_text() for t in ax.texts}  # named with its value at the largest size
+    plt.close(fig)
+
+
+def test_accuracy_titles_name_the_task_given_and_the_footnote_the_seeds() -> None:
+    """The downstream and probe titles said 감성 분류 whatever the labels were; the downstream footnote
+    left the seeds out of what its interval covers."""
+    import matplotlib.pyplot as plt
+
+    df = sample_frame(downstream=True)
+    fig = plot.plot_downstream(df)
+    title, notes = fig.axes[0].get_title(), " ".join(t.get_text() for t in fig.texts)
+    assert "감성" not in title and title.startswith("downstream: a classifier")
+    assert "bootstrap intervals over the held-out documents and the classifier's seeds" in notes
+    plt.close(fig)
+    fig = plot.plot_downstream(df, task="혐오 표현 분류")
+    assert fig.axes[0].get_title().startswith("혐오 표현 분류 downstream:")
+    plt.close(fig)
+    fig = plot.plot_probe(df, task="감성 분류")
+    title, notes = fig.axes[0].get_title(), " ".join(t.get_text() for t in fig.texts)
+    assert title.startswith("감성 분류 probe:") and "seeds" not in notes  # the probe has no seeds
+    plt.close(fig)
+    assert "감성" not in plot.plot_probe(df).axes[0].get_title()
+    with pytest.raises(TypeError, match="task must be a str"):
+        plot.plot_probe(df, task=1)  # type: ignore[arg-type]
+    plt.close("all")
+
+
+def test_tradeoff_names_cover_no_other_name_and_no_point() -> None:
+    """tradeoff.png's names overprinted points and each other (adjustText's layout, cut off by a time
+    limit): each name now sits clear of every name and every point, inside the axes."""
+    import matplotlib.pyplot as plt
+
+    fig = plot.plot_tradeoff(sample_frame())
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    names = [t for t in ax.texts if t.get_text()]
+    assert len(names) >= 8 and not _overlapping(fig, names)
+    scale = fig.dpi / 72
+    for collection in (c for c in ax.collections if type(c).__name__ == "PathCollection"):
+        size = collection.get_sizes()
+        for k, (px, py) in enumerate(ax.transData.transform(collection.get_offsets())):
+            r = (size[k % len(size)] ** 0.5) / 2 * scale
+            for t in names:
+                box = t.get_window_extent(renderer)
+                assert not (box.x0 < px + r and px - r < box.x1 and box.y0 < py + r and py - r < box.y1), t.get_text()
+    frame = ax.get_window_extent(renderer)
+    assert all(frame.contains(b.x0, b.y0) and frame.contains(b.x1, b.y1)
+               for b in (t.get_window_extent(renderer) for t in names))
+    again = plot.plot_tradeoff(sample_frame())
+    assert [t.get_position() for t in again.axes[0].texts] == [t.get_position() for t in names]  # deterministic
+    plt.close("all")

@@ -99,3 +99,35 @@ def test_cli_trains_superbpe(tmp_path):
     assert tok.model == Tokenizer.train(TEXTS, vocab_size=20, superword_transition=14).model
     assert main(["train", str(corpus), "--vocab-size", "20", "--superword-transition", "14", "--pre-tokenizer",
                  "raw", "-o", str(tmp_path / "m2")]) == 1
+
+
+def test_an_early_transition_is_said_with_the_asked_and_the_actual_size(tmp_path, monkeypatch):
+    """Issue 43: on a small corpus the whitespace-bounded stage runs out of pairs before the transition
+    asked, and the merges crossed spaces from there with no word. TEXTS: stage 1 stops at 15 tokens
+    (ids 8..13 of the test above, then ▁없+다); asked 18."""
+    import warnings
+
+    from korean_bpe.trainer.superbpe import EarlyTransitionWarning
+
+    with pytest.warns(EarlyTransitionWarning) as caught:
+        tok = Tokenizer.train(TEXTS, vocab_size=20, superword_transition=18)
+    (early,) = [w.message for w in caught if isinstance(w.message, EarlyTransitionWarning)]
+    assert (early.asked, early.actual) == (18, 15)
+    assert "ran out of pairs (min_frequency=2) at 15 tokens, before superword_transition=18" in str(early)
+    assert tok.merges[:7] == Tokenizer.train(TEXTS, vocab_size=18, pre_tokenizer="raw").merges  # raw stops at 15 too
+    assert tok.merges[7:] and all("▁" in right for _, right in tok.merges[7:])  # from 15 tokens on: across spaces
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EarlyTransitionWarning)
+        Tokenizer.train(TEXTS, vocab_size=20, superword_transition=15)  # reached exactly: nothing to say
+
+    pytest.importorskip("pandas")
+    from korean_bpe.compare import compare
+
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path / "cache"))
+    expected = ("superbpe/syllable: SuperBPE's whitespace-bounded stage ran out of pairs at 15 tokens, before the "
+                "transition asked (20, 80% of 25): its merges cross spaces from 15 tokens on")
+    for cached in (False, True):  # the second run reads the model from compare's cache
+        result = compare(TEXTS * 4, eval_texts=TEXTS, strategies=["superbpe/syllable"], vocab_sizes=[25], gold=None,
+                         show_progress=False)
+        assert [n for n in result.notes if "SuperBPE" in n] == [expected]
+        assert list(result.table["model_cached"]) == [cached]

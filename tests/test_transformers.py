@@ -296,6 +296,74 @@ def test_okt_norm_gives_its_ids_without_offsets() -> None:
     assert set(out["offset_mapping"]) == {(0, len(text))}
 
 
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
+    """Every name lookup and connection fails at once, and is recorded (a fault injected: the Hub
+    client would otherwise retry for minutes where there is no network)."""
+    import socket
+
+    tried: list[tuple[object, ...]] = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        tried.append(args)
+        raise OSError("network blocked by the test")
+
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    return tried
+
+
+@pytest.mark.parametrize("name", ["./my-modle/", "my-modle/", "../models/my-modle", "models/v2/my-modle", "~/my-modle"])
+def test_from_pretrained_on_a_missing_local_folder_fails_at_once(name: str, tmp_path: Path, no_network: list,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 43: a mistyped folder spent 257 s retrying the Hub, then said the repo id was malformed."""
+    import time
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    start = time.perf_counter()
+    with pytest.raises(FileNotFoundError) as info:
+        KoreanBPETokenizerFast.from_pretrained(name)
+    assert time.perf_counter() - start < 0.5
+    message = str(info.value)
+    assert message.startswith(f"no such folder: {name!r} (") and "save_pretrained(dir)" in message
+    assert "export-hf -m model/ -o dir/" in message and "Repo id" not in message
+    assert no_network == []
+    with pytest.raises(FileNotFoundError, match="no such folder"):
+        KoreanBPETokenizerFast.from_pretrained(tmp_path / "my-modle")  # a Path: always a folder of this machine
+
+
+def test_from_pretrained_names_the_folder_it_meant_and_loads_with_a_tilde(tmp_path: Path, no_network: list,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("kiwipiepy")
+    kb = Tokenizer.train(REVIEWS, vocab_size=60, pre_tokenizer="kiwi")
+    KoreanBPETokenizerFast.from_korean_bpe(kb).save_pretrained(tmp_path / "my-model")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"no such folder: './my-modle/' .*did you mean './my-model'\?"):
+        KoreanBPETokenizerFast.from_pretrained("./my-modle/")
+    back = KoreanBPETokenizerFast.from_pretrained("~/my-model")  # transformers alone would ask the Hub for '~/my-model'
+    assert back("영화 정말 재밌다")["input_ids"] == kb.encode("영화 정말 재밌다")
+    assert no_network == []
+
+
+def test_from_pretrained_offline_refuses_a_name_neither_here_nor_cached(tmp_path: Path, no_network: list,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Offline, a bare name that is no folder and not in the Hub cache: said so, not transformers'
+    "needs a korean_bpe model" (which the class raised when transformers found nothing)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(FileNotFoundError, match=r"^no such folder: 'my-modle' \(offline .*not in the Hub cache"):
+        KoreanBPETokenizerFast.from_pretrained("my-modle", cache_dir=str(tmp_path / "hub"))
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    with pytest.raises(FileNotFoundError, match="offline"):
+        KoreanBPETokenizerFast.from_pretrained("my-org/my-modle", local_files_only=True, cache_dir=str(tmp_path / "hub"))
+    assert no_network == []
+
+
 def test_a_directory_without_our_model_is_refused_with_the_fix(tmp_path: Path) -> None:
     kb = Tokenizer.train(REVIEWS, vocab_size=60)
     kb.to_huggingface(tmp_path)  # tokenizer.json only: no korean_bpe/ directory

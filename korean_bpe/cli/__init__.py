@@ -15,7 +15,7 @@ messages, in :mod:`.common`).
     korean-bpe encode -m model/ --dropout 0.1 --seed 0 < reviews.txt          (BPE-dropout)
     korean-bpe encode -m model/ --offsets "영화 정말 재밌다"                  (▁영화@0:2 ▁정말@2:5 ...)
     korean-bpe decode -m model/ "5 812 97"                                   (or < ids.txt)
-    korean-bpe export-hf -m model/ -o tokenizer.json                        (-o - : standard output)
+    korean-bpe export-hf -m model/ -o tokenizer.json                        (raw/whitespace models; -o -: stdout)
     korean-bpe export-hf -m model/ -o hf-tokenizer/                         (a folder for AutoTokenizer;
                                                    okt/kiwi/mecab: KoreanBPETokenizerFast's, which runs the analyzer)
     korean-bpe export-hf -m model/ -o tokenizer.json --dropout 0.1          (HF BPE dropout)
@@ -54,12 +54,15 @@ __all__ = [
     "main", "build_parser", "check_model_output", "speak_cli", "CLI_OPTIONS", "compare_legend", "UserError", "PROG",
 ]
 
-#: the top-level help's examples (each command's own help has its options)
-EXAMPLES = """examples:
+#: the top-level help's examples: a session that runs as written, in order, in a folder holding reviews.txt
+#: (one review a line); tests/test_cli.py runs it
+EXAMPLES = """examples (in order, in a folder with reviews.txt, one review a line):
   korean-bpe train reviews.txt --vocab-size 8000 --pre-tokenizer okt --unit jamo -o model/
-  korean-bpe encode -m model/ "스파이더맨 봤는데 쩔어"      # tokens; --ids for ids, --offsets for spans
+  korean-bpe encode -m model/ "스파이더맨 봤는데 쩔어"      # tokens; --offsets for spans
+  korean-bpe encode -m model/ --ids < reviews.txt > ids.txt   # one line of ids a review
   korean-bpe decode -m model/ < ids.txt
-  korean-bpe export-hf -m model/ -o tokenizer.json
+  korean-bpe export-hf -m model/ -o hf-model/            # a folder for AutoTokenizer (an okt model:
+                                                         # KoreanBPETokenizerFast's, which runs Okt)
   korean-bpe compare -o results/                         # every strategy on the embedded corpus: a report
   korean-bpe COMMAND --help                              # the options of one command"""
 

@@ -5,8 +5,8 @@ Every function draws from data it is given (nothing is recomputed), returns the 
 
 * :func:`plot_tokens_per_word`, :func:`plot_renyi`: a metric against the vocabulary size, one line
   per ``bpe`` strategy (colour: pre-tokenizer, marker and line style: unit), dash-dot lines for the
-  ``peer`` tokenizers, and the ``baseline`` rows (no vocabulary sweep) as grey horizontal reference
-  lines labelled at the right edge (a baseline far outside the range of the others, such as jamo
+  ``peer`` tokenizers, and the ``baseline`` rows as dotted reference lines through their value at
+  each size (flat when the size changes nothing), labelled at the right edge (a baseline far outside the range of the others, such as jamo
   tokens per 어절, is named in an "off the scale" note instead of squashing the lines);
 * :func:`plot_tradeoff`: morpheme-boundary F1 against tokens per 어절, one labelled point per row,
   the rows of one strategy joined; hollow points are graded by their own analyzer (``self_graded``);
@@ -278,9 +278,9 @@ def _label(name: str, group: pd.DataFrame) -> str:
     return f"{name} †" if drops else name
 
 
-def _footnotes(df: pd.DataFrame) -> list[str]:
+def _footnotes(df: pd.DataFrame, *, over: str = "the held-out documents") -> list[str]:
     """What a figure must say about its rows: identical rows (``same_as``) drawn on top of each
-    other, rows that drop text (``drops_text``), intervals."""
+    other, rows that drop text (``drops_text``), intervals (resampling ``over``)."""
     out = []
     if "same_as" in df.columns:
         pairs = dict.fromkeys(f"{a} same as {b}" for a, b in zip(df["strategy"], df["same_as"])
@@ -290,7 +290,7 @@ def _footnotes(df: pd.DataFrame) -> list[str]:
     if "drops_text" in df.columns and df["drops_text"].any():
         out.append("† drops text (조사, punctuation, foreign words): its counts leave out what it dropped")
     if any(c.endswith("_ci_low") for c in df.columns):
-        out.append("bars: bootstrap intervals over the held-out documents (95% unless the run chose otherwise)")
+        out.append(f"bars: bootstrap intervals over {over} (95% unless the run chose otherwise)")
     return out
 
 
@@ -328,17 +328,25 @@ def _by_vocab(df: pd.DataFrame, column: str, *, ylabel: str, title: str,
                         capsize=2, label=_label(str(strategy), group) if d.palette is None else f"{strategy}{d.suffix}")
         sizes = sorted({int(v) for v in rows["vocab_size"]})
         swept_rows = _swept(rows)
-        baselines = rows[~swept_rows].groupby("strategy", sort=False)[column].mean()
+        baselines = {str(k): g.sort_values("vocab_size") for k, g in rows[~swept_rows].groupby("strategy", sort=False)}
         swept = _numeric(rows.loc[swept_rows, column])
-        lo, hi = (min(swept), max(swept)) if swept else (min(baselines), max(baselines))
+        every = [v for g in baselines.values() for v in _numeric(g[column])]
+        lo, hi = (min(swept), max(swept)) if swept else (min(every), max(every))
         reach = max(hi - lo, 0.1 * abs(hi), 1e-9)  # a baseline farther than this would squash the lines
         off_scale, shown = [], []
-        for strategy, value in baselines.items():
-            if not lo - reach <= value <= hi + reach:
-                off_scale.append(f"{strategy} {value:.3g}")
+        for strategy, group in baselines.items():  # each at its value at each size, as the table has it
+            xs, values = _numeric(group["vocab_size"]), _numeric(group[column])
+            flat = len(set(values)) == 1
+            if not all(lo - reach <= v <= hi + reach for v in values):
+                off_scale.append(f"{strategy} {values[0]:.3g}" if flat else
+                                 f"{strategy} " + ", ".join(f"{v:.3g} at {int(x):,}" for x, v in zip(xs, values)))
                 continue
-            shown.append((str(strategy), float(value)))
-            ax.axhline(value, color=styles[str(strategy)][0], linestyle=(0, (1, 2)), linewidth=1.2)
+            shown.append((strategy, values[-1]))
+            if flat or len(xs) == 1:
+                ax.axhline(values[-1], color=styles[strategy][0], linestyle=(0, (1, 2)), linewidth=1.2)
+            else:  # a baseline whose size changes it (its rarer units become <unk>): a dotted line through them
+                ax.plot(xs, values, color=styles[strategy][0], linestyle=(0, (1, 2)), linewidth=1.2, marker=".",
+                        markersize=4)
         if len(sizes) > 1:
             ax.set_xscale("log", base=2)
         ax.set_xticks(sizes, [f"{s:,}" for s in sizes])
@@ -386,7 +394,8 @@ def plot_tradeoff(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) 
     the larger point.  The axes hold our BPE and the peers (the cluster) and the baselines near it; a
     baseline far outside is named in a footnote ("off the scale").  Each strategy has its colour
     and marker (:func:`_styles`) in the legend, and its name beside its largest size's point, placed
-    by adjustText; a name that cannot be placed without overlapping another is left to the legend."""
+    where it covers no other name and no point (:func:`_place_labels`); a name with no such place is
+    left to the legend."""
     _check(df, ("strategy", "kind", "vocab_size", "tokens_per_word", "morph_f1", "self_graded", "gold"))
     rows = df[df["morph_f1"].notna() & df["tokens_per_word"].notna()]
     if rows.empty:
@@ -464,38 +473,57 @@ def matplotlib_ticker() -> Any:
     return matplotlib.ticker
 
 
-def _place_labels(fig: Any, ax: Any, names: Sequence[tuple[str, float, float, str]]) -> list[Any]:
-    """Write each name beside its point, the positions found by adjustText (away from the points and
-    each other, inside the axes); a name still overlapping another name afterwards is removed (the
-    legend names every strategy).  Returns the texts kept."""
-    from .._optional import require
+#: where a name may go around its point, in display pixels: nearest first, eight directions a ring
+_RINGS = (7, 14, 24, 38, 56, 80)
+_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1))
 
-    adjust_text = require("adjustText", purpose="the trade-off plot's labels").adjust_text
-    texts = [ax.text(x, y, name, fontsize=7.5, color=color, ha="left", va="center") for name, x, y, color in names]
-    if not texts:
-        return []
-    xs = [x for c in ax.collections for x, _ in c.get_offsets()]
-    ys = [y for c in ax.collections for _, y in c.get_offsets()]
-    # iter_lim, not adjustText's default time limit of 1 s: the same layout on a busy machine as on an idle one
-    _, arrows = adjust_text(texts, x=xs, y=ys, ax=ax, expand=(1.15, 1.4), ensure_inside_axes=True, max_move=None,
-                            iter_lim=120,
-                            arrowprops={"arrowstyle": "-", "color": "#aaaaaa", "lw": 0.5})
+
+def _place_labels(fig: Any, ax: Any, names: Sequence[tuple[str, float, float, str]]) -> list[Any]:
+    """Write each name beside its point: the nearest place, ring by ring around it (8 directions,
+    :data:`_RINGS` pixels out), whose box overlaps no name placed before, no point of the plot and
+    stays inside the axes; a thin leader line when it lands past the first ring.  A name with no
+    such place is left to the legend.  Deterministic: names in the order given, places in a fixed
+    order (no search with a time limit).  Returns the texts kept."""
+    ax.set_xlim(ax.get_xlim())  # the limits fixed: the leader lines must not move the points
+    ax.set_ylim(ax.get_ylim())
     renderer = fig.canvas.get_renderer()
-    kept: list[Any] = []
-    boxes: list[Any] = []
-    removed: list[Any] = []
-    for text in texts:
-        box = text.get_window_extent(renderer)
-        if any(box.overlaps(other) for other in boxes):
-            text.remove()
-            removed.append(text)
+    to_pixels = ax.transData.transform
+    inside = ax.get_window_extent(renderer)
+    scale = fig.dpi / 72.0
+    points = []  # (x0, y0, x1, y1) of each drawn marker, a pixel of margin around it
+    for collection in ax.collections:
+        if not hasattr(collection, "get_sizes"):  # error bars: names may cross them
             continue
+        offsets = collection.get_offsets()
+        sizes = collection.get_sizes() if len(collection.get_sizes()) else [36.0]
+        for k, (px, py) in enumerate(to_pixels(offsets) if len(offsets) else []):
+            r = math.sqrt(float(sizes[k % len(sizes)])) / 2 * scale + 1
+            points.append((px - r, py - r, px + r, py + r))
+
+    def hits(box: Any, others: Sequence[tuple[float, float, float, float]]) -> bool:
+        return any(box.x0 < x1 and x0 < box.x1 and box.y0 < y1 and y0 < box.y1 for x0, y0, x1, y1 in others)
+
+    kept: list[Any] = []
+    placed: list[tuple[float, float, float, float]] = []
+    for name, x, y, color in names:
+        px, py = to_pixels((x, y))
+        text = ax.text(x, y, name, fontsize=7.5, color=color, zorder=4)
+        for ring, (dx, dy) in ((ring, d) for ring in _RINGS for d in _DIRECTIONS):
+            text.set_horizontalalignment("left" if dx > 0 else "right" if dx < 0 else "center")
+            text.set_verticalalignment("bottom" if dy > 0 else "top" if dy < 0 else "center")
+            text.set_position(ax.transData.inverted().transform((px + dx * ring, py + dy * ring)))
+            box = text.get_window_extent(renderer)
+            if (inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1
+                    and not hits(box, placed) and not hits(box, points)):
+                break
+        else:
+            text.remove()
+            continue
+        placed.append((box.x0, box.y0, box.x1, box.y1))
         kept.append(text)
-        boxes.append(box)
-    for arrow in arrows:  # an arrow leads from its text (patchA): it goes with a removed text
-        patch = getattr(arrow, "arrow_patch", arrow)
-        if any(getattr(patch, "patchA", None) is text for text in removed):
-            arrow.remove()
+        if ring > _RINGS[0]:
+            end = ax.transData.inverted().transform((min(max(px, box.x0), box.x1), min(max(py, box.y0), box.y1)))
+            ax.plot([x, end[0]], [y, end[1]], color="#aaaaaa", linewidth=0.5, zorder=1)
     return kept
 
 
@@ -504,25 +532,41 @@ def has_probe(df: pd.DataFrame) -> bool:
     return "probe_accuracy" in df.columns and bool(df["probe_accuracy"].notna().any())
 
 
-def plot_probe(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> Any:
+def plot_probe(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *, task: str | None = None) -> Any:
     """Probe accuracy (logistic regression on bags of tokens) per strategy, a dot per vocabulary
-    size with its interval, best strategy on top; ValueError when no row has one (see :func:`has_probe`)."""
+    size with its interval, best strategy on top; ValueError when no row has one (see :func:`has_probe`).
+    ``task``: what the labels are (``"감성 분류"``, sentiment), said in the title; the title names no
+    task without it."""
     return _plot_accuracy(df, path, "probe_accuracy",
                           "held-out accuracy (%) of a bag-of-tokens logistic regression (order-blind)",
-                          "감성 분류 probe: accuracy per strategy (order-blind, not a model of the sequence)")
+                          _titled(task, "probe: accuracy per strategy on the labels (order-blind, not a model of the "
+                                        "sequence)"), over="the held-out documents")
 
 
-def plot_downstream(df: pd.DataFrame, path: str | os.PathLike[str] | None = None) -> Any:
+def plot_downstream(df: pd.DataFrame, path: str | os.PathLike[str] | None = None, *, task: str | None = None) -> Any:
     """Downstream accuracy (a small neural classifier trained on the tokens, mean of its seeds) per
     strategy, a dot per vocabulary size with its interval over the held-out documents and the seeds,
-    best strategy on top; ValueError when no row has one (compare(downstream=...) with labels)."""
+    best strategy on top; ValueError when no row has one (compare(downstream=...) with labels).
+    ``task``: what the labels are, said in the title (as :func:`plot_probe`)."""
     return _plot_accuracy(df, path, "downstream_accuracy",
                           "held-out accuracy (%) of a classifier trained on the tokens (mean of its seeds)",
-                          "감성 분류 downstream: a model trained from scratch on each strategy's tokens")
+                          _titled(task, "downstream: a classifier trained from scratch on each strategy's tokens"),
+                          over="the held-out documents and the classifier's seeds (two-stage)")
+
+
+def _titled(task: str | None, title: str) -> str:
+    """``title`` after the task's name when there is one.
+
+    >>> _titled("감성 분류", "probe: accuracy"), _titled(None, "probe: accuracy")
+    ('감성 분류 probe: accuracy', 'probe: accuracy')
+    """
+    if task is not None and not isinstance(task, str):
+        raise TypeError(f"task must be a str (what the labels are, e.g. '감성 분류') or None, got {type(task).__name__}")
+    return f"{task.strip()} {title}" if task and task.strip() else title
 
 
 def _plot_accuracy(df: pd.DataFrame, path: str | os.PathLike[str] | None, metric: str, xlabel: str,
-                   title: str) -> Any:
+                   title: str, *, over: str) -> Any:
     """An accuracy column per strategy: a dot per vocabulary size with its interval, best on top."""
     _check(df, ("strategy", "vocab_size", metric))
     if not bool(df[metric].notna().any()):
@@ -552,7 +596,7 @@ def _plot_accuracy(df: pd.DataFrame, path: str | os.PathLike[str] | None, metric
         # outside the axes: a legend inside would sit on a point and read as one
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),
                   title="vocabulary size", title_fontsize=8, alignment="left")
-        notes = _footnotes(rows)
+        notes = _footnotes(rows, over=over)
         fig.tight_layout(rect=(0, 0.05 if notes else 0, 1, 1))
         _write_footnotes(fig, notes)
         return _finish(fig, path, plt)

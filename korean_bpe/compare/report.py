@@ -82,13 +82,14 @@ VERSIONED = ("korean_bpe", "pandas", "numpy", "matplotlib", "koreanize-matplotli
 PLOTS = (
     ("tokens_per_word.png", "Tokens per 어절 against vocabulary size",
      "Lower is shorter. Our BPE: colour = pre-tokenizer, marker = unit; peers dash-dotted; baselines "
-     "(no vocabulary sweep) as dotted reference lines, named at the right (a baseline far off is named in "
-     "the footnote)."),
+     "as dotted lines through their value at each size (flat when the size changes nothing), named at the "
+     "right with the value at the largest size (a baseline far off is named in the footnote)."),
     ("tradeoff.png", "Morpheme-boundary F1 against tokens per 어절",
      "Up and to the left is better. The axes hold our BPE and the peers; a baseline far off is named in the "
      "footnote. Hollow points (‡) are graded by their own analyzer; a line joins a strategy's sizes, the "
      "larger point the larger vocabulary."),
-    ("renyi.png", "Rényi efficiency against vocabulary size", "How evenly the vocabulary is used (α = 2.5)."),
+    ("renyi.png", "Rényi efficiency against vocabulary size", "How evenly the vocabulary is used (α = 2.5); "
+     "drawn as the tokens per 어절 plot, baselines at their value at each size."),
     ("token_lengths.png", "Token lengths", "Each token's characters on held-out text, per strategy. The mean "
      "counts a token's own characters (not the space a ▁ stands for; a character split between tokens in each), "
      "so it differs from the table's chars/token, all held-out characters over all tokens."),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -146,9 +147,12 @@ class BPEStrategy(_OnWords):
             notes.append(f"skipped {name}: {why(exc)}")
             return
 
+        early: dict[str, int] = {}  # SuperBPE's first stage, when it stopped before the transition asked
+
         def load(entry: dict[str, Any]) -> Any:
             if entry["kind"] != "bpe":
                 raise ValueError("not a BPE model")
+            early.update(entry.get("early_transition") or {})
             return Tokenizer(BPEModel.from_dict(entry["model"]), pre_tokenizer=pt, unit=self.unit,
                              marker=entry["marker"], unk_token=entry["unk_token"])
 
@@ -168,14 +172,23 @@ class BPEStrategy(_OnWords):
             config["superword"] = superword
 
         def train() -> Any:
-            trained = Tokenizer.train(plan.train, vocab_size=sizes[-1], pre_tokenizer=training_pt, unit=self.unit,
-                                      min_frequency=plan.min_frequency, show_progress=False, **superword)
+            from ..trainer.superbpe import EarlyTransitionWarning
+
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", EarlyTransitionWarning)
+                trained = Tokenizer.train(plan.train, vocab_size=sizes[-1], pre_tokenizer=training_pt, unit=self.unit,
+                                          min_frequency=plan.min_frequency, show_progress=False, **superword)
+            for w in caught:
+                if isinstance(w.message, EarlyTransitionWarning):
+                    early.update(asked=w.message.asked, actual=w.message.actual)
+                else:  # not ours to keep
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
             return Tokenizer(trained.model, pre_tokenizer=pt, unit=trained.unit, marker=trained.marker,
                              unk_token=trained.unk_token)
 
         def store(tok: Any, train_s: float) -> dict[str, Any]:
             return {"kind": "bpe", "train_s": train_s, "model": tok.model.to_dict(), "marker": tok.marker,
-                    "unk_token": tok.unk_token}
+                    "unk_token": tok.unk_token, "early_transition": dict(early)}
 
         config |= {"pre_tokenizer": pt.to_config(), "analyzer": _analyzer_version(pt), "unit": self.unit,
                    "min_frequency": plan.min_frequency, "code": _code("bpe")}
@@ -184,6 +197,10 @@ class BPEStrategy(_OnWords):
         except ValueError as exc:
             notes.append(f"skipped {name}: {why(exc)}")
             return
+        if early:
+            notes.append(f"{name}: SuperBPE's whitespace-bounded stage ran out of pairs at {early['actual']:,} tokens, "
+                         f"before the transition asked ({early['asked']:,}, {SUPERBPE['transition']:.0%} of "
+                         f"{sizes[-1]:,}): its merges cross spaces from {early['actual']:,} tokens on")
         base = len(full.model.truncate(0).id_to_token)
         labelled_words = None if plan.labelled is None else [train_words[i] for i in plan.labelled.idx]
         for size in sizes:

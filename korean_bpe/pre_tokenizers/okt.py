@@ -136,6 +136,7 @@ def _start_okt() -> Any:
             raise JavaNotFoundError(
                 f"The Java VM {jvmpath!r} failed to start ({one_line(exc, named=True)}). " + _JAVA_FIX, exc
             ) from None
+        _settle_jvm()
     try:
         from konlpy.tag import Okt
 
@@ -147,6 +148,45 @@ def _start_okt() -> Any:
             "or reinstall konlpy. " + _JAVA_FIX,
             exc,
         ) from None
+
+
+def _settle_jvm() -> None:
+    """Right after this process's JVM starts: the process ends as it would without a JVM.
+
+    * Signals: the JVM takes SIGINT and SIGTERM over when it starts.  In a script, Java's own
+      handlers end the process (status 130 or 143) without running Python's: ``korean-bpe``'s
+      SIGTERM handler, which stops worker processes and leaves nothing half written, never ran
+      once Okt had started.  In an interactive session (IPython, Jupyter: JPype's
+      ``interrupt=False``), JPype's handlers pass the signal on with ``PyErr_SetInterruptEx``
+      from a Java thread that holds no Python thread state; when Python's handler is the default
+      one, CPython 3.11 compares handler objects there and the process dies of SIGSEGV, leaving
+      an ``hs_err_pid*.log``: the end of a Jupyter kernel that its shutdown sends SIGTERM
+      (notebooks/compare_strategies.ipynb).  So Python's handlers go back in place (only the main
+      thread may set them): SIGTERM terminates or runs Python's handler, Ctrl-C raises
+      KeyboardInterrupt.  From another thread, SIGTERM goes back to the system's default when
+      Python had it.
+    * A JVM started from another thread: that thread is the JVM's non-daemon "main" thread, and
+      JPype's shutdown at exit waited for it for ever (the process never ended).  It is
+      detached now; its next Java call attaches it again, as a daemon like every other thread.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGINT", "SIGTERM"):
+            sig = getattr(signal, name, None)
+            handler = signal.getsignal(sig) if sig is not None else None
+            if handler is not None:  # None: a handler set outside Python, left alone
+                signal.signal(sig, handler)
+        return
+    jpype = importlib.import_module("jpype")
+    if getattr(signal, "SIGTERM", None) is not None and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        try:
+            java_signal = jpype.JClass("sun.misc.Signal")
+            java_signal.handle(java_signal("TERM"), jpype.JClass("sun.misc.SignalHandler").SIG_DFL)
+        except Exception:  # pragma: no cover - a JVM without sun.misc.Signal: Java keeps SIGTERM
+            pass
+    jpype.java.lang.Thread.detach()
 
 
 def okt_version() -> str:

@@ -24,8 +24,13 @@ stricter limit, never a looser one).
 
 >>> from korean_bpe.units import get_unit
 >>> lines = {"▁할▁수▁있다": 6, "▁할▁수▁없다": 4, "▁볼▁수▁있다": 3}
->>> model = train_superbpe(lines, get_unit("syllable"), vocab_size=24, transition=16, min_frequency=2,
-...                        special_tokens=("<unk>",), max_words=2)
+>>> import warnings
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     model = train_superbpe(lines, get_unit("syllable"), vocab_size=24, transition=16, min_frequency=2,
+...                            special_tokens=("<unk>",), max_words=2)
+>>> (caught[0].message.asked, caught[0].message.actual)  # stage 1 ran out of pairs: it says so
+(16, 15)
 >>> model.merges[:7]                  # stage 1: inside a word (it runs out of pairs before 16 tokens)
 (('▁', '수'), ('▁', '할'), ('▁', '있'), ('▁있', '다'), ('▁', '없'), ('▁없', '다'), ('▁', '볼'))
 >>> model.merges[7:]                  # stage 2: across spaces, two ▁ at most ('▁할▁수▁있다' has three)
@@ -35,6 +40,7 @@ stricter limit, never a looser one).
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -42,10 +48,26 @@ from ..markers import SPACE_MARK
 from ..units import Unit
 from .model import BPEModel
 
-__all__ = ["train_superbpe", "stage_one_words", "word_lengths"]
+__all__ = ["train_superbpe", "stage_one_words", "word_lengths", "EarlyTransitionWarning"]
 
 _M = 2**32
 _BEFORE_SPACE = re.compile(f"(?={SPACE_MARK})")
+
+
+class EarlyTransitionWarning(UserWarning):
+    """The whitespace-bounded stage ran out of pairs before ``superword_transition``: merges cross
+    spaces from ``actual`` tokens on, not from the ``asked`` transition (a small corpus)."""
+
+    def __init__(self, message: str, *, asked: int, actual: int) -> None:
+        super().__init__(message)
+        self.asked, self.actual = asked, actual
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable (worker processes): keyword-only fields
+        return (_early_transition, (self.args[0], self.asked, self.actual))
+
+
+def _early_transition(message: str, asked: int, actual: int) -> EarlyTransitionWarning:
+    return EarlyTransitionWarning(message, asked=asked, actual=actual)
 
 
 def stage_one_words(line_counts: Mapping[str, int]) -> dict[str, int]:
@@ -117,6 +139,12 @@ def train_superbpe(
     stage1 = train_bpe(split_words(stage_one_words(line_counts), unit, marker=None), vocab_size=transition,
                        min_frequency=min_frequency, special_tokens=special_tokens, limit_alphabet=limit_alphabet,
                        initial_alphabet=initial_alphabet, marker=None, show_progress=show_progress, on_merge=on_merge)
+    if stage1.vocab_size < transition:
+        warnings.warn(EarlyTransitionWarning(
+            f"SuperBPE's whitespace-bounded stage ran out of pairs (min_frequency={min_frequency}) at "
+            f"{stage1.vocab_size:,} tokens, before superword_transition={transition:,}: merges cross spaces from "
+            f"{stage1.vocab_size:,} tokens on, not {transition:,}; more text, or a smaller superword_transition, "
+            "gives the first stage its size", asked=transition, actual=stage1.vocab_size), stacklevel=2)
     length, limit = word_lengths(unit, max_words) if max_words is not None else (None, None)
     return continue_bpe(stage1, _LineSymbols(line_counts, unit), vocab_size=vocab_size,
                         min_frequency=min_frequency, show_progress=show_progress, on_merge=on_merge,
