@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 from korean_bpe.compare import Downstream, compare  # noqa: E402
 from korean_bpe.compare import stats  # noqa: E402
-from korean_bpe.compare.downstream import evaluate, predict  # noqa: E402
+from korean_bpe.compare.downstream import WARMUP, evaluate, learning_rate, predict  # noqa: E402
 
 _GOOD = ["정말 재밌다", "최고의 영화", "배우 연기가 좋아요", "또 보고 싶다", "감동적인 이야기", "추천합니다"]
 _BAD = ["너무 지루하다", "최악의 영화", "연기가 별로예요", "시간 아깝다", "뻔한 이야기", "비추합니다"]
@@ -34,7 +34,8 @@ def _reviews(n: int, seed: int) -> tuple[list[str], list[int]]:
     return texts, labels
 
 
-SMALL = Downstream(seeds=2, epochs=3, dim=16, batch_size=16, train_docs=None)
+# 300 toy reviews: small batches and a higher rate than the defaults' (made for 20,000 reviews) to learn in 57 steps
+SMALL = Downstream(seeds=2, epochs=3, dim=16, batch_size=16, learning_rate=0.02, train_docs=None)
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +85,21 @@ def test_same_seed_same_numbers_other_seed_other_models() -> None:
     # seed 6's first model is seed 5's second: the seeds are seed, seed + 1, ...
     c = predict(train, labels, test, settings=Downstream(seeds=1, epochs=1, dim=8, batch_size=8), seed=6)
     assert np.array_equal(c[0], a[1])
+
+
+def test_the_learning_rate_warms_up_then_follows_a_cosine_to_zero() -> None:
+    # the defaults on NSMC: 20,000 reviews in batches of 256, 3 epochs -> 3 x 79 = 237 steps, 24 of warm-up
+    steps, peak = 3 * -(-20_000 // 256), Downstream().learning_rate
+    assert (steps, peak, WARMUP, round(WARMUP * steps)) == (237, 2e-3, 0.1, 24)
+    rates = [learning_rate(k, steps, peak=peak) for k in range(steps)]
+    assert rates[0] == pytest.approx(peak / 24) and rates[11] == pytest.approx(peak / 2)  # linear: (k + 1) / 24
+    assert rates[23] == rates[24] == pytest.approx(peak)  # the last warm-up step and the cosine's first
+    assert rates[24 + 213 // 2] == pytest.approx(peak * (1 + math.cos(math.pi * 106 / 213)) / 2)  # half-way down
+    assert rates[-1] == pytest.approx(peak * (1 + math.cos(math.pi * 212 / 213)) / 2) and rates[-1] < 2e-7
+    assert all(a < b for a, b in zip(rates[:24], rates[1:24])) and all(a > b for a, b in zip(rates[24:], rates[25:]))
+    # a run of one step is all peak; of ten, one step of warm-up
+    assert learning_rate(0, 1, peak=0.5) == 0.5
+    assert [round(learning_rate(k, 10, peak=1.0), 4) for k in (0, 1, 5, 9)] == [1.0, 1.0, 0.5868, 0.0302]
 
 
 def test_empty_documents_and_ids_past_65535() -> None:
@@ -199,7 +215,8 @@ def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
                           timeout=600)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "downstream: cnn (dim 32, 3 epochs, batch 32, lr 0.02" in out and "2 seeds" in out and "on cpu" in out
+    assert "downstream: cnn (dim 64, 3 epochs, batch 256, lr 0.002 warm-up + cosine" in out and "2 seeds" in out \
+        and "on cpu" in out
     block = out[out.index("down% [interval]"):].splitlines()
     assert block[1].split()[:2] == ["whitespace/syllable(ref)", "100"] and block[3].split()[0] == "baseline/word"
     assert out.startswith("verdict (on ") and "downstream at 100 (downstream_accuracy): best" in out

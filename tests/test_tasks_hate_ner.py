@@ -14,7 +14,7 @@ pytest.importorskip("pandas")
 
 from korean_bpe.compare import Downstream, Statistics, compare  # noqa: E402
 from korean_bpe.compare.tasks import TASKS, HateTask, NerTask, Task, get_task  # noqa: E402
-from korean_bpe.compare.tasks.hate import hate_speech_dir, read_comments  # noqa: E402
+from korean_bpe.compare.tasks.hate import HATE_DOWNSTREAM, hate_speech_dir, read_comments  # noqa: E402
 from korean_bpe.compare.tasks.ner import (  # noqa: E402
     NerSentence, entity_counts, klue_ner_path, read_klue_ner, read_klue_ner_lines, split_sentences, token_spans,
 )
@@ -95,6 +95,8 @@ def test_the_hate_task_is_a_registered_task(tmp_path) -> None:
     assert (config["label"], config["classes"], config["train_comments"], config["dev_comments"]) == \
         ("bias", ["none", "others"], 120, 40)
     assert config["downstream"]["seeds"] == 2
+    # a dict changes the hate task's own defaults: batches of 32 (the downstream's 256 are too few steps here)
+    assert config["downstream"]["batch_size"] == 32 and HateTask(tmp_path).settings == HATE_DOWNSTREAM
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +104,8 @@ def hate_run(tmp_path_factory):
     pytest.importorskip("torch")
     directory = tmp_path_factory.mktemp("hate")
     _write_hate(directory)
-    task = HateTask(directory, downstream=Downstream(seeds=2, epochs=3, dim=8))
+    # 120 comments: batches of 8 (15 steps an epoch; the default 256, one) and a higher rate than the defaults'
+    task = HateTask(directory, downstream=Downstream(seeds=2, epochs=3, dim=8, batch_size=8, learning_rate=0.02))
 
     def run():
         return compare((GOOD + BAD) * 30, strategies=["baseline/syllable", "baseline/word"], vocab_sizes=[300], gold=None,
