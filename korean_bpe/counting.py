@@ -486,7 +486,7 @@ class WordCounts:
         with io.TextIOWrapper(raw, encoding="utf-8", newline="\n") as f:
             try:
                 header_line = f.readline()
-                config, header = _parse_header(header_line, p)
+                config, header, pt = _parse_header(header_line, p)
                 n = 1
                 for n, line in enumerate(f, start=2):  # noqa: B007 - n is read after the loop
                     if not line.endswith("\n"):
@@ -510,7 +510,7 @@ class WordCounts:
             raise CountsFileError(f"{p}: the header announces a total of {header['total']} but the counts add up "
                                   f"to {sum(counts.values())} (edited?); write it again with 'korean-bpe count'")
         out = cls.__new__(cls)
-        out._counts, out._config, out._pt = counts, config, None
+        out._counts, out._config, out._pt = counts, config, pt
         return out
 
 
@@ -582,7 +582,7 @@ def _parse_line(line: str, path: Path, n: int) -> tuple[str, int]:
     return _unescape(word, path, n), int(count)
 
 
-def _parse_header(line: str, path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def _parse_header(line: str, path: Path) -> tuple[dict[str, Any], dict[str, Any], PreTokenizer]:
     hint = "a counts file is written by 'korean-bpe count' or WordCounts.save"
     if not line:
         raise CountsFileError(f"{path}, line 1: the file is empty; {hint}")
@@ -610,5 +610,11 @@ def _parse_header(line: str, path: Path) -> tuple[dict[str, Any], dict[str, Any]
         value = header.get(key)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
             raise CountsFileError(f"{path}, line 1: the header's {key!r} must be an int >= 0, got {value!r}")
-    return config, header
+    try:  # rebuilt now, as a model's is, so that a bad one is named with its file (analyzers load lazily)
+        pre_tokenizer = get_pre_tokenizer(config)
+    except (ValueError, TypeError) as exc:
+        raise CountsFileError(f"{path}, line 1: the header's \"pre_tokenizer\" cannot be rebuilt "
+                              f"({' '.join(str(exc).split())}); count again with 'korean-bpe count', or correct the "
+                              "header") from None
+    return config, header, pre_tokenizer
 

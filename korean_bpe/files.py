@@ -8,6 +8,11 @@ never over a special file, with the permissions the umask gives.
   device, a socket or a directory at the path is refused (writing to ``/dev/null`` or a pipe
   through a rename would replace it with a regular file).  A new file gets the mode the umask
   gives (``0o666 & ~umask``, as ``open()`` does); a replaced file keeps its mode.
+* :func:`staged_dir` writes several files into a folder all or none (a report, an HF folder): they
+  are written into a temporary folder inside it and renamed into place once all are written.
+* A write that fails (the disk full, an I/O error) raises an ``OSError`` of the same ``errno`` that
+  names the file, says what was kept and, for a full disk or quota, the fix (:func:`write_error`):
+  ``out/report.html: No space left on device; nothing in out was changed (...): free space ...``.
 * :func:`check_output_file` and :func:`check_output_dir_place` run the same checks up front, so
   that a long computation does not end in an error about its output.
 * :func:`open_input_file` / :func:`read_input_file` open a file the program reads whole (a model
@@ -28,17 +33,20 @@ never over a special file, with the permissions the umask gives.
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
 __all__ = [
     "atomic_write", "atomic_write_text", "write_text_synced", "check_output_file", "check_output_dir_place", "current_umask", "new_dir_mode",
     "new_file_mode", "fsync_dir", "existing_parent", "resolve_output_file", "describe_file_type", "same_file", "is_stdin",
-    "InputFileError", "open_input_file", "read_input_file", "format_bytes",
+    "InputFileError", "open_input_file", "read_input_file", "format_bytes", "write_error", "staged_dir",
 ]
 
 
@@ -273,25 +281,110 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], object]) 
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
-        mode = new_file_mode()
+        mode = None
+    kept = "no file was written" if mode is None else "the file was left as it was"
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp" + target.suffix, dir=target.parent)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp" + target.suffix, dir=target.parent)
+    except OSError as exc:
+        raise write_error(exc, given, kept=kept) from exc
     os.close(fd)
     tmp = Path(name)
     try:
         write(tmp)
         fd = os.open(tmp, os.O_RDONLY)
         try:
-            os.fchmod(fd, mode)
+            os.fchmod(fd, new_file_mode() if mode is None else mode)
             os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if exc.filename not in (None, str(tmp), os.fspath(tmp)):  # another file's error: the writer's own
+            raise
+        raise write_error(exc, given, kept=kept) from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     fsync_dir(target.parent)
     return given
+
+
+#: errno values a write may fail with that more room fixes
+_NO_ROOM = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def write_error(exc: OSError, path: str | os.PathLike[str], *, kept: str) -> OSError:
+    """``exc``, raised while writing ``path``, as an ``OSError`` of the same ``errno`` (so the
+    same subclass) that names ``path`` and says what was ``kept``; a full disk or quota adds the fix.
+    Python's own says only ``[Errno 28] No space left on device``: a write has no file name.
+
+    >>> exc = write_error(OSError(errno.ENOSPC, "No space left on device"), "counts.tsv", kept="no file was written")
+    >>> exc.filename, exc.strerror
+    ('counts.tsv', 'No space left on device; no file was written: free space on that disk, or write to another one')
+    """
+    reason = os.strerror(exc.errno) if exc.errno else " ".join(str(exc).split()) or type(exc).__name__
+    fix = ": free space on that disk, or write to another one" if exc.errno in _NO_ROOM else ""
+    return OSError(exc.errno, f"{reason}; {kept}{fix}", os.fspath(path))
+
+
+@contextmanager
+def staged_dir(directory: str | os.PathLike[str]) -> Iterator[Path]:
+    """Write files into ``directory`` all or none: the block writes them into the folder it is
+    given (a temporary one inside ``directory``, which is created when missing); when the block
+    ends, each file is renamed onto its name in ``directory`` (a symbolic link there written
+    through, a FIFO or device refused before any is renamed), other files in ``directory`` left
+    alone.  When the block raises, the temporary folder is removed, and ``directory`` too if it
+    was created for it, so nothing in ``directory`` changes; an ``OSError`` about a file being
+    written is raised again naming the file's place in ``directory`` (:func:`write_error`).
+
+    >>> d = tempfile.mkdtemp()
+    >>> with staged_dir(f"{d}/report") as stage:
+    ...     _ = (stage / "report.md").write_text("# 영화", encoding="utf-8")
+    >>> os.listdir(f"{d}/report")
+    ['report.md']
+    """
+    final = Path(directory)
+    created = [p for p in (final, *final.parents) if not os.path.lexists(p)]
+    kept = f"nothing was written ({final} was not created)" if created else \
+        f"nothing in {final} was changed (what was written was removed)"
+    stage: Path | None = None
+    try:
+        final.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=".korean_bpe-staged-", dir=final))
+        yield stage
+        names = sorted(p.name for p in stage.iterdir())
+        targets = [resolve_output_file(final / name) for name in names]  # refuses a FIFO before any rename
+    except BaseException as exc:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        for p in created:  # the deepest first; never one that holds something else
+            try:
+                p.rmdir()
+            except OSError:
+                break
+        if isinstance(exc, OSError):
+            inside = stage is not None and exc.filename is not None and Path(exc.filename).is_relative_to(stage)
+            if stage is None or exc.filename is None or inside:  # else another file's error: the writer's own
+                where = final / Path(exc.filename).relative_to(stage) if inside else final
+                raise write_error(exc, where, kept=kept) from exc
+        raise
+    for k, (name, target) in enumerate(zip(names, targets)):
+        try:
+            if target.exists():  # a replaced file keeps its mode, as atomic_write's does
+                os.chmod(stage / name, stat.S_IMODE(target.stat().st_mode))
+            try:
+                os.replace(stage / name, target)
+            except OSError as exc:  # a link to another file system: copy there, atomically
+                if exc.errno != errno.EXDEV:
+                    raise
+                atomic_write(target, lambda tmp, src=stage / name: shutil.copyfile(src, tmp))
+        except OSError as exc:
+            done = f"{', '.join(names[:k])} replaced; " if k else ""
+            raise write_error(exc, final / name, kept=f"{done}it and the files after it are left in {stage}") from exc
+    os.rmdir(stage)
+    fsync_dir(final)
 
 
 def write_text_synced(path: Path, text: str, *, errors: str = "strict") -> None:

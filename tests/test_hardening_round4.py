@@ -4,9 +4,11 @@ helpers): one ``korean-bpe: error: ...`` line, no traceback."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -305,6 +307,24 @@ def test_a_counts_version_that_is_not_a_number_is_said_so(tmp_path: Path) -> Non
                               '"version": 1; count again with \'korean-bpe count\'')
 
 
+@pytest.mark.parametrize(("config", "says"), [
+    ({"type": "whitespaec"}, "unknown pre-tokenizer 'whitespaec'; choose one of "),
+    ({"type": "okt", "drop": ["Jsoa"]}, "drop has unknown Okt tags ['Jsoa']; choose from ['Adjective', "),
+], ids=["pre-tokenizer", "okt-tag"])
+def test_a_counts_header_naming_an_unknown_stage_names_the_file(tmp_path: Path, config: dict, says: str) -> None:
+    """An unknown pre-tokenizer or Okt tag in the header was reported, when training, without the file."""
+    path = WordCounts.from_texts(TEXTS).save(tmp_path / "counts.tsv")
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('{"type": "whitespace"}', json.dumps(config), 1), encoding="utf-8")
+    with pytest.raises(CountsFileError) as err:
+        WordCounts.load(path)
+    assert str(err.value).startswith(f'{path}, line 1: the header\'s "pre_tokenizer" cannot be rebuilt ({says}')
+    assert str(err.value).endswith("); count again with 'korean-bpe count', or correct the header")
+    line = fails("train", "--counts", str(path), "--vocab-size", "50", "-o", str(tmp_path / "m"))
+    assert line == f"korean-bpe: error: {err.value}"
+    assert not (tmp_path / "m").exists()
+
+
 def test_cache_clear_refuses_an_unknown_name(tmp_path: Path) -> None:
     env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path)}
     line = fails("cache", "clear", "otk", env=env)
@@ -352,3 +372,180 @@ def test_config_fields_that_disagree_are_refused_with_their_line(tmp_path, key) 
     data.pop(key)  # a format-1 file may lack both keys: still read
     config.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
     assert Tokenizer.load(folder).encode("영화 최고") == tok.encode("영화 최고")
+
+
+# -- smaller: a full disk names the file, says what was kept and the fix ----------------------------
+
+NO_ROOM = "No space left on device"
+
+
+@pytest.fixture
+def full_disk(monkeypatch: pytest.MonkeyPatch):
+    """``full(place, name)``: every ``Path.write_text`` under ``place`` of a file whose name holds
+    ``name`` writes half its text, then fails as a disk that fills up mid-write does (ENOSPC)."""
+
+    def full(place: Path, name: str = "") -> None:
+        real = Path.write_text
+
+        def write_text(self: Path, data: str, *args: object, **kw: object) -> int:
+            if place in self.parents and name in self.name:
+                real(self, data[: len(data) // 2], *args, **kw)
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return real(self, data, *args, **kw)
+
+        monkeypatch.setattr(Path, "write_text", write_text)
+
+    return full
+
+
+def _listing(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_count_on_a_full_disk_keeps_the_counts_and_prints_the_mv(corpus: Path, tmp_path: Path, full_disk, capsys,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    from korean_bpe import cli
+
+    out, elsewhere = tmp_path / "out", tmp_path / "tmp"
+    out.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(elsewhere))
+    full_disk(out)
+    assert cli.main(["count", str(corpus), "--no-progress", "-o", str(out / "counts.tsv")]) == 1
+    err = capsys.readouterr().err.strip()
+    kept = next(elsewhere.iterdir())
+    assert err == (f"korean-bpe: error: could not write the counts to {out / 'counts.tsv'} ({NO_ROOM}); the counts "
+                   f"were saved to {kept} instead: move them into place with mv {kept} {out / 'counts.tsv'}")
+    assert list(out.iterdir()) == []  # no half file, no temporary one
+    monkeypatch.undo()
+    assert dict(WordCounts.load(kept).items()) == dict(WordCounts.from_texts(corpus.read_text(encoding="utf-8")
+                                                                             .splitlines()).items())
+
+
+def test_count_that_cannot_keep_the_counts_anywhere_says_so(corpus: Path, tmp_path: Path, full_disk, capsys,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    from korean_bpe import cli
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    full_disk(tmp_path)  # the output's disk and the temporary directory's
+    assert cli.main(["count", str(corpus), "--no-progress", "-o", str(tmp_path / "counts.tsv")]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"korean-bpe: error: could not save the counts to {tmp_path / 'counts.tsv'}, nor beside it or in the temporary "
+        f"directory ({tmp_path}: {NO_ROOM}; {tmp_path / 'tmp'}: {NO_ROOM}); nothing was kept: free space on that "
+        "disk, or give -o a path on another one, and run again")
+    assert [p.name for p in tmp_path.iterdir()] == ["tmp"] and list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_export_hf_on_a_full_disk_names_the_file_and_leaves_the_old_one(model: Path, tmp_path: Path, full_disk,
+                                                                        capsys) -> None:
+    from korean_bpe import cli
+
+    target = tmp_path / "tokenizer.json"
+    target.write_text("{}\n", encoding="utf-8")
+    full_disk(tmp_path)
+    assert cli.main(["export-hf", "-m", str(model), "-o", str(target)]) == 1
+    assert capsys.readouterr().err.strip() == (f"korean-bpe: error: {target}: {NO_ROOM}; the file was left as it "
+                                               "was: free space on that disk, or write to another one")
+    assert _listing(tmp_path) == {"tokenizer.json": b"{}\n"}
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new-folder", "existing-folder"])
+def test_export_hf_folder_on_a_full_disk_is_all_or_nothing(model: Path, tmp_path: Path, full_disk, capsys,
+                                                           existing: bool) -> None:
+    from korean_bpe import cli
+
+    folder = tmp_path / "hf"
+    if existing:
+        folder.mkdir()
+        (folder / "README.md").write_text("# 영화\n", encoding="utf-8")
+        (folder / "tokenizer.json").write_text("{}\n", encoding="utf-8")
+    before = _listing(folder) if existing else None
+    full_disk(tmp_path, "special_tokens_map")  # tokenizer.json and tokenizer_config.json get written first
+    assert cli.main(["export-hf", "-m", str(model), "-o", f"{folder}/"]) == 1
+    kept = f"nothing in {folder} was changed (what was written was removed)" if existing else \
+        f"nothing was written ({folder} was not created)"
+    assert capsys.readouterr().err.strip() == (f"korean-bpe: error: {folder / 'special_tokens_map.json'}: {NO_ROOM}; "
+                                               f"{kept}: free space on that disk, or write to another one")
+    assert (_listing(folder) == before) if existing else not folder.exists()
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new-folder", "existing-folder"])
+def test_compare_on_a_full_disk_leaves_no_partial_report(corpus: Path, tmp_path: Path, full_disk, capsys,
+                                                          existing: bool) -> None:
+    pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib")
+    from korean_bpe import cli
+
+    out = tmp_path / "results"
+    if existing:  # an earlier report, and a file of the user's
+        out.mkdir()
+        (out / "report.md").write_text("# 지난 보고서\n", encoding="utf-8")
+        (out / "notes.txt").write_text("메모\n", encoding="utf-8")
+    before = _listing(out) if existing else None
+    full_disk(out, "report.html")  # table.csv, the plots and report.md are written first
+    assert cli.main(["compare", str(corpus), "--strategies", "whitespace/syllable", "--gold", "none",
+                     "--no-model-cache", "--no-progress", "-o", str(out)]) == 1
+    kept = f"nothing in {out} was changed (what was written was removed)" if existing else \
+        f"nothing was written ({out} was not created)"
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"korean-bpe: error: {out / 'report.html'}: {NO_ROOM}; {kept}: free space on that disk, or write to another "
+        "one")
+    assert (_listing(out) == before) if existing else not out.exists()
+
+
+#: the commands that write standard output, and what they are given
+STDOUT_COMMANDS = {
+    "encode": lambda model, corpus: ["encode", "-m", str(model), "영화 정말 재밌다"],
+    "decode": lambda model, corpus: ["decode", "-m", str(model), "1 2 3"],
+    "count": lambda model, corpus: ["count", str(corpus), "--no-progress", "-o", "-"],
+    "export-hf": lambda model, corpus: ["export-hf", "-m", str(model), "-o", "-"],
+}
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full (a device that is always full)")
+@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["PYTHONUNBUFFERED", "buffered"])
+@pytest.mark.parametrize("command", list(STDOUT_COMMANDS))
+def test_standard_output_on_a_full_disk_is_named(model: Path, corpus: Path, command: str, unbuffered: str) -> None:
+    """/dev/full answers every write with ENOSPC: the kernel's full disk, not a mock.  Buffered, a
+    short output failed only in Python's flush at exit: 'Exception ignored ...', status 120."""
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([sys.executable, "-m", "korean_bpe", *STDOUT_COMMANDS[command](model, corpus)],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]),
+                                   "PYTHONUNBUFFERED": unbuffered})
+    assert proc.returncode == 1 and proc.stderr == (
+        f"korean-bpe: error: standard output (/dev/full): {NO_ROOM}; what was written before is there, the rest "
+        "is not: free space on that disk, or write to another one\n"), proc.stderr
+
+
+#: a process whose files may not grow past 4 KiB: a write across the limit is cut short, the next
+#: fails with EFBIG (SIGXFSZ ignored), as a disk filling up mid-write cuts it short then fails
+LIMITED = """
+import resource, runpy, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+sys.argv = ["korean-bpe", *sys.argv[1:]]
+runpy.run_module("korean_bpe", run_name="__main__")
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="no file size limit signal (not POSIX)")
+@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["PYTHONUNBUFFERED", "buffered"])
+def test_a_write_cut_short_is_an_error_not_a_lost_tail(model: Path, tmp_path: Path, unbuffered: str) -> None:
+    """Under PYTHONUNBUFFERED=1 (python -u) CPython's standard output dropped the rest of a short
+    write (gh-85393): encode exited 0 with its output cut at the limit."""
+    lines = "영화 정말 재밌다\n" * 2000
+    with open(tmp_path / "ids.txt", "wb") as out:
+        proc = subprocess.run([sys.executable, "-c", LIMITED, "encode", "-m", str(model), "--ids"], input=lines,
+                              stdout=out, stderr=subprocess.PIPE, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]),
+                                   "PYTHONUNBUFFERED": unbuffered})
+    assert proc.returncode == 1 and proc.stderr == (
+        f"korean-bpe: error: standard output ({tmp_path / 'ids.txt'}): File too large; what was written before is "
+        "there, the rest is not\n"), proc.stderr
+    assert (tmp_path / "ids.txt").stat().st_size == 4096

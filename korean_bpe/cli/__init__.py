@@ -47,7 +47,7 @@ from typing import Any, NoReturn
 from .. import __version__
 from .._messages import one_line
 from . import cache, compare, encode, export, train
-from .common import CLI_OPTIONS, PROG, Parser, UserError, check_model_output, speak_cli
+from .common import CLI_OPTIONS, PROG, Parser, UserError, check_model_output, command_stdout, speak_cli
 from .compare import compare_legend
 
 __all__ = [
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     here = threading.current_thread() is threading.main_thread()  # signal handlers live in the main thread
     previous = signal.signal(signal.SIGTERM, _raise_terminated) if here else None
     try:
-        with warnings.catch_warnings():  # restores Python's way of showing them after the command
+        with warnings.catch_warnings(), command_stdout():  # restores Python's way of showing warnings after it
             if not debug:
                 warnings.showwarning = _warning_printer(args.command)
             return int(args.func(args) or 0)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import functools
+import io
 import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
@@ -299,6 +301,75 @@ def stdout_writer() -> Callable[[str], Any]:
             return out.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
     return write
+
+
+class _Stdout(io.TextIOWrapper):
+    """Standard output while a command runs (:func:`command_stdout`): a failed write or flush
+    names it, says what it holds and the fix (a UserError); a closed pipe stays BrokenPipeError."""
+
+    def write(self, s: str) -> int:
+        try:
+            return super().write(s)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _stdout_error(exc, self.fileno()) from None
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _stdout_error(exc, self.fileno()) from None
+
+
+def _stdout_error(exc: OSError, fd: int) -> UserError:
+    from .._messages import one_line
+    from ..files import write_error
+
+    try:
+        target = os.readlink(f"/proc/self/fd/{fd}")  # Linux: the file it was sent to ('pipe:[...]' for a pipe)
+    except OSError:
+        target = ""
+    name = f"standard output ({target})" if target.startswith("/") else "standard output"
+    return UserError(one_line(write_error(exc, name, kept="what was written before is there, the rest is not")))
+
+
+@contextmanager
+def command_stdout() -> Iterator[None]:
+    """Standard output for one command's run, so that no output is lost without an error:
+
+    * buffered even under ``python -u`` / ``PYTHONUNBUFFERED=1``, whose unbuffered stream drops the
+      rest of a short write (a disk that fills up mid-write: CPython gh-85393) and exits 0; lines
+      are then flushed as they end, as ``-u`` asks;
+    * a write that fails names standard output and the file it goes to (``standard output
+      (/data/ids.txt): No space left on device; ...: free space on that disk ...``);
+    * flushed when the command ends, inside it: a full disk is the command's error, not a lost tail.
+
+    Another stream than Python's own (pytest's capture, a closed descriptor) is used as it is.
+    """
+    out = sys.stdout
+    try:
+        if type(out) is not io.TextIOWrapper:
+            raise ValueError(out)
+        fd = os.dup(out.fileno())
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        yield
+        return
+    out.flush()
+    ours = _Stdout(open(fd, "wb"), encoding=out.encoding, errors=out.errors,  # noqa: SIM115 - closed below
+                   line_buffering=out.line_buffering or out.write_through)
+    sys.stdout = ours
+    try:
+        yield
+        ours.flush()
+    finally:
+        sys.stdout = out
+        try:
+            ours.close()
+        except Exception:  # noqa: BLE001 - reported by the flush above, or the command's own error
+            pass
 
 
 def stdin_lines(stream: BinaryIO | None = None) -> Iterator[str]:

@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -167,8 +168,14 @@ def cmd_count(args: argparse.Namespace) -> int:
         raise UserError(f"no words to count: the pre-tokenizer {pt!r} gave no word for any document")
     if args.output == STDOUT:
         sys.stdout.write(counts.to_text())
+        sys.stdout.flush()  # a full disk fails here, before "written to standard output" is said
     else:
-        counts.save(args.output)
+        try:
+            counts.save(args.output)
+        except (OSError, ValueError) as exc:  # the disk filled up, the place changed meanwhile: keep the counts
+            beside = _save_beside(counts.save, args.output, folder=False)
+            raise UserError(f"could not write the counts to {args.output} ({_reason(exc)}); the counts were saved "
+                            f"to {beside} instead: move them into place with mv {beside} {args.output}") from None
     info(f"counted {len(counts):,} distinct words ({counts.total:,} occurrences, {pt!r}) in "
          f"{time.perf_counter() - start:.1f} s; " + ("written to standard output" if args.output == STDOUT else
                                                        f"saved to {args.output}"))
@@ -245,10 +252,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         out = tok.save(args.output)
     except (OSError, ValueError) as exc:  # the disk filled up, the place changed meanwhile: keep the model
-        beside = _save_beside(tok, args.output)
+        beside = _save_beside(tok.save, args.output, folder=True)
         move = (f"mv {beside} {args.output}" if not os.path.lexists(args.output)
                 else f"mv {beside}/* {args.output}/ once {args.output} can be written")
-        raise UserError(f"could not save the model to {args.output} ({one_line(exc)}); the trained model was saved "
+        raise UserError(f"could not save the model to {args.output} ({_reason(exc)}); the trained model was saved "
                         f"to {beside} instead: move it into place with {move}") from None
     added = "" if args.initial is None else f" ({tok.vocab_size - kw['initial'].vocab_size} new tokens after {args.initial})"
     info(f"trained {source}: {tok.vocab_size} tokens{added}, {len(tok.model.merges)} merges "
@@ -291,25 +298,45 @@ def _check_initial(args: argparse.Namespace, initial: Any) -> None:
                             f"their meaning); leave {option} out")
 
 
-def _save_beside(tok: Any, output: str) -> Path:
-    """Save ``tok`` to a fresh directory beside ``output`` (or in the temporary directory): a trained
-    model is never lost because its place could not be written."""
+def _save_beside(save: Callable[[Path], Any], output: str, *, folder: bool) -> Path:
+    """``save`` (a model's, into a directory; word counts', to a file) run on a fresh path beside
+    ``output``, or else in the temporary directory: hours of training or counting are never lost
+    because their place could not be written.  Returns the path saved to."""
     import shutil
     import tempfile
 
-    from ..files import new_dir_mode
+    from ..files import new_dir_mode, new_file_mode
 
     real = Path(os.path.realpath(os.path.abspath(output)))
+    what = "trained model" if folder else "counts"
     errors = []
     for place in (real.parent, Path(tempfile.gettempdir())):
-        directory = None
+        path = None
         try:
-            directory = Path(tempfile.mkdtemp(prefix=f"{real.name or 'model'}.saved-", dir=place))
-            os.chmod(directory, new_dir_mode())
-            tok.save(directory)
-            return directory
+            if folder:
+                path = Path(tempfile.mkdtemp(prefix=f"{real.name or 'model'}.saved-", dir=place))
+                os.chmod(path, new_dir_mode())
+            else:
+                fd, name = tempfile.mkstemp(prefix=f"{real.name}.saved-", dir=place)
+                os.close(fd)
+                path = Path(name)
+                os.chmod(path, new_file_mode())
+            save(path)
+            return path
         except (OSError, ValueError) as exc:
-            errors.append(one_line(exc))
-            if directory is not None:
-                shutil.rmtree(directory, ignore_errors=True)
-    raise UserError(f"could not save the trained model anywhere ({'; '.join(errors)})")
+            errors.append(f"{place}: {_reason(exc)}")
+            if path is not None:
+                if folder:
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+    raise UserError(f"could not save the {what} to {output}, nor beside it or in the temporary directory "
+                    f"({'; '.join(errors)}); nothing was kept: free space on that disk, or give -o a path on "
+                    "another one, and run again")
+
+
+def _reason(exc: BaseException) -> str:
+    """Why a save failed, in a few words: ``No space left on device`` (the path is named around it)."""
+    if isinstance(exc, OSError) and exc.errno:
+        return os.strerror(exc.errno)
+    return one_line(exc)

@@ -21,8 +21,10 @@ A lone surrogate (U+D800..U+DFFF, which UTF-8 cannot hold) in a sentence, a toke
 shown as ``\\ud800`` in ``report.md`` and ``report.html``; ``table.csv`` is data, so a frame
 holding one is refused (ValueError naming the cell) before any file is written.
 
-Each file is written to a temporary name and renamed (:func:`korean_bpe.files.atomic_write_text`:
-flushed to disk, the umask's permissions), so a failure leaves no half-written report.
+The files are written into a temporary folder inside the directory and renamed into place once all
+are written (:func:`korean_bpe.files.staged_dir`: flushed to disk, the umask's permissions), so a
+failure (a full disk) leaves no half-written report: the directory's files stay as they were, and the
+error names the file it was writing.
 :func:`check_output_dir` refuses a bad directory before any work starts (the CLI calls it first).
 
 The Markdown tables are written here (a dozen lines) rather than with ``DataFrame.to_markdown``, which
@@ -329,7 +331,7 @@ def write_report(
     """
     import pandas as pd
 
-    from ..files import atomic_write_text
+    from ..files import atomic_write_text, staged_dir
 
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be the pandas DataFrame of korean_bpe.compare.compare, got {type(df).__name__}")
@@ -339,23 +341,15 @@ def write_report(
         raise ValueError("examples were given without sentences: pass sentences=[...] (the texts they cut)")
     _check_no_surrogate(df)
     out = check_output_dir(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written: dict[str, Path] = {}
-
-    atomic_write_text(out / "table.csv", df.to_csv(index=False))
-    written["table.csv"] = out / "table.csv"
-    pngs, skipped = _draw_plots(df, out, sentences=sentences, examples=examples, token_lengths=token_lengths)
-    for name in pngs:
-        written[name] = out / name
-
-    context = _context(df, corpus=corpus, title=title, command=command, notes=notes, config=config or {},
-                       versions=versions, verdicts=verdicts, pngs=pngs, skipped=skipped, sentences=sentences,
-                       examples=examples, choices=choices, summary=summary)
-    atomic_write_text(out / "report.md", _render_markdown(context), errors="backslashreplace")
-    written["report.md"] = out / "report.md"
-    atomic_write_text(out / "report.html", _render_html(context, out), errors="backslashreplace")
-    written["report.html"] = out / "report.html"
-    return written
+    with staged_dir(out) as stage:  # all the files or none: a full disk leaves no half report
+        atomic_write_text(stage / "table.csv", df.to_csv(index=False))
+        pngs, skipped = _draw_plots(df, stage, sentences=sentences, examples=examples, token_lengths=token_lengths)
+        context = _context(df, corpus=corpus, title=title, command=command, notes=notes, config=config or {},
+                           versions=versions, verdicts=verdicts, pngs=pngs, skipped=skipped, sentences=sentences,
+                           examples=examples, choices=choices, summary=summary)
+        atomic_write_text(stage / "report.md", _render_markdown(context), errors="backslashreplace")
+        atomic_write_text(stage / "report.html", _render_html(context, stage), errors="backslashreplace")
+    return {name: out / name for name in ("table.csv", *pngs, "report.md", "report.html")}
 
 
 @dataclass(frozen=True)

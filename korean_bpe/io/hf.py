@@ -408,9 +408,10 @@ def is_folder(path: str | os.PathLike[str]) -> bool:
 def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout: float | None = None,
                   compose_jamo: bool = True, pretokenized: bool = False) -> Path:
     """Write a complete Hugging Face tokenizer folder: ``tokenizer.json``, ``tokenizer_config.json``
-    (:func:`tokenizer_config`) and ``special_tokens_map.json``, each atomically (the folder is
-    created when missing).  ``AutoTokenizer.from_pretrained(directory)`` and HF's clients in other
-    languages load it with our ids and decode it exactly.  Returns the folder.
+    (:func:`tokenizer_config`) and ``special_tokens_map.json``, all or none (the folder is created
+    when missing; a full disk changes nothing in it: :func:`korean_bpe.files.staged_dir`).
+    ``AutoTokenizer.from_pretrained(directory)`` and HF's clients in other languages load it with
+    our ids and decode it exactly.  Returns the folder.
 
     >>> import tempfile, korean_bpe
     >>> tok = korean_bpe.Tokenizer.train(["아이언맨 또 보고 싶다", "또 보고 싶다"] * 3, vocab_size=40)
@@ -418,7 +419,7 @@ def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout:
     ...     sorted(p.name for p in export_folder(tok, d).iterdir())
     ['special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json']
     """
-    from ..files import atomic_write_text
+    from ..files import atomic_write_text, staged_dir
 
     folder = Path(directory)
     if holds_model(folder):  # its tokenizer_config.json is our model's own
@@ -427,11 +428,11 @@ def export_folder(tokenizer: Any, directory: str | os.PathLike[str], *, dropout:
                          f"the single file {folder / TOKENIZER_FILE} (a path without the trailing '/')")
     _refuse_wrapper(f"{folder}/")
     text = render_tokenizer_json(tokenizer, dropout=dropout, compose_jamo=compose_jamo, pretokenized=pretokenized)
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(folder / TOKENIZER_FILE, text)
-    for name, content in ((TOKENIZER_CONFIG_FILE, tokenizer_config(tokenizer)),
-                          (SPECIAL_TOKENS_MAP_FILE, special_tokens_map(tokenizer))):
-        atomic_write_text(folder / name, json.dumps(content, ensure_ascii=False, indent=2) + "\n")
+    with staged_dir(folder) as stage:  # the three files or none: a full disk leaves no half folder
+        atomic_write_text(stage / TOKENIZER_FILE, text)
+        for name, content in ((TOKENIZER_CONFIG_FILE, tokenizer_config(tokenizer)),
+                              (SPECIAL_TOKENS_MAP_FILE, special_tokens_map(tokenizer))):
+            atomic_write_text(stage / name, json.dumps(content, ensure_ascii=False, indent=2) + "\n")
     return folder
 
 
