@@ -55,6 +55,8 @@ def test_the_summary_reaches_the_reports(two_task_run, tmp_path) -> None:
     md = written["report.md"].read_text(encoding="utf-8")
     html = written["report.html"].read_text(encoding="utf-8")
     assert "across tasks at 80 tokens" in md and "across tasks at 80 tokens" in html and "Kendall" in html
+    assert "not a column of korean_bpe.compare.compare" not in md  # the tasks' columns are defined too
+    assert "- `long_doc_rate`: share of held-out documents of more than 20 tokens" in md
 
 
 def test_one_task_gives_no_summary() -> None:

@@ -237,6 +237,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if constitution and args.strategies is None:
         strategies = [s for s in strategies if s not in COMPARE_SLOW_PEERS]
     fit_sizes = args.vocab_sizes is None and not (demo or constitution)  # to the corpus, once it is read
+    fitted = ""
     if args.vocab_sizes is None:
         args.vocab_sizes = list(DEMO_VOCAB_SIZES if demo else COMPARE_VOCAB_SIZES_EMBEDDED if constitution
                                 else COMPARE_VOCAB_SIZES)
@@ -260,10 +261,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     held_out = split.test
     if fit_sizes:
         sizes, reached = fit_vocab_sizes(split.train, args.vocab_sizes, min_frequency=config.min_frequency)
-        if sizes != args.vocab_sizes:
-            info(f"note: vocabulary sizes fitted to the corpus: whitespace BPE runs out of merges at {reached:,} tokens "
-                 f"here, so the comparison runs at {', '.join(f'{n:,}' for n in sizes)} instead of "
-                 f"{', '.join(f'{n:,}' for n in args.vocab_sizes)} (--vocab-sizes chooses)")
+        if sizes != args.vocab_sizes:  # said with the run's notes (and in the report)
+            fitted = (f"vocabulary sizes fitted to the corpus: whitespace BPE runs out of merges at {reached:,} tokens "
+                      f"here, so the comparison runs at {', '.join(f'{n:,}' for n in sizes)} instead of "
+                      f"{', '.join(f'{n:,}' for n in args.vocab_sizes)} (--vocab-sizes chooses)")
             args.vocab_sizes = sizes
             config = config.replace(vocab_sizes=sizes)
     sentences = pick_sentences(held_out)
@@ -271,6 +272,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     result = compare(texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels,
                      config=config.replace(pieces_texts=sentences + held_out[:1000]))
     seconds = time.perf_counter() - start
+    if fitted:
+        result.notes.insert(0, fitted)
     df = result.table
     shown = sys.stderr if args.csv == STDOUT else sys.stdout  # --csv -: standard output holds the CSV alone
     if df.empty:

@@ -257,10 +257,15 @@ def by_name(name: str) -> Column:
     return _BY_NAME[name]
 
 
-def definitions() -> dict[str, str]:
-    """Column name -> its definition, in table order, the unit said for rates and seconds."""
+def definitions(extra: Sequence[Column] = ()) -> dict[str, str]:
+    """Column name -> its definition, in table order, the unit said for rates and seconds; with the
+    tasks' columns ``extra`` and their statistics columns after the table's.
+
+    >>> definitions([Column("token_count", "int64", "held-out tokens of the row")])["token_count"]
+    'held-out tokens of the row'
+    """
     out = {}
-    for c in ALL:
+    for c in ALL + tuple(extra) + _statistics_columns(tuple(extra)):
         unit = " (a fraction in table.csv, a percentage in the reports)" if c.unit == "%" else \
             " (seconds)" if c.unit == "s" and "seconds" not in c.definition else ""
         better = f"; {c.direction} is better" if c.direction else ""

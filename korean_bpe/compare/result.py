@@ -152,6 +152,8 @@ class Comparison:
     #: per vocabulary size with two tasks or more: the rows x tasks ranks, mean ranks and Kendall's W
     #: (:func:`korean_bpe.compare.summary.summarize`)
     summary: list[TaskSummary] = field(default_factory=list)
+    #: the definitions of the columns the run's tasks added (:func:`korean_bpe.compare.columns.definitions`)
+    task_definitions: dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.table)
@@ -186,7 +188,8 @@ class Comparison:
                             examples=self.examples(sentences) if sentences else None,
                             token_lengths=self.token_lengths(length_texts) if length_texts else None,
                             command=command, notes=self.notes, config=self.config, versions=self.versions,
-                            verdicts=self.verdicts, choices=self.choices, summary=self.summary, **options)
+                            verdicts=self.verdicts, choices=self.choices, summary=self.summary,
+                            definitions=self.task_definitions, **options)
 
     @property
     def alpha(self) -> float:

@@ -71,7 +71,7 @@ from typing import Any
 from ..pre_tokenizers.base import LINE_BREAKS
 from . import metrics
 from .assemble import build_frame, reduce_rows
-from .columns import COLUMNS, DTYPES
+from .columns import COLUMNS, DTYPES, definitions
 from .config import CompareConfig
 from .downstream import Downstream
 from .execute import GC_THRESHOLDS, GroupResult, rare_collections, run_groups
@@ -161,7 +161,7 @@ class Split:
 def fit_vocab_sizes(texts: Sequence[str], sizes: Sequence[int], *, min_frequency: int = 2) -> tuple[list[int], int]:
     """The ``sizes`` this corpus supports, and the size whitespace syllable BPE reaches on it (trained
     once, at the largest size, with ``min_frequency``: where its merges run out); when none is
-    supported, that size rounded down (to a thousand above 1,000, else to a hundred).  The default
+    supported, that size rounded down (to a thousand above 1,000, a hundred above 100, else to ten).  The default
     sizes of ``korean-bpe compare`` go through it, so that a small corpus does not give rows labelled
     16,000 that are 4,500-token models.
 
@@ -179,8 +179,8 @@ def fit_vocab_sizes(texts: Sequence[str], sizes: Sequence[int], *, min_frequency
     kept = [n for n in sizes if n <= reached]
     if kept:
         return kept, reached
-    step = 1000 if reached >= 1000 else 100
-    return [max(step, reached // step * step)], reached
+    step = 1000 if reached >= 1000 else 100 if reached >= 100 else 10
+    return [reached // step * step or reached], reached
 
 
 def held_out_split(texts: Sequence[str], *, eval_texts: Sequence[str] | None = None,
@@ -262,6 +262,9 @@ def _result(config: CompareConfig, statistics: Statistics, split: Split, tasks: 
     result.verdicts = verdicts(rows, tasks, alpha=statistics.alpha)
     result.choices = choose(result.verdicts, result.table)
     result.summary = summarize(rows, tasks, confidence=statistics.confidence)
+    extra = [c for task in tasks for c in task.columns]
+    table = definitions()
+    result.task_definitions = {k: v for k, v in definitions(extra).items() if k not in table}
     result.notes = notes
     from .report import package_versions
 
