@@ -134,7 +134,10 @@ def add_parsers(sub: Any) -> None:
                    help="with --downstream: where the downstream models train: auto (a GPU when torch sees one, the "
                         "default), cpu or cuda")
     p.add_argument("--task", action="append", default=None, metavar="NAME[=PATH]", dest="tasks",
-                   help="run a task of its own data on every row, with the same tokenizers (repeatable): hate "
+                   help="run a task of its own data on every row, with the same tokenizers (repeatable): nsmc "
+                        "(NSMC movie reviews: PATH the directory of ratings_train.txt and ratings_test.txt, or "
+                        "train.tsv and test.tsv; nsmc_accuracy, nsmc_macro_f1 on 10,000 test reviews; needs "
+                        "PyTorch), hate "
                         "(the Korean hate-speech comments: PATH their directory of train.tsv and dev.tsv; "
                         "hate_macro_f1, hate_accuracy; needs PyTorch), ner (KLUE-NER: PATH its file or directory; "
                         "ner_boundary_crossing, ner_ceiling_f1), noise (token stability of the held-out documents "
@@ -142,7 +145,8 @@ def add_parsers(sub: Any) -> None:
                         "set a perturbation), lm (a small GRU language model trained on each row's tokens: "
                         "lm_bits_per_byte of the held-out documents, or of PATH, a text file of one document a line; "
                         "needs PyTorch), or any registered task; without PATH a task finds its data itself "
-                        "($KOREAN_BPE_HATE_SPEECH_DIR, $KOREAN_BPE_KLUE_NER_DIR, ../shared/corpora)")
+                        "($KOREAN_BPE_NSMC_DIR, $KOREAN_BPE_HATE_SPEECH_DIR, $KOREAN_BPE_KLUE_NER_DIR, "
+                        "../shared/corpora)")
     p.add_argument("--csv", default=None, metavar="PATH",
                    help="also write the table to PATH; '-' for standard output (the printed table then goes to "
                         "standard error)")

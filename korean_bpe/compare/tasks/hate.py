@@ -39,32 +39,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..columns import Column, by_name
-from ..downstream import Downstream, require_torch, resolved_device
-from ..rows import Measured, RowInput
-from .base import BaseTask, register_task
-from .downstream import classify
+from ..downstream import Downstream
+from .base import register_task
+from .classification import ClassificationTask, LabelledTexts, task_column
 
-__all__ = ["HateTask", "HATE_DOWNSTREAM", "Comments", "read_comments", "hate_speech_dir", "HATE_SPEECH_FILES", "TEXT_COLUMN"]
+__all__ = ["HateTask", "HATE_DOWNSTREAM", "Comments", "read_comments", "hate_speech_dir", "HATE_SPEECH_FILES",
+           "TEXT_COLUMN"]
 
 #: split -> its file in the data's directory
 HATE_SPEECH_FILES = {"train": "train.tsv", "dev": "dev.tsv"}
 #: the column of the comments
 TEXT_COLUMN = "comments"
 
-
-@dataclass(frozen=True)
-class Comments:
-    """The comments of one file of the hate-speech data and their labels (the strings of the label
-    column)."""
-
-    texts: list[str]
-    labels: list[str]
-    path: Path
+#: the comments of one file of the hate-speech data and their labels (the strings of the label column)
+Comments = LabelledTexts
 
 
 def hate_speech_dir() -> Path | None:
@@ -76,13 +67,6 @@ def hate_speech_dir() -> Path | None:
                              files=tuple(HATE_SPEECH_FILES.values()))
 
 
-def _column(downstream: str, header: str, definition: str) -> Column:
-    """The downstream stage's column ``downstream`` (its unit, direction, format, interval) as the hate
-    task's."""
-    return replace(by_name(downstream), name="hate_" + downstream.removeprefix("downstream_"), header=header,
-                   definition=definition)
-
-
 #: the classifier's settings when none are given: the downstream defaults with batches of 32.  The
 #: defaults' batches of 256 make 93 optimizer steps of the 7,896 comments, too few to learn the three
 #: classes (macro-F1 17%: one class everywhere); batches of 32 (741 steps) give 60% (whitespace BPE
@@ -91,108 +75,57 @@ HATE_DOWNSTREAM = Downstream(batch_size=32)
 
 
 @register_task("hate")
-class HateTask(BaseTask):
+class HateTask(ClassificationTask):
     """``hate_macro_f1`` and ``hate_accuracy`` of each row (see the module); ``path``: the directory
     holding ``train.tsv`` and ``dev.tsv`` (None: :func:`hate_speech_dir`); ``label``: the label
     column; ``downstream``: the classifier's settings (a
     :class:`~korean_bpe.compare.downstream.Downstream`, or a dict of the fields that differ from
     :data:`HATE_DOWNSTREAM`; None: :data:`HATE_DOWNSTREAM`).
     The files are read when the task is made: a missing file or column fails before any training.
-    Needs PyTorch (``pip install "korean_bpe[downstream]"``)."""
+    Needs PyTorch (``pip install "korean_bpe[downstream]"``).  A
+    :class:`~korean_bpe.compare.tasks.classification.ClassificationTask`."""
 
     name = "hate"
-    labels = "unused"  # the task brings its own labels
     metrics = ("hate_macro_f1", "hate_accuracy")
     verdict = (("hate speech", "hate_macro_f1"),)  # macro-F1 leads: the classes are unbalanced
     columns = (
-        _column("downstream_macro_f1", "hateF1%", "macro-averaged F1 over the classes (none / offensive / hate by "
-                "default) of the downstream classifier trained on the row's tokens of the Korean hate-speech "
-                "training comments, on the 471 dev comments, the mean of its seeds' (task hate; two-stage bootstrap "
-                "of the comments and the seeds)"),
-        _column("downstream_accuracy", "hate%", "share of (seed, dev comment) pairs that classifier labels right "
-                "(task hate)"),
-        _column("downstream_seed_sd", "", "standard deviation of the per-seed dev accuracies of the hate task's "
-                "classifier"),
-        _column("downstream_s", "", "CPU seconds of the hate task on the row: encoding the comments, training the "
-                "seeds' models, predicting the dev comments"),
+        task_column("hate", "downstream_macro_f1", "hateF1%", "macro-averaged F1 over the classes (none / offensive / "
+                    "hate by default) of the downstream classifier trained on the row's tokens of the Korean "
+                    "hate-speech training comments, on the 471 dev comments, the mean of its seeds' (task hate; "
+                    "two-stage bootstrap of the comments and the seeds)"),
+        task_column("hate", "downstream_accuracy", "hate%", "share of (seed, dev comment) pairs that classifier labels "
+                    "right (task hate)"),
+        task_column("hate", "downstream_seed_sd", "", "standard deviation of the per-seed dev accuracies of the hate "
+                    "task's classifier"),
+        task_column("hate", "downstream_s", "", "CPU seconds of the hate task on the row: encoding the comments, "
+                    "training the seeds' models, predicting the dev comments"),
     )
+    files = HATE_SPEECH_FILES
+    label_column = "hate"
+    unit = "comment"
+    data = "the Korean hate-speech data"
+    source = " from github.com/kocohub/korean-hate-speech, labeled/"
+    env = "KOREAN_BPE_HATE_SPEECH_DIR"
+    default_downstream = HATE_DOWNSTREAM
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, label: str = "hate",
                  downstream: Downstream | Mapping[str, Any] | None = None) -> None:
-        settings = replace(HATE_DOWNSTREAM, **downstream) if isinstance(downstream, Mapping) else \
-            HATE_DOWNSTREAM if downstream is None else downstream
-        if not isinstance(settings, Downstream):
-            raise TypeError(f"HateTask(downstream=...) must be a korean_bpe.compare.Downstream, a dict of its fields "
-                            f"or None, got {downstream!r}")
-        require_torch()  # the install hint now, not after the rows are trained
-        directory = _directory(path)
-        self.path, self.label, self.settings = directory, label, settings
-        self.train = read_comments(directory / HATE_SPEECH_FILES["train"], label=label)
-        self.dev = read_comments(directory / HATE_SPEECH_FILES["dev"], label=label)
-        self.classes = sorted(set(self.train.labels))
-        if len(self.classes) < 2:
-            raise ValueError(f"{self.train.path}: every training comment has the label {self.classes[0]!r} in column "
-                             f"{label!r}: a classifier needs two classes or more; choose another label column")
+        super().__init__(path, label=label, downstream=downstream)
 
-    def measure(self, row: RowInput) -> Measured:
-        import random
-        import time
+    @property
+    def dev(self) -> Comments:
+        """The dev comments, the scored split."""
+        return self.scored
 
-        cpu = time.process_time()
-        train_texts, train_labels = self.train.texts, self.train.labels
-        limit = self.settings.train_docs
-        if limit is not None and limit < len(train_texts):  # a seeded sample, the same for every row
-            keep = sorted(random.Random(row.seed).sample(range(len(train_texts)), limit))
-            train_texts, train_labels = [train_texts[i] for i in keep], [train_labels[i] for i in keep]
-        codes = {c: k for k, c in enumerate(self.classes)}
-        unseen = sorted(set(self.dev.labels) - set(codes))
-        codes |= {c: len(self.classes) + k for k, c in enumerate(unseen)}
-        encode = row.segmenter.encode_batch
-        columns, evidence = classify(row, encode(train_texts), [codes[c] for c in train_labels],
-                                     encode(self.dev.texts), [codes[c] for c in self.dev.labels],
-                                     settings=self.settings, desc=self.name)
-        columns = _renamed(columns)
-        columns["hate_s"] = time.process_time() - cpu
-        notes = (f"hate: the dev labels {', '.join(unseen)} never occur in training: those comments count as wrong "
-                 "in hate_accuracy and their classes are left out of hate_macro_f1",) if unseen else ()
-        return Measured(columns, evidence=evidence, notes=notes)
+    @classmethod
+    def find_directory(cls) -> Path | None:
+        return hate_speech_dir()
 
-    def replicates(self, evidence: Any, *, point: Mapping[str, Any], resamples: int, seed: int) -> dict[str, Any]:
-        from .. import stats
-
-        if evidence["truth"].size < stats.MIN_DOCUMENTS:
-            return {}
-        return _renamed(stats.seed_document_replicates(evidence, resamples=resamples, seed=seed))
-
-    def to_config(self) -> dict[str, Any]:
-        return {"path": str(self.path), "label": self.label, "classes": self.classes,
-                "train_comments": len(self.train.texts), "dev_comments": len(self.dev.texts),
-                "downstream": {**self.settings.to_config(), "device_used": resolved_device(self.settings)}}
+    def read(self, path: Path, *, label: str) -> Comments:
+        return read_comments(path, label=label)
 
     def __repr__(self) -> str:
         return f"HateTask({str(self.path)!r}, label={self.label!r}, downstream={self.settings!r})"
-
-
-def _directory(path: str | os.PathLike[str] | None) -> Path:
-    """The data's directory: ``path``, else :func:`hate_speech_dir`; ValueError with the fix."""
-    from ...corpus import CorpusError
-
-    if path is None:
-        found = hate_speech_dir()
-        if found is None:
-            raise CorpusError("the Korean hate-speech data was not found: give its directory (holding train.tsv and "
-                              "dev.tsv from github.com/kocohub/korean-hate-speech, labeled/), or set "
-                              "KOREAN_BPE_HATE_SPEECH_DIR to it")
-        return found
-    directory = Path(path).expanduser()
-    if directory.is_file():
-        raise CorpusError(f"{directory} is a file: give the directory holding train.tsv and dev.tsv")
-    return directory
-
-
-def _renamed(values: dict[str, Any]) -> dict[str, Any]:
-    """The downstream stage's names as the hate task's: ``downstream_accuracy`` -> ``hate_accuracy``."""
-    return {"hate_" + k.removeprefix("downstream_"): v for k, v in values.items()}
 
 
 def read_comments(path: str | os.PathLike[str], *, label: str = "hate") -> Comments:
