@@ -552,7 +552,7 @@ def test_interrupted_save_names_the_backup(model: Path, tmp_path: Path, monkeypa
      "vocab_size"),
     (["train", "--pre-tokenizer", "kiwi", "--lossless", "--marker", "space"],
      "--marker space cannot be used with the pre-tokenizer", "marker="),
-    (["compare", "constitution", "--vocab-sizes", "3", "--strategies", "whitespace/syllable", "--gold", "none"],
+    (["compare", "--vocab-sizes", "3", "--strategies", "whitespace/syllable", "--gold", "none"],
      "--vocab-sizes 3 is smaller than the 1 special tokens + 7 alphabet symbols (8); use --vocab-sizes 8 or more\n",
      "limit_alphabet"),
 ])

@@ -203,3 +203,14 @@ def test_default_sizes_are_fitted_to_a_small_corpus(tmp_path: Path) -> None:
                      r"tokens here, so the comparison runs at 1,000 instead of 4,000, 8,000, 16,000", proc.stderr)
     df = pd.read_csv(tmp_path / "r" / "table.csv")
     assert df["vocab_size"].tolist() == [1000, 1000] and (df["actual_vocab_size"] == 1000).all()
+
+
+def test_the_nsmc_task_reads_the_shipped_sample_by_name(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from korean_bpe.compare.tasks import get_task
+
+    task = get_task({"type": "nsmc", "path": "nsmc-sample", "test_docs": 500})
+    assert (len(task.train.texts), len(task.test.texts)) == (8000, 2000) and task.path.name == "nsmc_sample"
+    from korean_bpe.cli import main
+
+    assert main(["compare", "--task", "nsmc=nsmc-smaple", "-o", str(tmp_path / "r")]) == 1  # a typo: not found

@@ -136,8 +136,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--task", action="append", default=None, metavar="NAME[=PATH]", dest="tasks",
                    help="run a task of its own data on every row, with the same tokenizers (repeatable): nsmc "
                         "(NSMC movie reviews: PATH the directory of ratings_train.txt and ratings_test.txt, or "
-                        "train.tsv and test.tsv; nsmc_accuracy, nsmc_macro_f1 on 10,000 test reviews; needs "
-                        "PyTorch), hate "
+                        "train.tsv and test.tsv, or nsmc-sample, the shipped sample; nsmc_accuracy, nsmc_macro_f1 "
+                        "on 10,000 test reviews; needs PyTorch), hate "
                         "(the Korean hate-speech comments: PATH their directory of train.tsv and dev.tsv; "
                         "hate_macro_f1, hate_accuracy; needs PyTorch), ner (KLUE-NER: PATH its file or directory; "
                         "ner_boundary_crossing, ner_ceiling_f1), noise (token stability of the held-out documents "
@@ -300,8 +300,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         evidence = result.choices[0].evidence.metric if result.choices and result.choices[0].evidence else None
         compact, headers = format_compact(df, alpha=alpha, order_by=evidence)
-        print(compact, file=shown)
-        printed = compact
+        blocks = [compact, *_task_blocks(df, tasks, statistics)]  # what --task asked for is shown either way
+        printed = "\n\n".join(blocks)
+        print(printed, file=shown)
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
           f"held-out documents (seed {args.seed}), {seconds:.0f} s.", file=shown)
     print(compare_legend(alpha, downstream="down% [interval]" in printed) if args.full else
@@ -330,7 +331,7 @@ def _print_full(df: Any, result: Any, downstream: Any, tasks: list[Any], statist
                 shown: Any) -> str:
     """``--full``: the table of every column the terminal holds, its intervals, the downstream block and
     each task's block, as printed; returns the text printed."""
-    from ..compare.table import format_downstream, format_intervals, format_table, format_task
+    from ..compare.table import format_downstream, format_intervals, format_table
 
     blocks = [format_table(df, alpha=statistics.alpha)]
     resamples = result.config["resamples"]
@@ -343,13 +344,22 @@ def _print_full(df: Any, result: Any, downstream: Any, tasks: list[Any], statist
         head = textwrap.fill(f"downstream: {downstream.describe()}, on {result.config['downstream']['device_used']}; "
                              "intervals over the held-out documents and the seeds:", 100)
         blocks.append(f"{head}\n{format_downstream(df, alpha=statistics.alpha)}")
+    blocks += _task_blocks(df, tasks, statistics)
+    text = "\n\n".join(blocks)
+    print(text, file=shown)
+    return text
+
+
+def _task_blocks(df: Any, tasks: list[Any], statistics: Any) -> list[str]:
+    """Each ``--task``'s columns with their intervals (:func:`korean_bpe.compare.table.format_task`)."""
+    from ..compare.table import format_task
+
+    blocks = []
     for task in tasks:
         shown_task = format_task(df, task.columns, alpha=statistics.alpha)
         if shown_task:
             blocks.append(f"task {task.name} ({statistics.confidence:.0%} intervals):\n{shown_task}")
-    text = "\n\n".join(blocks)
-    print(text, file=shown)
-    return text
+    return blocks
 
 
 def _compact_legend(headers: list[str], printed: str, alpha: float) -> str:
@@ -431,6 +441,10 @@ _DOWNSTREAM_OPTIONS = {"seeds": "downstream_seeds", "train_docs": "downstream_do
 _BUILT_IN_TASKS = {"heldout": "always runs", "probe": "runs with labels", "downstream": "use --downstream"}
 
 
+#: task -> the names its PATH may give instead of a path (data shipped with korean_bpe)
+_TASK_DATA_NAMES = {"nsmc": ("nsmc-sample",)}
+
+
 def _compare_tasks(specs: list[str] | None) -> list[Any]:
     """The tasks of ``--task NAME[=PATH]``, each made (its data read) before the corpus is: an
     unknown name, a missing PATH or a task that cannot be made is a UserError naming the flag."""
@@ -445,7 +459,7 @@ def _compare_tasks(specs: list[str] | None) -> list[Any]:
         if name not in TASKS:
             raise UserError(f"argument --task: unknown task {name!r}; choose one of "
                             f"{', '.join(n for n in TASKS.names() if n not in _BUILT_IN_TASKS)}")
-        if "=" in spec and not (path and Path(path).expanduser().exists()):
+        if "=" in spec and not (path and (Path(path).expanduser().exists() or path in _TASK_DATA_NAMES.get(name, ()))):
             raise UserError(f"argument --task {spec}: {path or 'the path'} not found; give NAME=PATH with the "
                             "task's data, or NAME alone")
         try:
