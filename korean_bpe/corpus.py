@@ -9,7 +9,10 @@
 * a path to a tab-separated file with a header line (NSMC's ``id  document  label``, or
   ``reviews.tsv``'s ``id  movie_id  rating  document``): the ``column`` of every row, read with
   pandas in chunks so memory stays bounded;
-* ``"-"``: standard input, either of the two formats.
+* ``"-"``: standard input, either of the two formats;
+* the name of a corpus shipped with korean_bpe (:data:`EMBEDDED_CORPORA`), when no file of that name
+  exists: ``"constitution"`` (the konlpy text above), ``"nsmc-sample"`` and ``"nsmc-sample-test"``
+  (8,000 and 2,000 Naver movie reviews with their labels, CC0: ``korean-bpe compare``'s default).
 
 >>> docs = list(iter_texts(limit=2))
 >>> docs[0]
@@ -49,11 +52,19 @@ from typing import BinaryIO, NamedTuple, TypeVar
 
 __all__ = [
     "CorpusError", "iter_texts", "iter_labelled", "default_corpus_paths", "nsmc_dir", "nsmc_path", "NSMC_FILES",
-    "NsmcSplit", "load_nsmc", "shared_corpus_dir",
+    "NsmcSplit", "load_nsmc", "shared_corpus_dir", "EMBEDDED_CORPORA", "embedded_path",
 ]
 
 #: NSMC split -> file name in :func:`nsmc_dir`
 NSMC_FILES: dict[str, str] = {"train": "ratings_train.txt", "test": "ratings_test.txt", "all": "reviews.tsv"}
+
+#: the corpora shipped with korean_bpe, by the name a ``source`` may give instead of a path
+EMBEDDED_CORPORA: dict[str, str] = {
+    "nsmc-sample": "8,000 Naver movie reviews with their labels (a seeded sample of NSMC's training split, CC0)",
+    "nsmc-sample-test": "2,000 Naver movie reviews with their labels (a seeded sample of NSMC's test split, CC0)",
+    "constitution": "the Korean Constitution and the bills shipped in the konlpy wheel (no labels)",
+}
+_SAMPLE_FILES = {"nsmc-sample": "train.tsv", "nsmc-sample-test": "test.tsv"}
 
 #: the UTF-8 byte-order mark, skipped at the start of a file
 BOM = b"\xef\xbb\xbf"
@@ -84,6 +95,28 @@ def default_corpus_paths() -> list[Path]:
     if missing or len(paths) < 2:
         raise CorpusError(f"the konlpy corpus files are missing ({', '.join(missing) or base / 'kobill'}): reinstall konlpy")
     return paths
+
+
+def embedded_path(name: str) -> Path:
+    """The file of the shipped NSMC sample ``name`` (``"nsmc-sample"`` or ``"nsmc-sample-test"``).
+
+    >>> embedded_path("nsmc-sample").name, embedded_path("nsmc-sample-test").parent.name
+    ('train.tsv', 'nsmc_sample')
+    """
+    if name not in _SAMPLE_FILES:
+        raise ValueError(f"{name!r} is not a shipped sample: use one of {', '.join(map(repr, _SAMPLE_FILES))}")
+    path = Path(__file__).resolve().parent / "data" / "nsmc_sample" / _SAMPLE_FILES[name]
+    if not path.is_file():
+        raise CorpusError(f"the shipped movie-review sample is missing ({path}): reinstall korean_bpe")
+    return path
+
+
+def _embedded(source: str | os.PathLike[str] | None) -> str | os.PathLike[str] | None:
+    """``source``, or what an embedded corpus's name stands for (None: the konlpy corpus) when no
+    file of that name exists."""
+    if isinstance(source, str) and source in EMBEDDED_CORPORA and not os.path.exists(source):
+        return None if source == "constitution" else embedded_path(source)
+    return source
 
 
 def nsmc_dir() -> Path | None:
@@ -171,6 +204,7 @@ def iter_texts(
         raise ValueError(f"limit must be a positive int or None, got {limit!r}")
     if not isinstance(column, str) or not column:
         raise ValueError(f"column must be a non-empty column name such as 'document', got {column!r}")
+    source = _embedded(source)
     if source is None:
         paths = default_corpus_paths()
         return _limited(_nonempty(_chain_files(paths), "the default konlpy corpus"), limit)
@@ -180,7 +214,8 @@ def iter_texts(
         raise TypeError(f"source must be a path, '-' or None, got {type(source).__name__}")
     path = Path(source)
     if not path.exists():
-        raise CorpusError(f"corpus file not found: {path}")
+        raise CorpusError(f"corpus file not found: {path} (the corpora shipped with korean_bpe go by name: "
+                          f"{', '.join(EMBEDDED_CORPORA)})")
     if path.is_dir():
         raise CorpusError(f"{path} is a directory: give a text file (one document a line) or a .tsv file")
     return _limited(_nonempty(_read_file(path, column), str(path)), limit)
@@ -198,6 +233,7 @@ def iter_labelled(
     ('대한민국헌법', None)
     """
     docs = iter_texts(source, limit=limit, column=column)  # checks the arguments and the path now
+    source = _embedded(source)
     if source is None or (isinstance(source, str) and source == "-"):
         return ((d, None) for d in docs)
     path = Path(source)

@@ -201,7 +201,7 @@ def test_cache_list_and_clear(corpus: Path, tmp_path: Path) -> None:
 def test_cache_list_and_clear_show_compares_trained_models(tmp_path: Path) -> None:
     pytest.importorskip("pandas")
     env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")}
-    ok("compare", "--limit", "120", "--strategies", "whitespace/syllable,baseline/word", "--vocab-sizes", "300",
+    ok("compare", "constitution", "--limit", "120", "--strategies", "whitespace/syllable,baseline/word", "--vocab-sizes", "300",
        "--gold", "none", "--no-progress", "-o", str(tmp_path / "r1"), env=env)
     models = tmp_path / "cache" / "models"
     stored = sorted(models.glob("*.json"))
@@ -214,7 +214,7 @@ def test_cache_list_and_clear_show_compares_trained_models(tmp_path: Path) -> No
     assert not list(models.glob("*.json"))
     assert all(entry.split()[0] != "models" for entry in ok("cache", "list", env=env).stdout.splitlines())
     # a rerun trains again and stores them again; clearing every cache takes them too
-    ok("compare", "--limit", "120", "--strategies", "whitespace/syllable,baseline/word", "--vocab-sizes", "300",
+    ok("compare", "constitution", "--limit", "120", "--strategies", "whitespace/syllable,baseline/word", "--vocab-sizes", "300",
        "--gold", "none", "--no-progress", "-o", str(tmp_path / "r2"), env=env)
     assert len(list(models.glob("*.json"))) == n
     assert ok("cache", "clear", env=env).stdout == f"removed {n} cached entries\n"
@@ -229,8 +229,8 @@ def test_compare_writes_the_report_end_to_end(tmp_path: Path) -> None:
     from korean_bpe.compare.run import COLUMNS
 
     out, csv = tmp_path / "results", tmp_path / "copy" / "table.csv"
-    proc = ok("compare", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
-              "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--csv", str(csv))
+    proc = ok("compare", "constitution", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
+              "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--csv", str(csv), "--full")
     df = pd.read_csv(out / "table.csv", keep_default_na=False)
     assert tuple(df.columns) == COLUMNS and len(df) == 6
     assert list(zip(df["strategy"], df["vocab_size"])) == [(s, v) for s in ("whitespace/syllable", "raw/byte",
@@ -238,6 +238,9 @@ def test_compare_writes_the_report_end_to_end(tmp_path: Path) -> None:
     assert (df["train_docs"] + df["test_docs"] == 150).all() and (df["test_docs"] == 15).all()
     assert csv.read_text(encoding="utf-8") == (out / "table.csv").read_text(encoding="utf-8")
     lines = proc.stdout.splitlines()
+    assert lines[0] == "verdict (on 15 held-out documents):"  # the verdict first: no labels, the shortest sequences
+    assert lines[1].startswith("at 400 tokens, choose ") and "No labelled task was measured" in proc.stdout
+    lines = lines[lines.index("") + 1:]
     assert lines[0].split()[:4] == ["strategy", "vocab", "tok/doc", "tok/w"]
     assert lines[1].split()[:3] == ["whitespace/syllable(ref)", "400", f"{df['tokens_per_doc'][0]:.2f}"]
     assert max(map(len, lines)) <= 100 and "fertility" in proc.stdout  # fits a terminal; the legend
@@ -249,7 +252,7 @@ def test_compare_writes_the_report_end_to_end(tmp_path: Path) -> None:
     assert page.count('src="data:image/png;base64,') == len(pngs)
     assert "http://" not in page.replace("http://www.w3.org", "") and "<script src" not in page  # no network
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert "korean-bpe compare --limit 150 --strategies" in report  # the exact command
+    assert "korean-bpe compare constitution --limit 150 --strategies" in report  # the exact command
     assert "- tradeoff.png: " in report and "- probe.png: " in report  # why they were not drawn
     assert "\n## Segmentation examples" in report and "baseline/word" in report.rsplit("## Segmentation examples", 1)[1]
     assert f"wrote {out}" in proc.stderr and f"wrote {csv}" in proc.stderr
@@ -263,7 +266,7 @@ def test_compare_jobs_give_the_same_table_and_examples(tmp_path: Path) -> None:
     env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")}
     for jobs in ("1", "2"):
         out = tmp_path / jobs
-        ok("compare", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
+        ok("compare", "constitution", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
            "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--jobs", jobs, env=env)
         table = pd.read_csv(out / "table.csv")
         assert table["model_cached"].tolist() == [jobs == "2"] * 6  # the second run reads the first's models
@@ -273,13 +276,13 @@ def test_compare_jobs_give_the_same_table_and_examples(tmp_path: Path) -> None:
         assert (out / "segmentation.png").exists() and (out / "token_lengths.png").exists()
     pd.testing.assert_frame_equal(frames[0], frames[1])
     assert examples[0] == examples[1] and "baseline/word " in examples[0] and "raw/byte " in examples[0]
-    ok("compare", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
+    ok("compare", "constitution", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
        "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(tmp_path / "off"),
        "--no-model-cache", env=env)
     off = pd.read_csv(tmp_path / "off" / "table.csv")
     assert not off["model_cached"].any()
     pd.testing.assert_frame_equal(off.drop(columns=timing), frames[0])
-    assert "--jobs: expected a positive integer" in fails("compare", "--jobs", "0")
+    assert "--jobs: expected a positive integer" in fails("compare", "constitution", "--jobs", "0")
     assert "--jobs N" in ok("compare", "--help").stdout
 
 
@@ -339,14 +342,16 @@ def test_compare_skips_a_missing_analyzer_with_one_note(tmp_path: Path) -> None:
     fake = tmp_path / "shadow" / "kiwipiepy"
     fake.mkdir(parents=True)  # fault injection: kiwipiepy cannot be imported
     (fake / "__init__.py").write_text("raise ImportError('No module named kiwipiepy')\n", encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(fake.parent)}
-    proc = ok("compare", "--limit", "60", "--strategies", "kiwi/syllable,whitespace/syllable",
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(fake.parent), os.environ.get("PYTHONPATH")]))}
+    proc = ok("compare", "constitution", "--limit", "60", "--strategies", "kiwi/syllable,whitespace/syllable",
               "--vocab-sizes", "600", "--gold", "none", "--no-progress", "-o", str(tmp_path / "out"), env=env)
     notes = [line for line in proc.stderr.splitlines() if line.startswith("note: ")
              and not line.startswith("note: no intervals and no bootstrap p-values: 6 held-out documents")]
     assert len(notes) == 1 and notes[0].startswith("note: skipped kiwi/syllable: ")
     assert "pip install" in notes[0]
-    assert [r.split()[0] for r in proc.stdout.splitlines()[1:2]] == ["whitespace/syllable(ref)"]
+    lines = proc.stdout.splitlines()
+    table = lines[next(k for k, line in enumerate(lines) if line.startswith("strategy ")):]
+    assert [r.split()[0] for r in table[1:2]] == ["whitespace/syllable(ref)"]
     assert notes[0][len("note: "):] in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
 
 
@@ -408,11 +413,11 @@ def test_model_directory_mistakes(model: Path, tmp_path: Path) -> None:
     (["train", "--unit", "letter", "-o", "m"], "--unit: invalid choice: 'letter'"),
     (["train", "--lossless", "-o", "m"], "--lossless is for the morpheme pre-tokenizers"),
     (["train"], "required: -o/--output"),
-    (["compare", "--strategies", "whitespace/letters", "-o", "r"], "unknown strategy 'whitespace/letters'"),
-    (["compare", "--vocab-sizes", "4000,x", "-o", "r"], "expected a positive integer, got 'x'"),
-    (["compare", "--test-fraction", "1.5", "-o", "r"], "--test-fraction must be between 0 and 1"),
-    (["compare", "--gold", "hannanum", "-o", "r"], "--gold: invalid choice: 'hannanum'"),
-    (["compare", "--limit", "1", "--strategies", "whitespace", "-o", "r"], "need at least 2 documents"),
+    (["compare", "constitution", "--strategies", "whitespace/letters", "-o", "r"], "unknown strategy 'whitespace/letters'"),
+    (["compare", "constitution", "--vocab-sizes", "4000,x", "-o", "r"], "expected a positive integer, got 'x'"),
+    (["compare", "constitution", "--test-fraction", "1.5", "-o", "r"], "--test-fraction must be between 0 and 1"),
+    (["compare", "constitution", "--gold", "hannanum", "-o", "r"], "--gold: invalid choice: 'hannanum'"),
+    (["compare", "constitution", "--limit", "1", "--strategies", "whitespace", "-o", "r"], "need at least 2 documents"),
     ([], "required: COMMAND"),
     (["tokenize"], "invalid choice: 'tokenize'"),
 ])

@@ -127,32 +127,28 @@ def test_every_pre_tokenizer_declaration_has_a_default_and_is_documented() -> No
 
 DEMO_MARK = "<!-- make-demo-output: written by tests/test_docs.py (KOREAN_BPE_UPDATE_DOCS=1 rewrites it) -->"
 DEMO_PNG = ROOT / "docs" / "demo_tradeoff.png"
-_TIMING = re.compile(r"\s+\S+\s+\S+$")  # the last two columns of the printed table: train s, kdoc/s
 
 
 def demo_block(stdout: str) -> str:
-    """What the README shows of ``korean-bpe compare -o results``'s output: the table, the first rows
-    of the intervals, the summary line (the column legend left out)."""
+    """What the README shows of ``korean-bpe compare -o results``'s output: the verdict, the compact
+    table and the summary line (the legend left out)."""
     lines = stdout.splitlines()
-    table_end = lines.index("")
-    intervals = lines[table_end + 1:lines.index("", table_end + 1)]
-    summary = next(line for line in lines if re.match(r"\d+ rows: ", line))
-    return "\n".join(["$ make demo", ".venv/bin/korean-bpe compare -o results", *lines[:table_end], "",
-                      *intervals[:8], "…", "", summary, "(then the legend of the columns and marks)"])
+    end = next(k for k, line in enumerate(lines) if re.match(r"\d+ rows: ", line))
+    return "\n".join(["$ make demo", ".venv/bin/korean-bpe compare -o results", *lines[:end + 1],
+                      "(then the legend of the columns and marks)"])
 
 
 def masked(block: str) -> str:
-    """``block`` without what changes from run to run: the timing columns, the seconds of the run,
-    and hf-wordpiece's values (its trainer is not deterministic upstream, tokenizers#1794)."""
-    out = []
+    """``block`` without what changes from run to run: the table's last column (kdoc/s, a speed) and
+    the seconds of the run."""
+    out, in_table = [], False
     for line in block.splitlines():
-        if line.startswith("hf-wordpiece "):
-            out.append(" ".join(line.split()[:2]) + " …")
-            continue
-        if re.match(r"\S+\s+\d+\s+[\d.]+", line) and not line.lstrip().startswith("["):
-            parts = line.split()
-            if len(parts) >= 11 and "[" not in line:  # a row of the table: drop train s and kdoc/s
-                line = _TIMING.sub("", line)
+        if line.startswith("strategy "):
+            in_table = True
+        elif in_table and (not line.strip() or line.startswith(("≡", "("))):
+            in_table = False
+        elif in_table:
+            line = re.sub(r"\s+\S+$", "", line)
         out.append(re.sub(r", \d+ s\.$", ", N s.", line))
     return "\n".join(out)
 
@@ -196,14 +192,13 @@ def test_readme_demo_output_and_plot_are_a_fresh_run(tmp_path: Path) -> None:
 
 
 def test_demo_block_masks_timings_only() -> None:
-    out = ("strategy vocab tok/doc tok/w cont%  unk%  renyi  mF1%   rt% probe% train s kdoc/s\n"
-           "whitespace/syllable(ref)  1000   14.52  2.55  64.4  0.25  0.661  62.4  54.0      -    0.06  891.3\n"
-           "\n95% bootstrap intervals (2,300 resamples of the held-out documents, seed 0):\n"
-           "strategy vocab tok/w\nwhitespace/syllable(ref)  1000 [2.41, 2.70]\n\n"
-           "56 rows: 2,232 training / 248 held-out documents (seed 0), 33 s.\ncolumns of the printed table\n")
+    out = ("verdict (on 2,000 held-out documents):\nat 8,000 tokens, choose whitespace/syllable: ...\n\n"
+           "strategy                 vocab tok/w  unk%  mF1%   rt%    down% [interval] probe% kdoc/s\n"
+           "whitespace/syllable(ref)  8000  2.16  0.24  61.9  96.5  77.83 [75.9, 79.9]   80.0   92.2\n"
+           "≡ raw/syllable at 8,000: the same ids as whitespace/syllable on every held-out document (shown once)\n\n"
+           "11 rows: 8,000 training / 2,000 held-out documents (seed 0), 89 s.\ncolumns, measured on\n")
     block = demo_block(out)
-    assert block.splitlines()[3].endswith("54.0      -    0.06  891.3") and "…" in block
-    assert masked(block).splitlines()[3].endswith("54.0      -") and masked(block).endswith(
-        "(seed 0), N s.\n(then the legend of the columns and marks)")
-    assert "[2.41, 2.70]" in masked(block)
-    assert masked("hf-wordpiece             2000   12.55  2.21  57.3") == "hf-wordpiece 2000 …"
+    assert block.splitlines()[2] == "verdict (on 2,000 held-out documents):" and "columns, measured" not in block
+    lines = masked(block).splitlines()
+    assert lines[6].endswith("77.83 [75.9, 79.9]   80.0") and lines[7].startswith("≡ raw/syllable at 8,000")
+    assert masked(block).endswith("(seed 0), N s.\n(then the legend of the columns and marks)")

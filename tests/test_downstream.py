@@ -193,7 +193,7 @@ def test_verdict_puts_downstream_first_and_the_report_shows_it(small_run, tmp_pa
     assert families[0] == "downstream" and "probe (order-blind)" in families
     first = small_run.verdicts[0]
     df = small_run.table.set_index("strategy")
-    best = df["downstream_accuracy"].max()
+    best = df.loc[df["kind"] != "baseline", "downstream_accuracy"].max()  # a reference point is never best
     assert first.value == best and df.loc[first.best, "downstream_accuracy"] == best and first.tied[0] == first.best
     written = small_run.write_report(tmp_path / "r")
     md = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
@@ -209,17 +209,20 @@ def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
     corpus.write_text("id\tdocument\tlabel\n" + "".join(f"{i}\t{t}\t{y}\n" for i, (t, y) in
                                                        enumerate(zip(texts, labels))), encoding="utf-8")
     proc = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "compare", str(corpus), "--strategies",
-                           "whitespace/syllable,baseline/word", "--vocab-sizes", "100", "--gold", "none",
+                           "whitespace/syllable,raw/syllable,baseline/word", "--vocab-sizes", "100", "--gold", "none",
                            "--downstream", "--downstream-seeds", "2", "--downstream-epochs", "3", "--jobs", "1",
-                           "--no-progress", "-o", str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+                           "--no-progress", "-o", str(tmp_path / "out"), "--full"], capture_output=True, text=True,
+                          timeout=600)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "downstream: cnn (dim 64, 3 epochs, batch 256, lr 0.002 warm-up + cosine" in out and "2 seeds" in out \
         and "on cpu" in out
     block = out[out.index("down% [interval]"):].splitlines()
-    assert block[1].split()[:2] == ["whitespace/syllable(ref)", "100"] and block[2].split()[0] == "baseline/word"
-    assert "verdict:" in out and "downstream at 100 (downstream_accuracy): best" in out
+    assert block[1].split()[:2] == ["whitespace/syllable(ref)", "100"] and block[3].split()[0] == "baseline/word"
+    assert out.startswith("verdict (on ") and "downstream at 100 (downstream_accuracy): best" in out
     assert max(map(len, out.splitlines())) <= 100
+    legend = out[out.index("columns of the printed table"):]
+    assert all(f"\n  {h} " in legend for h in ("down%", "dF1%", "seed sd", "probe%"))  # every printed header
     proc = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "compare", str(tmp_path / "plain.txt"),
                            "--downstream", "-o", str(tmp_path / "o2")], capture_output=True, text=True, timeout=120,
                           input=None)

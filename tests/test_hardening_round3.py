@@ -220,7 +220,7 @@ def _started(proc: subprocess.Popen, workers: int) -> dict[int, str]:
 def test_a_killed_compare_ends_its_workers(tmp_path: Path, sig: int) -> None:
     pytest.importorskip("pandas")
     env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")}
-    proc = subprocess.Popen([*CMD, "compare", "--limit", "400", "--jobs", "2", "--strategies",
+    proc = subprocess.Popen([*CMD, "compare", "constitution", "--limit", "400", "--jobs", "2", "--strategies",
                              "whitespace/syllable,raw/byte,whitespace/jamo,baseline/word", "--vocab-sizes", "300,600",
                              "--gold", "none", "--no-progress", "-o", str(tmp_path / "out")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -278,7 +278,7 @@ def test_pool_workers_end_with_a_killed_parent(tmp_path: Path, kind: str) -> Non
 ])
 def test_compare_refuses_out_of_range_numbers_in_the_parser(tmp_path: Path, option: str, value: str, expect: str) -> None:
     start = time.monotonic()
-    line = fails("compare", "--strategies", "whitespace/syllable", "--gold", "none", "--no-progress",
+    line = fails("compare", "constitution", "--strategies", "whitespace/syllable", "--gold", "none", "--no-progress",
                  "-o", str(tmp_path / "out"), option, value)
     assert expect in line and time.monotonic() - start < 60
     assert not (tmp_path / "out").exists()

@@ -313,7 +313,7 @@ def test_the_cli_report_shows_paths_as_given_intervals_and_marks(tmp_path: Path,
     (tmp_path / "data" / "test.txt").write_text("\n".join(reviews * 5), encoding="utf-8")
     assert main(["compare", "data/train.txt", "--eval", "data/test.txt", "--strategies",
                  "whitespace/syllable,raw/syllable,baseline/word", "--vocab-sizes", "60", "--gold", "none",
-                 "--resamples", "200", "--no-progress", "--jobs", "1", "-o", "out"]) == 0
+                 "--resamples", "200", "--no-progress", "--jobs", "1", "-o", "out", "--full"]) == 0
     out = capsys.readouterr()
     assert "95% bootstrap intervals (200 resamples of the held-out documents, seed 0):" in out.out
     assert "  ~      after a value: not significantly different" in out.out and "wrote out/:" in out.err

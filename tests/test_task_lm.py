@@ -180,8 +180,8 @@ def lm_run():
     texts = _texts(400)
 
     def run(**options):
-        return compare(texts, strategies=["baseline/syllable", "whitespace/syllable", "baseline/word"],
-                       vocab_sizes=[300], gold=None, show_progress=False, model_cache=False,
+        return compare(texts, strategies=["baseline/syllable", "whitespace/syllable", "whitespace/jamo", "baseline/word"],
+                       vocab_sizes=[80], gold=None, show_progress=False, model_cache=False,
                        statistics=Statistics(resamples=200, reference="baseline/syllable"),
                        tasks=[LmTask(settings=SMALL)], **options)
 
@@ -208,7 +208,9 @@ def test_every_row_gets_bits_per_byte_with_an_interval_and_a_test(lm_run) -> Non
     assert 0 < df.loc["whitespace/syllable", "lm_bits_per_byte_p"] <= 1
     assert result.config["tasks"]["lm"]["tokens"] == SMALL.tokens
     verdict = next(v for v in result.verdicts if v.family == "language modelling")
-    assert verdict.best == df["lm_bits_per_byte"].idxmin() and verdict.compared == 3  # lower is better
+    candidates = df.loc[["whitespace/syllable", "whitespace/jamo"], "lm_bits_per_byte"]  # baselines: reference points
+    assert verdict.best == candidates.idxmin() and verdict.compared == 2  # lower is better
+    assert set(verdict.reference_points) == {"baseline/syllable", "baseline/word"}
 
 
 def test_the_same_seed_gives_the_same_numbers_with_or_without_labels(lm_run) -> None:

@@ -146,11 +146,14 @@ def probability(value: str) -> float:
     return p
 
 
-def add_corpus_arg(p: argparse.ArgumentParser) -> None:
-    """``CORPUS`` (optional; the embedded corpus by default) and ``--limit N``."""
+def add_corpus_arg(p: argparse.ArgumentParser, *, default: str = "the Korean Constitution and bills embedded in "
+                                                                     "konlpy") -> None:
+    """``CORPUS`` (optional: ``default`` says what the command reads without it) and ``--limit N``."""
+    from ..corpus import EMBEDDED_CORPORA
+
     p.add_argument("corpus", nargs="?", default=None, metavar="CORPUS",
-                   help="text file (one document a line), NSMC-format TSV, or '-' for stdin "
-                        "(default: the corpus embedded in konlpy)")
+                   help="text file (one document a line), NSMC-format TSV, '-' for stdin, or a corpus shipped "
+                        f"with korean_bpe by name ({', '.join(EMBEDDED_CORPORA)}) (default: {default})")
     p.add_argument("--limit", type=positive_int, default=None, metavar="N", help="read at most N documents")
 
 

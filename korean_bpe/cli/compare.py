@@ -17,14 +17,16 @@ from .common import (
 )
 
 
-def compare_legend(alpha: float = 0.05) -> str:
-    """What the short headers and marks of the ``compare`` table mean (printed under the table and
-    in ``--help``), from :data:`korean_bpe.compare.columns.TABLE`."""
+def compare_legend(alpha: float = 0.05, *, downstream: bool = True) -> str:
+    """What the short headers and marks of the ``compare --full`` output mean (printed under it and in
+    ``--help``), from :data:`korean_bpe.compare.columns.TABLE`: the full table's columns, then
+    (``downstream``) those of the downstream block."""
     from ..compare.columns import legend
     from ..compare.table import marks_legend
 
+    block = ("\n" + legend(["down%", "dF1%", "seed sd"])) if downstream else ""
     return ("columns of the printed table, measured on the held-out documents (table.csv names in brackets;\n"
-            "report.md and report.html define every column), rates in percent:\n" + legend() +
+            "report.md and report.html define every column), rates in percent:\n" + legend() + block +
             "\nmarks:\n" + marks_legend(alpha))
 
 
@@ -34,12 +36,22 @@ def compare_legend(alpha: float = 0.05) -> str:
 COMPARE_MAX_VOCAB_SIZE = 2**20
 #: the vocabulary sizes of ``korean-bpe compare`` when none are given
 COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
-#: the defaults on the small embedded corpus (``make demo``, under a minute on 2 cores): 2,480 lines
-#: run out of merges above a few thousand tokens and hold 550 distinct characters (a syllable
-#: vocabulary needs more), and the two Kiwi peers, which spend some 8 s per size starting their
-#: trainer whatever the corpus, are left out (``--strategies peer`` or ``all`` names them)
+#: the defaults on the small Constitution corpus (``korean-bpe compare constitution``, under a minute on
+#: 2 cores): 2,480 lines run out of merges above a few thousand tokens and hold 550 distinct characters
+#: (a syllable vocabulary needs more), and the two Kiwi peers, which spend some 8 s per size starting
+#: their trainer whatever the corpus, are left out (``--strategies peer`` or ``all`` names them)
 COMPARE_VOCAB_SIZES_EMBEDDED = (1000, 2000)
 COMPARE_SLOW_PEERS = ("kiwi-bpe", "kiwi-swtokenizer")
+#: the demo: ``korean-bpe compare`` without a corpus, on the shipped movie-review sample (8,000 reviews
+#: to train on, 2,000 held out, labelled) at one size, with the downstream classifier: the tutorials'
+#: Okt analysis (syllable and jamo BPE), whitespace and raw BPE, Kiwi and MeCab lossless, SuperBPE, the
+#: character and 어절 reference points and SentencePiece (about a minute and a half on 2 cores)
+DEMO_STRATEGIES = ("okt-analysis/syllable", "okt-analysis/jamo", "whitespace/syllable", "whitespace/jamo",
+                   "raw/syllable", "kiwi/syllable", "mecab/syllable", "superbpe/syllable", "baseline/syllable",
+                   "baseline/word", "sentencepiece-unigram")
+DEMO_VOCAB_SIZES = (8000,)
+#: the demo's corpus and held-out documents (:data:`korean_bpe.corpus.EMBEDDED_CORPORA`)
+DEMO_CORPUS, DEMO_EVAL = "nsmc-sample", "nsmc-sample-test"
 
 
 def _downstream_defaults() -> Any:
@@ -62,7 +74,11 @@ def add_parsers(sub: Any) -> None:
                     "report.html (one self-contained page) and the plots (*.png). A missing analyzer or\n"
                     "peer library is skipped with a note.",
         epilog=compare_legend(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_corpus_arg(p)
+    add_corpus_arg(p, default=f"{DEMO_CORPUS} (the shipped movie reviews, held out on {DEMO_EVAL}, with "
+                               "the downstream stage; 'constitution' names the unlabelled konlpy text)")
+    p.add_argument("--full", action="store_true",
+                   help="print the full table, its intervals and every task's block (default: the verdict, then a "
+                        "compact table; the full table is in DIR/table.csv and the reports either way)")
     p.add_argument("--eval", default=None, metavar="FILE",
                    help="measure on FILE (text or NSMC-format TSV) and train on all of CORPUS "
                         "(default: hold out --test-fraction of CORPUS)")
@@ -120,8 +136,8 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--task", action="append", default=None, metavar="NAME[=PATH]", dest="tasks",
                    help="run a task of its own data on every row, with the same tokenizers (repeatable): nsmc "
                         "(NSMC movie reviews: PATH the directory of ratings_train.txt and ratings_test.txt, or "
-                        "train.tsv and test.tsv; nsmc_accuracy, nsmc_macro_f1 on 10,000 test reviews; needs "
-                        "PyTorch), hate "
+                        "train.tsv and test.tsv, or nsmc-sample, the shipped sample; nsmc_accuracy, nsmc_macro_f1 "
+                        "on 10,000 test reviews; needs PyTorch), hate "
                         "(the Korean hate-speech comments: PATH their directory of train.tsv and dev.tsv; "
                         "hate_macro_f1, hate_accuracy; needs PyTorch), ner (KLUE-NER: PATH its file or directory; "
                         "ner_boundary_crossing, ner_ceiling_f1), noise (token stability of the held-out documents "
@@ -205,23 +221,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _check_compare_files(args, out_dir)
 
     from ..compare.report import pick_sentences
-    from ..compare.run import CompareConfig, compare, held_out_split, resolve_strategies
-    from ..compare.table import format_downstream, format_intervals, format_table, format_task
-    from ..compare.verdict import format_verdicts
+    from ..compare.run import CompareConfig, compare, fit_vocab_sizes, held_out_split, resolve_strategies
+    from ..compare.table import format_compact, format_table
+    from ..compare.verdict import format_choices, format_verdicts
 
     # an unknown name or a bad statistics option fails before the corpus is read
-    strategies = resolve_strategies(None if args.strategies == ["all"] else args.strategies)
+    demo = args.corpus is None  # the shipped movie reviews, labelled: the verdict with the downstream stage
+    constitution = args.corpus == "constitution" and not Path(args.corpus).exists()
+    if demo:
+        args.corpus = DEMO_CORPUS
+        args.eval = args.eval or DEMO_EVAL
+        if args.downstream is None and args.labels is None:
+            args.downstream = _demo_downstream()
+    default_strategies = DEMO_STRATEGIES if demo else None
+    strategies = resolve_strategies(None if args.strategies == ["all"] else args.strategies or default_strategies)
     statistics = _compare_statistics(args)
     downstream = _compare_downstream(args)
     tasks = _compare_tasks(args.tasks)
-    if args.corpus is None and args.strategies is None:
+    if constitution and args.strategies is None:
         strategies = [s for s in strategies if s not in COMPARE_SLOW_PEERS]
+    fit_sizes = args.vocab_sizes is None and not (demo or constitution)  # to the corpus, once it is read
+    fitted = ""
     if args.vocab_sizes is None:
-        args.vocab_sizes = list(COMPARE_VOCAB_SIZES_EMBEDDED if args.corpus is None else COMPARE_VOCAB_SIZES)
+        args.vocab_sizes = list(DEMO_VOCAB_SIZES if demo else COMPARE_VOCAB_SIZES_EMBEDDED if constitution
+                                else COMPARE_VOCAB_SIZES)
     config = CompareConfig(
         strategies=strategies, vocab_sizes=args.vocab_sizes, gold=None if args.gold == "none" else args.gold,
         seed=args.seed, test_fraction=args.test_fraction, statistics=statistics, downstream=downstream, tasks=tasks,
-        n_jobs=args.jobs or (1 if args.corpus is None else -1), model_cache=not args.no_model_cache,
+        n_jobs=args.jobs or (1 if constitution else -1), model_cache=not args.no_model_cache,
         show_progress=False if args.no_progress else None)
     texts, labels = _documents(args.corpus, args.labels, "--labels", limit=args.limit)
     eval_texts, eval_labels = (None, None) if args.eval is None else \
@@ -234,37 +261,54 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UserError("--downstream needs labels: give --labels FILE (one integer a line), or a corpus in NSMC "
                         "format (a TSV with a 'label' column); with --eval, --eval-labels too")
     # the documents compare() will measure on, by its own split: the report's examples are among them
-    held_out = held_out_split(texts, eval_texts=eval_texts, test_fraction=config.test_fraction, seed=config.seed).test
+    split = held_out_split(texts, eval_texts=eval_texts, test_fraction=config.test_fraction, seed=config.seed)
+    held_out = split.test
+    if fit_sizes:
+        sizes, reached = fit_vocab_sizes(split.train, args.vocab_sizes, min_frequency=config.min_frequency)
+        if sizes != args.vocab_sizes:  # said with the run's notes (and in the report)
+            fitted = (f"vocabulary sizes fitted to the corpus: whitespace BPE runs out of merges at {reached:,} tokens "
+                      f"here, so the comparison runs at {', '.join(f'{n:,}' for n in sizes)} instead of "
+                      f"{', '.join(f'{n:,}' for n in args.vocab_sizes)} (--vocab-sizes chooses)")
+            args.vocab_sizes = sizes
+            config = config.replace(vocab_sizes=sizes)
     sentences = pick_sentences(held_out)
     start = time.perf_counter()
     result = compare(texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels,
                      config=config.replace(pieces_texts=sentences + held_out[:1000]))
     seconds = time.perf_counter() - start
+    if fitted:
+        result.notes.insert(0, fitted)
     df = result.table
-    for note in result.notes:
-        info(f"note: {speak_cli(note, 'compare')}")
     shown = sys.stderr if args.csv == STDOUT else sys.stdout  # --csv -: standard output holds the CSV alone
-    print(format_table(df, alpha=statistics.alpha), file=shown)
     if df.empty:
+        for note in result.notes:
+            info(f"note: {speak_cli(note, 'compare')}")
+        print(format_table(df, alpha=statistics.alpha), file=shown)
         raise UserError("no strategy could be measured (see the notes above)")
-    resamples = result.config["resamples"]
-    if resamples and df["tokens_per_word_ci_low"].notna().any():
-        print(f"\n{statistics.confidence:.0%} bootstrap intervals ({resamples:,} resamples of the held-out "
-              f"documents, seed {args.seed}):\n{format_intervals(df)}", file=shown)
-    if downstream is not None and format_downstream(df):
-        import textwrap
-
-        head = textwrap.fill(f"downstream: {downstream.describe()}, on {result.config['downstream']['device_used']}; "
-                             "intervals over the held-out documents and the seeds:", 100)
-        print(f"\n{head}\n{format_downstream(df, alpha=statistics.alpha)}", file=shown)
-    for task in tasks:
-        shown_task = format_task(df, task.columns, alpha=statistics.alpha)
-        if shown_task:
-            print(f"\ntask {task.name} ({statistics.confidence:.0%} intervals):\n{shown_task}", file=shown)
+    alpha = statistics.alpha
+    verdict = format_choices(result.choices, result.verdicts, alpha=alpha)
     if result.verdicts:
-        print(f"\nverdict:\n{format_verdicts(result.verdicts, alpha=statistics.alpha)}", file=shown)
+        verdict += ("\n" if verdict else "") + format_verdicts(result.verdicts, alpha=alpha)
+    if result.summary:
+        from ..compare.summary import format_summary
+
+        verdict += ("\n\n" if verdict else "") + format_summary(result.summary, confidence=statistics.confidence)
+    if verdict:
+        print(f"verdict (on {int(df['test_docs'].iloc[0]):,} held-out documents):\n{verdict}\n", file=shown)
+    if args.full:
+        printed, headers = _print_full(df, result, downstream, tasks, statistics, args.seed, shown), []
+    else:
+        evidence = result.choices[0].evidence.metric if result.choices and result.choices[0].evidence else None
+        compact, headers = format_compact(df, alpha=alpha, order_by=evidence)
+        blocks = [compact, *_task_blocks(df, tasks, statistics)]  # what --task asked for is shown either way
+        printed = "\n\n".join(blocks)
+        print(printed, file=shown)
     print(f"\n{len(df)} rows: {int(df['train_docs'].iloc[0]):,} training / {int(df['test_docs'].iloc[0]):,} "
-          f"held-out documents (seed {args.seed}), {seconds:.0f} s.\n{compare_legend(statistics.alpha)}", file=shown)
+          f"held-out documents (seed {args.seed}), {seconds:.0f} s.", file=shown)
+    print(compare_legend(alpha, downstream="down% [interval]" in printed) if args.full else
+          _compact_legend(headers, printed, alpha), file=shown)
+    for note in result.notes:  # after the verdict and the table, which come first
+        info(f"note: {speak_cli(note, 'compare')}")
     result.notes = [speak_cli(n, "compare") for n in result.notes]
     written = result.write_report(out_dir, corpus=_compare_corpus(args, labels is not None, seconds),
                                   sentences=sentences, length_texts=held_out[:1000],
@@ -277,9 +321,71 @@ def cmd_compare(args: argparse.Namespace) -> int:
         atomic_write_text(args.csv, df.to_csv(index=False))
         info(f"wrote {args.csv}")
     pngs = [name for name in written if name.endswith(".png")]
-    info(f"wrote {args.output.rstrip('/')}/: table.csv, report.md, report.html (open it in a browser: images embedded) "
-         f"and {len(pngs)} plots ({', '.join(pngs)})")
+    info(f"wrote {args.output.rstrip('/')}/: table.csv (every column, with intervals and p-values), report.md, "
+         f"report.html (open it in a browser: images embedded) and {len(pngs)} plots ({', '.join(pngs)})"
+         + ("" if args.full else "; --full prints the full table and its intervals here"))
     return 0
+
+
+def _print_full(df: Any, result: Any, downstream: Any, tasks: list[Any], statistics: Any, seed: int,
+                shown: Any) -> str:
+    """``--full``: the table of every column the terminal holds, its intervals, the downstream block and
+    each task's block, as printed; returns the text printed."""
+    from ..compare.table import format_downstream, format_intervals, format_table
+
+    blocks = [format_table(df, alpha=statistics.alpha)]
+    resamples = result.config["resamples"]
+    if resamples and df["tokens_per_word_ci_low"].notna().any():
+        blocks.append(f"{statistics.confidence:.0%} bootstrap intervals ({resamples:,} resamples of the held-out "
+                      f"documents, seed {seed}):\n{format_intervals(df)}")
+    if downstream is not None and format_downstream(df):
+        import textwrap
+
+        head = textwrap.fill(f"downstream: {downstream.describe()}, on {result.config['downstream']['device_used']}; "
+                             "intervals over the held-out documents and the seeds:", 100)
+        blocks.append(f"{head}\n{format_downstream(df, alpha=statistics.alpha)}")
+    blocks += _task_blocks(df, tasks, statistics)
+    text = "\n\n".join(blocks)
+    print(text, file=shown)
+    return text
+
+
+def _task_blocks(df: Any, tasks: list[Any], statistics: Any) -> list[str]:
+    """Each ``--task``'s columns with their intervals (:func:`korean_bpe.compare.table.format_task`)."""
+    from ..compare.table import format_task
+
+    blocks = []
+    for task in tasks:
+        shown_task = format_task(df, task.columns, alpha=statistics.alpha)
+        if shown_task:
+            blocks.append(f"task {task.name} ({statistics.confidence:.0%} intervals):\n{shown_task}")
+    return blocks
+
+
+def _compact_legend(headers: list[str], printed: str, alpha: float) -> str:
+    """The legend of the compact table: its columns, and the marks that appear in it."""
+    from ..compare.columns import legend
+    from ..compare.table import MARKS
+
+    marks = {m: t for m, t in MARKS.items() if m in printed}
+    import textwrap
+
+    lines = [textwrap.fill(text.format(alpha=alpha), 100, initial_indent=f"  {mark:5s}  ", subsequent_indent="         ")
+             for mark, text in marks.items()]
+    return ("columns, measured on the held-out documents (table.csv names in brackets), rates in percent:\n"
+            + legend(headers) + ("\nmarks:\n" + "\n".join(lines) if lines else ""))
+
+
+def _demo_downstream() -> str | None:
+    """``"cnn"`` when PyTorch imports (the demo's downstream stage), else None with a note saying how."""
+    from ..compare.downstream import require_torch
+
+    try:
+        require_torch()
+    except ImportError:
+        info('note: no downstream stage in the demo: PyTorch is not installed (pip install "korean_bpe[downstream]")')
+        return None
+    return "cnn"
 
 
 def _check_compare_files(args: argparse.Namespace, out_dir: Path) -> None:
@@ -335,6 +441,10 @@ _DOWNSTREAM_OPTIONS = {"seeds": "downstream_seeds", "train_docs": "downstream_do
 _BUILT_IN_TASKS = {"heldout": "always runs", "probe": "runs with labels", "downstream": "use --downstream"}
 
 
+#: task -> the names its PATH may give instead of a path (data shipped with korean_bpe)
+_TASK_DATA_NAMES = {"nsmc": ("nsmc-sample",)}
+
+
 def _compare_tasks(specs: list[str] | None) -> list[Any]:
     """The tasks of ``--task NAME[=PATH]``, each made (its data read) before the corpus is: an
     unknown name, a missing PATH or a task that cannot be made is a UserError naming the flag."""
@@ -349,7 +459,7 @@ def _compare_tasks(specs: list[str] | None) -> list[Any]:
         if name not in TASKS:
             raise UserError(f"argument --task: unknown task {name!r}; choose one of "
                             f"{', '.join(n for n in TASKS.names() if n not in _BUILT_IN_TASKS)}")
-        if "=" in spec and not (path and Path(path).expanduser().exists()):
+        if "=" in spec and not (path and (Path(path).expanduser().exists() or path in _TASK_DATA_NAMES.get(name, ()))):
             raise UserError(f"argument --task {spec}: {path or 'the path'} not found; give NAME=PATH with the "
                             "task's data, or NAME alone")
         try:
@@ -365,8 +475,9 @@ def _compare_tasks(specs: list[str] | None) -> list[Any]:
 def _compare_corpus(args: argparse.Namespace, labelled: bool, seconds: float) -> dict[str, str]:
     """What the report says about the corpus: its paths as given on the command line."""
     return {
-        "corpus": args.corpus or "the corpus embedded in konlpy (kolaw constitution + kobill bills)",
-        "held-out documents from": args.eval or f"a seeded {args.test_fraction:.0%} of the corpus (seed {args.seed})",
+        "corpus": _corpus_name(args.corpus),
+        "held-out documents from": _corpus_name(args.eval) if args.eval else
+        f"a seeded {args.test_fraction:.0%} of the corpus (seed {args.seed})",
         "labels": ("yes: probe_accuracy" + (" and downstream_accuracy" if args.downstream else "") + " measured")
         if labelled else "none (no probe_accuracy)",
         **({"downstream models": args.downstream} if args.downstream and labelled else {}),
@@ -375,6 +486,15 @@ def _compare_corpus(args: argparse.Namespace, labelled: bool, seconds: float) ->
         "gold analyzer": args.gold,
         "run time": f"{seconds:.0f} s",
     }
+
+
+def _corpus_name(source: str) -> str:
+    """A corpus as the report names it: a shipped corpus's name with what it is, else the path as given."""
+    from ..corpus import EMBEDDED_CORPORA
+
+    if source in EMBEDDED_CORPORA and not Path(source).exists():
+        return f"{source}: {EMBEDDED_CORPORA[source]}"
+    return source
 
 
 def _documents(source: str | None, labels_file: str | None, option: str, *,

@@ -55,6 +55,7 @@ def build_frame(rows: list[Row], tasks: Sequence[Task], *, confidence: float, re
     extra = [c for task in tasks for c in task.columns]
     interval_metrics = columns.INTERVAL_METRICS + tuple(c.name for c in extra if c.interval)
     _mark_identical(rows, notes)
+    _note_sizes_not_reached(rows, notes)
     by_key = {(row.strategy, row.vocab_size): row for row in rows}
     missing: dict[str, tuple[dict[str, None], dict[int, None]]] = {}
     for row in rows:
@@ -104,6 +105,25 @@ def _adjust(rows: list[Row], metrics: Sequence[str], *, alpha: float, resamples:
 #: the columns two identical rows may differ in: what they cost, and how the model was obtained
 _OWN = frozenset({"strategy", "kind", "pre_tokenizer", "unit", "lossless", "drops_text", "train_s", "pretok_s",
                   "encode_texts_per_s", "model_cached", "self_graded", "downstream_s"})
+
+
+def _note_sizes_not_reached(rows: Sequence[Row], notes: list[str]) -> None:
+    """One note per size that some row's vocabulary stopped short of (by more than the verdict's
+    slack, :data:`korean_bpe.compare.verdict.SIZE_SLACK`), naming the rows and the sizes they reached;
+    the baselines, whose vocabulary is what the corpus holds, are not named."""
+    from numbers import Integral
+
+    from .verdict import SIZE_SLACK
+
+    short: dict[int, list[str]] = {}
+    for row in rows:
+        reached = row.columns.get("actual_vocab_size")
+        if row.columns.get("kind") != "baseline" and isinstance(reached, Integral) and reached < SIZE_SLACK * row.vocab_size:
+            short.setdefault(row.vocab_size, []).append(f"{row.strategy} {int(reached):,}")
+    for size, names in short.items():
+        notes.append(f"vocabulary size {size:,} not reached (the corpus ran out of merges, or the trainer stopped "
+                     f"short): {', '.join(names)}; these rows are smaller models than the size says and are not "
+                     "candidates in the verdict (ask for sizes the corpus supports)")
 
 
 def _mark_identical(rows: Sequence[Row], notes: list[str]) -> None:

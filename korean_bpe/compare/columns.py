@@ -147,12 +147,14 @@ TABLE: tuple[Column, ...] = (
            "scratch on the row's token ids of a seeded sample of the training split, averaged over its seeds "
            "(the share of seed x document pairs classified right; NaN unless compare(downstream=...) ran with "
            "labels; korean_bpe.compare.downstream); its interval and p-value come from a two-stage bootstrap "
-           "of the held-out documents and the seeds", "down%", _R, "higher", "{:.2f}", True),
+           "of the held-out documents and the seeds", "down%", _R, "higher", "{:.2f}", True,
+           summary="accuracy of a small classifier trained on the row's tokens (mean of its seeds) [interval]"),
     Column("downstream_macro_f1", "float64", "macro-averaged F1 over the classes of that classifier's held-out "
-           "predictions, the mean of its seeds' (same bootstrap)", "dF1%", _R, "higher", "{:.2f}", True),
+           "predictions, the mean of its seeds' (same bootstrap)", "dF1%", _R, "higher", "{:.2f}", True,
+           summary="the downstream classifier's macro-F1 over the classes"),
     Column("downstream_seed_sd", "float64", "standard deviation of the per-seed held-out accuracies of the "
            "downstream classifier: how much its training noise moves one seed's number", "seed sd", _R,
-           format="{:.2f}"),
+           format="{:.2f}", summary="standard deviation of the downstream accuracy over the seeds"),
     Column("downstream_s", "float64", "CPU seconds of the downstream stage of the row: training its seeds' models "
            "and predicting the held-out documents", unit="s", format="{:.1f}"),
     Column("probe_accuracy", "float64", "held-out accuracy of the order-blind probe: a logistic regression on "
@@ -255,10 +257,15 @@ def by_name(name: str) -> Column:
     return _BY_NAME[name]
 
 
-def definitions() -> dict[str, str]:
-    """Column name -> its definition, in table order, the unit said for rates and seconds."""
+def definitions(extra: Sequence[Column] = ()) -> dict[str, str]:
+    """Column name -> its definition, in table order, the unit said for rates and seconds; with the
+    tasks' columns ``extra`` and their statistics columns after the table's.
+
+    >>> definitions([Column("token_count", "int64", "held-out tokens of the row")])["token_count"]
+    'held-out tokens of the row'
+    """
     out = {}
-    for c in ALL:
+    for c in ALL + tuple(extra) + _statistics_columns(tuple(extra)):
         unit = " (a fraction in table.csv, a percentage in the reports)" if c.unit == "%" else \
             " (seconds)" if c.unit == "s" and "seconds" not in c.definition else ""
         better = f"; {c.direction} is better" if c.direction else ""
@@ -286,6 +293,21 @@ def cell(name: str, value: Any, *, percent_sign: bool = True) -> str:
         return str(value)
 
 
-def legend() -> str:
-    """What the printed table's short headers mean (the CLI prints it under the table)."""
-    return "\n".join(f"  {c.header:9s} {c.summary} [{c.name}]" for c in TABLE if c.short and c.name != "strategy")
+def legend(headers: Sequence[str] | None = None) -> str:
+    """What the printed table's short headers mean (the CLI prints it under the table): those of
+    ``headers`` (a header may carry `` [interval]``), else of every column the full table prints.
+
+    >>> print(legend(["tok/w", "down% [interval]"]))
+      tok/w     tokens per 어절 (white-space word), the fertility; lower = shorter [tokens_per_word]
+      down%     accuracy of a small classifier trained on the row's tokens (mean of its seeds)
+                [interval] [downstream_accuracy]
+    """
+    if headers is None:
+        chosen = [c for c in TABLE if c.short and c.name != "strategy"]
+    else:
+        wanted = {h.split(" [")[0] for h in headers}
+        chosen = [c for c in TABLE if c.header in wanted and c.summary and c.name != "strategy"]
+    import textwrap
+
+    return "\n".join(textwrap.fill(f"  {c.header:9s} {c.summary} [{c.name}]", 100, subsequent_indent=" " * 12)
+                     for c in chosen)

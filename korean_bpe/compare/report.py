@@ -308,6 +308,9 @@ def write_report(
     config: Mapping[str, Any] | None = None,
     versions: Mapping[str, str] | None = None,
     verdicts: Sequence[Any] = (),
+    choices: Sequence[Any] = (),
+    summary: Sequence[Any] = (),
+    definitions: Mapping[str, str] | None = None,
 ) -> dict[str, Path]:
     """Write ``table.csv``, the plots (``*.png``), ``report.md`` and ``report.html`` into ``out_dir``
     (created if missing); returns file name -> path, in the order written.
@@ -318,7 +321,10 @@ def write_report(
     characters, or a Counter) the histograms; ``command`` is recorded as run (a list is shell-quoted);
     ``notes`` (e.g. "skipped mecab: not installed") are listed; ``config`` (the comparison's exact
     configuration) and ``versions`` (default: :func:`package_versions` now) are recorded;
-    ``verdicts`` (:func:`korean_bpe.compare.verdict.verdicts`) open the report.
+    ``choices`` (:func:`korean_bpe.compare.verdict.choose`: the strategy to choose), ``verdicts``
+    (:func:`korean_bpe.compare.verdict.verdicts`) and ``summary`` (the rows x tasks ranks,
+    :func:`korean_bpe.compare.summary.summarize`) open the report; ``definitions`` (column -> its
+    definition) define the columns the run's tasks added.
     :meth:`korean_bpe.compare.Comparison.write_report` passes all of them from a comparison.
 
     Every text from the corpus or the user (file names, sentences, notes, the command) is literal
@@ -342,7 +348,7 @@ def write_report(
         pngs, skipped = _draw_plots(df, stage, sentences=sentences, examples=examples, token_lengths=token_lengths)
         context = _context(df, corpus=corpus, title=title, command=command, notes=notes, config=config or {},
                            versions=versions, verdicts=verdicts, pngs=pngs, skipped=skipped, sentences=sentences,
-                           examples=examples)
+                           examples=examples, choices=choices, summary=summary, definitions=definitions or {})
         atomic_write_text(stage / "report.md", _render_markdown(context), errors="backslashreplace")
         atomic_write_text(stage / "report.html", _render_html(context, stage), errors="backslashreplace")
     return {name: out / name for name in ("table.csv", *pngs, "report.md", "report.html")}
@@ -363,6 +369,11 @@ class _Context:
     corpus: list[tuple[str, str]]
     #: :func:`_verdict_lines`
     verdicts: list[dict[str, Any]]
+    #: each :class:`~korean_bpe.compare.verdict.Choice` described, and the rows left out of the competition
+    choices: list[str]
+    not_candidates: list[str]
+    #: :func:`korean_bpe.compare.summary.format_summary`'s text ("" without a summary)
+    summary: str
     #: whether the verdicts open with the downstream model's (the verdict's introduction says so)
     downstream_first: bool
     #: the significance level, as the verdict states it
@@ -395,7 +406,9 @@ class _Context:
 def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title: str,
              command: str | Sequence[str] | None, notes: Sequence[str], config: Mapping[str, Any],
              versions: Mapping[str, str] | None, verdicts: Sequence[Any], pngs: Sequence[str], skipped: Sequence[str],
-             sentences: Sequence[str], examples: Mapping[str, Sequence[Sequence[str]]] | None) -> _Context:
+             sentences: Sequence[str], examples: Mapping[str, Sequence[Sequence[str]]] | None,
+             choices: Sequence[Any] = (), summary: Sequence[Any] = (),
+             definitions: Mapping[str, str] | None = None) -> _Context:
     """The :class:`_Context` of :func:`write_report`'s arguments and the plots it drew."""
     import pandas as pd
 
@@ -409,10 +422,17 @@ def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title:
     confidence = float(config.get("confidence", 0.95))
     found = dict(versions) if versions is not None else package_versions()
     captions = {name: {"title": t, "caption": cap} for name, t, cap in PLOTS}
+    from .summary import format_summary
+
     lines = _verdict_lines(verdicts)
+    alpha = 1 - confidence
+    known = {**DEFINITIONS, **(definitions or {})}
+    left = {name: why for v in verdicts for name, (_, why) in v.reference_points.items()}
     return _Context(
         title=title, generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         version=found.get("korean_bpe", "?"), corpus=_corpus_lines(corpus, df), verdicts=lines,
+        choices=[c.describe(alpha=alpha) for c in choices], not_candidates=[f"{n}: {w}" for n, w in left.items()],
+        summary=format_summary(summary, confidence=confidence),
         downstream_first=bool(lines) and lines[0]["family"] == "downstream", alpha=f"{1 - confidence:.2g}",
         legend=_legend(df, confidence, config.get("resamples")), main=main_view(df, alpha=1 - confidence),
         plots=[{"name": name, **captions.get(name, {"title": name, "caption": ""})} for name in pngs],
@@ -423,7 +443,7 @@ def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title:
         columns=names,
         cells=[[_cell(c, v) for c, v in zip(names, row)] for row in df.itertuples(index=False, name=None)],
         numeric=[pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in names],
-        definitions=[(c, DEFINITIONS.get(c, "(not a column of korean_bpe.compare.compare)")) for c in names],
+        definitions=[(c, known.get(c, "(not a column of korean_bpe.compare.compare)")) for c in names],
         notes=[str(n) for n in notes], command=command_text, settings=_settings(config),
         versions=sorted(found.items(), key=lambda kv: kv[0] != "python"),
     )

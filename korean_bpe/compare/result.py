@@ -17,7 +17,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from .segmenters import Segmenter
-    from .verdict import Verdict
+    from .summary import TaskSummary
+    from .verdict import Choice, Verdict
 
 __all__ = ["Comparison", "Statistics", "MAX_RESAMPLES", "MAX_SEED"]
 
@@ -129,8 +130,9 @@ class Comparison:
     (strategies, sizes, seed, split, statistics, ...); ``versions``: the packages it ran with;
     ``segmenters``: ``(strategy, size) -> Segmenter`` with ``keep_segmenters=True``, else None;
     ``verdicts``: the best strategy of each family of metrics and those not significantly different
-    from it (:func:`korean_bpe.compare.verdict.verdicts`); ``held_out``: the documents every row was
-    measured on (:func:`korean_bpe.compare.run.held_out_split`).
+    from it (:func:`korean_bpe.compare.verdict.verdicts`); ``choices``: per size, the strategy to
+    choose among those a user would deploy, and on what evidence (:func:`korean_bpe.compare.verdict.choose`);
+    ``held_out``: the documents every row was measured on (:func:`korean_bpe.compare.run.held_out_split`).
     ``len()`` is the number of rows.
     """
 
@@ -145,6 +147,13 @@ class Comparison:
     #: different from it (:mod:`korean_bpe.compare.verdict`; downstream first when measured)
     verdicts: list[Verdict] = field(default_factory=list)
     held_out: list[str] = field(default_factory=list)
+    #: per vocabulary size, the strategy to choose and its evidence (:func:`korean_bpe.compare.verdict.choose`)
+    choices: list[Choice] = field(default_factory=list)
+    #: per vocabulary size with two tasks or more: the rows x tasks ranks, mean ranks and Kendall's W
+    #: (:func:`korean_bpe.compare.summary.summarize`)
+    summary: list[TaskSummary] = field(default_factory=list)
+    #: the definitions of the columns the run's tasks added (:func:`korean_bpe.compare.columns.definitions`)
+    task_definitions: dict[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.table)
@@ -179,7 +188,8 @@ class Comparison:
                             examples=self.examples(sentences) if sentences else None,
                             token_lengths=self.token_lengths(length_texts) if length_texts else None,
                             command=command, notes=self.notes, config=self.config, versions=self.versions,
-                            verdicts=self.verdicts, **options)
+                            verdicts=self.verdicts, choices=self.choices, summary=self.summary,
+                            definitions=self.task_definitions, **options)
 
     @property
     def alpha(self) -> float:

@@ -71,7 +71,7 @@ from typing import Any
 from ..pre_tokenizers.base import LINE_BREAKS
 from . import metrics
 from .assemble import build_frame, reduce_rows
-from .columns import COLUMNS, DTYPES
+from .columns import COLUMNS, DTYPES, definitions
 from .config import CompareConfig
 from .downstream import Downstream
 from .execute import GC_THRESHOLDS, GroupResult, rare_collections, run_groups
@@ -84,12 +84,13 @@ from .strategies import BASELINES, BPE_PRE_TOKENIZERS, BPE_UNITS, DEFAULT_STRATE
 from .table import format_table
 from .tasks import Task
 from .training import groups, strategy
-from .verdict import verdicts
+from .summary import summarize
+from .verdict import choose, verdicts
 
 __all__ = [
     "compare", "CompareConfig", "held_out_split", "Split", "format_table", "COLUMNS", "DTYPES", "DEFAULT_STRATEGIES",
     "Comparison", "Statistics", "Downstream", "BPE_PRE_TOKENIZERS", "BPE_UNITS", "BASELINES", "GOLD_ANALYZERS",
-    "THROUGHPUT_TEXTS", "resolve_strategies", "rare_collections", "GC_THRESHOLDS",
+    "THROUGHPUT_TEXTS", "resolve_strategies", "rare_collections", "GC_THRESHOLDS", "fit_vocab_sizes",
 ]
 
 _LINE_BREAK_TABLE = {ord(c): " " for c in LINE_BREAKS}
@@ -155,6 +156,31 @@ class Split:
     def describe(self, test_fraction: float) -> str:
         """Where the held-out documents come from, as the configuration records it."""
         return "eval_texts" if self.given else f"a seeded {test_fraction:g} of texts"
+
+
+def fit_vocab_sizes(texts: Sequence[str], sizes: Sequence[int], *, min_frequency: int = 2) -> tuple[list[int], int]:
+    """The ``sizes`` this corpus supports, and the size whitespace syllable BPE reaches on it (trained
+    once, at the largest size, with ``min_frequency``: where its merges run out); when none is
+    supported, that size rounded down (to a thousand above 1,000, a hundred above 100, else to ten).  The default
+    sizes of ``korean-bpe compare`` go through it, so that a small corpus does not give rows labelled
+    16,000 that are 4,500-token models.
+
+    >>> from korean_bpe.corpus import iter_texts
+    >>> fit_vocab_sizes(list(iter_texts("constitution")), [4000, 8000, 16000])
+    ([4000], 4554)
+    >>> fit_vocab_sizes(list(iter_texts("constitution", limit=300)), [4000, 8000])
+    ([1000], 1668)
+    """
+    from ..tokenizer import Tokenizer
+
+    tok = Tokenizer.train(texts, vocab_size=max(sizes), pre_tokenizer="whitespace", unit="syllable",
+                          min_frequency=min_frequency, show_progress=False)
+    reached = tok.vocab_size
+    kept = [n for n in sizes if n <= reached]
+    if kept:
+        return kept, reached
+    step = 1000 if reached >= 1000 else 100 if reached >= 100 else 10
+    return [reached // step * step or reached], reached
 
 
 def held_out_split(texts: Sequence[str], *, eval_texts: Sequence[str] | None = None,
@@ -234,6 +260,11 @@ def _result(config: CompareConfig, statistics: Statistics, split: Split, tasks: 
     result.table = build_frame(rows, tasks, confidence=statistics.confidence, reference=statistics.reference,
                                notes=notes, resamples=statistics.resamples)
     result.verdicts = verdicts(rows, tasks, alpha=statistics.alpha)
+    result.choices = choose(result.verdicts, result.table)
+    result.summary = summarize(rows, tasks, confidence=statistics.confidence)
+    extra = [c for task in tasks for c in task.columns]
+    table = definitions()
+    result.task_definitions = {k: v for k, v in definitions(extra).items() if k not in table}
     result.notes = notes
     from .report import package_versions
 

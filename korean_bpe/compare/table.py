@@ -13,7 +13,7 @@ from . import columns
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["format_table", "format_intervals", "format_task", "MARKS", "marks_legend", "name_marks", "value_marks",
+__all__ = ["format_table", "format_compact", "COMPACT", "format_intervals", "format_task", "MARKS", "marks_legend", "name_marks", "value_marks",
            "not_significant", "metrics_tested"]
 
 #: what the marks of the printed table and the reports mean
@@ -26,6 +26,8 @@ MARKS = {
     "(ref)": "after a name: the reference of other rows, so not tested itself",
     "†": "after a name: drops text (analysis mode), so its counts leave out what it dropped",
     "‡": "after mF1: graded by its own analyzer (not a significance mark)",
+    "↓": "after vocab: the vocabulary stopped short of the size asked (a note gives the size reached)",
+    "≡": "before a name under the table: a row with the same ids as the row it names, shown once",
 }
 #: the intervals :func:`format_intervals` prints (what fits 100 columns)
 INTERVALS = ("tokens_per_word", "continued_word_rate", "morph_f1", "round_trip_rate", "probe_accuracy")
@@ -75,6 +77,77 @@ def metrics_tested(df: pd.DataFrame) -> set[str]:
     return {m for m in columns.INTERVAL_METRICS if f"{m}_p" in df.columns and df[f"{m}_p"].notna().any()}
 
 
+def short_of_size(row: Any) -> bool:
+    """The row's vocabulary stopped short of the size asked (a baseline's is what the corpus holds):
+    the ``↓`` after its vocab."""
+    from .verdict import SIZE_SLACK
+
+    reached = row.get("actual_vocab_size")
+    return (row.get("kind") != "baseline" and isinstance(reached, (int, float)) and not math.isnan(reached)
+            and reached < SIZE_SLACK * row["vocab_size"])
+
+
+def _vocab(row: Any) -> str:
+    return f"{row['vocab_size']:d}" + ("↓" if short_of_size(row) else "")
+
+
+#: the columns of :func:`format_compact`, those measured in some row (the downstream accuracy with its interval)
+COMPACT = ("tokens_per_word", "unk_rate", "morph_f1", "round_trip_rate", "downstream_accuracy", "probe_accuracy",
+           "encode_texts_per_s")
+
+
+def format_compact(df: pd.DataFrame, *, alpha: float = 0.05, limit: int = 20, width: int = 100,
+                   order_by: str | None = None) -> tuple[str, list[str]]:
+    """The table a person reads first, and the headers it printed (for the legend): one line a row
+    with :data:`COMPACT`'s columns (the probe left out when the downstream interval fills the width),
+    identical rows (``same_as``) shown once and named under the table, at most ``limit`` rows (those
+    of the largest size first, sorted by ``order_by``'s direction when given; a last line counts the
+    rows left to ``--full`` and table.csv)."""
+    if df.empty:
+        return "(no strategy could be measured)", []
+    records = df.to_dict("records")
+    shown = [columns.by_name(m) for m in COMPACT if m in df.columns and measured(df, m)]
+    if order_by is not None and order_by in df.columns:
+        sign = -1 if columns.by_name(order_by).direction == "lower" else 1
+        largest = max(r["vocab_size"] for r in records)
+        records.sort(key=lambda r: (r["vocab_size"] != largest,
+                                    -sign * (r[order_by] if not math.isnan(r[order_by]) else -sign * math.inf)))
+    same = [r for r in records if r.get("same_as")]
+    kept = [r for r in records if not r.get("same_as")]
+    tested = metrics_tested(df)
+    for attempt in (shown, [c for c in shown if c.name != "probe_accuracy"]):
+        cells = []
+        for row in kept[:limit]:
+            untested = tested and not row.get("reference")
+            line = [f"{row['strategy']}{name_marks(row)}{'?' if untested else ''}", _vocab(row)]
+            for c in attempt:
+                line.append(_compact_cell(row, c, alpha))
+            cells.append(line)
+        headers = ["strategy", "vocab", *(c.header + (" [interval]" if c.name == "downstream_accuracy" else "")
+                                          for c in attempt)]
+        text = _aligned(headers, cells)
+        if max(map(len, text.splitlines())) <= width:
+            break
+    tail = []
+    if len(kept) > limit:
+        tail.append(f"({len(kept) - limit} more rows: --full prints every row, table.csv has them all)")
+    for row in same:
+        tail.append(f"≡ {row['strategy']} at {row['vocab_size']:,}: the same ids as {row['same_as']} on every "
+                    "held-out document (shown once)")
+    return "\n".join([text, *tail]), headers[1:]
+
+
+def _compact_cell(row: Any, c: columns.Column, alpha: float) -> str:
+    v = row.get(c.name)
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if c.name == "downstream_accuracy":
+        text = f"{v * 100:.2f}" + ("~" if not_significant(row, c.name, alpha) else "")
+        low, high = (row.get(n, math.nan) for n in columns.interval_columns(c.name)[:2])
+        return text if math.isnan(low) else f"{text} [{low * 100:.1f}, {high * 100:.1f}]"
+    return c.shown(v, short=True) + value_marks(row, c, alpha, tested=False)
+
+
 def format_table(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
     """The frame as an aligned text table, at most 100 characters wide: the columns with a ``short``
     format, short headers, rates in percent, ``-`` for NaN; the marks of :data:`MARKS` (``~`` for a
@@ -91,6 +164,9 @@ def format_table(df: pd.DataFrame, *, alpha: float = 0.05) -> str:
             if c.name == "strategy":  # ? once, after the name: 100 columns hold no ? after each value
                 untested = tested and not row.get("reference")
                 line.append(f"{v}{name_marks(row)}{'?' if untested else ''}")
+                continue
+            if c.name == "vocab_size":
+                line.append(_vocab(row))
                 continue
             if isinstance(v, float) and math.isnan(v):
                 line.append("-")

@@ -3,27 +3,43 @@ and the strategies not significantly different from it.
 
 The families, in the order the reports show them (:data:`FAMILIES`): downstream accuracy (a model
 trained on the tokens; first, when it was measured), the order-blind probe, morpheme-boundary F1
-(the rows graded by their own analyzer left out) and the sequence length (tokens per 어절).  In each,
+(the rows graded by their own analyzer left out) and the sequence length (tokens per 어절; the rows that
+drop text left out).  In each,
 the best row is the one with the best value (ties: the earlier row of the table); every other row is
 compared with it by the metric's paired test on the same resamples (the paired bootstrap of
 :func:`~korean_bpe.compare.stats.paired_p`, McNemar's exact test for the probe), and the p-values of
 a family and size are adjusted for the number of comparisons with Holm's step-down method
 (:func:`~korean_bpe.compare.stats.holm`).  A row whose adjusted p is at least ``alpha`` is "not significantly different from
 the best": the strategies a reader cannot tell apart from the best on this data.
+
+Only the strategies a user would deploy compete (:func:`not_a_candidate`): the baselines are
+reference points (every character, 어절 or analyzer morpheme a token: what the subword rows are
+measured against), a row with more than :data:`MAX_UNK_RATE` of its tokens unknown has lost text, and
+a row that did not reach the vocabulary size asked (the corpus ran out of merges) is a smaller model
+than its neighbours; such rows keep their values in the table and are listed in the verdict as
+reference points, never as best.
+
+:func:`choose` turns the verdicts into one recommendation a size (:class:`Choice`): on the first
+family measured of :data:`EVIDENCE` (a model trained on the tokens; then the tasks' own families; then
+the order-blind probe), among the candidates level with the best, the one with the shortest sequences
+(fewest tokens per 어절, the cost of every model that reads them) among those that keep the text; ties
+go to the better value on the evidence, then to the earlier row.  Without a labelled family there is
+no evidence of what serves a model, and the choice says so.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import columns, stats
 from .rows import Row
 from .tasks import Task, paired_p
 
-__all__ = ["FAMILIES", "Verdict", "verdicts", "format_verdicts"]
+__all__ = ["FAMILIES", "EVIDENCE", "MAX_UNK_RATE", "SIZE_SLACK", "Verdict", "Choice", "verdicts", "choose",
+           "not_a_candidate", "format_verdicts", "format_choices"]
 
 #: family name -> the metric that decides it, in the order the reports show them
 FAMILIES: dict[str, str] = {
@@ -32,6 +48,13 @@ FAMILIES: dict[str, str] = {
     "morpheme boundaries": "morph_f1",
     "sequence length": "tokens_per_word",
 }
+#: the families a choice rests on, in order of preference (the tasks' own families come between the
+#: two): what a model trained on the tokens does, then what a bag of them does
+EVIDENCE = ("downstream", "probe (order-blind)")
+#: a row with more of its tokens unknown than this is not a candidate: it lost that much text
+MAX_UNK_RATE = 0.05
+#: a row whose vocabulary reached less than this share of the size asked is not a candidate at that size
+SIZE_SLACK = 0.98
 
 
 @dataclass(frozen=True)
@@ -51,6 +74,9 @@ class Verdict:
     compared: int
     #: the metric's column, for a task's own metric (None: :func:`korean_bpe.compare.columns.by_name`)
     column: columns.Column | None = None
+    #: strategy -> (its value, why it is not a candidate: :func:`not_a_candidate`), the rows measured
+    #: but left out of the competition, in table order
+    reference_points: dict[str, tuple[float, str]] = field(default_factory=dict)
 
     def shown(self) -> str:
         """The best value as the reports show it (a rate as a percentage)."""
@@ -70,8 +96,11 @@ def verdicts(rows: Sequence[Row], tasks: Sequence[Task], *, alpha: float) -> lis
     for family, metric in families:
         column = own.get(metric) or columns.by_name(metric)
         for size in sorted({row.vocab_size for row in rows}):
-            candidates = [row for row in rows if row.vocab_size == size and _number(row.columns.get(metric))
-                          and not (metric == "morph_f1" and row.columns.get("self_graded"))]
+            measured = [row for row in rows if row.vocab_size == size and _number(row.columns.get(metric))
+                         and not (metric == "morph_f1" and row.columns.get("self_graded"))]
+            left_out = {row.strategy: (float(row.columns[metric]), why) for row in measured
+                        if (why := not_a_candidate(row.columns))}
+            candidates = [row for row in measured if row.strategy not in left_out and not _unfair(metric, row.columns)]
             if len(candidates) < 2:
                 continue
             sign = -1 if column.direction == "lower" else 1
@@ -84,8 +113,138 @@ def verdicts(rows: Sequence[Row], tasks: Sequence[Task], *, alpha: float) -> lis
             tied = tuple(row.strategy for row, p in zip(others, adjusted) if not math.isnan(p) and p >= alpha)
             out.append(Verdict(family, metric, size, best.strategy, float(best.columns[metric]),
                                (best.strategy, *tied), {row.strategy: p for row, p in zip(others, adjusted)},
-                               len(candidates), own.get(metric)))
+                               len(candidates), own.get(metric), left_out))
     return out
+
+
+def not_a_candidate(row: Mapping[str, Any]) -> str:
+    """Why the row (a table row, or :attr:`Row.columns <korean_bpe.compare.rows.Row>`) cannot be a
+    verdict's best, or ``""`` when it can: a baseline (a reference point), more than
+    :data:`MAX_UNK_RATE` of its tokens unknown, or a vocabulary short of the size asked.
+
+    >>> not_a_candidate({"kind": "baseline", "strategy": "baseline/word", "unit": "word"})
+    'a reference point (every 어절 a token)'
+    >>> not_a_candidate({"kind": "bpe", "unk_rate": 0.0, "vocab_size": 16000, "actual_vocab_size": 2475})
+    'reached 2,475 of 16,000 tokens'
+    >>> not_a_candidate({"kind": "peer", "unk_rate": 0.002, "vocab_size": 8000, "actual_vocab_size": 8000})
+    ''
+    """
+    if row.get("kind") == "baseline":
+        unit = str(row.get("unit") or "")
+        what = {"word": "every 어절 a token", "syllable": "every character a token", "jamo": "every jamo a token",
+                "morpheme": "every morpheme of the analyzer a token"}.get(unit, "no BPE")
+        return f"a reference point ({what})"
+    unknown = row.get("unk_rate")
+    if _number(unknown) and unknown > MAX_UNK_RATE:
+        return f"{unknown:.0%} of its tokens unknown"
+    asked, reached = row.get("vocab_size"), row.get("actual_vocab_size")
+    if _number(asked) and _number(reached) and reached < SIZE_SLACK * asked:
+        return f"reached {int(reached):,} of {int(asked):,} tokens"
+    return ""
+
+
+def _unfair(metric: str, row: Mapping[str, Any]) -> str:
+    """Why ``metric`` of the row cannot be compared with the others' (``""``: it can): the length of
+    a row that drops text leaves out what it dropped."""
+    if metric == "tokens_per_word" and row.get("drops_text"):
+        return "drops text, so its sequences leave out what it dropped"
+    return ""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The strategy :func:`choose` recommends at one vocabulary size, and on what evidence."""
+
+    vocab_size: int
+    #: the strategy to choose
+    strategy: str
+    #: the verdict it rests on (None: no labelled family was measured, the choice is the shortest sequences)
+    evidence: Verdict | None
+    #: its value on the evidence's metric (NaN without evidence)
+    value: float
+    #: ``(low, high)``: the interval of that value (NaN without resamples)
+    interval: tuple[float, float]
+    #: its tokens per 어절
+    tokens_per_word: float
+    #: the candidates level with the best on the evidence (the best first), or every candidate without evidence
+    level: tuple[str, ...]
+
+    def describe(self, *, alpha: float) -> str:
+        """The choice and its evidence in one paragraph (the CLI and the reports print it).
+
+        >>> v = Verdict("downstream", "downstream_accuracy", 8000, "mecab/syllable", 0.7888,
+        ...             ("mecab/syllable", "whitespace/syllable"), {"whitespace/syllable": 0.41}, 3)
+        >>> print(Choice(8000, "whitespace/syllable", v, 0.7783, (0.759, 0.799), 2.16,
+        ...              ("mecab/syllable", "whitespace/syllable")).describe(alpha=0.05))
+        at 8,000 tokens, choose whitespace/syllable: downstream accuracy 77.83% [75.90, 79.90], level with the best, mecab/syllable (78.88%; Holm-adjusted p 0.41 >= 0.05), with the shortest sequences of the 2 candidates level with it that keep the text (2.16 tokens per 어절)
+        """
+        head = f"at {self.vocab_size:,} tokens, choose {self.strategy}"
+        v = self.evidence
+        if v is None and len(self.level) == 1:
+            return (f"{head}: the only candidate ({self.tokens_per_word:.2f} tokens per 어절); the other rows are "
+                    "reference points or fell short (below), so nothing was compared")
+        if v is None:
+            return (f"{head}: the shortest sequences ({self.tokens_per_word:.2f} tokens per 어절) of the "
+                    f"{len(self.level)} candidates that keep the text. No labelled task was measured, so nothing "
+                    "here says which segmentation serves a model best: give labels (an NSMC-format TSV, or "
+                    "--labels) and --downstream")
+        column = v.column or columns.by_name(v.metric)
+        unit = "%" if column.unit == "%" else ""
+        shown = column.shown(self.value) + unit
+        if not math.isnan(self.interval[0]):
+            shown += f" [{column.shown(self.interval[0])}, {column.shown(self.interval[1])}]"
+        what = _METRIC_WORDS.get(v.metric, f"{v.family} ({v.metric})")
+        if self.strategy == v.best:
+            standing = "the best of the candidates"
+        else:
+            standing = (f"level with the best, {v.best} ({v.shown()}; Holm-adjusted p "
+                        f"{v.adjusted_p[self.strategy]:.2g} >= {alpha:g})")
+        if len(self.level) > 1:
+            standing += (f", with the shortest sequences of the {len(self.level)} candidates level with it that keep "
+                         f"the text ({self.tokens_per_word:.2f} tokens per 어절)")
+        return f"{head}: {what} {shown}, {standing}"
+
+
+#: how :meth:`Choice.describe` names the evidence's metric
+_METRIC_WORDS = {"downstream_accuracy": "downstream accuracy", "probe_accuracy": "order-blind probe accuracy"}
+
+
+def choose(found: Sequence[Verdict], table: Any) -> list[Choice]:
+    """One :class:`Choice` per vocabulary size of ``table`` (the comparison's frame) with a candidate
+    (see the module docstring for the rule), on the verdicts ``found``
+    (:func:`verdicts`, whose order gives the families' order: :data:`EVIDENCE` first, then the others)."""
+    records = table.to_dict("records") if hasattr(table, "to_dict") else list(table)
+    out = []
+    for size in sorted({int(r["vocab_size"]) for r in records}):
+        at_size = {r["strategy"]: r for r in records if int(r["vocab_size"]) == size}
+        candidates = [r for r in at_size.values() if not not_a_candidate(r) and _number(r.get("tokens_per_word"))]
+        if not candidates:
+            continue
+        evidence = _evidence([v for v in found if v.vocab_size == size])
+        keeps_text = [r for r in candidates if not r.get("drops_text")]
+        if evidence is None:
+            pool = keeps_text or candidates
+            pick = min(pool, key=lambda r: r["tokens_per_word"])
+            out.append(Choice(size, pick["strategy"], None, math.nan, (math.nan, math.nan),
+                              float(pick["tokens_per_word"]), tuple(r["strategy"] for r in pool)))
+            continue
+        level = [at_size[name] for name in evidence.tied]
+        sign = -1 if (evidence.column or columns.by_name(evidence.metric)).direction == "lower" else 1
+        pool = [r for r in level if not r.get("drops_text")] or level[:1]
+        pick = min(pool, key=lambda r: (r["tokens_per_word"], -sign * r[evidence.metric]))
+        low, high = (pick.get(n, math.nan) for n in columns.interval_columns(evidence.metric)[:2])
+        out.append(Choice(size, pick["strategy"], evidence, float(pick[evidence.metric]),
+                          (float(low), float(high)), float(pick["tokens_per_word"]), tuple(evidence.tied)))
+    return out
+
+
+def _evidence(at_size: Sequence[Verdict]) -> Verdict | None:
+    """The verdict a choice rests on: downstream, then a task's own family, then the probe; None when
+    none of them was decided (the families of :data:`FAMILIES` without labels are not evidence)."""
+    unlabelled = set(FAMILIES) - set(EVIDENCE)
+    ranked = sorted((v for v in at_size if v.family not in unlabelled),
+                    key=lambda v: (v.family != EVIDENCE[0], v.family == EVIDENCE[1]))
+    return ranked[0] if ranked else None
 
 
 def _number(value: Any) -> bool:
@@ -104,4 +263,23 @@ def format_verdicts(found: Sequence[Verdict], *, alpha: float, width: int = 100)
                 f"different from it (Holm-adjusted p >= {alpha:g}, {v.compared - 1} "
                 f"comparison{'s' if v.compared > 2 else ''}): {others}")
         lines.append(textwrap.fill(text, width, subsequent_indent="    "))
+    return "\n".join(lines)
+
+
+def format_choices(choices: Sequence[Choice], found: Sequence[Verdict], *, alpha: float, width: int = 100) -> str:
+    """The choices (:func:`choose`) as text, each followed by the rows left out of the competition at
+    its size (:func:`not_a_candidate`), wrapped to ``width`` columns; ``""`` without a choice."""
+    import textwrap
+
+    lines = []
+    for choice in choices:
+        lines.append(textwrap.fill(choice.describe(alpha=alpha), width, subsequent_indent="    "))
+        left: dict[str, str] = {}
+        for v in found:
+            if v.vocab_size == choice.vocab_size:
+                for name, (_, why) in v.reference_points.items():
+                    left.setdefault(name, why)
+        if left:
+            text = "not candidates: " + "; ".join(f"{name}, {why}" for name, why in left.items())
+            lines.append(textwrap.fill(text, width, initial_indent="    ", subsequent_indent="    "))
     return "\n".join(lines)

@@ -169,6 +169,8 @@ def compose_with_offsets(text: str) -> tuple[str, list[int] | None]:
     ('한글', [0, 3, 4])
     >>> compose_with_offsets("한글")
     ('한글', None)
+    >>> compose_with_offsets("가\u11a8\u1112\u119e\u11ab")  # an LV syllable + T: two characters, not three
+    ('각ᄒᆞᆫ', [0, 2, 3, 4, 5])
     """
     if not _LEADING_JAMO.search(text):
         return text, None
@@ -181,6 +183,8 @@ def compose_with_offsets(text: str) -> tuple[str, list[int] | None]:
         offsets[i] = j
         if ch == text[j]:
             j += 1
+        elif len(decompose_syllable(text[j])) == 2:  # an LV syllable and a trailing jamo joined
+            j += 2
         else:  # a syllable made from 2 or 3 conjoining jamo
             j += len(decompose_syllable(ch))
     offsets[len(composed)] = j

@@ -54,8 +54,8 @@ _TEXT, _LABEL = "document", "label"
 @register_task("nsmc")
 class NsmcTask(ClassificationTask):
     """``nsmc_accuracy`` and ``nsmc_macro_f1`` of each row (see the module); ``path``: the directory
-    holding ``ratings_train.txt`` and ``ratings_test.txt``, or ``train.tsv`` and ``test.tsv`` (None:
-    :func:`korean_bpe.corpus.nsmc_dir`); ``test_docs``: a seeded sample of that many test reviews
+    holding ``ratings_train.txt`` and ``ratings_test.txt``, or ``train.tsv`` and ``test.tsv``, or
+    ``"nsmc-sample"``, the sample shipped with korean_bpe (None: :func:`korean_bpe.corpus.nsmc_dir`); ``test_docs``: a seeded sample of that many test reviews
     (default 10,000; None: all); ``downstream``: the classifier's settings (a
     :class:`~korean_bpe.compare.downstream.Downstream` or a dict of its fields; None: the defaults,
     20,000 training reviews).  Needs PyTorch (``pip install "korean_bpe[downstream]"``)."""
@@ -84,6 +84,10 @@ class NsmcTask(ClassificationTask):
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, test_docs: int | None = NSMC_TEST_DOCS,
                  downstream: Downstream | Mapping[str, Any] | None = None) -> None:
+        if path == "nsmc-sample" and not os.path.exists(path):  # the sample shipped with korean_bpe, by name
+            from ...corpus import embedded_path
+
+            path = embedded_path("nsmc-sample").parent
         super().__init__(path, test_docs=test_docs, downstream=downstream)
 
     @property
