@@ -473,14 +473,8 @@ class Tokenizer:
         >>> tok.encode_batch(["영화 재밌다", "재밌다"], num_threads=2)
         [[8, 1, 9, 4], [1, 9, 4]]
         """
-        if isinstance(texts, str):
-            raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
-        texts = texts if isinstance(texts, list) else list(texts)
-        if not only_str(texts):
-            texts = _plain_strings(texts)
-        threads = resolve_threads(num_threads)
-        self._specials.regex(disallowed_special)  # a bad value refused before any work
-        return self._encode(texts, dropout, seed, threads, check=partial(self._specials.check_all, texts, disallowed_special))
+        texts, threads, check = self._batch(texts, disallowed_special, num_threads)
+        return self._encode(texts, dropout, seed, threads, check=check)
 
     def encode_batch_flat(self, texts: Sequence[str], *, disallowed_special: Disallowed = "all",
                           num_threads: int | None = None) -> FlatIds:
@@ -507,6 +501,14 @@ class Tokenizer:
         >>> ids[starts[2]:starts[3]].tolist() == tok.encode("재밌다")
         True
         """
+        texts, threads, check = self._batch(texts, disallowed_special, num_threads)
+        return self._encoder.encode_texts_flat(texts, dtype=id_dtype(self.vocab_size), num_threads=threads,
+                                               check=check)
+
+    def _batch(self, texts: Sequence[str], disallowed_special: Disallowed,
+               num_threads: int | None) -> tuple[list[str], int, Any]:
+        """What :meth:`encode_batch` and :meth:`encode_batch_flat` check before any work: the texts as
+        a list of plain strings, the number of threads, and the check of special-token text."""
         if isinstance(texts, str):
             raise TypeError("texts must be a sequence of strings, not a single string; use encode(text)")
         texts = texts if isinstance(texts, list) else list(texts)
@@ -514,8 +516,7 @@ class Tokenizer:
             texts = _plain_strings(texts)
         threads = resolve_threads(num_threads)
         self._specials.regex(disallowed_special)  # a bad value refused before any work
-        return self._encoder.encode_texts_flat(texts, dtype=id_dtype(self.vocab_size), num_threads=threads,
-                                               check=partial(self._specials.check_all, texts, disallowed_special))
+        return texts, threads, partial(self._specials.check_all, texts, disallowed_special)
 
     def _encode(self, texts: list[str], dropout: Any, seed: Any, num_threads: int,
                 check: Callable[[], None] | None = None) -> list[list[int]]:
