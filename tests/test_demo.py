@@ -214,3 +214,17 @@ def test_the_nsmc_task_reads_the_shipped_sample_by_name(tmp_path: Path) -> None:
     from korean_bpe.cli import main
 
     assert main(["compare", "--task", "nsmc=nsmc-smaple", "-o", str(tmp_path / "r")]) == 1  # a typo: not found
+
+
+def test_the_demo_with_an_unlabelled_eval_file_asks_for_no_downstream(tmp_path: Path) -> None:
+    """Without a corpus but with --eval of plain text: the sample trains, the file is measured, and the
+    downstream stage the demo turns on for its own labelled split is not asked for (no labels there)."""
+    held = tmp_path / "held.txt"
+    held.write_text("영화 정말 재밌다\n배우 연기가 좋아요\n지루하고 별로였다 ㅠㅠ\n", encoding="utf-8")
+    proc = subprocess.run([*CLI, "compare", "--eval", str(held), "--limit", "300", "--strategies",
+                           "whitespace/syllable,baseline/word", "--vocab-sizes", "1000", "--gold", "none",
+                           "--no-progress", "-o", str(tmp_path / "r")],
+                          capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "note: labels for only one of CORPUS and --eval: no probe_accuracy" in proc.stderr
+    assert "down%" not in proc.stdout and proc.stdout.startswith("verdict (on 3 held-out documents):")

@@ -230,9 +230,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     constitution = args.corpus == "constitution" and not Path(args.corpus).exists()
     if demo:
         args.corpus = DEMO_CORPUS
-        args.eval = args.eval or DEMO_EVAL
-        if args.downstream is None and args.labels is None:
+        if args.downstream is None and args.labels is None and args.eval is None:  # the sample's labels both sides
             args.downstream = _demo_downstream()
+        args.eval = args.eval or DEMO_EVAL
     default_strategies = DEMO_STRATEGIES if demo else None
     strategies = resolve_strategies(None if args.strategies == ["all"] else args.strategies or default_strategies)
     statistics = _compare_statistics(args)
