@@ -53,7 +53,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["Downstream", "MODELS", "MAX_SEEDS", "MAX_EPOCHS", "WARMUP", "learning_rate", "predict", "evaluate",
+__all__ = ["torch_device", "Downstream", "MODELS", "MAX_SEEDS", "MAX_EPOCHS", "WARMUP", "learning_rate", "predict", "evaluate",
            "require_torch", "resolved_device"]
 
 #: the model families, the default first
@@ -154,14 +154,16 @@ def require_torch() -> Any:
 
 def resolved_device(settings: Downstream) -> str:
     """Where ``settings``' models train on this machine: ``"cuda"`` or ``"cpu"``."""
-    return _device(require_torch(), settings.device).type
+    return torch_device(require_torch(), settings.device).type
 
 
-def _device(torch: Any, device: str) -> Any:
+def torch_device(torch: Any, device: str, *, owner: str = "Downstream") -> Any:
+    """The ``torch.device`` of a ``device`` setting (``"auto"``: CUDA when torch sees a GPU, else the
+    CPU); ValueError naming ``owner``'s setting for ``"cuda"`` on a machine without one."""
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("Downstream(device='cuda'): torch sees no GPU here; use device='auto' or 'cpu'")
+        raise ValueError(f"{owner}(device='cuda'): torch sees no GPU here; use device='auto' or 'cpu'")
     return torch.device(device)
 
 
@@ -293,7 +295,7 @@ def predict(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], te
     train = _prepare(train_docs, settings.max_length, remap)
     test = _prepare(test_docs, settings.max_length, remap)
     target = torch.tensor([classes.index(y) for y in train_labels], dtype=torch.long)
-    device = _device(torch, settings.device)
+    device = torch_device(torch, settings.device)
     out = np.empty((settings.seeds, len(test)), dtype=np.int64)
     threads = torch.get_num_threads()
     torch.set_num_threads(settings.threads)

@@ -192,11 +192,9 @@ def _require_torch() -> Any:
 
 
 def _device(torch: Any, device: str) -> Any:
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("LmSettings(device='cuda'): torch sees no GPU here; use device='auto' or 'cpu'")
-    return torch.device(device)
+    from ..downstream import torch_device
+
+    return torch_device(torch, device, owner="LmSettings")
 
 
 def _network(torch: Any, n_ids: int, settings: LmSettings) -> Any:
