@@ -40,12 +40,27 @@ their spread); its interval is the two-stage bootstrap of the downstream stage (
 drawn as for the exact metrics, the seeds drawn with replacement), its p-value the paired
 bootstrap against the reference row.
 
-What it costs (defaults: 2 seeds, 4 epochs, 3 convolutions, batches of 32, 4,000 training
-sentences): the worst row, every character a token (about 45 tokens a sentence), trains in about
-6 s of CPU a seed on one thread; a BPE row at 8,000 (about 20 tokens a sentence) in half that.
-benchmarks/README.md (the NER part) records a run.  Two seeds, not three, keep the worst row
-under 20 s on 2 cores; a 1-layer BiGRU cost three times the CPU of these convolutions for a lower
-F1 in that budget.
+What it costs (defaults: 2 seeds, 4 epochs, 3 convolutions, batches of 32, the 4,000 training
+sentences; one CPU thread).  The worst row, every character a token (about 45 tokens a sentence),
+trains one seed in 5.7 s of CPU on this 2-core machine at a load average of 3 (10 s at 5.5, the
+cores shared with other jobs).  A run on the 8,000 reviews of ``nsmc-sample`` at 8,000 tokens
+(2026-11-28, load average 4.5, so the times are high; ``ner_s`` is the task's CPU a row, the
+pieces of the 5,000 sentences included):
+
+=====================  =============  ===============  ==============  ==========  =====
+row                    ner_entity_f1  95% interval     ner_ceiling_f1  seed sd     ner_s
+=====================  =============  ===============  ==============  ==========  =====
+whitespace/syllable    45.89          [43.99, 47.85]   94.46           0.16        14.6
+raw/syllable           44.78          [42.29, 47.37]   94.46           1.39        13.8
+kiwi/syllable          54.16          [51.57, 56.73]   99.96           1.45        19.7
+baseline/syllable      48.09          [45.91, 50.18]   100.00          0.53        17.8
+=====================  =============  ===============  ==============  ==========  =====
+
+(paired p against whitespace/syllable: raw 0.18, Kiwi 0.002, characters 0.02; the study took 120 s
+of wall time with the tokenizers' training.)  Two seeds, not three, keep the worst row near 20 s
+of CPU.  On characters, one seed, 4 epochs: these 3 convolutions 47% F1 in 5.7 s of CPU, 2 of them
+43%, a 1-layer BiGRU (32 a direction, batches of 64) 40% in 8.0 s; one convolution reached 35%
+in 8 epochs.
 
 *Folds* (``folds=k``): instead of one seeded split, the sentences in ``k`` seeded folds, each
 scored by the exact metrics and by taggers trained on the other folds: every sentence is a test
