@@ -216,10 +216,10 @@ def _ner_file(tmp_path, n: int = 50):
 
 def test_the_ner_task_counts_each_row_exactly(tmp_path) -> None:
     _ner_file(tmp_path)
-    task = NerTask(tmp_path, test_fraction=0.5, split_seed=1)  # a directory: the file in it
+    task = NerTask(tmp_path, test_fraction=0.5, split_seed=1, tagger=False)  # a directory: the file in it
     assert task.to_config() | {"path": ""} == {"path": "", "sentences": 100, "test_fraction": 0.5, "split_seed": 1,
                                                "test_sentences": 50, "train_sentences": 50,
-                                               "test_entities": task.to_config()["test_entities"]}
+                                               "test_entities": task.to_config()["test_entities"], "tagger": False}
     long = sum(len(task.sentences[i].entities) == 2 for i in task.test_idx)  # the first sentence, 2 entities
     result = compare(_texts(240), strategies=["baseline/syllable", "baseline/word"], vocab_sizes=[300], gold=None,
                      show_progress=False, model_cache=False, statistics=Statistics(resamples=200, reference="baseline/syllable"), tasks=[task])

@@ -140,7 +140,7 @@ def add_parsers(sub: Any) -> None:
                         "on 10,000 test reviews; needs PyTorch), hate "
                         "(the Korean hate-speech comments: PATH their directory of train.tsv and dev.tsv; "
                         "hate_macro_f1, hate_accuracy; needs PyTorch), ner (KLUE-NER: PATH its file or directory; "
-                        "ner_boundary_crossing, ner_ceiling_f1), noise (token stability of the held-out documents "
+                        "ner_entity_f1 of a small tagger, ner_boundary_crossing, ner_ceiling_f1; needs PyTorch), noise (token stability of the held-out documents "
                         "under each Korean perturbation of korean_bpe.noise at 10%%: noise_stability and one column "
                         "set a perturbation), lm (a small GRU language model trained on each row's tokens: "
                         "lm_bits_per_byte of the held-out documents, or of PATH, a text file of one document a line; "

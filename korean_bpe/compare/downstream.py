@@ -54,7 +54,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 __all__ = ["torch_device", "Downstream", "MODELS", "MAX_SEEDS", "MAX_EPOCHS", "WARMUP", "learning_rate", "predict", "evaluate",
-           "require_torch", "resolved_device"]
+           "require_torch", "resolved_device", "length_batches"]
 
 #: the model families, the default first
 MODELS = ("cnn", "transformer")
@@ -65,7 +65,7 @@ MAX_SEEDS, MAX_EPOCHS = 100, 1000
 _PAD, _EMPTY, _SHIFT = 0, 1, 2
 #: the share of a run's optimizer steps over which the learning rate rises to its peak
 WARMUP = 0.1
-#: batches per pool of the length-sorted batching (:func:`_batches`)
+#: batches per pool of the length-sorted batching (:func:`length_batches`)
 _POOL = 8
 
 
@@ -193,7 +193,7 @@ def _prepare(docs: Sequence[Sequence[int]], max_length: int, remap: dict[int, in
     return out
 
 
-def _batches(lengths: Sequence[int], batch_size: int, generator: Any, torch: Any) -> list[list[int]]:
+def length_batches(lengths: Sequence[int], batch_size: int, generator: Any, torch: Any) -> list[list[int]]:
     """Batches of document indices of similar length: a seeded permutation cut into pools of
     :data:`_POOL` batches, each pool sorted by length and cut into batches, the batches shuffled."""
     n = len(lengths)
@@ -311,7 +311,7 @@ def predict(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], te
                 optimizer, lambda step: learning_rate(step, steps, peak=1.0))
             for _ in range(settings.epochs):
                 model.train()
-                for index in _batches(lengths, settings.batch_size, generator, torch):
+                for index in length_batches(lengths, settings.batch_size, generator, torch):
                     x, mask = _tensor(train, index, torch, device)
                     loss = torch.nn.functional.cross_entropy(model(x, mask), target[index].to(device))
                     optimizer.zero_grad(set_to_none=True)
