@@ -1,5 +1,6 @@
-"""Token stability under Korean noise as a task: each row's held-out documents perturbed the way
-people write (:mod:`korean_bpe.noise`), encoded again, and compared with the clean encoding.
+"""Korean noise as a task: each row's held-out documents perturbed the way people write
+(:mod:`korean_bpe.noise`), encoded again, compared with the clean encoding, and scored by the row's
+classifier.
 
 For each perturbation ``<name>`` at its rate, on the ``N`` held-out documents (``W`` their 어절,
 white-space words of the clean text):
@@ -10,44 +11,75 @@ white-space words of the clean text):
   token; two empty sequences are at distance 0, stability 1), averaged over the documents; with a
   bootstrap interval (the documents resampled as every metric, :func:`korean_bpe.compare.stats.resample_counts`)
   and a paired test against the row's reference;
-* ``noise_<name>_fertility_change``: ``(T_noisy - T_clean) / W``, the tokens per clean 어절 the
+* ``noise_<name>_fertility_change``: ``(T_noisy - T) / W``, the tokens per clean 어절 the
   noise adds (the clean 어절 count both times: removing spaces does not shrink the denominator);
 * ``noise_<name>_unk_rate_change``: the noisy text's share of unknown tokens minus the clean's;
+* ``noise_<name>_accuracy_drop`` (with labels): the row's downstream classifier
+  (:class:`~korean_bpe.compare.downstream.Classifier`: the one the ``downstream`` task trained on
+  the row, else one trained here with :attr:`NoiseTask.settings`) scored on the clean and on the
+  noisy documents, the same models both times: the share of (seed, document) pairs right on the
+  clean text minus the share right on the noisy text, paired per document and seed; its interval
+  and p-value come from the downstream stage's two-stage bootstrap (documents as every metric,
+  seeds with replacement: :func:`korean_bpe.compare.stats.seed_counts`), applied to the paired
+  differences;
+* ``noise_<name>_dropout_accuracy_drop`` (with labels and ``dropout``): the same for a classifier of
+  the same settings trained on BPE-dropout's segmentations of the same training documents (each
+  merge skipped with probability ``dropout``, seeded by the row's seed; the held-out documents,
+  clean and noisy, encoded without dropout): does subword regularization buy robustness?  Its clean
+  accuracy is ``noise_dropout_accuracy``.  Only rows of our BPE have dropout
+  (:meth:`~korean_bpe.compare.segmenters.BPESegmenter.encode_dropout`); the others' stay empty.
+  Columns, not rows: the dropout classifier reads the same tokenizer, so a row of its own would
+  repeat every other column and the same held-out ids;
 
-and ``noise_stability``, the mean of the perturbations' stabilities (per document, then over the
-documents), with its interval.  Every row reads the same noisy texts: the perturbations are seeded by
-the run's seed (``row.seed``), and made once per process.
+and ``noise_stability``, ``noise_accuracy_drop`` and ``noise_dropout_accuracy_drop``, the means
+over the perturbations (per document, then over the documents), with their intervals.  Every row
+reads the same noisy texts: the perturbations are seeded by the run's seed (``row.seed``), and made
+once per process.  At rate 0 every noisy text is the clean one: stability exactly 1 and accuracy
+drop exactly 0.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ...noise import DEFAULT_RATE, NOISE, PERTURBATIONS, check_rate, describe, perturb
 from .. import metrics, stats
 from ..columns import Column
+from ..downstream import Downstream
 from ..rows import Measured, RowInput
 from .base import BaseTask, register_task
 
-__all__ = ["NoiseTask"]
+__all__ = ["NoiseTask", "DEFAULT_DROPOUT"]
+
+#: the BPE-dropout rate of the noise task's dropout classifier by default (Provilkov et al. 2020's 0.1)
+DEFAULT_DROPOUT = 0.1
 
 
 @register_task("noise")
 class NoiseTask(BaseTask):
     """``perturbations``: None (every one of :data:`korean_bpe.noise.PERTURBATIONS` at ``rate``), a
     list of names (each at ``rate``) or a mapping name -> its rate; ``rate``: the default rate
-    (:data:`korean_bpe.noise.DEFAULT_RATE`, 0.1).
+    (:data:`korean_bpe.noise.DEFAULT_RATE`, 0.1); ``dropout``: the BPE-dropout rate of the
+    classifier trained on dropout's segmentations (:data:`DEFAULT_DROPOUT`; None or 0: none);
+    ``downstream``: the classifier's settings when the run has no downstream task (a
+    :class:`~korean_bpe.compare.downstream.Downstream`, a dict of its fields, or None: the
+    defaults).  With labels it scores the row's classifier on the noisy documents (see the module).
 
-    >>> NoiseTask({"keyboard_typo": 0.2}).metrics
+    >>> NoiseTask({"keyboard_typo": 0.2}).metrics[:2]
     ('noise_keyboard_typo_stability', 'noise_stability')
     """
 
     name = "noise"
-    verdict = (("noise stability", "noise_stability"),)
+    labels = "optional"
+    #: the verdict names the most robust rows, never the row to choose (:mod:`korean_bpe.compare.verdict`)
+    choice_evidence = False
 
     def __init__(self, perturbations: Mapping[str, float] | Sequence[str] | None = None, *,
-                 rate: float = DEFAULT_RATE) -> None:
+                 rate: float = DEFAULT_RATE, dropout: float | None = DEFAULT_DROPOUT,
+                 downstream: Downstream | Mapping[str, Any] | None = None) -> None:
         check_rate(rate)
         if perturbations is None:
             perturbations = PERTURBATIONS
@@ -63,9 +95,32 @@ class NoiseTask(BaseTask):
                 raise ValueError(f"perturbation {name!r} cannot name a column: register it under a name of "
                                  "letters, digits and _")
             check_rate(r)
+        if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))
+                                    or not 0 <= dropout < 1):
+            raise ValueError(f"NoiseTask(dropout={dropout!r}): the BPE-dropout rate must be a number from 0 to below 1 "
+                             f"(e.g. dropout={DEFAULT_DROPOUT}), or None for no dropout classifier")
+        settings = replace(Downstream(), **downstream) if isinstance(downstream, Mapping) else \
+            Downstream() if downstream is None else downstream
+        if not isinstance(settings, Downstream):
+            raise TypeError(f"NoiseTask(downstream=...) must be a korean_bpe.compare.Downstream, a dict of its fields "
+                            f"or None, got {downstream!r}")
         self.perturbations: dict[str, float] = rates
-        self.metrics = tuple(f"noise_{name}_stability" for name in rates) + ("noise_stability",)
-        self.columns = _columns(rates)
+        self.dropout: float | None = float(dropout) if dropout else None
+        self.settings = settings
+        self.train_docs = settings.train_docs
+        names = list(rates)
+        drops = [f"noise_{n}_accuracy_drop" for n in names] + ["noise_accuracy_drop"]
+        dropout_metrics = ([f"noise_{n}_dropout_accuracy_drop" for n in names]
+                           + ["noise_dropout_accuracy_drop", "noise_dropout_accuracy"]) if self.dropout else []
+        self.metrics = tuple(f"noise_{n}_stability" for n in names) + ("noise_stability",) + tuple(drops) \
+            + tuple(dropout_metrics)
+        self.columns = _columns(rates, self.dropout)
+        #: the most robust rows: overall (token stability, accuracy drop, the dropout classifier's
+        #: drop) and by each perturbation's accuracy drop
+        self.verdict = (("noise stability", "noise_stability"), ("noise accuracy drop", "noise_accuracy_drop"),
+                        *((f"noise accuracy drop ({n})", f"noise_{n}_accuracy_drop") for n in names),
+                        *((("noise accuracy drop with BPE-dropout", "noise_dropout_accuracy_drop"),)
+                          if self.dropout else ()))
         self._noisy: tuple[Any, int, dict[str, list[str]]] | None = None  # (texts, seed, name -> noisy texts)
 
     def measure(self, row: RowInput) -> Measured:
@@ -73,8 +128,9 @@ class NoiseTask(BaseTask):
         n_tokens, n_unk = row.n_tokens, _unknown(clean, seg.unk_ids)
         out: dict[str, Any] = {}
         per_doc = []
+        encoded = {}
         for name, texts in self.noisy(row.held.texts, seed=row.seed).items():
-            ids = seg.encode_batch(texts)
+            ids = encoded[name] = seg.encode_batch(texts)
             stability = [metrics.token_stability(a, b) for a, b in zip(clean, ids)]
             noisy_tokens = sum(map(len, ids))
             out[f"noise_{name}_stability"] = sum(stability) / len(stability) if stability else float("nan")
@@ -85,7 +141,46 @@ class NoiseTask(BaseTask):
             per_doc.append(stability)
         by_doc = [sum(values) / len(values) for values in zip(*per_doc)]
         out["noise_stability"] = sum(by_doc) / len(by_doc) if by_doc else float("nan")
-        return Measured(out, evidence=per_doc)
+        evidence: dict[str, Any] = {"stability": per_doc}
+        if row.labelled is None or row.held.labels is None:
+            return Measured(out, evidence=evidence, notes=(
+                "noise: no labels, so no accuracy drop: its columns stay empty (give compare() labels, or "
+                "korean-bpe compare a labelled corpus such as nsmc-sample)",))
+        notes: tuple[str, ...] = ()
+        classifier, (train_ids, train_labels) = self.classifier(row)
+        evidence["drop"] = _drops(classifier, clean, encoded, row.held.labels, out, "")
+        if self.dropout:
+            if hasattr(seg, "encode_dropout"):
+                evidence["dropout"] = self._dropout(row, classifier.settings, train_labels, encoded, out)
+            else:
+                notes = (f"noise: {row.strategy} is not our BPE and has no BPE-dropout: its noise_dropout_ columns "
+                         "stay empty",)
+        return Measured(out, evidence=evidence, notes=notes)
+
+    def classifier(self, row: RowInput) -> tuple[Any, tuple[list[list[int]], list[int]]]:
+        """The row's downstream classifier (the one the ``downstream`` task left in ``row.shared``,
+        else one trained here with :attr:`settings`) and the labelled training documents of it."""
+        from ..downstream import fit
+
+        shared = row.shared.get("downstream")
+        if shared is not None:
+            return shared, row.training("downstream")
+        train_ids, train_labels = row.training(self.name)
+        return fit(train_ids, train_labels, settings=self.settings, seed=row.seed, known=row.encoded), \
+            (train_ids, train_labels)
+
+    def _dropout(self, row: RowInput, settings: Downstream, train_labels: list[int], encoded: dict[str, Any],
+                 out: dict[str, Any]) -> dict[str, Any]:
+        """The dropout classifier's columns into ``out`` (trained on the same documents as the row's
+        classifier, encoded with BPE-dropout); its evidence."""
+        from ..downstream import fit
+
+        labelled = row.labelled
+        task = "downstream" if "downstream" in row.shared and "downstream" in labelled.positions else self.name
+        texts = [row.train_texts[labelled.idx[k]] for k in labelled.positions[task]]
+        ids = row.segmenter.encode_dropout(texts, dropout=self.dropout, seed=row.seed)  # type: ignore[attr-defined]
+        classifier = fit(ids, train_labels, settings=settings, seed=row.seed, known=row.encoded)
+        return _drops(classifier, row.encoded, encoded, row.held.labels, out, "dropout_")
 
     def noisy(self, texts: list[str], *, seed: int) -> dict[str, list[str]]:
         """Each perturbation's noisy ``texts`` (made once for the same list and seed, kept for the next rows)."""
@@ -95,31 +190,77 @@ class NoiseTask(BaseTask):
         return self._noisy[2]
 
     def replicates(self, evidence: Any, *, point: Mapping[str, Any], resamples: int, seed: int) -> dict[str, Any]:
-        """Each stability on each resample: the mean over its drawn documents (with their multiplicity)."""
+        """Each stability on each resample: the mean over its drawn documents (with their
+        multiplicity); each accuracy drop: the mean of the paired differences over the drawn
+        documents and seeds (the downstream stage's two-stage bootstrap)."""
         import numpy as np
 
-        values = np.asarray(evidence, dtype=np.float64).T  # documents x perturbations
+        values = np.asarray(evidence["stability"], dtype=np.float64).T  # documents x perturbations
         counts = stats.resample_counts(values.shape[0], resamples=resamples, seed=seed)
         reps = (counts @ values) / counts.sum(1, keepdims=True)
-        out = {metric: reps[:, k] for k, metric in enumerate(self.metrics[:-1])}
+        names = list(self.perturbations)
+        out = {f"noise_{name}_stability": reps[:, k] for k, name in enumerate(names)}
         out["noise_stability"] = reps.mean(1)
+        for key, prefix in (("drop", ""), ("dropout", "dropout_")):
+            if key not in evidence:
+                continue
+            got = evidence[key]
+            seeds = stats.seed_counts(got["clean"].shape[0], resamples=resamples, seed=seed)
+            docs = counts.astype(np.float32)
+            total = docs.sum(1).astype(np.float64) * got["clean"].shape[0]
+
+            def mean(right: Any) -> Any:  # seeds x documents of 0/1 -> its mean on each resample
+                return (seeds * (docs @ right.astype(np.float32).T).astype(np.float64)).sum(1) / total
+
+            clean = mean(got["clean"])
+            drops = [clean - mean(got["noisy"][name]) for name in names]
+            for name, value in zip(names, drops):
+                out[f"noise_{name}_{prefix}accuracy_drop"] = value
+            out[f"noise_{prefix}accuracy_drop"] = np.mean(drops, axis=0)
+            if prefix:
+                out["noise_dropout_accuracy"] = clean
         return out
 
     def to_config(self) -> dict[str, Any]:
-        return {"perturbations": dict(self.perturbations)}
+        return {"perturbations": dict(self.perturbations), "dropout": self.dropout,
+                "downstream": self.settings.to_config()}
 
     def __getstate__(self) -> dict[str, Any]:
         return self.__dict__ | {"_noisy": None}  # a worker makes its own noisy texts
 
     def __repr__(self) -> str:
-        return f"NoiseTask({self.perturbations!r})"
+        return f"NoiseTask({self.perturbations!r}, dropout={self.dropout!r})"
+
+
+def _drops(classifier: Any, clean: list[list[int]], encoded: Mapping[str, list[list[int]]], labels: Sequence[int],
+           out: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """``classifier``'s accuracy drop from the ``clean`` documents to each perturbation's
+    ``encoded`` ones, into ``out`` (``noise_<name>_<prefix>accuracy_drop``, their mean
+    ``noise_<prefix>accuracy_drop``, and for the dropout classifier its clean accuracy); the
+    evidence: which (seed, document) pairs it got right, clean and noisy."""
+    import numpy as np
+
+    truth = np.asarray([int(y) for y in labels], dtype=np.int64)
+    right = classifier.predict(clean) == truth[None, :]
+    noisy = {name: classifier.predict(ids) == truth[None, :] for name, ids in encoded.items()}
+    clean_accuracy = float(right.mean()) if right.size else math.nan
+    drops = []
+    for name, got in noisy.items():
+        # the paired difference: identical predictions give exactly 0
+        drop = float((right.astype(np.int8) - got.astype(np.int8)).mean()) if got.size else math.nan
+        out[f"noise_{name}_{prefix}accuracy_drop"] = drop
+        drops.append(drop)
+    out[f"noise_{prefix}accuracy_drop"] = sum(drops) / len(drops) if drops else math.nan
+    if prefix:
+        out["noise_dropout_accuracy"] = clean_accuracy
+    return {"clean": right, "noisy": noisy}
 
 
 def _unknown(encoded: list[list[int]], unk_ids: frozenset[int]) -> int:
     return sum(1 for ids in encoded for i in ids if i in unk_ids) if unk_ids else 0
 
 
-def _columns(rates: Mapping[str, float]) -> tuple[Column, ...]:
+def _columns(rates: Mapping[str, float], dropout: float | None) -> tuple[Column, ...]:
     out = []
     for name, rate in rates.items():
         what = describe(name, rate=rate)
@@ -132,8 +273,30 @@ def _columns(rates: Mapping[str, float]) -> tuple[Column, ...]:
                    "(T_noisy - T) / W", format="{:+.3f}"),
             Column(f"noise_{name}_unk_rate_change", "float64", f"share of unknown tokens after {name} minus the "
                    "clean text's", unit="%", format="{:+.2f}"),
+            Column(f"noise_{name}_accuracy_drop", "float64", f"accuracy drop under {what}: the row's downstream "
+                   "classifier's share of (seed, held-out document) pairs right on the clean text minus on the "
+                   "noisy text (the same models; NaN without labels)", unit="%", direction="lower",
+                   format="{:+.2f}", interval=True),
         ]
-    out.append(Column("noise_stability", "float64", "mean token stability over the perturbations "
-                      f"({', '.join(rates)}): per document, then over the documents", unit="%", direction="higher",
-                      format="{:.2f}", interval=True))
+        if dropout:
+            out.append(Column(f"noise_{name}_dropout_accuracy_drop", "float64", f"accuracy drop under {name} of the "
+                              f"classifier trained on BPE-dropout {dropout:g} segmentations (NaN for rows without "
+                              "dropout)", unit="%", direction="lower", format="{:+.2f}", interval=True))
+    names = ", ".join(rates)
+    out += [
+        Column("noise_stability", "float64", f"mean token stability over the perturbations ({names}): per document, "
+               "then over the documents", unit="%", direction="higher", format="{:.2f}", interval=True),
+        Column("noise_accuracy_drop", "float64", f"mean accuracy drop over the perturbations ({names}) of the row's "
+               "downstream classifier (NaN without labels)", unit="%", direction="lower", format="{:+.2f}",
+               interval=True),
+    ]
+    if dropout:
+        out += [
+            Column("noise_dropout_accuracy_drop", "float64", "mean accuracy drop over the perturbations of the "
+                   f"classifier trained on BPE-dropout {dropout:g} segmentations of the same training documents "
+                   "(NaN for rows without dropout)", unit="%", direction="lower", format="{:+.2f}", interval=True),
+            Column("noise_dropout_accuracy", "float64", f"clean held-out accuracy of that BPE-dropout {dropout:g} "
+                   "classifier (against downstream_accuracy: what dropout costs on clean text)", unit="%",
+                   direction="higher", format="{:.2f}", interval=True),
+        ]
     return tuple(out)
