@@ -144,3 +144,65 @@ def test_unseen_ids_get_seeded_rows_and_the_clean_predictions_stay():
     first = classifier.predict(unseen)
     classifier.predict([[900, 901]])  # an earlier call changes nothing
     assert classifier.predict(unseen).tolist() == first.tolist() and first.shape == (2, 3)
+
+
+# --- the command line ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, perturbations, dropout", [
+    ("keyboard_typo:0.2,nfd", {"keyboard_typo": 0.2, "nfd": 0.1}, 0.1),
+    (" wrong_layout : 1 , dropout:0.25", {"wrong_layout": 1.0}, 0.25),
+    ("dropout:0", None, None),  # every perturbation at 10%, no dropout classifier
+])
+def test_the_noise_spec(spec, perturbations, dropout):
+    from korean_bpe.compare.tasks import NoiseTask
+    from korean_bpe.noise import PERTURBATIONS
+
+    task = NoiseTask.from_spec(spec)
+    assert task.perturbations == (perturbations or dict.fromkeys(PERTURBATIONS, 0.1)) and task.dropout == dropout
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("keyboard_typo:x", "the rate 'x' of keyboard_typo is not a number; write keyboard_typo:0.2"),
+    ("keyboard_typo:1.5", "the rate 1.5 of keyboard_typo must be from 0 to 1, e.g. keyboard_typo:0.2"),
+    ("typo", "unknown perturbation 'typo'; choose from spacing_removed, "),
+    ("nfd,,initials", "an empty item; write perturbations as name or name:rate separated by commas"),
+    ("nfd,nfd:0.2", "nfd given twice; give each once"),
+    ("dropout", "dropout needs its rate, e.g. dropout:0.1 (dropout:0 for none)"),
+    ("dropout:1", "the rate 1 of dropout must be from 0 to below 1"),
+])
+def test_bad_noise_specs_are_refused_on_the_command_line(spec, message):
+    from korean_bpe.cli.compare import _compare_tasks
+    from korean_bpe.cli.common import UserError
+
+    with pytest.raises(UserError) as info:
+        _compare_tasks([f"noise={spec}"])
+    assert str(info.value).startswith(f"argument --task noise={spec}: noise spec {spec!r}: {message}")
+
+
+def test_the_command_line_runs_the_chosen_perturbations(tmp_path):
+    """``--task noise=SPEC`` on a labelled TSV, in seconds: the chosen columns in table.csv."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pandas as pd
+
+    corpus = tmp_path / "reviews.tsv"
+    corpus.write_text("id\tdocument\tlabel\n" + "".join(f"{k}\t{t}\t{y}\n" for k, (t, y) in
+                                                         enumerate(zip(TRAIN + HELD, TRAIN_LABELS + HELD_LABELS))),
+                      encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.run([sys.executable, "-m", "korean_bpe", "compare", str(corpus), "--strategies",
+                           "whitespace/syllable", "--vocab-sizes", "100", "--gold", "none", "--no-progress",
+                           "--no-model-cache", "--jobs", "1", "--downstream", "--downstream-epochs", "1", "--downstream-seeds", "2",
+                           "-o", str(tmp_path / "out"), "--task", "noise=wrong_layout:0.5,nfd:0,dropout:0"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    table = pd.read_csv(tmp_path / "out" / "table.csv")
+    noise = [c for c in table.columns if c.startswith("noise_") and c.endswith(("_stability", "_drop"))]
+    assert noise == ["noise_wrong_layout_stability", "noise_wrong_layout_accuracy_drop", "noise_nfd_stability",
+                     "noise_nfd_accuracy_drop", "noise_stability", "noise_accuracy_drop"]
+    assert table["noise_nfd_accuracy_drop"].iloc[0] == 0.0 and table["noise_nfd_stability"].iloc[0] == 1.0

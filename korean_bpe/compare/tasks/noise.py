@@ -123,6 +123,49 @@ class NoiseTask(BaseTask):
                           if self.dropout else ()))
         self._noisy: tuple[Any, int, dict[str, list[str]]] | None = None  # (texts, seed, name -> noisy texts)
 
+    @classmethod
+    def from_spec(cls, spec: str) -> NoiseTask:
+        """The task of a command-line spec (``--task noise=SPEC``): perturbations separated by commas,
+        each ``name`` (at :data:`~korean_bpe.noise.DEFAULT_RATE`) or ``name:rate``; ``dropout:rate``
+        sets the dropout classifier's rate (``dropout:0``: none).  ValueError naming the bad item.
+
+        >>> NoiseTask.from_spec("keyboard_typo:0.2,nfd,dropout:0").perturbations
+        {'keyboard_typo': 0.2, 'nfd': 0.1}
+        >>> NoiseTask.from_spec("keyboard_typo:0.2,typo")
+        Traceback (most recent call last):
+          ...
+        ValueError: noise spec 'keyboard_typo:0.2,typo': unknown perturbation 'typo'; choose from spacing_removed, spacing_inserted, keyboard_typo, batchim_dropped, batchim_added, initials, elongation, nfd, compat_jamo, wrong_layout, mix
+        """
+        rates: dict[str, float] = {}
+        dropout: float | None = DEFAULT_DROPOUT
+        seen: set[str] = set()
+        for item in spec.split(","):
+            name, colon, value = (part.strip() for part in item.partition(":"))
+            if not name:
+                raise ValueError(f"noise spec {spec!r}: an empty item; write perturbations as name or name:rate "
+                                 "separated by commas, e.g. keyboard_typo:0.2,nfd")
+            if name != "dropout" and name not in NOISE:
+                raise ValueError(f"noise spec {spec!r}: unknown perturbation {name!r}; choose from "
+                                 f"{', '.join(PERTURBATIONS)}")
+            if name in seen:
+                raise ValueError(f"noise spec {spec!r}: {name} given twice; give each once")
+            seen.add(name)
+            if name == "dropout" and not colon:
+                raise ValueError(f"noise spec {spec!r}: dropout needs its rate, e.g. dropout:0.1 (dropout:0 for none)")
+            try:
+                rate = float(value) if colon else DEFAULT_RATE
+            except ValueError:
+                raise ValueError(f"noise spec {spec!r}: the rate {value!r} of {name} is not a number; write "
+                                 f"{name}:0.2") from None
+            if not 0 <= rate <= 1 or math.isnan(rate) or (name == "dropout" and rate == 1):
+                raise ValueError(f"noise spec {spec!r}: the rate {value} of {name} must be from 0 to "
+                                 f"{'below 1' if name == 'dropout' else '1'}, e.g. {name}:0.2")
+            if name == "dropout":
+                dropout = rate or None
+            else:
+                rates[name] = rate
+        return cls(rates or None, dropout=dropout)
+
     def measure(self, row: RowInput) -> Measured:
         seg, clean = row.segmenter, row.encoded
         n_tokens, n_unk = row.n_tokens, _unknown(clean, seg.unk_ids)
