@@ -447,3 +447,15 @@ def test_the_printed_task_table_goes_long_when_wide(noise_run):
                          f"{row['noise_stability_ci_high'] * 100:.2f}]")
     narrow = format_task(noise_run.table, task.columns[:1])  # one column fits: the wide table, as before
     assert narrow.splitlines()[0].split()[:3] == ["strategy", "vocab", "noise_keyboard_typo_stability"]
+
+
+def test_the_report_draws_the_stability_alone_without_labels(noise_run, tmp_path):
+    pytest.importorskip("matplotlib")
+    written = noise_run.write_report(tmp_path / "r")
+    md = written["report.md"].read_text(encoding="utf-8")
+    assert "## Noise\n\n![Robustness to Korean noise](noise.png)" in md
+    stability = noise_run.noise("stability")
+    assert list(stability.columns) == ["keyboard_typo", "wrong_layout", "nfd", "mean"]
+    assert (stability["nfd"] == 1.0).all()
+    with pytest.raises(ValueError, match="dropout=True adds the BPE-dropout classifier's rows"):
+        noise_run.noise("stability", dropout=True)

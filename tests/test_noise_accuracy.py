@@ -16,6 +16,7 @@ pytest.importorskip("pandas")
 
 from korean_bpe.compare import Downstream, Statistics, compare  # noqa: E402
 from korean_bpe.compare.downstream import fit, predict  # noqa: E402
+from korean_bpe.compare.tasks.noise import noise_frame  # noqa: E402
 from korean_bpe.noise import perturb  # noqa: E402
 
 _GOOD = ["정말 재밌다", "최고의 영화", "배우 연기가 좋아요", "또 보고 싶다", "감동적인 이야기", "추천합니다"]
@@ -206,3 +207,42 @@ def test_the_command_line_runs_the_chosen_perturbations(tmp_path):
     assert noise == ["noise_wrong_layout_stability", "noise_wrong_layout_accuracy_drop", "noise_nfd_stability",
                      "noise_nfd_accuracy_drop", "noise_stability", "noise_accuracy_drop"]
     assert table["noise_nfd_accuracy_drop"].iloc[0] == 0.0 and table["noise_nfd_stability"].iloc[0] == 1.0
+
+
+# --- accessors and the report ---------------------------------------------------------------------------
+
+
+def test_the_rows_x_perturbations_frame(run):
+    drop = run.noise("accuracy_drop", dropout=True)
+    assert list(drop.columns) == ["keyboard_typo", "wrong_layout", "nfd", "mean"]
+    assert list(drop.index) == ["whitespace/syllable", "whitespace/syllable + BPE-dropout", "whitespace/jamo",
+                                "whitespace/jamo + BPE-dropout", "baseline/word"]  # the word baseline has no dropout
+    df = run.table.set_index("strategy")
+    assert drop.loc["whitespace/jamo + BPE-dropout", "wrong_layout"] == \
+        df.loc["whitespace/jamo", "noise_wrong_layout_dropout_accuracy_drop"]
+    assert drop.loc["baseline/word", "mean"] == df.loc["baseline/word", "noise_accuracy_drop"]
+    stability = run.noise("stability", vocab_size=100)
+    assert list(stability.index) == STRATEGIES and (stability["nfd"] == 1.0).all()
+    with pytest.raises(ValueError, match="metric must be one of stability, accuracy_drop"):
+        run.noise("accuracy")
+    with pytest.raises(ValueError, match="no row at vocab_size 200: the table's sizes are 100"):
+        run.noise("stability", vocab_size=200)
+    with pytest.raises(ValueError, match=r"no noise_<perturbation>_stability column: run compare\(..., tasks="):
+        noise_frame(run.table.drop(columns=[c for c in run.table.columns if c.startswith("noise_")]), "stability")
+
+
+def test_the_heatmaps_are_written_and_placed_in_the_reports(run, tmp_path):
+    written = run.write_report(tmp_path / "report")
+    assert {"noise.png", "summary.png"} <= set(written)
+    for name in ("noise.png", "summary.png"):
+        assert written[name].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and written[name].stat().st_size > 10_000
+    md = written["report.md"].read_text(encoding="utf-8")
+    html = written["report.html"].read_text(encoding="utf-8")
+    # the ranks under the summary across tasks, in the verdict; the noise heatmap in its own section
+    verdict, table = md.index("## Verdict"), md.index("## Table")
+    assert verdict < md.index("![Ranks across tasks](summary.png)") < table
+    assert table < md.index("## Noise\n\n![Robustness to Korean noise](noise.png)") < md.index("## Plots")
+    assert md.count("(noise.png)") == 1 and md.count("(summary.png)") == 1  # not again among the plots
+    assert html.index("<h2>Verdict</h2>") < html.index('id="summary.png"') < html.index("<h2>Table</h2>")
+    assert html.index("<h2>Noise</h2>") < html.index('id="noise.png"') < html.index("<h2>Plots</h2>")
+    assert html.count('src="data:image/png;base64,') == len([n for n in written if n.endswith(".png")])

@@ -52,10 +52,64 @@ from ..downstream import Downstream
 from ..rows import Measured, RowInput
 from .base import BaseTask, register_task
 
-__all__ = ["NoiseTask", "DEFAULT_DROPOUT"]
+__all__ = ["NoiseTask", "DEFAULT_DROPOUT", "NOISE_METRICS", "noise_frame"]
 
 #: the BPE-dropout rate of the noise task's dropout classifier by default (Provilkov et al. 2020's 0.1)
 DEFAULT_DROPOUT = 0.1
+
+
+#: what :func:`noise_frame` gives per perturbation: the ``<metric>`` of ``noise_<name>_<metric>``
+NOISE_METRICS = ("stability", "accuracy_drop", "dropout_accuracy_drop", "fertility_change", "unk_rate_change")
+
+
+def noise_frame(table: Any, metric: str = "accuracy_drop", *, vocab_size: int | None = None,
+                dropout: bool = False) -> Any:
+    """The rows x perturbations frame of ``metric`` (one of :data:`NOISE_METRICS`) in a comparison's
+    ``table``: a row per strategy (``"strategy @ size"`` when the frame holds several sizes;
+    ``vocab_size`` keeps one), a column per perturbation in the table's order, then ``mean`` (the
+    overall ``noise_<metric>``, where there is one).  ``dropout`` (with ``"accuracy_drop"``): after
+    each row with a BPE-dropout classifier, its drops as a row ``"strategy + BPE-dropout"``.
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"strategy": ["whitespace/syllable"], "vocab_size": [8000], "noise_nfd_accuracy_drop": [0.0],
+    ...                   "noise_accuracy_drop": [0.0], "noise_nfd_dropout_accuracy_drop": [0.0],
+    ...                   "noise_dropout_accuracy_drop": [0.0]})
+    >>> noise_frame(t, dropout=True)
+                                       nfd  mean
+    whitespace/syllable                0.0   0.0
+    whitespace/syllable + BPE-dropout  0.0   0.0
+    """
+    import pandas as pd
+
+    if metric not in NOISE_METRICS:
+        raise ValueError(f"metric must be one of {', '.join(NOISE_METRICS)}, got {metric!r}")
+    if dropout and metric != "accuracy_drop":
+        raise ValueError(f"dropout=True adds the BPE-dropout classifier's rows to metric='accuracy_drop', not "
+                         f"{metric!r}; ask for metric='dropout_accuracy_drop' alone, or dropout=False")
+    if vocab_size is not None:
+        sizes = sorted({int(v) for v in table["vocab_size"]})
+        table = table[table["vocab_size"] == vocab_size]
+        if table.empty:
+            raise ValueError(f"no row at vocab_size {vocab_size!r}: the table's sizes are "
+                             f"{', '.join(map(str, sizes)) or 'none'}")
+    names = [c[len("noise_"):-len(metric) - 1] for c in table.columns if c.startswith("noise_")
+             and c.endswith(f"_{metric}") and c[len("noise_"):-len(metric) - 1] in NOISE]
+    if not names:
+        raise ValueError(f"the table has no noise_<perturbation>_{metric} column: run compare(..., "
+                         "tasks=['noise']) (with labels for the accuracy drops)")
+    several = table["vocab_size"].nunique() > 1
+    rows, index = [], []
+    for _, row in table.iterrows():
+        name = f"{row['strategy']} @ {int(row['vocab_size']):,}" if several else str(row["strategy"])
+        variants = [("", metric)] + ([(" + BPE-dropout", "dropout_" + metric)] if dropout else [])
+        for suffix, m in variants:
+            values = [row.get(f"noise_{n}_{m}", math.nan) for n in names]
+            if suffix and all(v != v for v in values):
+                continue  # a row without dropout
+            rows.append(values + ([row[f"noise_{m}"]] if f"noise_{m}" in table.columns else []))
+            index.append(name + suffix)
+    columns = names + (["mean"] if f"noise_{metric}" in table.columns else [])
+    return pd.DataFrame(rows, index=index, columns=columns, dtype="float64")
 
 
 @register_task("noise")
