@@ -265,7 +265,7 @@ def _result(config: CompareConfig, statistics: Statistics, split: Split, tasks: 
     extra = [c for task in tasks for c in task.columns]
     table = definitions()
     result.task_definitions = {k: v for k, v in definitions(extra).items() if k not in table}
-    result.notes = list(dict.fromkeys(notes))  # a task's note on every row, once
+    result.notes = notes
     from .report import package_versions
 
     result.versions = package_versions()

@@ -176,6 +176,7 @@ class NoiseTask(BaseTask):
                         *((("noise accuracy drop with BPE-dropout", "noise_dropout_accuracy_drop"),)
                           if self.dropout else ()))
         self._noisy: tuple[Any, int, dict[str, list[str]]] | None = None  # (texts, seed, name -> noisy texts)
+        self._noted: set[str] = set()  # what this process has noted (:meth:`_once`)
 
     @classmethod
     def from_spec(cls, spec: str) -> NoiseTask:
@@ -240,9 +241,9 @@ class NoiseTask(BaseTask):
         out["noise_stability"] = sum(by_doc) / len(by_doc) if by_doc else float("nan")
         evidence: dict[str, Any] = {"stability": per_doc}
         if row.labelled is None or row.held.labels is None:
-            return Measured(out, evidence=evidence, notes=(
+            return Measured(out, evidence=evidence, notes=self._once("", (
                 "noise: no labels, so no accuracy drop: its columns stay empty (give compare() labels, or "
-                "korean-bpe compare a labelled corpus such as nsmc-sample)",))
+                "korean-bpe compare a labelled corpus such as nsmc-sample)")))
         notes: tuple[str, ...] = ()
         classifier, (train_ids, train_labels) = self.classifier(row)
         evidence["drop"] = _drops(classifier, clean, encoded, row.held.labels, out, "")
@@ -250,8 +251,8 @@ class NoiseTask(BaseTask):
             if hasattr(seg, "encode_dropout"):
                 evidence["dropout"] = self._dropout(row, classifier.settings, train_labels, encoded, out)
             else:
-                notes = (f"noise: {row.strategy} is not our BPE and has no BPE-dropout: its noise_dropout_ columns "
-                         "stay empty",)
+                notes = self._once(row.strategy, f"noise: {row.strategy} is not our BPE and has no BPE-dropout: its "
+                                   "noise_dropout_ columns stay empty")
         return Measured(out, evidence=evidence, notes=notes)
 
     def classifier(self, row: RowInput) -> tuple[Any, tuple[list[list[int]], list[int]]]:
@@ -279,11 +280,20 @@ class NoiseTask(BaseTask):
         classifier = fit(ids, train_labels, settings=settings, seed=row.seed, known=row.encoded)
         return _drops(classifier, row.encoded, encoded, row.held.labels, out, "dropout_")
 
+    def _once(self, key: str, note: str) -> tuple[str, ...]:
+        """``(note,)`` the first time this process meets ``key`` in this run (a strategy's sizes, or
+        every row, say it once: a strategy's rows are measured in one process; a run with worker
+        processes may say a run-wide note once in each), else ``()``."""
+        if key in self._noted:
+            return ()
+        self._noted.add(key)
+        return (note,)
+
     def noisy(self, texts: list[str], *, seed: int) -> dict[str, list[str]]:
         """Each perturbation's noisy ``texts`` (made once for the same list and seed, kept for the next rows)."""
         if self._noisy is None or self._noisy[0] is not texts or self._noisy[1] != seed:
             made = {name: perturb(texts, name, rate=rate, seed=seed) for name, rate in self.perturbations.items()}
-            self._noisy = (texts, seed, made)
+            self._noisy, self._noted = (texts, seed, made), set()  # another run: its notes anew
         return self._noisy[2]
 
     def replicates(self, evidence: Any, *, point: Mapping[str, Any], resamples: int, seed: int) -> dict[str, Any]:
@@ -323,7 +333,7 @@ class NoiseTask(BaseTask):
                 "downstream": self.settings.to_config()}
 
     def __getstate__(self) -> dict[str, Any]:
-        return self.__dict__ | {"_noisy": None}  # a worker makes its own noisy texts
+        return self.__dict__ | {"_noisy": None, "_noted": set()}  # a worker makes its own noisy texts and notes
 
     def __repr__(self) -> str:
         return f"NoiseTask({self.perturbations!r}, dropout={self.dropout!r})"
