@@ -309,7 +309,8 @@ class CharSegmenter:
 def _row(texts: list[str]) -> SimpleNamespace:
     seg = CharSegmenter()
     encoded = seg.encode_batch(texts)
-    held = SimpleNamespace(texts=texts, n_words=sum(len(t.split()) for t in texts), labels=None)
+    words = [len(t.split()) for t in texts]
+    held = SimpleNamespace(texts=texts, n_words=sum(words), words_per_doc=words, labels=None)
     return SimpleNamespace(segmenter=seg, encoded=encoded, n_tokens=sum(map(len, encoded)), held=held, seed=0,
                            labelled=None, shared={})
 
@@ -369,6 +370,29 @@ def test_the_task_refuses_bad_settings():
     config = NoiseTask(rate=0.2).to_config()
     assert config["perturbations"] == dict.fromkeys(PERTURBATIONS, 0.2) and config["dropout"] == 0.1
     assert config["downstream"]["model"] == "cnn" and NoiseTask(dropout=0).dropout is None
+    assert config["test_docs"] == 2000
+    with pytest.raises(ValueError, match=r"NoiseTask\(test_docs=1\): must be an integer of 2 or more"):
+        NoiseTask(test_docs=1)
+
+
+def test_the_task_reads_a_seeded_sample_of_the_documents():
+    from korean_bpe.compare.tasks import NoiseTask
+
+    texts = [f"리뷰 {k}번 정말 재밌어요" for k in range(50)]
+    keep, made = NoiseTask(["nfd"], test_docs=20).noisy(texts, seed=3)
+    assert len(keep) == 20 and keep == sorted(keep) and made["nfd"] == perturb([texts[i] for i in keep], "nfd",
+                                                                              rate=0.1, seed=3)
+    assert NoiseTask(["nfd"], test_docs=20).noisy(texts, seed=3)[0] == keep  # the same for every row and process
+    assert NoiseTask(["nfd"], test_docs=20).noisy(texts, seed=4)[0] != keep
+    assert NoiseTask(["nfd"], test_docs=50).noisy(texts, seed=3)[0] is None  # all of them
+    three = ["정말 재밌어요", "안녕", "영화 최고 최고"]
+    task = NoiseTask({"spacing_removed": 1.0}, test_docs=2)
+    got = task.measure(_row(three)).columns
+    sample = [three[i] for i in task.noisy(three, seed=0)[0]]
+    # one token a character: removing s spaces of n characters leaves 1 - s / n of the sequence
+    assert got["noise_spacing_removed_stability"] == pytest.approx(sum(1 - t.count(" ") / len(t) for t in sample) / 2)
+    assert got["noise_spacing_removed_fertility_change"] == pytest.approx(
+        -sum(t.count(" ") for t in sample) / sum(len(t.split()) for t in sample))
 
 
 @pytest.fixture(scope="module")

@@ -140,7 +140,7 @@ def add_parsers(sub: Any) -> None:
                         "on 10,000 test reviews; needs PyTorch), hate "
                         "(the Korean hate-speech comments: PATH their directory of train.tsv and dev.tsv; "
                         "hate_macro_f1, hate_accuracy; needs PyTorch), ner (KLUE-NER: PATH its file or directory; "
-                        "ner_boundary_crossing, ner_ceiling_f1), noise (token stability of the held-out documents "
+                        "ner_boundary_crossing, ner_ceiling_f1), noise (token stability of 2,000 held-out documents "
                         "under each Korean perturbation of korean_bpe.noise at 10%%, and with labels the accuracy "
                         "drop of each row's classifier and of one trained with BPE-dropout 0.1: noise_stability, "
                         "noise_accuracy_drop and a column set a perturbation; noise=SPEC chooses them, e.g. "

@@ -289,12 +289,15 @@ class Classifier:
                  seed: int) -> None:
         self.models, self.remap, self.classes, self.settings, self.seed = models, remap, classes, settings, seed
 
-    def predict(self, docs: Sequence[Sequence[int]]) -> Any:
+    def predict(self, docs: Sequence[Sequence[int]], *, batch_size: int | None = None) -> Any:
         """The labels each model predicts for ``docs`` (token ids): a ``seeds x len(docs)`` numpy
         int64 array.  An id the models have no embedding row for (one in neither the training
         documents nor the ``known`` documents of :func:`fit`) gets a row drawn as an untrained row
         is drawn (uniform in [-0.05, 0.05]), from a generator of the seed and those ids alone: the
-        same documents give the same labels, whatever was predicted before."""
+        same documents give the same labels, whatever was predicted before.  ``batch_size``:
+        documents per forward pass, sorted by length (None: four training batches, as
+        :func:`predict`; the training batch size pads less and runs about 3 times faster on the CPU,
+        the logits equal up to rounding)."""
         import numpy as np
 
         torch = require_torch()
@@ -309,7 +312,8 @@ class Classifier:
         try:
             for s, model in enumerate(self.models):
                 with _extended(model, len(new), torch, torch.Generator().manual_seed(self.seed + s)):
-                    out[s] = np.asarray(self.classes)[_predict(model, prepared, settings.batch_size * 4, torch, device)]
+                    out[s] = np.asarray(self.classes)[_predict(model, prepared, batch_size or settings.batch_size * 4,
+                                                               torch, device)]
         finally:
             torch.set_num_threads(threads)
         return out
