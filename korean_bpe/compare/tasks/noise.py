@@ -258,11 +258,11 @@ class NoiseTask(BaseTask):
         out["noise_stability"] = sum(by_doc) / len(by_doc) if by_doc else float("nan")
         evidence: dict[str, Any] = {"stability": per_doc}
         if row.labelled is None or row.held.labels is None:
-            return Measured(out, evidence=evidence, notes=self._once("", (
-                "noise: no labels, so no accuracy drop: its columns stay empty (give compare() labels, or "
-                "korean-bpe compare a labelled corpus such as nsmc-sample)")))
+            return Measured(out, evidence=evidence, notes=self._once(
+                "", "noise: no labels, so no accuracy drop: its columns stay empty (give compare() labels, or "
+                "korean-bpe compare a labelled corpus such as nsmc-sample)"))
         notes: tuple[str, ...] = ()
-        classifier, (train_ids, train_labels) = self.classifier(row)
+        classifier, (_, train_labels) = self.classifier(row)
         labels = held.labels if keep is None else [held.labels[i] for i in keep]
         evidence["drop"] = _drops(classifier, clean, encoded, labels, out, "")
         if self.dropout:
