@@ -309,15 +309,18 @@ class CharSegmenter:
 def _row(texts: list[str]) -> SimpleNamespace:
     seg = CharSegmenter()
     encoded = seg.encode_batch(texts)
-    held = SimpleNamespace(texts=texts, n_words=sum(len(t.split()) for t in texts))
-    return SimpleNamespace(segmenter=seg, encoded=encoded, n_tokens=sum(map(len, encoded)), held=held, seed=0)
+    words = [len(t.split()) for t in texts]
+    held = SimpleNamespace(texts=texts, n_words=sum(words), words_per_doc=words, labels=None)
+    return SimpleNamespace(segmenter=seg, encoded=encoded, n_tokens=sum(map(len, encoded)), held=held, seed=0,
+                           labelled=None, shared={})
 
 
 def test_the_task_on_a_hand_case():
     from korean_bpe.compare.tasks import NoiseTask
 
     task = NoiseTask({"spacing_removed": 1.0, "wrong_layout": 1.0, "nfd": 0.0})
-    got = task.measure(_row(["정말 재밌어요", "안녕"])).columns
+    measured = task.measure(_row(["정말 재밌어요", "안녕"]))
+    got = measured.columns
     # spacing_removed: 7 tokens -> 6 (the space gone): 1 - 1/7; 안녕 has no space: 1
     assert got["noise_spacing_removed_stability"] == pytest.approx((6 / 7 + 1) / 2)
     assert got["noise_spacing_removed_fertility_change"] == pytest.approx((8 - 9) / 3)  # W = 3 clean 어절
@@ -329,6 +332,9 @@ def test_the_task_on_a_hand_case():
     assert got["noise_nfd_stability"] == 1.0 and got["noise_nfd_fertility_change"] == 0.0
     assert got["noise_stability"] == pytest.approx(sum(
         (a + b + 1) / 3 for a, b in [(6 / 7, 1 - 15 / 16), (1, 0)]) / 2)
+    assert not any("accuracy" in k for k in got)  # no labels: no accuracy drop, and a note says why
+    assert measured.notes == ("noise: no labels, so no accuracy drop: its columns stay empty (give compare() labels, "
+                              "or korean-bpe compare a labelled corpus such as nsmc-sample)",)
 
 
 def test_the_task_resamples_its_documents_as_every_metric():
@@ -339,7 +345,7 @@ def test_the_task_resamples_its_documents_as_every_metric():
 
     task = NoiseTask(["nfd", "initials"])
     evidence = [[1.0] * 30 + [0.5] * 10, [0.0] * 40]
-    reps = task.replicates(evidence, point={}, resamples=50, seed=4)
+    reps = task.replicates({"stability": evidence}, point={}, resamples=50, seed=4)
     counts = stats.resample_counts(40, resamples=50, seed=4)
     assert np.allclose(reps["noise_nfd_stability"], (counts[:, :30].sum(1) + 0.5 * counts[:, 30:].sum(1)) / 40)
     assert np.allclose(reps["noise_initials_stability"], 0.0)
@@ -357,7 +363,36 @@ def test_the_task_refuses_bad_settings():
         NoiseTask({"nfd": 2})
     with pytest.raises(ValueError, match="at least one"):
         NoiseTask([])
-    assert NoiseTask(rate=0.2).to_config() == {"perturbations": dict.fromkeys(PERTURBATIONS, 0.2)}
+    with pytest.raises(ValueError, match=r"dropout rate must be a number from 0 to below 1 \(e.g. dropout=0.1\)"):
+        NoiseTask(dropout=1.0)
+    with pytest.raises(TypeError, match="NoiseTask.downstream=.... must be a korean_bpe.compare.Downstream"):
+        NoiseTask(downstream="cnn")
+    config = NoiseTask(rate=0.2).to_config()
+    assert config["perturbations"] == dict.fromkeys(PERTURBATIONS, 0.2) and config["dropout"] == 0.1
+    assert config["downstream"]["model"] == "cnn" and NoiseTask(dropout=0).dropout is None
+    assert config["test_docs"] == 2000
+    with pytest.raises(ValueError, match=r"NoiseTask\(test_docs=1\): must be an integer of 2 or more"):
+        NoiseTask(test_docs=1)
+
+
+def test_the_task_reads_a_seeded_sample_of_the_documents():
+    from korean_bpe.compare.tasks import NoiseTask
+
+    texts = [f"리뷰 {k}번 정말 재밌어요" for k in range(50)]
+    keep, made = NoiseTask(["nfd"], test_docs=20).noisy(texts, seed=3)
+    assert len(keep) == 20 and keep == sorted(keep) and made["nfd"] == perturb([texts[i] for i in keep], "nfd",
+                                                                              rate=0.1, seed=3)
+    assert NoiseTask(["nfd"], test_docs=20).noisy(texts, seed=3)[0] == keep  # the same for every row and process
+    assert NoiseTask(["nfd"], test_docs=20).noisy(texts, seed=4)[0] != keep
+    assert NoiseTask(["nfd"], test_docs=50).noisy(texts, seed=3)[0] is None  # all of them
+    three = ["정말 재밌어요", "안녕", "영화 최고 최고"]
+    task = NoiseTask({"spacing_removed": 1.0}, test_docs=2)
+    got = task.measure(_row(three)).columns
+    sample = [three[i] for i in task.noisy(three, seed=0)[0]]
+    # one token a character: removing s spaces of n characters leaves 1 - s / n of the sequence
+    assert got["noise_spacing_removed_stability"] == pytest.approx(sum(1 - t.count(" ") / len(t) for t in sample) / 2)
+    assert got["noise_spacing_removed_fertility_change"] == pytest.approx(
+        -sum(t.count(" ") for t in sample) / sum(len(t.split()) for t in sample))
 
 
 @pytest.fixture(scope="module")
@@ -378,13 +413,18 @@ def noise_run():
 def test_compare_gives_the_noise_columns(noise_run):
     names = ("keyboard_typo", "wrong_layout", "nfd")
     expected = [c for n in names for c in (f"noise_{n}_stability", f"noise_{n}_fertility_change",
-                                           f"noise_{n}_unk_rate_change")] + ["noise_stability"]
+                                           f"noise_{n}_unk_rate_change", f"noise_{n}_accuracy_drop",
+                                           f"noise_{n}_dropout_accuracy_drop")] \
+        + ["noise_stability", "noise_accuracy_drop", "noise_dropout_accuracy_drop", "noise_dropout_accuracy"]
     table = noise_run.table
     assert [c for c in table.columns if c.startswith("noise_") and not c.endswith(("_low", "_high", "_p", "_holm"))] \
         == expected
-    assert noise_run.config["tasks"] == {"noise": {"perturbations": {"keyboard_typo": 0.2, "wrong_layout": 0.1,
-                                                                     "nfd": 0.0}}}
+    assert noise_run.config["tasks"]["noise"]["perturbations"] == {"keyboard_typo": 0.2, "wrong_layout": 0.1,
+                                                                   "nfd": 0.0}
     df = table.set_index("strategy")
+    assert df.filter(like="accuracy").isna().all().all()  # no labels: the accuracy columns stay empty, once noted
+    assert noise_run.notes.count("noise: no labels, so no accuracy drop: its columns stay empty (give compare() "
+                                 "labels, or korean-bpe compare a labelled corpus such as nsmc-sample)") == 1
     assert (df["noise_nfd_stability"] == 1.0).all() and (df["noise_nfd_fertility_change"] == 0.0).all()
     assert (df["noise_nfd_unk_rate_change"] == 0.0).all()
     for name in df.index:  # every row loses some tokens to the typos; the jamo row reads NFD as its own jamo
@@ -431,3 +471,15 @@ def test_the_printed_task_table_goes_long_when_wide(noise_run):
                          f"{row['noise_stability_ci_high'] * 100:.2f}]")
     narrow = format_task(noise_run.table, task.columns[:1])  # one column fits: the wide table, as before
     assert narrow.splitlines()[0].split()[:3] == ["strategy", "vocab", "noise_keyboard_typo_stability"]
+
+
+def test_the_report_draws_the_stability_alone_without_labels(noise_run, tmp_path):
+    pytest.importorskip("matplotlib")
+    written = noise_run.write_report(tmp_path / "r")
+    md = written["report.md"].read_text(encoding="utf-8")
+    assert "## Noise\n\n![Robustness to Korean noise](noise.png)" in md
+    stability = noise_run.noise("stability")
+    assert list(stability.columns) == ["keyboard_typo", "wrong_layout", "nfd", "mean"]
+    assert (stability["nfd"] == 1.0).all()
+    with pytest.raises(ValueError, match="dropout=True adds the BPE-dropout classifier's rows"):
+        noise_run.noise("stability", dropout=True)

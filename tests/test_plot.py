@@ -473,3 +473,26 @@ def test_tradeoff_names_cover_no_other_name_and_no_point() -> None:
     again = plot.plot_tradeoff(sample_frame())
     assert [t.get_position() for t in again.axes[0].texts] == [t.get_position() for t in names]  # deterministic
     plt.close("all")
+
+
+def test_heatmap_panels_labels_nan_and_checks(tmp_path: Path) -> None:
+    drop = pd.DataFrame({"nfd": [0.0, NAN], "wrong_layout": [0.21, 0.125]}, index=["whitespace/syllable", "바이트"])
+    stability = pd.DataFrame({"nfd": [1.0, 0.5]}, index=drop.index)
+    fig = plot.plot_heatmap({"drop": drop, "stability": stability}, tmp_path / "h.png", title="잡음",
+                            better={"drop": "lower"}, percent=["drop"], footnote="a note")
+    assert (tmp_path / "h.png").stat().st_size > 5_000
+    left, right = fig.axes
+    assert [t.get_text() for t in left.texts] == ["0.0", "21.0", "12.5"]  # the NaN cell is left blank
+    assert [t.get_text() for t in right.texts] == ["1.0", "0.5"] and right.get_title() == "stability\nhigher is better"
+    assert left.get_title() == "drop (%)\nlower is better"
+    assert [t.get_text() for t in left.get_yticklabels()] == ["whitespace/syllable", "바이트"]
+    ranks = pd.DataFrame({"a": [1.0, 2.0]}, index=drop.index)
+    fig = plot.plot_heatmap({"ranks": ranks}, title="r", text={"ranks": pd.DataFrame({"a": ["1st", None]},
+                                                                                     index=drop.index)})
+    assert [t.get_text() for t in fig.axes[0].texts] == ["1st"]
+    with pytest.raises(ValueError, match="panels is empty"):
+        plot.plot_heatmap({}, title="x")
+    with pytest.raises(ValueError, match="other rows than panel 'drop'"):
+        plot.plot_heatmap({"drop": drop, "s": stability.iloc[::-1]}, title="x")
+    with pytest.raises(ValueError, match="better must map a panel of panels to 'higher' or 'lower'"):
+        plot.plot_heatmap({"drop": drop}, title="x", better={"drop": "down"})

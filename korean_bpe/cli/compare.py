@@ -133,16 +133,19 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default=argparse.SUPPRESS,
                    help="with --downstream: where the downstream models train: auto (a GPU when torch sees one, the "
                         "default), cpu or cuda")
-    p.add_argument("--task", action="append", default=None, metavar="NAME[=PATH]", dest="tasks",
+    p.add_argument("--task", action="append", default=None, metavar="NAME[=PATH|SPEC]", dest="tasks",
                    help="run a task of its own data on every row, with the same tokenizers (repeatable): nsmc "
                         "(NSMC movie reviews: PATH the directory of ratings_train.txt and ratings_test.txt, or "
                         "train.tsv and test.tsv, or nsmc-sample, the shipped sample; nsmc_accuracy, nsmc_macro_f1 "
                         "on 10,000 test reviews; needs PyTorch), hate "
                         "(the Korean hate-speech comments: PATH their directory of train.tsv and dev.tsv; "
                         "hate_macro_f1, hate_accuracy; needs PyTorch), ner (KLUE-NER: PATH its file or directory; "
-                        "ner_entity_f1 of a small tagger, ner_boundary_crossing, ner_ceiling_f1; needs PyTorch), noise (token stability of the held-out documents "
-                        "under each Korean perturbation of korean_bpe.noise at 10%%: noise_stability and one column "
-                        "set a perturbation), lm (a small GRU language model trained on each row's tokens: "
+                        "ner_entity_f1 of a small tagger, ner_boundary_crossing, ner_ceiling_f1; needs PyTorch), "
+                        "noise (token stability of 2,000 held-out documents "
+                        "under each Korean perturbation of korean_bpe.noise at 10%%, and with labels the accuracy "
+                        "drop of each row's classifier and of one trained with BPE-dropout 0.1: noise_stability, "
+                        "noise_accuracy_drop and a column set a perturbation; noise=SPEC chooses them, e.g. "
+                        "noise=keyboard_typo:0.2,nfd,dropout:0), lm (a small GRU language model trained on each row's tokens: "
                         "lm_bits_per_byte of the held-out documents, or of PATH, a text file of one document a line; "
                         "needs PyTorch), or any registered task; without PATH a task finds its data itself "
                         "($KOREAN_BPE_NSMC_DIR, $KOREAN_BPE_HATE_SPEECH_DIR, $KOREAN_BPE_KLUE_NER_DIR, "
@@ -459,11 +462,14 @@ def _compare_tasks(specs: list[str] | None) -> list[Any]:
         if name not in TASKS:
             raise UserError(f"argument --task: unknown task {name!r}; choose one of "
                             f"{', '.join(n for n in TASKS.names() if n not in _BUILT_IN_TASKS)}")
-        if "=" in spec and not (path and (Path(path).expanduser().exists() or path in _TASK_DATA_NAMES.get(name, ()))):
+        from_spec = getattr(TASKS.get_class(name), "from_spec", None)  # NAME=SPEC: the task reads its own spec
+        if "=" in spec and from_spec is None and not (
+                path and (Path(path).expanduser().exists() or path in _TASK_DATA_NAMES.get(name, ()))):
             raise UserError(f"argument --task {spec}: {path or 'the path'} not found; give NAME=PATH with the "
                             "task's data, or NAME alone")
         try:
-            tasks.append(get_task({"type": name, "path": path} if path else name))
+            tasks.append(from_spec(path) if "=" in spec and from_spec is not None else
+                         get_task({"type": name, "path": path} if path else name))
         except (ValueError, TypeError, ImportError) as exc:
             raise UserError(f"argument --task {spec}: {exc}") from None
     names = [t.name for t in tasks]

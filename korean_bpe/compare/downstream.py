@@ -48,13 +48,14 @@ is the paired bootstrap of the difference (both rows on the same drawn documents
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["torch_device", "Downstream", "MODELS", "MAX_SEEDS", "MAX_EPOCHS", "WARMUP", "learning_rate", "predict", "evaluate",
-           "require_torch", "resolved_device", "length_batches"]
+__all__ = ["torch_device", "Downstream", "MODELS", "MAX_SEEDS", "MAX_EPOCHS", "WARMUP", "learning_rate", "Classifier",
+           "fit", "predict", "evaluate", "scored", "require_torch", "resolved_device", "length_batches"]
 
 #: the model families, the default first
 MODELS = ("cnn", "transformer")
@@ -272,14 +273,78 @@ def _model(torch: Any, settings: Downstream, n_embeddings: int, n_classes: int) 
     return CNN() if settings.model == "cnn" else Transformer()
 
 
-def predict(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], test_docs: Sequence[Sequence[int]],
-            *, settings: Downstream = Downstream(), seed: int = 0, progress: Any = None) -> Any:
-    """Train ``settings.seeds`` models on ``train_docs`` (token ids) and ``train_labels`` (ints, at least
-    two classes), seeds ``seed, seed + 1, ...``; returns their predicted labels of ``test_docs``, a
-    ``seeds x len(test_docs)`` numpy int64 array.  ``progress``: an object with ``update(n)`` told of
-    each finished epoch."""
-    import numpy as np
+class Classifier:
+    """The downstream models of one row, trained (:func:`fit`): one per seed, with the embedding rows
+    of the ids they were trained with.  :meth:`predict` labels any documents of the row's ids, so
+    that one training serves several scored sets (the held-out documents, and the same documents
+    perturbed: :class:`korean_bpe.compare.tasks.NoiseTask`).
 
+    >>> train = [[5, 6], [5, 7], [8, 9], [8, 6, 9]] * 25
+    >>> clf = fit(train, [1, 1, 0, 0] * 25, settings=Downstream(epochs=5, seeds=2, batch_size=8), seed=0)
+    >>> clf.predict([[5, 7], [8, 9]]).tolist(), clf.predict([[8, 9], [42, 7]]).shape
+    ([[1, 0], [1, 0]], (2, 2))
+    """
+
+    def __init__(self, models: list[Any], remap: dict[int, int], classes: list[int], settings: Downstream,
+                 seed: int) -> None:
+        self.models, self.remap, self.classes, self.settings, self.seed = models, remap, classes, settings, seed
+
+    def predict(self, docs: Sequence[Sequence[int]], *, batch_size: int | None = None) -> Any:
+        """The labels each model predicts for ``docs`` (token ids): a ``seeds x len(docs)`` numpy
+        int64 array.  An id the models have no embedding row for (one in neither the training
+        documents nor the ``known`` documents of :func:`fit`) gets a row drawn as an untrained row
+        is drawn (uniform in [-0.05, 0.05]), from a generator of the seed and those ids alone: the
+        same documents give the same labels, whatever was predicted before.  ``batch_size``:
+        documents per forward pass, sorted by length (None: four training batches, as
+        :func:`predict`; the training batch size pads less and runs about 3 times faster on the CPU,
+        the logits equal up to rounding)."""
+        import numpy as np
+
+        torch = require_torch()
+        settings = self.settings
+        new = sorted({i for doc in docs for i in doc[:settings.max_length]} - self.remap.keys())
+        remap = self.remap | {i: len(self.remap) + _SHIFT + k for k, i in enumerate(new)}
+        prepared = _prepare(docs, settings.max_length, remap)
+        out = np.empty((len(self.models), len(prepared)), dtype=np.int64)
+        device = torch_device(torch, settings.device)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(settings.threads)
+        try:
+            for s, model in enumerate(self.models):
+                with _extended(model, len(new), torch, torch.Generator().manual_seed(self.seed + s)):
+                    out[s] = np.asarray(self.classes)[_predict(model, prepared, batch_size or settings.batch_size * 4,
+                                                               torch, device)]
+        finally:
+            torch.set_num_threads(threads)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Classifier({len(self.models)} models, {len(self.remap):,} ids, classes {self.classes})"
+
+
+@contextlib.contextmanager
+def _extended(model: Any, n: int, torch: Any, generator: Any) -> Iterator[None]:
+    """``model`` with ``n`` more embedding rows drawn from ``generator`` while the body runs."""
+    if not n:
+        yield
+        return
+    table = model.embed
+    extra = torch.empty((n, table.embedding_dim)).uniform_(-0.05, 0.05, generator=generator)
+    model.embed = torch.nn.Embedding.from_pretrained(torch.cat([table.weight.detach(), extra.to(table.weight.device)]),
+                                                     freeze=True, padding_idx=_PAD)
+    try:
+        yield
+    finally:
+        model.embed = table
+
+
+def fit(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], *, settings: Downstream = Downstream(),
+        seed: int = 0, known: Sequence[Sequence[int]] = (), progress: Any = None) -> Classifier:
+    """Train ``settings.seeds`` models on ``train_docs`` (token ids) and ``train_labels`` (ints, at least
+    two classes), seeds ``seed, seed + 1, ...``: a :class:`Classifier`.  ``known``: documents to be
+    predicted whose ids get embedding rows before training (as :func:`predict` gives its
+    ``test_docs``: the table, and so each seed's numbers, depend on them).  ``progress``: an object
+    with ``update(n)`` told of each finished epoch."""
     torch = require_torch()
     train_labels = [int(y) for y in train_labels]
     if len(train_labels) != len(train_docs):
@@ -290,13 +355,12 @@ def predict(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], te
         raise ValueError(f"the training labels hold a single class ({classes}): the downstream stage needs at least "
                          "two classes in the training split")
     ids = sorted({i for doc in train_docs for i in doc[:settings.max_length]}
-                 | {i for doc in test_docs for i in doc[:settings.max_length]})
+                 | {i for doc in known for i in doc[:settings.max_length]})
     remap = {i: k + _SHIFT for k, i in enumerate(ids)}
     train = _prepare(train_docs, settings.max_length, remap)
-    test = _prepare(test_docs, settings.max_length, remap)
     target = torch.tensor([classes.index(y) for y in train_labels], dtype=torch.long)
     device = torch_device(torch, settings.device)
-    out = np.empty((settings.seeds, len(test)), dtype=np.int64)
+    models = []
     threads = torch.get_num_threads()
     torch.set_num_threads(settings.threads)
     try:
@@ -320,10 +384,21 @@ def predict(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], te
                     schedule.step()
                 if progress is not None:
                     progress.update(1)
-            out[s] = np.asarray(classes)[_predict(model, test, settings.batch_size * 4, torch, device)]
+            model.eval()
+            models.append(model)
     finally:
         torch.set_num_threads(threads)
-    return out
+    return Classifier(models, remap, classes, settings, seed)
+
+
+def predict(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], test_docs: Sequence[Sequence[int]],
+            *, settings: Downstream = Downstream(), seed: int = 0, progress: Any = None) -> Any:
+    """Train ``settings.seeds`` models on ``train_docs`` (token ids) and ``train_labels`` (ints, at least
+    two classes), seeds ``seed, seed + 1, ...``; returns their predicted labels of ``test_docs``, a
+    ``seeds x len(test_docs)`` numpy int64 array: :func:`fit` (``test_docs`` known) then
+    :meth:`Classifier.predict`.  ``progress``: an object with ``update(n)`` told of each finished epoch."""
+    return fit(train_docs, train_labels, settings=settings, seed=seed, known=test_docs,
+               progress=progress).predict(test_docs)
 
 
 def _predict(model: Any, docs: list[list[int]], batch_size: int, torch: Any, device: Any) -> Any:
@@ -346,7 +421,18 @@ def evaluate(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], t
     """``(columns, evidence)`` of one row: the columns ``downstream_accuracy``,
     ``downstream_macro_f1``, ``downstream_seed_sd`` and ``downstream_s`` (this process's CPU
     seconds); the evidence, the per-seed predictions with the classes and held-out labels (what
-    :func:`korean_bpe.compare.stats.seed_document_replicates` resamples)."""
+    :func:`korean_bpe.compare.stats.seed_document_replicates` resamples): :func:`scored` of
+    :func:`fit`."""
+    columns, evidence, _ = scored(train_docs, train_labels, test_docs, test_labels, settings=settings, seed=seed,
+                                  progress=progress)
+    return columns, evidence
+
+
+def scored(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], test_docs: Sequence[Sequence[int]],
+           test_labels: Sequence[int], *, settings: Downstream = Downstream(), seed: int = 0,
+           progress: Any = None) -> tuple[dict[str, Any], dict[str, Any], Classifier]:
+    """:func:`evaluate`'s ``(columns, evidence)`` and the trained :class:`Classifier`, for a caller
+    that scores more documents with the same models."""
     import time
 
     import numpy as np
@@ -354,7 +440,8 @@ def evaluate(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], t
     from .stats import seed_document_metrics
 
     cpu = time.process_time()
-    predictions = predict(train_docs, train_labels, test_docs, settings=settings, seed=seed, progress=progress)
+    classifier = fit(train_docs, train_labels, settings=settings, seed=seed, known=test_docs, progress=progress)
+    predictions = classifier.predict(test_docs)
     cpu = time.process_time() - cpu
     classes = np.asarray(sorted({int(y) for y in train_labels}), dtype=np.int64)
     truth = np.asarray([int(y) for y in test_labels], dtype=np.int64)
@@ -366,4 +453,4 @@ def evaluate(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], t
         "downstream_seed_sd": float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else math.nan,
         "downstream_s": cpu,
     }
-    return columns, {"predictions": predictions, "truth": truth, "classes": classes}
+    return columns, {"predictions": predictions, "truth": truth, "classes": classes}, classifier

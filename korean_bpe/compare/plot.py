@@ -14,7 +14,10 @@ Every function draws from data it is given (nothing is recomputed), returns the 
 * :func:`plot_probe`: probe accuracy per strategy (a dot per vocabulary size);
 * :func:`plot_downstream`: the downstream model's accuracy per strategy, the same way;
 * :func:`plot_segmentation`: sentences cut by each strategy, each token drawn in its own box,
-  jamo tokens composed back to syllables for reading.
+  jamo tokens composed back to syllables for reading;
+* :func:`plot_heatmap`: rows x columns of numbers as coloured, labelled cells, one panel a frame
+  side by side (the report's rows x perturbations of the noise task, and rows x tasks of the
+  summary across tasks).
 
 Korean text
 -----------
@@ -57,7 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "plot_tokens_per_word", "plot_renyi", "plot_tradeoff", "plot_token_lengths", "plot_probe", "plot_downstream",
     "plot_segmentation", "korean_font", "use_korean_font", "bundled_font", "readable_token", "has_probe",
-    "Drawing", "DRAWINGS", "drawing",
+    "Drawing", "DRAWINGS", "drawing", "plot_heatmap",
 ]
 
 #: the font shipped in the koreanize-matplotlib wheel, and the fallback for what it lacks
@@ -599,6 +602,86 @@ def _plot_accuracy(df: pd.DataFrame, path: str | os.PathLike[str] | None, metric
         notes = _footnotes(rows, over=over)
         fig.tight_layout(rect=(0, 0.05 if notes else 0, 1, 1))
         _write_footnotes(fig, notes)
+        return _finish(fig, path, plt)
+
+
+# --- heatmaps ------------------------------------------------------------------------------------------
+
+
+def plot_heatmap(panels: Mapping[str, pd.DataFrame], path: str | os.PathLike[str] | None = None, *, title: str,
+                 better: Mapping[str, str] | None = None, text: Mapping[str, pd.DataFrame] | None = None,
+                 percent: Sequence[str] = (), footnote: str = "") -> Any:
+    """Panels of coloured cells side by side, one a frame of numbers (its index the rows, its columns
+    the columns; every panel the same rows, in the same order): each cell coloured on its panel's
+    own scale, green for the better end (``better[panel]``: ``"higher"``, the default, or
+    ``"lower"``), and labelled with its value (``text[panel]``, strings, replaces the labels; a
+    panel named in ``percent`` shows fractions as percentages); NaN cells are left grey and blank.
+    ``footnote``: a line under the figure.  The report draws the noise task's rows x perturbations
+    (accuracy drop, token stability) and the summary's rows x tasks ranks with it.
+
+    >>> import pandas as pd
+    >>> drop = pd.DataFrame({"nfd": [0.0, 0.01], "wrong_layout": [0.21, 0.12]}, index=["whitespace/syllable", "whitespace/jamo"])
+    >>> fig = plot_heatmap({"accuracy drop": drop}, title="정확도 하락", better={"accuracy drop": "lower"},
+    ...                    percent=["accuracy drop"])
+    >>> [t.get_text() for t in fig.axes[0].texts]
+    ['0.0', '21.0', '1.0', '12.0']
+    """
+    import numpy as np
+
+    if not panels:
+        raise ValueError("panels is empty: give {panel title: a rows x columns frame of numbers}")
+    better = dict(better or {})
+    bad = {k: v for k, v in better.items() if v not in ("higher", "lower") or k not in panels}
+    if bad:
+        raise ValueError(f"better must map a panel of panels to 'higher' or 'lower', got {bad!r}")
+    frames = list(panels.items())
+    rows = list(frames[0][1].index)
+    for name, frame in frames:
+        if list(frame.index) != rows:
+            raise ValueError(f"panel {name!r} has other rows than panel {frames[0][0]!r}: give every panel the "
+                             "same rows in the same order (frame.reindex(rows))")
+        if frame.empty:
+            raise ValueError(f"panel {name!r} is empty: there is nothing to draw")
+    with _figure_context(path) as plt:
+        widths = [max(2.2, 0.62 * frame.shape[1] + 0.6) for _, frame in frames]
+        label_width = 0.075 * max(len(str(r)) for r in rows) + 0.4
+        fig, axes = plt.subplots(1, len(frames), figsize=(label_width + sum(widths) + 0.4 * len(frames),
+                                                         1.5 + 0.32 * len(rows) + 0.9 * bool(footnote)),
+                                 dpi=110, squeeze=False, gridspec_kw={"width_ratios": widths})
+        cmap = plt.get_cmap("RdYlGn").with_extremes(bad="#eeeeee")
+        for k, (ax, (name, frame)) in enumerate(zip(axes[0], frames)):
+            values = frame.to_numpy(dtype=np.float64)
+            finite = values[np.isfinite(values)]
+            low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            if low == high:
+                low, high = low - 0.5, high + 0.5
+            shown = -values if better.get(name, "higher") == "lower" else values
+            ax.imshow(np.ma.masked_invalid(shown), cmap=cmap, aspect="auto",
+                      vmin=-high if better.get(name) == "lower" else low,
+                      vmax=-low if better.get(name) == "lower" else high)
+            labels = None if text is None or name not in text else text[name].reindex(index=frame.index,
+                                                                                       columns=frame.columns)
+            scale = 100.0 if name in percent else 1.0
+            for i in range(values.shape[0]):
+                for j in range(values.shape[1]):
+                    if labels is not None:
+                        label = "" if labels.iat[i, j] is None or labels.iat[i, j] != labels.iat[i, j] \
+                            else str(labels.iat[i, j])
+                    else:
+                        label = "" if not math.isfinite(values[i, j]) else f"{values[i, j] * scale:.1f}"
+                    if label:
+                        ax.text(j, i, label, ha="center", va="center", fontsize=7, color="#111111")
+            ax.set_xticks(range(values.shape[1]), [str(c) for c in frame.columns], rotation=40, ha="right",
+                          fontsize=7)
+            ax.set_yticks(range(len(rows)), [str(r) for r in rows] if k == 0 else [], fontsize=7)
+            unit = " (%)" if name in percent else ""
+            arrow = {"higher": "higher is better", "lower": "lower is better"}[better.get(name, "higher")]
+            ax.set_title(f"{name}{unit}\n{arrow}", fontsize=8)
+            ax.tick_params(length=0)
+        fig.suptitle(title, fontsize=10)
+        fig.tight_layout(rect=(0, 0.3 / fig.get_figheight() if footnote else 0, 1, 1))
+        if footnote:
+            _write_footnotes(fig, [footnote])
         return _finish(fig, path, plt)
 
 

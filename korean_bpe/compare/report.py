@@ -5,8 +5,10 @@
 
 * ``table.csv``: the frame as is (full precision, ``NaN`` as an empty field);
 * ``*.png``: the plots of :mod:`korean_bpe.compare.plot` (those the frame has data for);
-* ``report.md``: corpus summary, verdict, table, the PNGs linked, segmentation examples, every
-  column, column definitions, notes, command, settings and package versions;
+* ``report.md``: corpus summary, verdict (with the rows x tasks ranks, ``summary.png``), table, the
+  noise task's section (rows x perturbations, ``noise.png``) when it ran, the PNGs linked,
+  segmentation examples, every column, column definitions, notes, command, settings and package
+  versions;
 * ``report.html``: the same on one self-contained page: every image embedded as a ``data:`` URI, no
   network, no external CSS or JavaScript (a few inline lines make the table sortable: click a header).
   Someone who receives only this file sees everything.
@@ -101,7 +103,17 @@ PLOTS = (
      "order-blind, a cheap signal beside the downstream model."),
     ("segmentation.png", "Segmentation examples",
      "Held-out sentences as each strategy cuts them; jamo composed back to syllables for reading."),
+    ("summary.png", "Ranks across tasks",
+     "Each candidate's rank in each task of the verdict (1 = best; colour: green the better ranks), and its "
+     "mean rank; a panel a vocabulary size."),
+    ("noise.png", "Robustness to Korean noise",
+     "Left: how many points of accuracy each row's classifier loses when its held-out documents are perturbed "
+     "(the same models on the clean and the noisy text; the rows '+ BPE-dropout' are a classifier trained on "
+     "BPE-dropout segmentations of the same documents); right: the token stability, the share of the clean "
+     "token sequence that survives. A column a perturbation at its rate, then the mean over them."),
 )
+#: the report's section of each plot drawn outside "Plots"
+SECTIONS = {"summary.png": "summary", "noise.png": "noise"}
 
 _NA = columns.NA
 
@@ -196,7 +208,8 @@ def _corpus_lines(corpus: str | Mapping[str, Any] | None, df: pd.DataFrame) -> l
 
 def _draw_plots(df: pd.DataFrame, out: Path, *, sentences: Sequence[str],
                 examples: Mapping[str, Sequence[Sequence[str]]] | None,
-                token_lengths: Mapping[str, Sequence[int] | Counter[int]] | None) -> tuple[list[str], list[str]]:
+                token_lengths: Mapping[str, Sequence[int] | Counter[int]] | None,
+                summary: Sequence[Any] = ()) -> tuple[list[str], list[str]]:
     """Draw every plot there is data for into ``out``; returns (files written, why others were not)."""
     from . import plot
 
@@ -216,6 +229,10 @@ def _draw_plots(df: pd.DataFrame, out: Path, *, sentences: Sequence[str],
         skipped.append("probe.png: no probe_accuracy (no labels were given)")
     if examples and sentences:
         jobs.append(("segmentation.png", lambda p: plot.plot_segmentation(sentences, examples, p)))
+    if summary:
+        jobs.append(("summary.png", lambda p: _summary_heatmap(summary, p)))
+    if any(c.startswith("noise_") and c.endswith("_stability") for c in df.columns):
+        jobs.append(("noise.png", lambda p: _noise_heatmap(df, p)))
     written: list[str] = []
     from ..files import atomic_write
 
@@ -227,6 +244,40 @@ def _draw_plots(df: pd.DataFrame, out: Path, *, sentences: Sequence[str],
             continue
         written.append(name)
     return written, skipped
+
+
+def _summary_heatmap(summary: Sequence[Any], path: Path) -> Any:
+    """The rows x tasks ranks of each size (:meth:`korean_bpe.compare.summary.TaskSummary.frame`), a
+    panel a size, the rows of the first size's order."""
+    from .plot import plot_heatmap
+
+    frames = {f"ranks at {s.vocab_size:,}": s.frame() for s in summary}
+    rows = list(dict.fromkeys(name for frame in frames.values() for name in frame.index))
+    panels = {name: frame.reindex(rows) for name, frame in frames.items()}
+    text = {name: frame.astype(object).where(frame.isna(), [[f"{v:.2f}" if c == "mean rank" else f"{v:g}"
+                                                          for c, v in row.items()] for _, row in frame.iterrows()])
+            for name, frame in panels.items()}
+    return plot_heatmap(panels, path, title="ranks across tasks (1 = best in the task)",
+                        better=dict.fromkeys(panels, "lower"), text=text)
+
+
+def _noise_heatmap(df: pd.DataFrame, path: Path) -> Any:
+    """The noise task's rows x perturbations: the accuracy drop (with the BPE-dropout rows) and the
+    token stability beside it; the stability alone without labels."""
+    from .plot import plot_heatmap
+    from .tasks.noise import noise_frame
+
+    stability = noise_frame(df, "stability")
+    panels, better = {}, {}
+    if any(c.endswith("_accuracy_drop") for c in df.columns) and \
+            df.filter(regex=r"^noise_.*_accuracy_drop$").notna().any().any():
+        drop = noise_frame(df, "accuracy_drop", dropout=True)
+        panels["accuracy drop"], better["accuracy drop"] = drop, "lower"
+        stability = stability.reindex(drop.index)  # a dropout row reads the same tokens: left blank
+    panels["token stability"], better["token stability"] = stability, "higher"
+    return plot_heatmap(panels, path, title="robustness to Korean noise (held-out documents perturbed)",
+                        better=better, percent=list(panels),
+                        footnote="" if len(panels) == 2 else "no accuracy drop: the run had no labels")
 
 
 # --- from the segmenters of a run to examples and histograms ---------------------------------------
@@ -345,7 +396,8 @@ def write_report(
     out = check_output_dir(out_dir)
     with staged_dir(out) as stage:  # all the files or none: a full disk leaves no half report
         atomic_write_text(stage / "table.csv", df.to_csv(index=False))
-        pngs, skipped = _draw_plots(df, stage, sentences=sentences, examples=examples, token_lengths=token_lengths)
+        pngs, skipped = _draw_plots(df, stage, sentences=sentences, examples=examples, token_lengths=token_lengths,
+                                    summary=summary)
         context = _context(df, corpus=corpus, title=title, command=command, notes=notes, config=config or {},
                            versions=versions, verdicts=verdicts, pngs=pngs, skipped=skipped, sentences=sentences,
                            examples=examples, choices=choices, summary=summary, definitions=definitions or {})
@@ -382,7 +434,8 @@ class _Context:
     legend: str
     #: :func:`main_view`
     main: dict[str, Any]
-    #: each PNG written: ``name``, ``title``, ``caption`` (:data:`PLOTS`)
+    #: each PNG written: ``name``, ``title``, ``caption`` (:data:`PLOTS`), ``section`` (:data:`SECTIONS`;
+    #: ``"plots"`` for the others)
     plots: list[dict[str, str]]
     #: why a plot was not drawn
     skipped: list[str]
@@ -435,7 +488,8 @@ def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title:
         summary=format_summary(summary, confidence=confidence),
         downstream_first=bool(lines) and lines[0]["family"] == "downstream", alpha=f"{1 - confidence:.2g}",
         legend=_legend(df, confidence, config.get("resamples")), main=main_view(df, alpha=1 - confidence),
-        plots=[{"name": name, **captions.get(name, {"title": name, "caption": ""})} for name in pngs],
+        plots=[{"name": name, "section": SECTIONS.get(name, "plots"), **captions.get(name, {"title": name, "caption": ""})}
+               for name in pngs],
         skipped=list(skipped),
         examples=[{"sentence": sentence, "cuts": [(name, len(cuts[i]), _readable_cut(cuts[i]))
                                                   for name, cuts in examples.items()]}

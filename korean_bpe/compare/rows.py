@@ -79,6 +79,10 @@ class RowInput:
     spans_by_size: dict[str, Any] | None = None
     show_progress: Any = False
     train_texts: Sequence[str] = ()
+    #: what a task made of this row for the tasks after it, by the task's name (the downstream
+    #: classifier's trained models, :class:`~korean_bpe.compare.downstream.Classifier`, which the
+    #: noise task scores on perturbed documents); dropped with the row
+    shared: dict[str, Any] = field(default_factory=dict)
 
     def training(self, task: str) -> tuple[list[list[int]], list[int]]:
         """``(ids, labels)`` of task ``task``'s labelled training sample; ValueError without labels."""

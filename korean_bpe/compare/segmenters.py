@@ -133,6 +133,12 @@ class BPESegmenter:
     def encode_with_spans(self, texts: Sequence[str]) -> tuple[list[list[int]], None]:
         return self.encode_batch(texts), None
 
+    def encode_dropout(self, texts: Sequence[str], *, dropout: float, seed: int) -> list[list[int]]:
+        """The ids of each text with BPE-dropout: each merge skipped with probability ``dropout``
+        (:meth:`korean_bpe.Tokenizer.encode_batch`, one ``random.Random(seed)`` for the batch).  A
+        row that has it can train its classifier on dropout's segmentations (the ``noise`` task)."""
+        return self.tokenizer.encode_batch(texts, disallowed_special=(), dropout=dropout, seed=seed)
+
     def encode_pretokenized(self, batch: list[list[str]]) -> list[list[int]]:
         """The ids of texts already cut into words by this tokenizer's pre-tokenizer: the same ids
         as :meth:`encode_batch` (:meth:`korean_bpe.Tokenizer.encode_pretokenized`)."""

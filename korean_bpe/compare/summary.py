@@ -57,6 +57,15 @@ class TaskSummary:
     #: bootstrap replicates the intervals rest on (0: none)
     replicates: int
 
+    def frame(self) -> Any:
+        """The rows x tasks ranks as a pandas frame (a column a task's metric, then ``mean rank``),
+        the rows by mean rank, best first: what the report's heatmap draws."""
+        import pandas as pd
+
+        return pd.DataFrame([[*self.ranks[name], self.mean_rank[name]] for name in self.strategies],
+                            index=list(self.strategies),
+                            columns=[*(metric for _, metric in self.tasks), "mean rank"], dtype="float64")
+
     def agreement(self) -> str:
         """One sentence on how far the tasks agree, said plainly when they do not.
 

@@ -77,6 +77,9 @@ class Verdict:
     #: strategy -> (its value, why it is not a candidate: :func:`not_a_candidate`), the rows measured
     #: but left out of the competition, in table order
     reference_points: dict[str, tuple[float, str]] = field(default_factory=dict)
+    #: whether a choice may rest on this family (False for a task whose ``choice_evidence`` is False:
+    #: robustness under noise says which rows hold up, not which serve a model)
+    evidence: bool = True
 
     def shown(self) -> str:
         """The best value as the reports show it (a rate as a percentage)."""
@@ -92,8 +95,10 @@ def verdicts(rows: Sequence[Row], tasks: Sequence[Task], *, alpha: float) -> lis
     family whose rows have no resamples (``Statistics(resamples=0)``)."""
     out = []
     own = {c.name: c for task in tasks for c in task.columns}  # the tasks' own metrics
-    families = [*FAMILIES.items(), *((family, metric) for task in tasks for family, metric in task.verdict)]
-    for family, metric in families:
+    families = [*((family, metric, True) for family, metric in FAMILIES.items()),
+                *((family, metric, getattr(task, "choice_evidence", True)) for task in tasks
+                  for family, metric in task.verdict)]
+    for family, metric, evidence in families:
         column = own.get(metric) or columns.by_name(metric)
         for size in sorted({row.vocab_size for row in rows}):
             measured = [row for row in rows if row.vocab_size == size and _number(row.columns.get(metric))
@@ -113,7 +118,7 @@ def verdicts(rows: Sequence[Row], tasks: Sequence[Task], *, alpha: float) -> lis
             tied = tuple(row.strategy for row, p in zip(others, adjusted) if not math.isnan(p) and p >= alpha)
             out.append(Verdict(family, metric, size, best.strategy, float(best.columns[metric]),
                                (best.strategy, *tied), {row.strategy: p for row, p in zip(others, adjusted)},
-                               len(candidates), own.get(metric), left_out))
+                               len(candidates), own.get(metric), left_out, evidence))
     return out
 
 
@@ -242,7 +247,7 @@ def _evidence(at_size: Sequence[Verdict]) -> Verdict | None:
     """The verdict a choice rests on: downstream, then a task's own family, then the probe; None when
     none of them was decided (the families of :data:`FAMILIES` without labels are not evidence)."""
     unlabelled = set(FAMILIES) - set(EVIDENCE)
-    ranked = sorted((v for v in at_size if v.family not in unlabelled),
+    ranked = sorted((v for v in at_size if v.family not in unlabelled and v.evidence),
                     key=lambda v: (v.family != EVIDENCE[0], v.family == EVIDENCE[1]))
     return ranked[0] if ranked else None
 

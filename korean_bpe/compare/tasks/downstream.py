@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import stats
-from ..downstream import Downstream, evaluate, resolved_device
+from ..downstream import Downstream, resolved_device, scored
 from ..rows import Measured, RowInput
 from .base import BaseTask, register_task
 
@@ -55,12 +55,16 @@ def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Se
              desc: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """:func:`korean_bpe.compare.downstream.evaluate` of one row's documents (seeded by ``row.seed``),
     with a progress bar of its epochs named ``desc`` (the task that trains it): ``(columns, evidence)``
-    with the ``downstream_`` names (a task of its own renames them)."""
+    with the ``downstream_`` names (a task of its own renames them).  The trained
+    :class:`~korean_bpe.compare.downstream.Classifier` is left in ``row.shared[desc]`` for the tasks
+    after it."""
     from ...progress import start_progress
 
     bar = start_progress(row.show_progress, total=settings.seeds * settings.epochs,
                          desc=f"{desc} {row.strategy} {row.vocab_size:,}", unit="epoch")
     try:
-        return evaluate(train_ids, train_labels, test_ids, test_labels, settings=settings, seed=row.seed, progress=bar)
+        columns, evidence, row.shared[desc] = scored(train_ids, train_labels, test_ids, test_labels, settings=settings,
+                                                     seed=row.seed, progress=bar)
+        return columns, evidence
     finally:
         bar.close()
