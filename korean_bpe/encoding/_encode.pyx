@@ -35,6 +35,8 @@ from cpython.ref cimport PyObject, Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.array cimport array, clone
 
+from korean_bpe.hangul cimport decompose
+
 
 cdef extern from "<queue>" nogil:
     cdef cppclass MinHeap "std::priority_queue<unsigned long long, std::vector<unsigned long long>, std::greater<unsigned long long>>":
@@ -63,7 +65,11 @@ cdef extern from "Python.h":
     object PyUnicode_Substring(object, Py_ssize_t, Py_ssize_t)
     # the same macros as cpython.unicode's, declared nogil: pure C on a string's immutable data
     Py_UCS4 uread "PyUnicode_READ"(int kind, void* data, Py_ssize_t index) nogil
-    bint uspace "Py_UNICODE_ISSPACE"(Py_UCS4 ch) nogil
+
+cdef extern from "text_chars.hpp" namespace "kbpe" nogil:
+    # str.split()'s white space; a character str.splitlines breaks on (pre_tokenizers.base.LINE_BREAKS)
+    bint is_space(uint32_t ch) noexcept
+    bint is_line_break(uint32_t ch) noexcept
 
 cdef enum Cut:  # how :meth:`MergeTable.encode_chunk` cuts its texts
     CUT_WHITESPACE = 0
@@ -107,12 +113,6 @@ cdef Py_ssize_t BLOCK_WORDS = 512
 #: how far ahead the slot of a word's hash, then its record, are prefetched
 cdef Py_ssize_t AHEAD_SLOT = 16
 cdef Py_ssize_t AHEAD_RECORD = 8
-
-
-cdef inline bint _space(uint32_t cp) noexcept nogil:
-    """``chr(cp).isspace()``: the last white space character is U+3000, so a Hangul syllable never
-    reaches CPython's table lookup (a function call a character)."""
-    return cp <= 0x3000 and uspace(cp)
 
 
 cdef inline uint64_t mix_cp(uint64_t h, uint32_t cp) noexcept nogil:
@@ -567,7 +567,9 @@ cdef class MergeTable:
         """Symbols of the characters ``start..n`` of a string's data into ``w.syms`` (see
         :meth:`set_symbols`), after ``prefix`` when >= 0; False when a symbol is unknown."""
         cdef Py_ssize_t i
-        cdef uint32_t cp, s, t
+        cdef uint32_t cp
+        cdef uint32_t jamo[3]
+        cdef int nj, k
         cdef int32_t v
         cdef unordered_map[uint32_t, int32_t].const_iterator it
         w.syms.clear()
@@ -577,19 +579,10 @@ cdef class MergeTable:
             return self._load_bytes(w, kind, data, start, n)
         for i in range(start, n):
             cp = uread(kind, data, i)
-            if self.mode == MODE_JAMO and 0xAC00 <= cp <= 0xD7A3:
-                s = cp - 0xAC00
-                t = s % 28
-                v = self.bmp[0x1100 + s // 588]
-                if v < 0:
-                    return False
-                w.syms.push_back(v)
-                v = self.bmp[0x1161 + (s % 588) // 28]
-                if v < 0:
-                    return False
-                w.syms.push_back(v)
-                if t:
-                    v = self.bmp[0x11A7 + t]
+            nj = decompose(cp, jamo) if self.mode == MODE_JAMO else 0
+            if nj:  # a Hangul syllable as its jamo
+                for k in range(nj):
+                    v = self.bmp[jamo[k]]
                     if v < 0:
                         return False
                     w.syms.push_back(v)
@@ -770,7 +763,7 @@ cdef class MergeTable:
         wd.prefix = self.prefix
         wd.plain = 0
         while True:
-            while i < n and _space(uread(kind, data, i)):
+            while i < n and is_space(uread(kind, data, i)):
                 i += 1
             if i >= n:
                 return
@@ -778,7 +771,7 @@ cdef class MergeTable:
             hash = 0xCBF29CE484222325
             while i < n:
                 cp = uread(kind, data, i)
-                if _space(cp):
+                if is_space(cp):
                     break
                 hash = mix_cp(hash, cp)
                 i += 1
@@ -810,7 +803,7 @@ cdef class MergeTable:
                     wd.start = i
                     hash = 0xCBF29CE484222325
                     continue
-                if _is_line_break(cp):
+                if is_line_break(cp):
                     break
                 hash = mix_cp(hash, cp)
                 i += 1
@@ -973,11 +966,6 @@ cdef inline uint64_t _finish(uint64_t hash) noexcept nogil:
     hash *= GOLDEN
     hash ^= hash >> 29
     return hash
-
-
-cdef inline bint _is_line_break(uint32_t cp) noexcept nogil:
-    """One of the characters ``str.splitlines`` breaks on (``pre_tokenizers.base.LINE_BREAKS``)."""
-    return (0x0A <= cp <= 0x0D) or (0x1C <= cp <= 0x1E) or cp == 0x85 or cp == 0x2028 or cp == 0x2029
 
 
 cdef array _INT64 = array("q")
