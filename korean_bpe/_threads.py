@@ -63,7 +63,7 @@ def resolve_threads(num_threads: int | None, *, name: str = "num_threads") -> in
 def run_parallel(task: Callable[[int], object], n: int, threads: int) -> None:
     """``task(i)`` for ``i`` in ``range(n)`` on up to ``threads`` threads, this one included
     (tasks dealt round-robin; one thread: in order, here).  The compiled training steps
-    (:mod:`korean_bpe._fast_core`: counting, the symbol split, the engine's set-up) run
+    (``_counting.pyx``: counting, the symbol split; ``trainer/_merge.pyx``: the engine's set-up) run
     their tasks so, each without the GIL on its own part of the data, the parts joined in a fixed
     order.  An exception in a task is raised here once every thread has ended."""
     threads = max(1, min(threads, n))

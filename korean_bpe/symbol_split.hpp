@@ -32,7 +32,7 @@ struct SplitJob {
     std::unordered_map<uint32_t, int32_t> astral;  // code -> id
     int32_t* syms = nullptr; int64_t* starts = nullptr; int64_t* counts = nullptr;
 };
-static void split_task(void* job, int i) {
+inline void split_task(void* job, int i) {
     SplitJob* J = (SplitJob*)job;
     SplitPart& P = J->out[i];
     if (J->pass == 2) {

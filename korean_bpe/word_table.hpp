@@ -1,4 +1,4 @@
-// Counting the distinct words of texts in C++ (korean_bpe/_fast_core.pyx's WordCounter): one
+// Counting the distinct words of texts in C++ (korean_bpe/_counting.pyx's WordCounter): one
 // table per slice of the texts, the tables then added up by partition of the words.
 #pragma once
 
@@ -135,7 +135,7 @@ struct WordTable {
 
 // counting: task i counts texts[n * i / parts, n * (i + 1) / parts) into tables[i]
 struct CountJob { PyObject** texts; Py_ssize_t n; int parts; int mode; WordTable** tables; };
-static void count_task(void* job, int i) {
+inline void count_task(void* job, int i) {
     CountJob* J = (CountJob*)job;
     Py_ssize_t lo = J->n * i / J->parts, hi = J->n * (i + 1) / J->parts;
     for (Py_ssize_t k = lo; k < hi; ++k) J->tables[i]->scan(J->texts[k], J->mode);
@@ -158,7 +158,7 @@ struct DedupJob {
 static inline int word_part(uint64_t h, int parts) {
     return (int)((((h * 0xC2B2AE3D27D4EB4FULL) >> 32) * (uint64_t)parts) >> 32);
 }
-static void dedup_task(void* job, int j) {
+inline void dedup_task(void* job, int j) {
     DedupJob* J = (DedupJob*)job;
     size_t n = 0;
     for (int s = 0; s < J->parts; ++s) n += J->tables[s]->entries.size();
@@ -208,7 +208,7 @@ static void dedup_task(void* job, int j) {
         }
     }
 }
-static void dedup_gather(DedupJob* J) {
+inline void dedup_gather(DedupJob* J) {
     WordTable& M = *J->tables[0];
     size_t ne = 0, nc = 0;
     for (int s = 1; s < J->parts; ++s)

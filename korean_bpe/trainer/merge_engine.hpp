@@ -1,4 +1,4 @@
-// The incremental BPE merge engine (korean_bpe/_fast_core.pyx drives it): words as linked symbol
+// The incremental BPE merge engine (korean_bpe/trainer/_merge.pyx drives it): words as linked symbol
 // nodes, pairs in an open-addressing table with their positions, a lazy max-heap of counts.
 #pragma once
 

@@ -19,7 +19,7 @@ struct FillJob {
     std::vector<size_t> wlo, nlo, wrote;
     bool write = false;
 };
-static void fill_task(void* job, int i) {
+inline void fill_task(void* job, int i) {
     FillJob* J = (FillJob*)job;
     size_t k0 = J->wlo[i], k1 = J->wlo[i + 1], ncut = J->cut_word.size();
     size_t c = std::lower_bound(J->cut_word.begin(), J->cut_word.end(), (int64_t)k0) - J->cut_word.begin();
@@ -67,7 +67,7 @@ static void fill_task(void* job, int i) {
 }
 // the parallel build's steps (Engine::par_*) as tasks
 struct BuildJob { Engine* eng; int step; };
-static void build_task(void* job, int i) {
+inline void build_task(void* job, int i) {
     BuildJob* J = (BuildJob*)job;
     if (J->step == 1) J->eng->par_count(i);
     else J->eng->par_place(i);

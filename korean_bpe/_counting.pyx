@@ -1,239 +1,37 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # distutils: language = c++
-"""Compiled BPE merge engine (Cython -> C++); same merges as ``fast.merge_engine``.
+"""The compiled counting core (Cython -> C++), private to the counting room: :mod:`korean_bpe.words`
+and :mod:`korean_bpe.counting` read it, and fall back to plain Python (the same results) without it.
 
-Words live in one flat array of symbols linked by ``prev``/``next`` indices (a merged-away symbol is
-marked ``-1``).  Each pair gets a dense index from an open-addressing hash table; per pair we keep
-its count and the positions (left symbol) where it was created, appended as it appears and checked
-when used.  A merge visits only those positions and updates the pairs around each site by
-difference.  The best pair comes from a lazy max-heap ordered by (count, then smaller pair).
+* :class:`WordCounter`: the distinct words of texts and their counts, their code points in one
+  arena (``word_table.hpp``), counted in slices on threads; :func:`count_texts` its dict;
+* :func:`split_counts`: ``{word: count}`` -> ``{symbols: count}`` for the syllable and jamo units;
+* :class:`WordSymbols` (``split_ids``, ``WordCounter.split_ids``; ``symbol_split.hpp``): the same
+  words as symbol ids in flat arrays, which the merge engine (``korean_bpe/trainer/_merge.pyx``)
+  reads through ``_counting.pxd``.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
-from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF, PyObject
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH
 
 from korean_bpe.hangul cimport decompose
+from korean_bpe._tasks cimport share, run_tasks, task_fn
 
 cdef extern from "Python.h":
-    object PyUnicode_Substring(object s, Py_ssize_t start, Py_ssize_t end)
-
-cdef extern from "engine_fill.hpp":
-    cdef cppclass Engine "kbpe::Engine":
-        void reserve(size_t n)
-        void set_limit(int64_t limit, int32_t next_id)
-        void set_symbol_length(int32_t id, int64_t n)
-        void add(int32_t s, int64_t cnt, bint first, bint last)
-        int32_t best_a, best_b
-        int64_t best_count
-        int64_t n_visit, n_site, n_push, n_pop
-        int64_t min_count
-        void build() except + nogil
-        void resize_nodes(size_t n) except +
-        void par_begin(int n) except +
-        void par_layout() except + nogil
-        void par_finish() except + nogil
-        size_t n_pairs()
-        bint pop_best() nogil
-        void apply(int32_t nw) except + nogil
-    cdef cppclass FillJob "kbpe::FillJob":
-        Engine* eng
-        const int32_t* syms
-        const int64_t* starts
-        const int64_t* counts
-        const int32_t* m
-        vector[int64_t] cut_word, cut_off
-        vector[int32_t] cut_pos
-        vector[size_t] wlo, nlo, wrote
-        bint write
-    cdef cppclass BuildJob "kbpe::BuildJob":
-        Engine* eng
-        int step
-    void fill_task "kbpe::fill_task"(void* job, int i) noexcept nogil
-    void build_task "kbpe::build_task"(void* job, int i) noexcept nogil
-
-
-cdef extern from "merge_namer.hpp":
-    ctypedef uint32_t char32_t
-    cdef cppclass u32string "std::u32string":
-        u32string()
-        void push_back(char32_t c)
-        size_t size()
-        char32_t& operator[](size_t i)
-    cdef cppclass Namer "kbpe::Namer":
-        vector[u32string] text
-        u32string prefix
-        int64_t min_count, max_merges, vocab_limit
-        vector[int32_t] left, right
-        bint special_hit
-        void add_token(const u32string& t)
-        void add_special(const u32string& t)
-        int32_t name(int32_t a, int32_t b, int64_t count) nogil
-
-
-import os
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
 
 from ._gc import paused
-from time import perf_counter, thread_time
-_PROFILE = bool(os.environ.get("KOREAN_BPE_PROFILE"))
-_STEPS = []   # profiling: each parallel step's CPU seconds on this thread and on the busiest one
-#: the least work worth a thread of its own (code points counted or cut, symbols filled): a
-#: thread costs more than a smaller share (tests set 1 to run tiny inputs on threads)
-PARALLEL_MIN = 32768
 
-
-cdef int _parts(int threads, size_t work, size_t items):
-    """How many threads share ``work`` (code points, symbols) over ``items`` (texts, words)."""
-    cdef size_t least = max(<size_t>1, <size_t>PARALLEL_MIN)
-    return <int>max(<size_t>1, min(<size_t>threads, work // least, items, <size_t>1024))
 cdef int64_t _INT64_MAX = 9223372036854775807
 cdef int32_t _ID_MAX = 2147483647
 
-
-def merge_engine(words, counts, *, int next_id, on_merge, max_token_length=None, symbol_lengths=None):
-    """Compiled twin of ``korean_bpe.trainer.fast.merge_engine`` (same arguments, same merges)."""
-    cdef Py_ssize_t nw = len(words), i, j, n, total = 0
-    if nw != len(counts):
-        raise ValueError(
-            f"words and counts must have the same length, got {nw} words and {len(counts)} counts; "
-            "pass one count per distinct word"
-        )
-    if next_id < 0:
-        raise ValueError(f"next_id must be an int >= 0 (the first free token id), got {next_id!r}")
-    if max_token_length is not None and (type(max_token_length) is not int or max_token_length < 1):
-        raise ValueError(f"max_token_length must be None or an int >= 1, got {max_token_length!r}")
-    # pair counts are sums of count * occurrences: make sure they fit in int64, else stay exact in Python
-    bound = 0
-    for i in range(nw):
-        c = counts[i]
-        if c <= 0:
-            raise ValueError(f"counts must be positive, got {c} for word {i}; drop words that never occur")
-        n = len(words[i])
-        total += n
-        if n > 1:
-            bound += c * (n - 1)
-    if bound >= _INT64_MAX or total >= _ID_MAX:
-        from .trainer.fast import merge_engine as py_engine  # its pure-Python twin, a room up (lazy)
-        py_engine(words, counts, next_id=next_id, on_merge=on_merge, max_token_length=max_token_length,
-                  symbol_lengths=symbol_lengths)
-        return
-    cdef Engine* eng = new Engine()
-    with paused():  # the callback allocates; full collections over the caller's big word lists cost
-        _run_engine(eng, words, counts, nw, total, next_id, on_merge, max_token_length, symbol_lengths)
-
-
-cdef _run_engine(Engine* eng, words, counts, Py_ssize_t nw, Py_ssize_t total, int next_id, on_merge,
-                 max_token_length, symbol_lengths=None):
-    """:func:`merge_engine`'s loop (the cyclic collector paused by the caller); frees ``eng``."""
-    cdef Py_ssize_t i, j, n
-    cdef int64_t cnt
-    cdef int32_t pos = 0, start, v
-    cdef list w
-    try:
-        eng.reserve(total)
-        eng.set_limit(_INT64_MAX if max_token_length is None else min(max_token_length, _INT64_MAX - 1), next_id)
-        if symbol_lengths:
-            for i, cnt in symbol_lengths.items():
-                if 0 <= i < next_id:
-                    eng.set_symbol_length(<int32_t>i, cnt)
-        for i in range(nw):
-            w = list(words[i]) if type(words[i]) is not list else words[i]
-            n = len(w)
-            if n == 0:
-                continue
-            cnt = counts[i]
-            start = pos
-            for j in range(n):
-                v = w[j]
-                if v < 0:
-                    raise ValueError(f"symbol ids must be >= 0, got {v} in word {i}")
-                eng.add(v, cnt, j == 0, j + 1 == n)
-        t_b = perf_counter()
-        with nogil:
-            eng.build()
-        t_build = perf_counter() - t_b
-        t_pop = t_apply = t_cb = 0.0
-        while True:
-            t0 = perf_counter()
-            with nogil:
-                found = eng.pop_best()
-            t1 = perf_counter()
-            t_pop += t1 - t0
-            if not found:
-                break
-            new = on_merge(eng.best_a, eng.best_b, eng.best_count)
-            t2 = perf_counter()
-            t_cb += t2 - t1
-            if new is None or new < 0:
-                break
-            if new > _ID_MAX - 1:
-                raise ValueError(f"on_merge must return an id below 2**31 - 1, got {new}")
-            v = new
-            with nogil:
-                eng.apply(v)
-            t_apply += perf_counter() - t2
-        if _PROFILE:
-            print(f"engine: build {t_build:.3f} pop {t_pop:.3f} callback {t_cb:.3f} apply {t_apply:.3f}; "
-                  f"positions {total} visited {eng.n_visit} sites {eng.n_site} pushes {eng.n_push} pops {eng.n_pop}")
-    finally:
-        del eng
-
-
-cdef enum:
-    _CACHE = 4096  # direct-mapped cache: symbol object -> value, for words sharing symbol objects
-
-
-cdef inline Py_ssize_t _cache_slot(PyObject* o) noexcept:
-    cdef uint64_t h = (<uint64_t>o) >> 4
-    return <Py_ssize_t>((h * 0x9E3779B97F4A7C15ULL) >> 52)
-
-
-def words_to_ids(word_counts, dict symbol_to_id, *, Py_ssize_t min_length=1):
-    """``(words, counts)``: each ``(symbols, count)`` item (or mapping entry) with symbols as ids;
-    words with fewer than ``min_length`` symbols are left out."""
-    items = word_counts.items() if hasattr(word_counts, "items") else word_counts
-    cdef list words = []
-    cdef list counts = []
-    cdef list ids
-    cdef list hold = [None] * _CACHE   # keeps cached keys alive so their addresses stay theirs
-    cdef PyObject* ckey[_CACHE]
-    cdef PyObject* cval[_CACHE]
-    cdef Py_ssize_t k, n, slot
-    cdef object s, sid
-    for k in range(_CACHE):
-        ckey[k] = NULL
-    with paused():
-        for symbols, count in items:
-            n = len(symbols)
-            if n < min_length:
-                continue
-            ids = PyList_New(n)
-            k = 0
-            for s in symbols:
-                if k >= n:
-                    raise ValueError(f"word {symbols!r} changed length while read")
-                slot = _cache_slot(<PyObject*>s)
-                if ckey[slot] == <PyObject*>s:
-                    sid = <object>cval[slot]
-                else:
-                    sid = symbol_to_id[s]
-                    hold[slot] = (s, sid)
-                    ckey[slot] = <PyObject*>s
-                    cval[slot] = <PyObject*>sid
-                Py_INCREF(sid)
-                PyList_SET_ITEM(ids, k, sid)
-                k += 1
-            words.append(ids)
-            counts.append(count)
-    return words, counts
-
-
-cdef extern from "tasks.hpp":
-    ctypedef void (*task_fn "kbpe::task_fn")(void* job, int i) noexcept nogil
-    int run_task "kbpe::run_task"(task_fn fn, void* job, int i) noexcept nogil
+#: WordCounter's modes: how a text is cut into words
+MODE_WHITESPACE = 0     # str.split()
+MODE_SENTENCEPIECE = 1  # korean_bpe.pre_tokenizers.simple.sentencepiece_pieces
 
 
 cdef extern from "word_table.hpp":
@@ -276,45 +74,6 @@ cdef extern from "symbol_split.hpp":
         int64_t* counts
         void set_astral "astral.emplace"(uint32_t code, int32_t sid) except +
     void split_task "kbpe::split_task"(void* job, int i) noexcept nogil
-
-
-cdef class _Tasks:
-    """Runs task ``i`` of a C++ job without the GIL (:meth:`run`, called from one thread each by
-    :func:`korean_bpe._threads.run_parallel`); remembers the first failure (and, profiling, each
-    task's thread CPU seconds)."""
-    cdef task_fn fn
-    cdef void* job
-    cdef int failed
-    cdef public list cpu
-
-    def run(self, int i):
-        cdef int err
-        t = thread_time() if _PROFILE else 0.0
-        with nogil:
-            err = run_task(self.fn, self.job, i)
-        if _PROFILE:
-            self.cpu.append((i, thread_time() - t))
-        if err and not self.failed:
-            self.failed = err
-
-
-cdef _parallel(task_fn fn, void* job, int n, int threads):
-    """Tasks ``0 .. n - 1`` of ``job`` on up to ``threads`` threads (this one included)."""
-    from ._threads import run_parallel
-
-    cdef _Tasks tasks = _Tasks.__new__(_Tasks)
-    tasks.fn = fn
-    tasks.job = job
-    tasks.cpu = []
-    run_parallel(tasks.run, n, threads)
-    if _PROFILE:   # (this thread's CPU seconds in the step's tasks, the busiest thread's)
-        threads = max(1, min(threads, n))
-        per = [sum(c for i, c in tasks.cpu if i % threads == k) for k in range(threads)]
-        _STEPS.append((per[0], max(per)))
-    if tasks.failed == 1:
-        raise MemoryError("korean_bpe: out of memory in a compiled training step")
-    if tasks.failed:
-        raise RuntimeError("korean_bpe: a compiled training step failed")
 
 
 cdef class WordCounter:
@@ -361,7 +120,7 @@ cdef class WordCounter:
                 t = hold[k] = str(t)
             ptrs.push_back(<PyObject*>t)
             nchars += <size_t>PyUnicode_GET_LENGTH(t)
-        cdef int parts = _parts(num_threads, nchars, <size_t>n)
+        cdef int parts = share(num_threads, nchars, <size_t>n)
         cdef vector[WordTable*] tables
         cdef CountJob job
         cdef DedupJob dedup
@@ -376,10 +135,10 @@ cdef class WordCounter:
             job.parts = parts
             job.mode = self.mode
             job.tables = tables.data()
-            _parallel(count_task, &job, parts, parts)
+            run_tasks(count_task, &job, parts, parts)
             if parts > 1:   # the tables added up by partition of the words, on the same threads
                 dedup.init(tables.data(), parts)
-                _parallel(dedup_task, &dedup, parts, parts)
+                run_tasks(dedup_task, &dedup, parts, parts)
                 with nogil:
                     dedup_gather(&dedup)
         finally:
@@ -438,14 +197,14 @@ cdef class WordCounter:
                         return True
         return False
 
-    def _split_ids_parallel(self, str unit, marker, int num_threads):
+    def _split_idsrun_tasks(self, str unit, marker, int num_threads):
         """:meth:`split_ids` in ranges of words on threads (kbpe::split_task): the same ids, in
         the same first-seen order, as one thread."""
         cdef _IdSplitter sp = _IdSplitter(unit, marker)   # checks unit and marker; its table is ours
         cdef WordSymbols ws = sp.ws
         cdef SplitJob* job = new SplitJob()
         cdef size_t n = self.tb.entries.size(), e, nsyms = 0, nwords = 0
-        cdef int parts = _parts(num_threads, self.tb.chars.size(), n), i
+        cdef int parts = share(num_threads, self.tb.chars.size(), n), i
         cdef uint32_t code, u, variant
         cdef int32_t sid
         cdef int64_t longest = 0
@@ -462,7 +221,7 @@ cdef class WordCounter:
                 job.elo.push_back(e)
             job.elo.push_back(n)
             job.split_pass = 1
-            _parallel(split_task, job, parts, parts)
+            run_tasks(split_task, job, parts, parts)
             weight = 0
             for i in range(parts):
                 if job.out[i].overflow:
@@ -499,7 +258,7 @@ cdef class WordCounter:
             job.starts = ws.starts.data()
             job.counts = ws.counts.data()
             job.split_pass = 2
-            _parallel(split_task, job, parts, parts)
+            run_tasks(split_task, job, parts, parts)
         finally:
             del job
         return ws
@@ -510,10 +269,10 @@ cdef class WordCounter:
         if num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
         self._claim(False)
-        if _parts(num_threads, self.tb.chars.size(), self.tb.entries.size()) > 1:
+        if share(num_threads, self.tb.chars.size(), self.tb.entries.size()) > 1:
             self._claim(True)
             try:
-                return self._split_ids_parallel(unit, marker, num_threads)
+                return self._split_idsrun_tasks(unit, marker, num_threads)
             finally:
                 self.busy = False
         cdef _IdSplitter sp = _IdSplitter(unit, marker)
@@ -530,7 +289,7 @@ cdef class WordCounter:
         return sp.done()
 
 
-def count_words(texts, out=None, int mode=0, int num_threads=1):
+def count_texts(texts, out=None, int mode=0, int num_threads=1):
     """``{word: count}`` over the words of ``texts``, in first-seen order, added into ``out`` (a
     dict, updated in place and returned) when given; counted on ``num_threads`` threads
     (:meth:`WordCounter.update`: the same dict whatever the number).
@@ -561,7 +320,7 @@ cdef object _make_symbol(Py_UCS4 ch, int variant):
     return s
 
 
-def split_words(word_counts, str unit, marker):
+def split_counts(word_counts, str unit, marker):
     """``{symbols: count}`` from ``{word: count}`` for the syllable or jamo unit with a marker
     (``None``, ``"▁"``, ``"</w>"``, ``"##"``): ``apply_marker(get_unit(unit).split(w), marker)``;
     words giving the same symbols add up."""
@@ -644,94 +403,11 @@ def split_words(word_counts, str unit, marker):
     return out
 
 
-def symbol_counts(word_counts):
-    """``{symbol: count}``: how often each symbol occurs, each word weighted by its count."""
-    items = word_counts.items() if hasattr(word_counts, "items") else word_counts
-    cdef dict index = {}        # symbol -> position in `symbols` / `totals`
-    cdef list symbols = []
-    cdef vector[int64_t] totals
-    cdef list hold = [None] * _CACHE
-    cdef PyObject* ckey[_CACHE]
-    cdef Py_ssize_t cidx[_CACHE]
-    cdef Py_ssize_t k, slot, j
-    cdef int64_t c64
-    cdef object s, pos
-    for k in range(_CACHE):
-        ckey[k] = NULL
-    pairs = list(items)
-    bound = 0
-    for symbols_, c in pairs:
-        if type(c) is not int or c < 0:
-            return _symbol_counts_py(pairs)
-        bound += c * len(symbols_)
-    if bound >= 2 ** 63:  # totals might not fit in int64: stay in Python ints
-        return _symbol_counts_py(pairs)
-    for symbols_, c in pairs:
-        c64 = c
-        for s in symbols_:
-            slot = _cache_slot(<PyObject*>s)
-            if ckey[slot] == <PyObject*>s:
-                j = cidx[slot]
-            else:
-                pos = index.get(s)
-                if pos is None:
-                    j = len(symbols)
-                    index[s] = j
-                    symbols.append(s)
-                    totals.push_back(0)
-                else:
-                    j = pos
-                hold[slot] = s
-                ckey[slot] = <PyObject*>s
-                cidx[slot] = j
-            totals[j] += c64
-    return {symbols[j]: totals[j] for j in range(len(symbols))}
-
-
-def _symbol_counts_py(pairs):
-    out = {}
-    for symbols, c in pairs:
-        for s in symbols:
-            out[s] = out.get(s, 0) + c
-    return out
-
-
-# --- training from flat arrays: words straight to symbol ids, merges named in C++ ------------------
-
-cdef extern from "Python.h":
-    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
-    int PyUnicode_4BYTE_KIND
-
-cdef extern from "merge_namer.hpp":
-    const void* _u32_data "kbpe::u32_data"(const u32string& s)
-
-
-cdef inline u32string _u32(str s):
-    cdef u32string out
-    cdef int kind = PyUnicode_KIND(s)
-    cdef void* data = PyUnicode_DATA(s)
-    cdef Py_ssize_t i
-    for i in range(PyUnicode_GET_LENGTH(s)):
-        out.push_back(<char32_t>PyUnicode_READ(kind, data, i))
-    return out
-
-
-cdef inline str _py(const u32string& s):
-    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, _u32_data(s), <Py_ssize_t>s.size())
-
-
 cdef class WordSymbols:
     """Distinct words as unit-symbol ids in flat arrays, one Python object per distinct symbol and
     none per word: word ``k`` is ``syms[starts[k]:starts[k + 1]]`` with ``counts[k]``, and
     ``symbols[i]`` is the text of symbol id ``i`` (ids in first-seen order).  Made by
     :func:`split_ids`; :meth:`to_dict` gives ``split_words``'s ``{symbols: count}``."""
-    cdef vector[int32_t] syms
-    cdef vector[int64_t] starts
-    cdef vector[int64_t] counts
-    cdef readonly list symbols
-    cdef readonly object marker
-    cdef readonly int64_t total     # the sum of the counts
-    cdef readonly int64_t longest   # the most symbols in one word
 
     def __len__(self):
         return <Py_ssize_t>self.counts.size()
@@ -903,135 +579,3 @@ def split_ids(word_counts, str unit, marker):
     return sp.done()
 
 
-def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t min_count, max_merges,
-              vocab_size, prefix, specials, max_token_length=None, on_merge=None, int num_threads=1):
-    """Train on ``ws`` with the engine of :func:`merge_engine`, naming the merges in C++.
-
-    ``new_ids[i]``: the token id of symbol ``i`` (``-1``: dropped from the words); ``cuts``:
-    ``[(k, positions)]``, word ``k`` (in new ids) is cut before each position (special-token runs);
-    ``id_to_token``: the tokens so far (special tokens, alphabet), extended with the merged ones.
-    Stops as ``train_bpe``'s loop does: best count below ``min_count``, ``max_merges`` merges
-    (``None``: no limit), ``vocab_size`` tokens (``None``: no limit).  ``on_merge(rank, (left,
-    right), count)``, when given, is called after each merge is decided.  Returns the merges as
-    ``[(left, right)]`` token pairs.  ``num_threads``: the engine's words and its initial pair
-    index are built on that many threads (the merge loop is one thread): the same merges."""
-    if num_threads < 1:
-        raise ValueError(f"num_threads must be >= 1, got {num_threads}")
-    cdef Engine* eng = new Engine()
-    cdef Namer* nm = new Namer()
-    cdef FillJob* fill = new FillJob()
-    cdef BuildJob build
-    cdef vector[int32_t] m = new_ids
-    cdef size_t k, nwords = ws.counts.size(), nsyms = ws.syms.size(), j
-    cdef int64_t total = 0
-    cdef int32_t nw
-    cdef int parts, i
-    cdef Py_ssize_t rank = 0, first_new = len(id_to_token)
-    cdef list merges
-    cdef bint found
-    t_0 = perf_counter(); c_0 = thread_time()
-    try:
-        if m.size() < len(ws.symbols):
-            raise ValueError(f"new_ids must give an id to each of the {len(ws.symbols)} symbols, got {m.size()}")
-        eng.set_limit(_INT64_MAX if max_token_length is None else min(max_token_length, _INT64_MAX - 1),
-                      <int32_t>first_new)
-        eng.min_count = min_count if min_count > 1 else 1
-        for word, positions in sorted(cuts):
-            fill.cut_word.push_back(word)
-            fill.cut_off.push_back(<int64_t>fill.cut_pos.size())
-            for j in positions:
-                fill.cut_pos.push_back(<int32_t>j)
-        fill.cut_off.push_back(<int64_t>fill.cut_pos.size())
-        # the words in `parts` ranges of about as many symbols each
-        parts = _parts(num_threads, nsyms, nwords)
-        fill.eng = eng
-        fill.syms = ws.syms.data()
-        fill.starts = ws.starts.data()
-        fill.counts = ws.counts.data()
-        fill.m = m.data()
-        fill.wlo.push_back(0)
-        k = 0
-        for i in range(1, parts):
-            while k < nwords and <size_t>ws.starts[k] < nsyms * i // parts:
-                k += 1
-            fill.wlo.push_back(k)
-        fill.wlo.push_back(nwords)
-        fill.nlo.assign(parts + 1, 0)
-        fill.wrote.assign(parts, 0)
-        if parts > 1:   # pass 1: each range's node count, so that each knows where its nodes go
-            fill.write = False
-            _parallel(fill_task, fill, parts, num_threads)
-            for i in range(parts):
-                fill.nlo[i + 1] += fill.nlo[i]
-            total = <int64_t>fill.nlo[parts]
-        else:   # one range: room for every symbol, cut to the nodes written
-            total = <int64_t>nsyms
-        if total >= _ID_MAX:
-            raise ValueError("the words hold 2**31 symbols or more: too many for the compiled engine")
-        eng.resize_nodes(<size_t>total)
-        if parts > 1:
-            eng.par_begin(parts)   # pass 2 also files the pair sites for the parallel build
-        fill.write = True
-        _parallel(fill_task, fill, parts, num_threads)   # pass 2: the nodes
-        if parts == 1:
-            total = <int64_t>fill.wrote[0]
-            eng.resize_nodes(<size_t>total)
-        for tok in id_to_token:
-            nm.add_token(_u32(tok))
-        for tok in specials:
-            nm.add_special(_u32(tok))
-        if prefix:
-            nm.prefix = _u32(prefix)
-        nm.min_count = min_count
-        nm.max_merges = _INT64_MAX if max_merges is None else max_merges
-        nm.vocab_limit = _INT64_MAX if vocab_size is None else vocab_size
-        t_1 = perf_counter(); c_1 = thread_time()
-        if parts == 1:
-            with nogil:
-                eng.build()
-        else:   # the initial pair index on `parts` threads: see Engine::par_begin
-            build.eng = eng
-            build.step = 1
-            _parallel(build_task, &build, parts, parts)
-            with nogil:
-                eng.par_layout()
-            build.step = 2
-            _parallel(build_task, &build, parts, parts)
-            with nogil:
-                eng.par_finish()
-        t_2 = perf_counter(); c_2 = thread_time()
-        if on_merge is None:
-            with nogil:
-                while eng.pop_best():
-                    nw = nm.name(eng.best_a, eng.best_b, eng.best_count)
-                    if nw < 0:
-                        break
-                    eng.apply(nw)
-        else:
-            while True:
-                with nogil:
-                    found = eng.pop_best()
-                    nw = nm.name(eng.best_a, eng.best_b, eng.best_count) if found else -1
-                if nw < 0:
-                    break
-                while <size_t>len(id_to_token) < nm.text.size():
-                    id_to_token.append(_py(nm.text[len(id_to_token)]))
-                on_merge(rank, (id_to_token[eng.best_a], id_to_token[eng.best_b]), eng.best_count)
-                rank += 1
-                with nogil:
-                    eng.apply(nw)
-        if nm.special_hit:
-            raise AssertionError(f"a merge of {id_to_token[eng.best_a]!r} and {id_to_token[eng.best_b]!r} made a "
-                                 "special token; cut_special_runs should have made that impossible")
-        while <size_t>len(id_to_token) < nm.text.size():
-            id_to_token.append(_py(nm.text[len(id_to_token)]))
-        merges = [(id_to_token[nm.left[j]], id_to_token[nm.right[j]]) for j in range(nm.left.size())]
-        if _PROFILE:
-            t_3 = perf_counter(); c_3 = thread_time()
-            print(f"train_ids: fill {t_1 - t_0:.3f} build {t_2 - t_1:.3f} merges {t_3 - t_2:.3f} s wall; this "
-                  f"thread's CPU {c_1 - c_0:.3f} {c_2 - c_1:.3f} {c_3 - c_2:.3f} s; positions {total} pairs {eng.n_pairs()}")
-    finally:
-        del eng
-        del nm
-        del fill
-    return merges
