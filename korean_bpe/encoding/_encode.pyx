@@ -33,7 +33,6 @@ from cpython.dict cimport PyDict_GetItem, PyDict_SetItem, PyDict_Size
 from cpython.list cimport PyList_Append
 from cpython.ref cimport PyObject, Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.array cimport array, clone
 
 from korean_bpe.hangul cimport decompose
 
@@ -966,35 +965,6 @@ cdef inline uint64_t _finish(uint64_t hash) noexcept nogil:
     hash *= GOLDEN
     hash ^= hash >> 29
     return hash
-
-
-cdef array _INT64 = array("q")
-
-
-def cumulative_weights(list items, Py_ssize_t per_piece=0):
-    """The running total of the items' weights, an ``array('q')``: each text's length (a text
-    not a ``str`` is refused, named by its index), or with ``per_piece`` each item's ``len`` that
-    many times (a pre-tokenized text).  What :func:`korean_bpe.encoding.encoder.in_chunks` cuts a
-    batch by, without an ``int`` object a text.
-
-    >>> list(cumulative_weights(["영화", "재밌다"])), list(cumulative_weights([["영화"], ["a", "b"]], 8))
-    ([2, 5], [8, 24])
-    """
-    cdef Py_ssize_t k, n = len(items)
-    cdef long long total = 0
-    cdef array out = clone(_INT64, n, False)
-    cdef long long* data = out.data.as_longlongs
-    cdef object item
-    for k in range(n):
-        item = items[k]
-        if per_piece:
-            total += per_piece * len(item)
-        elif type(item) is str:
-            total += PyUnicode_GET_LENGTH(item)
-        else:
-            raise TypeError(f"texts must hold strings; texts[{k}] is {type(item).__name__} {item!r}")
-        data[k] = total
-    return out
 
 
 def only_str(list items):
