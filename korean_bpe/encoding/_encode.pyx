@@ -338,6 +338,11 @@ cdef class MergeTable:
     cdef list pool                # the spare _Work not in use
     cdef list workers             # worker k's own _Work (its word cache lasts from call to call)
     cdef Py_ssize_t generation    # a _Work of an older generation empties its word cache
+    # how merge_chunk cuts texts and spells words (set_cut)
+    cdef int cut                  # CUT_WHITESPACE or CUT_SENTENCEPIECE; -1: texts not cut here
+    cdef int32_t space_id
+    cdef object spell, spell_piece
+    cdef Py_ssize_t maxsize
 
     def __cinit__(self, merges, chars):
         """``merges``: ``(left_id, right_id, new_id)`` in rank order; ``chars``: 1-char token -> id."""
@@ -369,6 +374,9 @@ cdef class MergeTable:
         self.generation = 0
         self.prefix = -1
         self.mode = MODE_CHARS
+        self.cut = -1
+        self.space_id = -1
+        self.maxsize = 1
         for i in range(256):
             self.byte_ids[i] = -1
         self.bmp.assign(0x10000, -1)
@@ -848,21 +856,56 @@ cdef class MergeTable:
                 t += 1
         return 0
 
-    def merge_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize,
-                    Py_ssize_t worker=0):
-        """The ids of each item of ``chunk`` (a :class:`ChunkIds`), the words cut, merged and
-        cached without the GIL.
+    def set_cut(self, cut, *, spell, spell_piece=None, int space_id=-1, Py_ssize_t maxsize):
+        """How :meth:`merge_chunk` cuts a text into words and spells the words the merges cannot,
+        set once (by :class:`korean_bpe.encoding.encoder.Encoder`).
 
-        ``cut`` says what an item is: ``0`` a text cut as ``str.split()`` cuts it; ``1`` a text
-        cut as SentencePiece cuts it (``korean_bpe.pre_tokenizers.simple.sentencepiece_pieces``: a
-        piece at every space, U+0020 or ``▁``, each opening with the ``▁`` of id ``space_id``; each
-        line break a piece of its own, without it; an empty line no piece; a piece is cached under
-        its text without the ``▁``, and ``slow(segment)`` segments the piece ``'▁' + segment``,
-        ``slow_plain`` a line break); ``2`` a list of pieces (what a pre-tokenizer gave), each cut
-        into symbols as :meth:`set_symbols` says.  ``slow(word)`` gives the ids (a sequence of
-        ints) of a word holding a symbol the vocabulary lacks.  Each thread's word cache is
-        emptied when it holds ``maxsize`` words.  Threads may call this at once: each call takes
-        worker ``worker``'s :class:`_Work` (its word cache), or a spare one while that is in use."""
+        ``cut``: ``"whitespace"`` (as ``str.split()`` cuts), ``"sentencepiece"`` (as
+        ``korean_bpe.pre_tokenizers.simple.sentencepiece_pieces`` cuts: a piece at every space,
+        U+0020 or ``▁``, each opening with the ``▁`` of id ``space_id``; each line break a piece of
+        its own, without it; an empty line no piece), or ``None`` (texts are not cut here: only
+        :meth:`merge_pieces`).  ``spell(word)`` gives the ids (a sequence of ints) of a word or
+        piece holding a symbol the vocabulary lacks; with ``"sentencepiece"``, a piece is cached
+        under its text without the ``▁`` and ``spell_piece(segment)`` spells the piece
+        ``'▁' + segment``.  Each thread's word cache is emptied when it holds ``maxsize`` words."""
+        if cut not in ("whitespace", "sentencepiece", None):
+            raise ValueError(f"cut must be 'whitespace', 'sentencepiece' or None, got {cut!r}")
+        if cut == "sentencepiece" and (spell_piece is None or space_id < 0):
+            raise ValueError("cut='sentencepiece' needs spell_piece and the id of '▁' (space_id >= 0)")
+        if maxsize < 1:
+            raise ValueError(f"maxsize must be >= 1, got {maxsize}")
+        self.cut = CUT_WHITESPACE if cut == "whitespace" else CUT_SENTENCEPIECE if cut == "sentencepiece" else -1
+        self.space_id = space_id
+        self.spell, self.spell_piece, self.maxsize = spell, spell_piece, maxsize
+
+    def merge_chunk(self, list chunk, Py_ssize_t worker=0):
+        """The ids of each text of ``chunk`` (a :class:`ChunkIds`), cut as :meth:`set_cut` says,
+        the words merged and cached without the GIL.  Threads may call this at once: each call
+        takes worker ``worker``'s :class:`_Work` (its word cache), or a spare one while that is in
+        use."""
+        if self.cut < 0:
+            raise ValueError("this MergeTable cuts no text (set_cut(None, ...)): use merge_pieces")
+        if self.cut == CUT_SENTENCEPIECE:
+            return self._merge(chunk, CUT_SENTENCEPIECE, self.spell_piece, self.spell, worker)
+        return self._merge(chunk, CUT_WHITESPACE, self.spell, None, worker)
+
+    def merge_pieces(self, list chunk, Py_ssize_t worker=0):
+        """:meth:`merge_chunk` for pre-tokenized texts: each item a list of pieces (what a
+        pre-tokenizer gave), each piece cut into symbols as :meth:`set_symbols` says and spelled
+        by ``spell`` (:meth:`set_cut`) when the merges cannot."""
+        if self.spell is None:
+            raise ValueError("call set_cut(...) first: it says how words the merges cannot are spelled")
+        return self._merge(chunk, CUT_PIECES, self.spell, None, worker)
+
+    def encode_chunk(self, list chunk, Py_ssize_t worker=0):
+        """The ids of each text of ``chunk`` as lists: ``merge_chunk(chunk, worker).lists()``."""
+        return self.merge_chunk(chunk, worker).lists()
+
+    cdef ChunkIds _merge(self, list chunk, int cut, slow, slow_plain, Py_ssize_t worker):
+        """:meth:`merge_chunk` and :meth:`merge_pieces`: ``slow`` spells a word (with
+        ``CUT_SENTENCEPIECE``, the piece ``'▁' + segment``), ``slow_plain`` a line break."""
+        cdef Py_ssize_t maxsize = self.maxsize
+        cdef int space_id = self.space_id
         cdef Py_ssize_t t, k, m = len(chunk), a, b
         cdef vector[Span] spans
         cdef vector[Py_ssize_t] counts   # CUT_PIECES: the pieces of each item
@@ -874,8 +917,6 @@ cdef class MergeTable:
         cdef _Work w
         cdef PyObject* slow_p = <PyObject*> slow
         cdef PyObject* plain_p = <PyObject*> slow_plain
-        if cut < CUT_WHITESPACE or cut > CUT_PIECES:
-            raise ValueError(f"cut must be 0, 1 or 2, got {cut}")
         wd.prefix = self.prefix
         wd.plain = 0
         if cut == CUT_PIECES:
@@ -941,10 +982,6 @@ cdef class MergeTable:
             self._give(w)
         return done
 
-    def encode_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize,
-                     Py_ssize_t worker=0):
-        """The ids of each item of ``chunk`` as lists: ``merge_chunk(...).lists()``."""
-        return self.merge_chunk(chunk, cut, space_id, slow, slow_plain, maxsize, worker).lists()
 
 
 

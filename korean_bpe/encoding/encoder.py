@@ -86,12 +86,11 @@ class Encoder:
         self.cache = WordCache(self.encode_word, cache_size)
         #: word -> its :meth:`segment` without dropout (offsets: ``encode_with_offsets``, the HF wrapper)
         self.segments = WordCache(self._segment, cache_size)
-        #: how the compiled core cuts whole texts: encode_chunk's (cut, space id, slow, slow_plain), or None
-        self._cut: tuple[int, int, Any, Any] | None = None
-        if self.compiled is not None and self.plan.cut == "whitespace":
-            self._cut = (0, -1, self.encode_word, None)
-        elif self.compiled is not None and self.plan.cut == "sentencepiece":
-            self._cut = (1, self.plan.space_id, self._encode_piece, self.encode_word)
+        #: whether the compiled core cuts whole texts (``plan.cut``: "whitespace", "sentencepiece")
+        self.cuts_texts = self.compiled is not None and self.plan.cut is not None
+        if self.compiled is not None:
+            self.compiled.set_cut(self.plan.cut, spell=self.encode_word, spell_piece=self._encode_piece,
+                                  space_id=self.plan.space_id, maxsize=self.cache.maxsize)
 
     # --- one word ------------------------------------------------------------------------------
 
@@ -166,40 +165,27 @@ class Encoder:
         """The ids of each text: cut by the compiled core when the plan says it can (on
         ``num_threads`` threads), else by ``pre_tokenizer.batch``.  ``check()`` (the special-token
         check) runs before any id is returned: while the threads merge, where there are threads."""
-        if self._cut is None or len(texts) == 1:
+        if not self.cuts_texts or len(texts) == 1:
             if check is not None:
                 check()
-        if self._cut is None:
+        if not self.cuts_texts:
             return self.encode_words(self.pre_tokenizer.batch(texts), num_threads=num_threads)
-        encode_chunk, maxsize = self.compiled.encode_chunk, self.cache.maxsize
-        code, space_id, slow, slow_plain = self._cut
         if len(texts) == 1:  # encode(text): straight to the core (a fifth of its time otherwise)
-            return encode_chunk(texts, code, space_id, slow, slow_plain, maxsize, 0)
-        merge_chunk = self.compiled.merge_chunk
-        return in_chunks(texts, lambda chunk, k: merge_chunk(chunk, code, space_id, slow, slow_plain, maxsize, k),
-                         num_threads=num_threads, finish=_lists, check=check)
+            return self.compiled.encode_chunk(texts)  # type: ignore[no-any-return]
+        return in_chunks(texts, self.compiled.merge_chunk, num_threads=num_threads, finish=_lists, check=check)
 
     def encode_texts_flat(self, texts: list[str], *, dtype: str, num_threads: int = 1,
                           check: Callable[[], None] | None = None) -> FlatIds:
         """:meth:`encode_texts` as one flat array of ``dtype`` (:mod:`korean_bpe.encoding.flat`):
         the compiled core's chunks copied into it without a Python object a token; a pipeline
         whose text the core does not cut goes through :meth:`encode_words_flat`."""
-        if self._cut is None:
+        if not self.cuts_texts:
             if check is not None:
                 check()
             return self.encode_words_flat(self.pre_tokenizer.batch(texts), dtype=dtype, num_threads=num_threads)
         collector = FlatCollector(len(texts), dtype)
-        each_chunk(texts, self._merge_texts, collector.take, num_threads=num_threads, check=check)
+        each_chunk(texts, self.compiled.merge_chunk, collector.take, num_threads=num_threads, check=check)
         return collector.result()
-
-    def _merge_texts(self, chunk: list[str], k: int) -> Any:
-        """The compiled core's ids (``ChunkIds``) of a chunk of texts it cuts itself, as worker ``k``."""
-        code, space_id, slow, slow_plain = self._cut  # type: ignore[misc]
-        return self.compiled.merge_chunk(chunk, code, space_id, slow, slow_plain, self.cache.maxsize, k)
-
-    def _merge_pieces(self, chunk: list[list[str]], k: int) -> Any:
-        """The compiled core's ids (``ChunkIds``) of a chunk of pre-tokenized texts, as worker ``k``."""
-        return self.compiled.merge_chunk(chunk, 2, -1, self.encode_word, None, self.cache.maxsize, k)
 
     def encode_words_flat(self, batch: list[list[str]], *, dtype: str, num_threads: int = 1) -> FlatIds:
         """:meth:`encode_words` as one flat array of ``dtype``: from the compiled core's chunks
@@ -207,7 +193,7 @@ class Encoder:
         know, the pure-Python fallback)."""
         collector = FlatCollector(len(batch), dtype)
         if self.compiled is not None and self.plan.symbols is not None:
-            each_chunk(batch if isinstance(batch, list) else list(batch), self._merge_pieces, collector.take,
+            each_chunk(batch if isinstance(batch, list) else list(batch), self.compiled.merge_pieces, collector.take,
                        num_threads=num_threads, per_piece=PIECE_CHARS)
         else:
             collector.take(0, len(batch), self.encode_words(batch, num_threads=num_threads))
@@ -219,7 +205,7 @@ class Encoder:
         cache, compiled = self.cache, self.compiled
         if compiled is not None:
             if self.plan.symbols is not None:  # cut, merged and cached in the core
-                return in_chunks(batch if isinstance(batch, list) else list(batch), self._merge_pieces,
+                return in_chunks(batch if isinstance(batch, list) else list(batch), self.compiled.merge_pieces,
                                  num_threads=num_threads, per_piece=PIECE_CHARS, finish=_lists)
             return compiled.encode_batch(cache, batch, self.encode_word, cache.maxsize)
         getitem = cache.__getitem__
