@@ -59,6 +59,8 @@ cdef int MODE_BYTES = 2
 cdef uint64_t LOW32 = 0xFFFFFFFF
 cdef uint64_t EMPTY_KEY = 0xFFFFFFFFFFFFFFFF
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15
+#: where a word's hash starts (FNV-1a's offset basis)
+cdef uint64_t HASH_START = 0xCBF29CE484222325
 
 cdef extern from "Python.h":
     object PyUnicode_Substring(object, Py_ssize_t, Py_ssize_t)
@@ -238,6 +240,22 @@ cdef class _Work:
         self.wcount += 1
 
 
+ctypedef fused id_t:   # the two widths of a flat array of ids (korean_bpe.encoding.flat.id_dtype)
+    uint16_t
+    uint32_t
+
+
+cdef int _copy_ids(id_t[::1] out, const int32_t* src, Py_ssize_t n) except -1:
+    """``out[:] = src[:n]``, ``out`` of ``n`` ids."""
+    cdef Py_ssize_t k
+    if out.shape[0] != n:
+        raise ValueError(f"out must hold {n} ids, got {out.shape[0]}")
+    with nogil:
+        for k in range(n):
+            out[k] = <id_t> src[k]
+    return 0
+
+
 cdef class ChunkIds:
     """The ids of a chunk's texts (:meth:`MergeTable.merge_chunk`), merged without the GIL and
     held in one buffer until :meth:`lists` makes them Python lists (with the GIL: another thread
@@ -261,8 +279,6 @@ cdef class ChunkIds:
         ``int64`` buffer of one item a text: a NumPy array made once for many chunks
         (:mod:`korean_bpe.encoding.flat`), filled without a Python object a token (the caller picks
         a type that holds every id).  The buffer is emptied."""
-        cdef uint16_t[::1] o16
-        cdef uint32_t[::1] o32
         cdef int64_t[::1] st = starts
         cdef Py_ssize_t k, n = self.ids.size(), m = self.ends.size()
         cdef const int32_t* src = self.ids.data()
@@ -270,19 +286,9 @@ cdef class ChunkIds:
         if st.shape[0] != m:
             raise ValueError(f"starts must hold {m} items (one a text), got {st.shape[0]}")
         if fmt == "H":
-            o16 = out
-            if o16.shape[0] != n:
-                raise ValueError(f"out must hold {n} ids, got {o16.shape[0]}")
-            with nogil:
-                for k in range(n):
-                    o16[k] = <uint16_t> src[k]
+            _copy_ids[uint16_t](out, src, n)
         elif fmt == "I":
-            o32 = out
-            if o32.shape[0] != n:
-                raise ValueError(f"out must hold {n} ids, got {o32.shape[0]}")
-            with nogil:
-                for k in range(n):
-                    o32[k] = <uint32_t> src[k]
+            _copy_ids[uint32_t](out, src, n)
         else:
             raise TypeError(f"out must be a uint16 or uint32 buffer, got format {fmt!r}")
         with nogil:
@@ -684,7 +690,7 @@ cdef class MergeTable:
                     if not (<_Work> w).busy and (<_Work> w).generation == self.generation], default=0)
 
     cdef inline uint64_t _hash_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
-        cdef uint64_t hash = 0xCBF29CE484222325
+        cdef uint64_t hash = HASH_START
         cdef Py_ssize_t i
         for i in range(start, end):
             hash = mix_cp(hash, uread(kind, data, i))
@@ -775,7 +781,7 @@ cdef class MergeTable:
             if i >= n:
                 return
             wd.start = i
-            hash = 0xCBF29CE484222325
+            hash = HASH_START
             while i < n:
                 cp = uread(kind, data, i)
                 if is_space(cp):
@@ -787,19 +793,19 @@ cdef class MergeTable:
             w.words.push_back(wd)
 
     cdef void _words_sentencepiece(self, _Work w, const Span* s, Py_ssize_t span, int32_t space_id) noexcept nogil:
-        """``text``'s SentencePiece pieces (see :meth:`encode_chunk`) onto ``w.words``."""
-        cdef Py_ssize_t n = s.n, i = 0, line_start
-        cdef int kind = s.kind
-        cdef void* data = s.data
-        cdef uint32_t cp
-        cdef uint64_t hash
+        """``text``'s SentencePiece pieces (see :meth:`set_cut`) onto ``w.words``."""
         cdef Word wd
+        cdef uint64_t hash
+        cdef uint32_t cp
+        cdef Py_ssize_t n = s.n, i = 0, line_start
+        cdef void* data = s.data
+        cdef int kind = s.kind
         wd.span = span
         while i < n:
             line_start = wd.start = i
             wd.prefix = space_id
             wd.plain = 0
-            hash = 0xCBF29CE484222325
+            hash = HASH_START
             while i < n:
                 cp = uread(kind, data, i)
                 if cp == 0x20 or cp == 0x2581:
@@ -808,7 +814,7 @@ cdef class MergeTable:
                     w.words.push_back(wd)
                     i += 1
                     wd.start = i
-                    hash = 0xCBF29CE484222325
+                    hash = HASH_START
                     continue
                 if is_line_break(cp):
                     break
@@ -821,7 +827,7 @@ cdef class MergeTable:
             if i < n:  # a line break: a piece of its own, no ▁
                 wd.start = i
                 wd.end = i + 1
-                wd.hash = _finish(mix_cp(0xCBF29CE484222325, cp))
+                wd.hash = _finish(mix_cp(HASH_START, cp))
                 wd.prefix = -1
                 wd.plain = 1
                 w.words.push_back(wd)

@@ -11,18 +11,14 @@ C++ is in ``merge_engine.hpp`` (the engine), ``engine_fill.hpp`` (its set-up on 
 ``merge_namer.hpp`` (the merges named without Python objects, for :func:`train_ids`).
 """
 
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libcpp.vector cimport vector
+from korean_bpe._counting cimport WordSymbols   # the counted words as symbol ids, in flat arrays
+from korean_bpe._tasks cimport share, run_tasks  # the set-up's tasks on threads
+
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF, PyObject
 from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH
-
-from korean_bpe._counting cimport WordSymbols
-from korean_bpe._tasks cimport share, run_tasks
-
-cdef extern from "Python.h":
-    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
-    int PyUnicode_4BYTE_KIND
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libcpp.vector cimport vector
 
 cdef extern from "engine_fill.hpp":
     cdef cppclass Engine "kbpe::Engine":
@@ -280,6 +276,10 @@ def _symbol_counts_py(pairs):
 
 cdef extern from "merge_namer.hpp":
     const void* _u32_data "kbpe::u32_data"(const u32string& s)
+
+cdef extern from "Python.h":
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
 
 
 cdef inline u32string _u32(str s):
