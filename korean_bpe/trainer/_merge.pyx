@@ -36,6 +36,8 @@ cdef extern from "engine_fill.hpp":
         void par_layout() except + nogil
         void par_finish() except + nogil
         size_t n_pairs()
+        size_t n_pool()
+        size_t n_slots()
         bint pop_best() nogil
         void apply(int32_t nw) except + nogil
     cdef cppclass FillJob "kbpe::FillJob":
@@ -393,6 +395,8 @@ def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t m
             with nogil:
                 eng.par_finish()
         t_2 = perf_counter(); c_2 = thread_time()
+        if PROFILE:
+            print(f"train_ids: built pairs {eng.n_pairs()} pool {eng.n_pool()} slots {eng.n_slots()}")
         if on_merge is None:
             with nogil:
                 while eng.pop_best():
@@ -422,7 +426,8 @@ def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t m
         if PROFILE:
             t_3 = perf_counter(); c_3 = thread_time()
             print(f"train_ids: fill {t_1 - t_0:.3f} build {t_2 - t_1:.3f} merges {t_3 - t_2:.3f} s wall; this "
-                  f"thread's CPU {c_1 - c_0:.3f} {c_2 - c_1:.3f} {c_3 - c_2:.3f} s; positions {total} pairs {eng.n_pairs()}")
+                  f"thread's CPU {c_1 - c_0:.3f} {c_2 - c_1:.3f} {c_3 - c_2:.3f} s; positions {total} pairs {eng.n_pairs()}; "
+                  f"pool {eng.n_pool()} slots {eng.n_slots()}; merge sites {eng.n_site} ({(t_3 - t_2) * 1e9 / max(1, eng.n_site):.0f} ns each)")
     finally:
         del eng
         del nm

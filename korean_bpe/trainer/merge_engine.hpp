@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <new>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -82,6 +83,14 @@ public:
         int k = 31 - __builtin_clz((unsigned)cap);
         pool[b] = free_head[k];
         free_head[k] = (int32_t)b;
+    }
+    // room for the merges' position blocks besides the first `total` positions (on NSMC the pool
+    // ends 2-2.7x as large): reserved, not touched, so that the pool is not copied as it grows
+    // (each copy a peak of old + new); where the address space says no, it grows as it must
+    void reserve_pool(size_t total) {
+        try { pool.reserve(std::min(3 * total + 1024, (size_t)INT32_MAX)); }
+        catch (const std::bad_alloc&) {}
+        catch (const std::length_error&) {}
     }
     inline void push_pos(int32_t idx, int32_t p) {
         Pair* P = &pairs[idx];
@@ -188,6 +197,8 @@ public:
     }
 
     size_t n_pairs() const { return pairs.size(); }
+    size_t n_pool() const { return pool.size(); }
+    size_t n_slots() const { return tkeys.size(); }
     // after the words are added
     void build() {
         size_t n = nodes.size();
@@ -205,6 +216,7 @@ public:
         size_t total = 0;
         for (Pair& P : pairs) { P.head = (uint32_t)total; total += (size_t)P.cap; }   // exact blocks
         if (total > (size_t)INT32_MAX) throw std::length_error("korean_bpe engine: position pool over 2**31");
+        reserve_pool(total);
         pool.resize(total);
         for (size_t p = 0; p + 1 < n; ++p)
             if (nodes[p].pidx >= 0) { Pair& P = pairs[nodes[p].pidx]; pool[P.head + P.len++] = (int32_t)p; }
@@ -306,6 +318,7 @@ public:
             tmask = cap - 1; shift = 64 - __builtin_ctzll(cap);
         }
         pairs.resize(npairs);
+        reserve_pool(total);
         pool.resize(total);
         int32_t mx = 0;
         for (int32_t m : range_max) mx = std::max(mx, m);
@@ -440,7 +453,18 @@ public:
         n_visit += npos;
         for (size_t i = 0; i < npos; ++i) {
             int32_t p = pool[head + i];
-            if (i + 12 < npos) __builtin_prefetch(&nodes[pool[head + i + 12]], 1);  // sites are scattered
+            // the sites are scattered: their nodes are asked for 12 sites ahead; 6 ahead, once
+            // those have come, the records of the pairs around the site and the node after it
+            if (i + 12 < npos) __builtin_prefetch(&nodes[pool[head + i + 12]], 1);
+            if (i + 6 < npos) {
+                const Node& F = nodes[pool[head + i + 6]];
+                if (F.pidx == idx) {
+                    if (F.prv >= 0 && nodes[F.prv].pidx >= 0) __builtin_prefetch(&pairs[nodes[F.prv].pidx], 1);
+                    const Node& G = nodes[F.nxt];
+                    if (G.pidx >= 0) __builtin_prefetch(&pairs[G.pidx], 1);
+                    if (G.nxt >= 0) __builtin_prefetch(&nodes[G.nxt], 1);
+                }
+            }
             Node& P = nodes[p];
             if (P.pidx != idx) continue;  // no longer this pair here (merged or changed)
             ++n_site;
