@@ -334,7 +334,7 @@ def test_count_words_equals_counter(compiled, monkeypatch, real_texts):
 @pytest.mark.parametrize("unit", ["syllable", "jamo"])
 @pytest.mark.parametrize("marker", [None, "\u2581", "</w>", "##"])
 def test_split_words_equals_units(compiled, unit, marker, monkeypatch, real_texts):
-    from korean_bpe.units import apply_marker, get_unit
+    from korean_bpe.units import apply_marker
 
     if compiled and _merge is None:
         pytest.skip("compiled engine not built")

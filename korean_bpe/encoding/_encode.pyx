@@ -873,7 +873,8 @@ cdef class MergeTable:
         :meth:`merge_pieces`).  ``spell(word)`` gives the ids (a sequence of ints) of a word or
         piece holding a symbol the vocabulary lacks; with ``"sentencepiece"``, a piece is cached
         under its text without the ``▁`` and ``spell_piece(segment)`` spells the piece
-        ``'▁' + segment``.  Each thread's word cache is emptied when it holds ``maxsize`` words."""
+        ``'▁' + segment``.  Each thread's word cache is emptied when it holds ``maxsize`` words,
+        and here (what it holds was cut the former way)."""
         if cut not in ("whitespace", "sentencepiece", None):
             raise ValueError(f"cut must be 'whitespace', 'sentencepiece' or None, got {cut!r}")
         if cut == "sentencepiece" and (spell_piece is None or space_id < 0):
@@ -883,6 +884,7 @@ cdef class MergeTable:
         self.cut = CUT_WHITESPACE if cut == "whitespace" else CUT_SENTENCEPIECE if cut == "sentencepiece" else -1
         self.space_id = space_id
         self.spell, self.spell_piece, self.maxsize = spell, spell_piece, maxsize
+        self.clear_words()
 
     def merge_chunk(self, list chunk, Py_ssize_t worker=0):
         """The ids of each text of ``chunk`` (a :class:`ChunkIds`), cut as :meth:`set_cut` says,

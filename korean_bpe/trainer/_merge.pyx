@@ -426,8 +426,9 @@ def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t m
         if PROFILE:
             t_3 = perf_counter(); c_3 = thread_time()
             print(f"train_ids: fill {t_1 - t_0:.3f} build {t_2 - t_1:.3f} merges {t_3 - t_2:.3f} s wall; this "
-                  f"thread's CPU {c_1 - c_0:.3f} {c_2 - c_1:.3f} {c_3 - c_2:.3f} s; positions {total} pairs {eng.n_pairs()}; "
-                  f"pool {eng.n_pool()} slots {eng.n_slots()}; merge sites {eng.n_site} ({(t_3 - t_2) * 1e9 / max(1, eng.n_site):.0f} ns each)")
+                  f"thread's CPU {c_1 - c_0:.3f} {c_2 - c_1:.3f} {c_3 - c_2:.3f} s; positions {total} "
+                  f"pairs {eng.n_pairs()}; pool {eng.n_pool()} slots {eng.n_slots()}; merge sites {eng.n_site} "
+                  f"({(c_3 - c_2) * 1e9 / max(1, eng.n_site):.0f} ns of CPU each)")
     finally:
         del eng
         del nm
