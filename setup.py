@@ -26,6 +26,9 @@ class OptionalBuildExt(build_ext):
 
 def extensions():
     sources = sorted(glob.glob(os.path.join("korean_bpe", "**", "*.pyx"), recursive=True))
+    # the C++ the .pyx files include (next to each; hangul.hpp, tasks.hpp, text_chars.hpp at the top)
+    headers = sorted(glob.glob(os.path.join("korean_bpe", "**", "*.hpp"), recursive=True)
+                     + glob.glob(os.path.join("korean_bpe", "**", "*.pxd"), recursive=True))
     if not sources or os.environ.get("KOREAN_BPE_NO_EXT"):
         return []
     try:
@@ -37,6 +40,8 @@ def extensions():
         Extension(
             src[:-4].replace(os.sep, "."),
             [src],
+            include_dirs=[os.path.dirname(src), "korean_bpe"],
+            depends=headers,
             language="c++",
             extra_compile_args=["-O3", "-std=c++17"],
         )

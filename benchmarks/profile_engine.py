@@ -19,13 +19,19 @@ import time
 
 
 def run(texts: list[str], unit: str, vocab: int, fast) -> dict[str, float]:
+    from korean_bpe.counting import count_words, split_words
+    from korean_bpe.pre_tokenizers.base import get_pre_tokenizer
+    from korean_bpe.units import get_unit
+    from korean_bpe.words import core as words_core
+
     times: dict[str, float] = {}
     gc.collect()
     t = time.perf_counter()
-    words = fast.count_words(texts)
+    words = count_words(texts, get_pre_tokenizer("whitespace"))
     times["count"] = time.perf_counter() - t
     t = time.perf_counter()
-    table = fast.split_words(words, unit=unit)
+    core = words_core()  # the compiled split into a dict, as the engine's callers had it; else plain Python
+    table = core.split_counts(words, unit, None) if core is not None else split_words(words, get_unit(unit), marker=None)
     times["split"] = time.perf_counter() - t
     t = time.perf_counter()
     tokens = ["<unk>", *sorted(fast.symbol_counts(table))]
@@ -65,7 +71,8 @@ def main() -> None:
     ap.add_argument("--python", action="store_true", help="pure-Python helpers and engine")
     args = ap.parse_args()
     if args.python:
-        sys.modules["korean_bpe._fast_core"] = None  # type: ignore[assignment]
+        for module in ("korean_bpe._counting", "korean_bpe.trainer._merge"):
+            sys.modules[module] = None  # type: ignore[assignment]
     from korean_bpe.corpus import load_nsmc
     from korean_bpe.trainer import fast
 

@@ -35,9 +35,9 @@ def profile(texts: list[str], unit: str, threads: int, repeat: int) -> tuple[dic
     import korean_bpe.tokenizer as tokenizer
     import korean_bpe.trainer.api as api
     from korean_bpe import Tokenizer
-    from korean_bpe import _fast_core
+    from korean_bpe import _tasks
 
-    steps = _fast_core._STEPS
+    steps = _tasks.STEPS
     wall: dict[str, float] = {}
     ideal: dict[str, float] = {}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["require", "MissingDependencyError", "INSTALL_HINTS"]
+__all__ = ["require", "compiled", "MissingDependencyError", "INSTALL_HINTS"]
 
 #: module name -> (what it is for, pip extra / install line)
 INSTALL_HINTS: dict[str, tuple[str, str]] = {
@@ -54,3 +54,17 @@ def require(module: str, *, purpose: str | None = None) -> ModuleType:
         raise MissingDependencyError(
             f"{module!r} is needed for {purpose or what} but is not installed: {hint}"
         ) from exc
+
+
+def compiled(module: str) -> ModuleType | None:
+    """The compiled module ``module`` (a ``.pyx`` built at install time, such as
+    ``korean_bpe._counting`` or ``korean_bpe.trainer._merge``), or None when it was not built, or
+    when a test hides it (``sys.modules[module] = None``): the caller then takes its pure-Python path.
+
+    >>> compiled("korean_bpe.no_such_core") is None
+    True
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None

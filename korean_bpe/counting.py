@@ -44,7 +44,7 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain, islice
 from pathlib import Path
 from types import MappingProxyType
@@ -130,7 +130,6 @@ def count_words(
     {'▁ㅋㅋ': 2, '▁진짜': 1, '▁웃기다': 1}
     """
     from .words import CountedWords, word_counter
-    from .words import count_words as fast_count
 
     if isinstance(texts, (str, bytes)):
         raise TypeError("texts must be an iterable of strings, not a single string; pass [text]")
@@ -146,7 +145,7 @@ def count_words(
         if counter is not None:
             counter.update(chunk, threads)
         else:
-            fast_count(chunk, into=out, sentencepiece=mode == "sentencepiece", num_threads=threads)
+            _count_cut(chunk, out, sentencepiece=mode == "sentencepiece", num_threads=threads)
 
     if mode is not None and progress is NO_PROGRESS and type(texts) is list and only_str(texts):  # one compiled pass
         add(texts)
@@ -212,8 +211,7 @@ def split_words(
     >>> split_words({"값\uffff이": 2, "값": 1}, get_unit("syllable"), marker="▁")
     {('▁', '값'): 3, ('이',): 2}
     """
-    from .words import split_ids
-    from .words import split_words as fast_split
+    from .words import core, split_ids
 
     mark = get_marker(marker)
     threads = resolve_threads(num_threads)
@@ -224,9 +222,11 @@ def split_words(
         ids = split_ids(word_counts, unit=compiled, marker=mark.text, num_threads=threads)  # train_bpe's fast path
         if ids is not None:
             return ids
-        out = fast_split(word_counts, unit=compiled, marker=mark.text)
-        out.pop((), None)
-        return out
+        counting = core()
+        if counting is not None:  # the compiled split into a dict (counts beyond int64: Python ints)
+            table: dict[tuple[str, ...], int] = counting.split_counts(word_counts, compiled, mark.text)
+            table.pop((), None)
+            return table
     split, apply = unit.split, mark.apply
     out = {}
     get = out.get
@@ -296,6 +296,38 @@ def _split_cut_words(word_counts: Mapping[str, int], unit: Unit, mark: Marker) -
             if key:
                 out[key] = get(key, 0) + count
     return out
+
+
+def _count_cut(texts: list[str], into: dict[str, int], *, sentencepiece: bool, num_threads: int) -> None:
+    """Add the words of ``texts`` into ``into``: ``str.split()``'s, or with ``sentencepiece`` the
+    pieces of :func:`korean_bpe.pre_tokenizers.simple.sentencepiece_pieces` (the cuts the compiled
+    counting knows, :func:`_compiled_mode`); counted by the compiled core on ``num_threads``
+    threads when it was built, else by this loop (the same counts, Python ints however large).
+
+    >>> counts = {"▁칸": 2**40}
+    >>> _count_cut([" 두  칸", "칸"], counts, sentencepiece=True, num_threads=1)
+    >>> counts
+    {'▁칸': 1099511627778, '▁': 2, '▁두': 1}
+    """
+    from .words import core
+
+    counting = core()
+    if counting is not None:
+        mode = counting.MODE_SENTENCEPIECE if sentencepiece else counting.MODE_WHITESPACE
+        counting.count_texts(texts, into, mode, num_threads)
+        return
+    if sentencepiece:
+        from .pre_tokenizers.simple import sentencepiece_pieces
+
+        cut: Callable[[str], list[str]] = sentencepiece_pieces
+    else:
+        cut = str.split
+    counts: Counter[str] = Counter()
+    for t in texts:
+        counts.update(cut(t))
+    get = into.get
+    for w, c in counts.items():
+        into[w] = get(w, 0) + c
 
 
 def _compiled_mode(pt: PreTokenizer) -> str | None:

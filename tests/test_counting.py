@@ -21,12 +21,10 @@ from korean_bpe.units import get_unit
 from _strings import HUGE_LINE, SURROGATES
 from _strings import hard as hard_strings
 
-try:
-    from korean_bpe import _fast_core
-except ImportError:  # pragma: no cover - depends on the build
-    _fast_core = None
+from korean_bpe.words import core
 
-needs_compiled = pytest.mark.skipif(_fast_core is None, reason="compiled core not built")
+_counting = core()  # the compiled counting core, None when not built
+needs_compiled = pytest.mark.skipif(_counting is None, reason="compiled core not built")
 
 HARD = [*hard_strings(), *SURROGATES, HUGE_LINE]  # lone surrogates too: the TSV escapes them (\udXXX)
 PRE_TOKENIZERS = [
@@ -36,7 +34,8 @@ PRE_TOKENIZERS = [
 
 
 def _hide_compiled(monkeypatch):
-    monkeypatch.setitem(sys.modules, "korean_bpe._fast_core", None)
+    for module in ("korean_bpe._counting", "korean_bpe.trainer._merge"):
+        monkeypatch.setitem(sys.modules, module, None)
 
 
 # --- counting ------------------------------------------------------------------------------------
@@ -45,7 +44,7 @@ def _hide_compiled(monkeypatch):
 @pytest.mark.parametrize("spec", PRE_TOKENIZERS, ids=str)
 @pytest.mark.parametrize("compiled", [True, False])
 def test_count_words_equals_the_pre_tokenizer_counted(spec, compiled, monkeypatch, real_texts):
-    if compiled and _fast_core is None:
+    if compiled and _counting is None:
         pytest.skip("compiled core not built")
     if not compiled:
         _hide_compiled(monkeypatch)
@@ -259,7 +258,7 @@ def test_compiled_counting_adds_exactly_above_2_32():
 @pytest.mark.parametrize("engine", ["compiled", "python", "reference"])
 @pytest.mark.parametrize("scale", [2**33, 2**62])  # int64 in the compiled engine; beyond: exact Python ints
 def test_counts_above_2_32_train_exactly(engine, scale):
-    if engine == "compiled" and _fast_core is None:
+    if engine == "compiled" and _counting is None:
         pytest.skip("compiled core not built")
     counts = WordCounts({"ㅋㅋㅋ": scale + 1, "ㅋㅎ": 3 * scale, "하하": 5})
     seen = []

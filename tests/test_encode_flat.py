@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from korean_bpe import Tokenizer
 from korean_bpe.cli.common import UserError, stdin_lines
 from korean_bpe.cli.encode import line_blocks
+from korean_bpe import _threads as threads_module
 from korean_bpe.encoding import encoder as encoder_module
 from korean_bpe.encoding.flat import flat_file_paths, flat_from_lists, id_dtype, write_flat_files
 from korean_bpe.pre_tokenizers import RawPreTokenizer
@@ -85,7 +86,7 @@ def assert_flat_equals(flat: tuple[np.ndarray, np.ndarray], lists: list[list[int
 @pytest.mark.parametrize("threads", [1, 2])
 def test_flat_equals_encode_batch_on_every_pipeline(tok: Tokenizer, texts: list[str], threads: int,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(encoder_module, "CHUNK_CHARS", 300)  # many chunks: the threads share them
+    monkeypatch.setattr(threads_module, "CHUNK_CHARS", 300)  # many chunks: the threads share them
     want = tok.encode_batch(texts, num_threads=1, disallowed_special=())
     assert_flat_equals(tok.encode_batch_flat(texts, num_threads=threads, disallowed_special=()), want)
     tok.clear_cache()  # cold: every word merged afresh in the threads
@@ -94,7 +95,7 @@ def test_flat_equals_encode_batch_on_every_pipeline(tok: Tokenizer, texts: list[
 
 def test_threads_1_and_2_give_identical_arrays(tok: Tokenizer, texts: list[str],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(encoder_module, "CHUNK_CHARS", 300)
+    monkeypatch.setattr(threads_module, "CHUNK_CHARS", 300)
     one = tok.encode_batch_flat(texts, num_threads=1, disallowed_special=())
     two = tok.encode_batch_flat(texts, num_threads=2, disallowed_special=())
     assert np.array_equal(one.ids, two.ids) and np.array_equal(one.starts, two.starts)

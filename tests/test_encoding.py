@@ -168,6 +168,32 @@ def test_byte_unit_on_every_path():
     assert len(ids[1]) == 3 + 4  # ▁ (3 bytes) then the 4 bytes of the emoji
 
 
+@pytest.mark.skipif(not COMPILED, reason="korean_bpe.encoding._encode is not compiled here")
+def test_merge_table_is_told_its_cut_once_by_name():
+    """The compiled table learns how it cuts texts from one set_cut(...) call, by name (no number
+    crosses from Python): a bad name, a SentencePiece cut without its ▁ id, texts given to a table
+    that cuts none, pieces before any set_cut are each refused with what to do."""
+    vocab = {"▁": 0, "재": 1, "밌": 2, "다": 3, "재밌": 4}
+    spell = lambda word: [vocab.get(ch, 0) for ch in word]  # noqa: E731 - what spells an unknown word
+    table = encoder_module.MergeTable([(1, 2, 4)], {t: i for t, i in vocab.items() if len(t) == 1})
+    table.set_vocab_size(len(vocab))
+    table.set_symbols(-1, "chars")
+    with pytest.raises(ValueError, match="call set_cut"):
+        table.merge_pieces([["재밌다"]])
+    with pytest.raises(ValueError, match="cut must be 'whitespace', 'sentencepiece' or None, got 2"):
+        table.set_cut(2, spell=spell, maxsize=10)
+    with pytest.raises(ValueError, match="needs spell_piece"):
+        table.set_cut("sentencepiece", spell=spell, maxsize=10)
+    table.set_cut(None, spell=spell, maxsize=10)
+    with pytest.raises(ValueError, match="use merge_pieces"):
+        table.merge_chunk(["재밌다"])
+    assert table.merge_pieces([["재밌다", "다"], []]).lists() == [[4, 3, 3], []]
+    table.set_cut("whitespace", spell=spell, maxsize=10)
+    assert table.encode_chunk(["재밌다  다", ""]) == [[4, 3, 3], []]
+    table.set_cut("sentencepiece", spell=spell, spell_piece=lambda s: spell("▁" + s), space_id=0, maxsize=10)
+    assert table.encode_chunk(["재밌다 다"]) == [[0, 4, 3, 0, 3]]
+
+
 # --- the path follows the declarations --------------------------------------------------------
 
 

@@ -23,19 +23,22 @@ from korean_bpe.trainer.fast import get_engine, merge_engine, words_to_ids
 
 from _strings import HARD, tie_words
 
-try:
-    from korean_bpe import _fast_core
-except ImportError:  # pragma: no cover - depends on the build
-    _fast_core = None
+from korean_bpe._optional import compiled as compiled_module
+from korean_bpe.counting import count_words, split_words
+from korean_bpe.pre_tokenizers.base import get_pre_tokenizer
+from korean_bpe.units import get_unit
+
+_merge = compiled_module(fast.CORE)  # the compiled engine (korean_bpe/trainer/_merge.pyx), None when not built
+_counting = words_module.core()      # the compiled counting core (korean_bpe/_counting.pyx)
 
 needs_compiled = pytest.mark.skipif(
-    _fast_core is None,
-    reason="compiled engine korean_bpe._fast_core not built (no C++ compiler or Cython at install)",
+    _merge is None,
+    reason="compiled engine korean_bpe.trainer._merge not built (no C++ compiler or Cython at install)",
 )
 
 ENGINES = [pytest.param(merge_engine, id="python")]
-if _fast_core is not None:
-    ENGINES.append(pytest.param(_fast_core.merge_engine, id="compiled"))
+if _merge is not None:
+    ENGINES.append(pytest.param(_merge.merge_engine, id="compiled"))
 
 
 def brute_force(words, counts, *, next_id, on_merge):
@@ -201,8 +204,8 @@ def test_engines_equal_brute_force_on_random_tables(table):
     words, counts = [list(w) for w in table], list(table.values())
     expected = run_fresh(brute_force, words, counts, next_id=4)
     assert run_fresh(merge_engine, words, counts, next_id=4) == expected
-    if _fast_core is not None:
-        assert run_fresh(_fast_core.merge_engine, words, counts, next_id=4) == expected
+    if _merge is not None:
+        assert run_fresh(_merge.merge_engine, words, counts, next_id=4) == expected
 
 
 @settings(max_examples=200, deadline=None)
@@ -210,8 +213,8 @@ def test_engines_equal_brute_force_on_random_tables(table):
 def test_engines_equal_brute_force_with_reused_ids(table):
     expected = run_strings(brute_force, table)
     assert run_strings(merge_engine, table) == expected
-    if _fast_core is not None:
-        assert run_strings(_fast_core.merge_engine, table) == expected
+    if _merge is not None:
+        assert run_strings(_merge.merge_engine, table) == expected
 
 
 # ---------------------------------------------------------------- against HF tokenizers
@@ -259,7 +262,7 @@ def test_same_merges_as_hf_on_tricky_words(word):
 
 @needs_compiled
 def test_get_engine_is_compiled_when_built():
-    assert get_engine() is _fast_core.merge_engine
+    assert get_engine() is _merge.merge_engine
     assert fast.compiled_available()
 
 
@@ -269,7 +272,7 @@ def test_fallback_without_compiled_module(monkeypatch, caplog, real_texts):
         for w in t.split():
             counts[w] = counts.get(w, 0) + 1
     expected = run_strings(get_engine(), counts, limit=300)
-    monkeypatch.setitem(sys.modules, "korean_bpe._fast_core", None)  # import now fails
+    monkeypatch.setitem(sys.modules, fast.CORE, None)  # import now fails
     plain = importlib.reload(fast)
     try:
         with caplog.at_level(logging.WARNING, logger="korean_bpe.trainer.fast"):
@@ -288,11 +291,11 @@ def test_fallback_without_compiled_module(monkeypatch, caplog, real_texts):
 
 @pytest.mark.parametrize("compiled", [False, True])
 def test_words_to_ids(compiled, monkeypatch):
-    if compiled and _fast_core is None:
+    if compiled and _merge is None:
         pytest.skip("compiled engine not built")
-    fn = _fast_core.words_to_ids if compiled else words_to_ids
+    fn = _merge.words_to_ids if compiled else words_to_ids
     if not compiled:
-        monkeypatch.setitem(sys.modules, "korean_bpe._fast_core", None)
+        monkeypatch.setitem(sys.modules, fast.CORE, None)
     table = {("ᄀ", "ᅡ", "ᆹ"): 3, ("▁", "값"): 1}
     ids = {"ᄀ": 0, "ᅡ": 1, "ᆹ": 2, "▁": 3, "값": 4}
     assert fn(table, ids) == ([[0, 1, 2], [3, 4]], [3, 1])
@@ -307,54 +310,58 @@ HARD_TEXTS = list(HARD)  # the hard strings of the counting helpers
 
 
 def _without_compiled(monkeypatch):
-    monkeypatch.setitem(sys.modules, "korean_bpe._fast_core", None)
+    for module in (words_module.CORE, fast.CORE):
+        monkeypatch.setitem(sys.modules, module, None)
 
 
 @pytest.mark.parametrize("compiled", [False, True])
 def test_count_words_equals_counter(compiled, monkeypatch, real_texts):
     from collections import Counter
 
-    if compiled and _fast_core is None:
+    if compiled and _merge is None:
         pytest.skip("compiled engine not built")
     if not compiled:
         _without_compiled(monkeypatch)
     texts = HARD_TEXTS + list(real_texts)
     expected = dict(Counter(w for t in texts for w in t.split()))
-    got = words_module.count_words(iter(texts))
+    got = count_words(iter(texts), get_pre_tokenizer("whitespace"))
     assert got == expected and list(got) == list(expected)  # same counts, first-seen order
     with pytest.raises(TypeError, match="texts must hold str"):
-        words_module.count_words(["좋다", 3])
+        count_words(["좋다", 3], get_pre_tokenizer("whitespace"))
 
 
 @pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("unit", ["syllable", "jamo"])
 @pytest.mark.parametrize("marker", [None, "\u2581", "</w>", "##"])
 def test_split_words_equals_units(compiled, unit, marker, monkeypatch, real_texts):
-    from korean_bpe.units import apply_marker, get_unit
+    from korean_bpe.units import apply_marker
 
-    if compiled and _fast_core is None:
+    if compiled and _merge is None:
         pytest.skip("compiled engine not built")
     if not compiled:
         _without_compiled(monkeypatch)
-    words = words_module.count_words(HARD_TEXTS + list(real_texts[:500]))
+    words = count_words(HARD_TEXTS + list(real_texts[:500]), get_pre_tokenizer("whitespace"))
     expected: dict = {}
     u = get_unit(unit)
     for w, c in words.items():
         key = apply_marker(u.split(w), marker)
         expected[key] = expected.get(key, 0) + c
-    got = words_module.split_words(words, unit=unit, marker=marker)
+    got = split_words(words, get_unit(unit), marker=marker)
     assert got == expected and list(got) == list(expected)
+    if compiled:  # the compiled dict path too (what counts beyond int64 take)
+        as_dict = _counting.split_counts(words, unit, marker)
+        assert as_dict == expected and list(as_dict) == list(expected)
     if unit == "jamo":  # 가 (NFC) and ᄀ+ᅡ (NFD) give the same jamo: their counts add up
         assert got[apply_marker(("\u1100", "\u1161"), marker)] == words["가"] + words["\u1100\u1161"]
     counts = fast.symbol_counts(got)
     assert sum(counts.values()) == sum(c * len(k) for k, c in got.items())
     with pytest.raises(ValueError, match="marker"):
-        words_module.split_words(words, unit=unit, marker="@@")
+        split_words(words, get_unit(unit), marker="@@")
 
 
 @pytest.mark.parametrize("compiled", [False, True])
 def test_symbol_counts_and_words_to_ids_with_unshared_symbols(compiled, monkeypatch):
-    if compiled and _fast_core is None:
+    if compiled and _merge is None:
         pytest.skip("compiled engine not built")
     if not compiled:
         _without_compiled(monkeypatch)
@@ -392,7 +399,7 @@ def test_flat_table_trains_as_the_dict(words, unit, marker, extra, min_frequency
 
     table = words_module.split_ids(words, unit=unit, marker=marker)
     assert isinstance(table, words_module.SymbolCounts)
-    as_dict = words_module.split_words(words, unit=unit, marker=marker)
+    as_dict = _counting.split_counts(words, unit, marker)
     assert table == as_dict and list(table) == list(as_dict) and table.words.marker == marker
     options = dict(vocab_size=len(specials) + 2 * len({s for k in as_dict for s in k}) + extra,
                    min_frequency=min_frequency, special_tokens=specials, limit_alphabet=limit, max_token_length=max_len)

@@ -6,8 +6,8 @@ The imports are read with :mod:`ast` from the sources, not by importing: an ``im
 ``if TYPE_CHECKING:`` block, which never runs.  ``from package import name`` is an import of the
 module ``package.name`` when that is a module, else of ``package`` (the root package's lazy names,
 ``korean_bpe._LAZY``, resolve to the modules that define them).  The compiled modules (``.pyx``)
-are placed but not read: ``ast`` reads Python (``_fast_core.pyx`` imports ``_gc``, and
-``trainer/fast.py``'s ``merge_engine``, its pure-Python twin, when counts overflow int64).
+are placed but not read: ``ast`` reads Python (``trainer/_merge.pyx`` imports ``_gc``, ``_tasks``
+and ``trainer/fast.py``'s ``merge_engine``, its pure-Python twin, when counts overflow int64).
 
 ``docs/API.md`` (section "Layers") states the same rooms in the same order; a test checks it.
 """
@@ -28,7 +28,8 @@ PACKAGE = ROOT / "korean_bpe"
 #: most specific entry places a module.  The one place the order is written (docs/API.md repeats it).
 LAYERS: list[tuple[str, list[str]]] = [
     ("Hangul arithmetic, registries and the base", [
-        "korean_bpe", "korean_bpe._optional", "korean_bpe._gc", "korean_bpe._threads", "korean_bpe._batches",
+        "korean_bpe", "korean_bpe._optional", "korean_bpe._gc", "korean_bpe._threads", "korean_bpe._tasks",
+        "korean_bpe._batches",
         "korean_bpe._messages",
         "korean_bpe.registry", "korean_bpe.jamo", "korean_bpe._jamo", "korean_bpe.files", "korean_bpe.tokens",
         "korean_bpe.noise",
@@ -37,7 +38,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("encoding", ["korean_bpe.encoding.*"]),
     ("pre-tokenizers", ["korean_bpe.pre_tokenizers.*"]),
     ("counting and corpora", [
-        "korean_bpe.corpus", "korean_bpe.words", "korean_bpe._fast_core", "korean_bpe.counting",
+        "korean_bpe.corpus", "korean_bpe.words", "korean_bpe._counting", "korean_bpe.counting",
         "korean_bpe.distributed",
     ]),
     ("training", ["korean_bpe.trainer.*"]),
@@ -368,5 +369,5 @@ def test_clients_read_no_private_attribute():
 ])
 def test_the_checks_catch_what_compare_held_before(module, line, check):
     text = modules()[module].read_text(encoding="utf-8")
-    assert check() == [] or check is not private_attribute_reads  # one private import stays: words.py's _fast_core
+    assert check() == [] or check is not private_attribute_reads
     assert len(check({module: f"{text}\n{line}\n"})) == len(check()) + 1

@@ -2,8 +2,8 @@
 from many Python threads at once, and clear errors for a bad count.
 
 The compiled core encodes chunks of a batch without the GIL (``MergeTable.encode_chunk``);
-:func:`korean_bpe.encoding.encoder.in_chunks` hands the chunks to the threads.  A batch under
-:data:`~korean_bpe.encoding.encoder.CHUNK_CHARS` characters is one chunk, so most tests here
+:func:`korean_bpe._threads.in_chunks` hands the chunks to the threads.  A batch under
+:data:`~korean_bpe._threads.CHUNK_CHARS` characters is one chunk, so most tests here
 shrink the chunk (``small_chunks``) to make a few hundred short texts span many chunks.
 """
 
@@ -18,7 +18,8 @@ from korean_bpe import Tokenizer
 from korean_bpe._threads import ENV_VAR, available_cores, resolve_threads
 from korean_bpe.corpus import load_nsmc
 from korean_bpe.encoding import encoder as encoder_module
-from korean_bpe.encoding.encoder import in_chunks
+from korean_bpe import _threads as threads_module
+from korean_bpe._threads import in_chunks
 from korean_bpe.pre_tokenizers import RawPreTokenizer
 
 from _strings import HARD
@@ -38,7 +39,7 @@ PIPELINES = [
 
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> int:
-    monkeypatch.setattr(encoder_module, "CHUNK_CHARS", 200)
+    monkeypatch.setattr(threads_module, "CHUNK_CHARS", 200)
     return 200
 
 
@@ -109,10 +110,10 @@ def test_in_chunks_raises_the_first_error_and_stops(small_chunks: int) -> None:
 def test_cumulative_weights_of_texts_and_of_pieces() -> None:
     from itertools import accumulate
 
-    from korean_bpe.encoding._encode import cumulative_weights
+    from korean_bpe._tasks import cumulative_weights
 
     texts = ["영화 재밌다", "", "😀 ㅋㅋ", "x" * 70_000]
-    for weights in (cumulative_weights, encoder_module._cumulative_weights):  # compiled, Python
+    for weights in (cumulative_weights, threads_module._py_cumulative_weights):  # compiled, Python
         assert list(weights(texts)) == list(accumulate(map(len, texts)))
         assert list(weights([["▁영화"], [], ("a", "b", "c")], 8)) == [8, 8, 32]
         assert len(weights([])) == 0

@@ -351,11 +351,11 @@ def test_train_chunks_large_input(monkeypatch, real_texts):
 
     monkeypatch.setattr(counting_module, "_CHUNK", 7)
     calls = []
-    original, original_counter = fast.count_words, fast.word_counter
+    original, original_counter = counting_module._count_cut, fast.word_counter
 
-    def spy(texts, **kw):  # the compiled whitespace counting, batch by batch
+    def spy(texts, *args, **kw):  # the compiled whitespace counting, batch by batch
         calls.append(len(texts))
-        return original(texts, **kw)
+        return original(texts, *args, **kw)
 
     class SpyCounter:  # Tokenizer.train keeps its counts in the compiled counter, fed batch by batch
         def __init__(self, counter):
@@ -371,7 +371,7 @@ def test_train_chunks_large_input(monkeypatch, real_texts):
         def __len__(self):
             return len(self.counter)
 
-    monkeypatch.setattr(fast, "count_words", spy)
+    monkeypatch.setattr(counting_module, "_count_cut", spy)
     if original_counter() is not None:
         monkeypatch.setattr(fast, "word_counter", lambda **kw: SpyCounter(original_counter(**kw)))
     tok = Tokenizer.train(iter(real_texts[:50]), vocab_size=600)

@@ -22,20 +22,21 @@ from korean_bpe.pre_tokenizers import get_pre_tokenizer
 from korean_bpe.trainer import train_bpe
 from korean_bpe.units import get_unit
 
-try:
-    from korean_bpe import _fast_core
-except ImportError:  # pragma: no cover - depends on the build
-    _fast_core = None
+from korean_bpe.words import core
 
-needs_compiled = pytest.mark.skipif(_fast_core is None, reason="compiled core not built")
+_counting = core()  # the compiled counting core, None when not built
+if _counting is not None:
+    from korean_bpe import _tasks  # what decides how many threads a compiled step takes
+
+needs_compiled = pytest.mark.skipif(_counting is None, reason="compiled core not built")
 
 
 @pytest.fixture(autouse=True)
 def tiny_inputs_on_threads(monkeypatch):
     """A share of work smaller than ``PARALLEL_MIN`` stays on the calling thread: these inputs are
     small, so every step is made to take the threads it is given."""
-    if _fast_core is not None:
-        monkeypatch.setattr(_fast_core, "PARALLEL_MIN", 1)
+    if _counting is not None:
+        monkeypatch.setattr(_tasks, "PARALLEL_MIN", 1)
 
 THREADS = (1, 2, 3)
 #: hard strings (empty and blank lines, emoji, NFD, compatibility jamo, line breaks of every kind,
@@ -65,10 +66,10 @@ def test_counts_identical_whatever_the_threads(pre_tokenizer):
 def test_counter_slices_and_batches():
     """More threads than texts, one text, none, and several batches into one counter."""
     for mode in (0, 1):
-        one = _fast_core.WordCounter(mode)
+        one = _counting.WordCounter(mode)
         one.update(EDGE)
         for n in (2, 3, 64):
-            wc = _fast_core.WordCounter(mode)
+            wc = _counting.WordCounter(mode)
             wc.update(EDGE[:40], n)
             wc.update([], n)
             wc.update(EDGE[40:41], n)
@@ -97,7 +98,7 @@ def test_counter_refuses_a_second_thread_while_counting():
     counter meanwhile gets a clear error, never a half-written table."""
     import threading
 
-    wc = _fast_core.WordCounter(0)
+    wc = _counting.WordCounter(_counting.MODE_WHITESPACE)
     started, seen = threading.Event(), []
 
     class Texts(list):  # the counter copies its texts first: that copy says when counting begins
@@ -142,14 +143,14 @@ def test_small_inputs_stay_on_one_thread(monkeypatch):
     model = Tokenizer.train(small, vocab_size=300, num_threads=4).model
     assert len(started) >= 4 * 3  # counting, split, engine: each step on threads
     started.clear()
-    monkeypatch.setattr(_fast_core, "PARALLEL_MIN", 32768)
+    monkeypatch.setattr(_tasks, "PARALLEL_MIN", 32768)
     assert Tokenizer.train(small, vocab_size=300, num_threads=4).model == model
     assert started == []
 
 
 @needs_compiled
 def test_counter_refuses_bad_texts_before_counting():
-    wc = _fast_core.WordCounter(0)
+    wc = _counting.WordCounter(_counting.MODE_WHITESPACE)
     with pytest.raises(TypeError, match="texts must hold str, got int 3"):
         wc.update(["재밌다 진짜", 3, "최고"], 2)
     assert len(wc) == 0  # nothing counted: the texts are checked first
@@ -225,6 +226,7 @@ def test_pure_python_takes_num_threads(monkeypatch):
     the option is accepted, the counts and the model are the same."""
     expected = count_words(EDGE, get_pre_tokenizer("raw"), num_threads=1)
     model = Tokenizer.train(EDGE, vocab_size=400, unit="jamo", min_frequency=1, num_threads=1).model
-    monkeypatch.setitem(sys.modules, "korean_bpe._fast_core", None)
+    for module in ("korean_bpe._counting", "korean_bpe.trainer._merge"):
+        monkeypatch.setitem(sys.modules, module, None)
     assert count_words(EDGE, get_pre_tokenizer("raw"), num_threads=3) == expected
     assert Tokenizer.train(EDGE, vocab_size=400, unit="jamo", min_frequency=1, num_threads=3).model == model

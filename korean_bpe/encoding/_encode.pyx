@@ -33,7 +33,8 @@ from cpython.dict cimport PyDict_GetItem, PyDict_SetItem, PyDict_Size
 from cpython.list cimport PyList_Append
 from cpython.ref cimport PyObject, Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.array cimport array, clone
+
+from korean_bpe.hangul cimport decompose
 
 
 cdef extern from "<queue>" nogil:
@@ -58,12 +59,18 @@ cdef int MODE_BYTES = 2
 cdef uint64_t LOW32 = 0xFFFFFFFF
 cdef uint64_t EMPTY_KEY = 0xFFFFFFFFFFFFFFFF
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15
+#: where a word's hash starts (FNV-1a's offset basis)
+cdef uint64_t HASH_START = 0xCBF29CE484222325
 
 cdef extern from "Python.h":
     object PyUnicode_Substring(object, Py_ssize_t, Py_ssize_t)
     # the same macros as cpython.unicode's, declared nogil: pure C on a string's immutable data
     Py_UCS4 uread "PyUnicode_READ"(int kind, void* data, Py_ssize_t index) nogil
-    bint uspace "Py_UNICODE_ISSPACE"(Py_UCS4 ch) nogil
+
+cdef extern from "text_chars.hpp" namespace "kbpe" nogil:
+    # str.split()'s white space; a character str.splitlines breaks on (pre_tokenizers.base.LINE_BREAKS)
+    bint is_space(uint32_t ch) noexcept
+    bint is_line_break(uint32_t ch) noexcept
 
 cdef enum Cut:  # how :meth:`MergeTable.encode_chunk` cuts its texts
     CUT_WHITESPACE = 0
@@ -107,12 +114,6 @@ cdef Py_ssize_t BLOCK_WORDS = 512
 #: how far ahead the slot of a word's hash, then its record, are prefetched
 cdef Py_ssize_t AHEAD_SLOT = 16
 cdef Py_ssize_t AHEAD_RECORD = 8
-
-
-cdef inline bint _space(uint32_t cp) noexcept nogil:
-    """``chr(cp).isspace()``: the last white space character is U+3000, so a Hangul syllable never
-    reaches CPython's table lookup (a function call a character)."""
-    return cp <= 0x3000 and uspace(cp)
 
 
 cdef inline uint64_t mix_cp(uint64_t h, uint32_t cp) noexcept nogil:
@@ -239,6 +240,22 @@ cdef class _Work:
         self.wcount += 1
 
 
+ctypedef fused id_t:   # the two widths of a flat array of ids (korean_bpe.encoding.flat.id_dtype)
+    uint16_t
+    uint32_t
+
+
+cdef int _copy_ids(id_t[::1] out, const int32_t* src, Py_ssize_t n) except -1:
+    """``out[:] = src[:n]``, ``out`` of ``n`` ids."""
+    cdef Py_ssize_t k
+    if out.shape[0] != n:
+        raise ValueError(f"out must hold {n} ids, got {out.shape[0]}")
+    with nogil:
+        for k in range(n):
+            out[k] = <id_t> src[k]
+    return 0
+
+
 cdef class ChunkIds:
     """The ids of a chunk's texts (:meth:`MergeTable.merge_chunk`), merged without the GIL and
     held in one buffer until :meth:`lists` makes them Python lists (with the GIL: another thread
@@ -262,8 +279,6 @@ cdef class ChunkIds:
         ``int64`` buffer of one item a text: a NumPy array made once for many chunks
         (:mod:`korean_bpe.encoding.flat`), filled without a Python object a token (the caller picks
         a type that holds every id).  The buffer is emptied."""
-        cdef uint16_t[::1] o16
-        cdef uint32_t[::1] o32
         cdef int64_t[::1] st = starts
         cdef Py_ssize_t k, n = self.ids.size(), m = self.ends.size()
         cdef const int32_t* src = self.ids.data()
@@ -271,19 +286,9 @@ cdef class ChunkIds:
         if st.shape[0] != m:
             raise ValueError(f"starts must hold {m} items (one a text), got {st.shape[0]}")
         if fmt == "H":
-            o16 = out
-            if o16.shape[0] != n:
-                raise ValueError(f"out must hold {n} ids, got {o16.shape[0]}")
-            with nogil:
-                for k in range(n):
-                    o16[k] = <uint16_t> src[k]
+            _copy_ids[uint16_t](out, src, n)
         elif fmt == "I":
-            o32 = out
-            if o32.shape[0] != n:
-                raise ValueError(f"out must hold {n} ids, got {o32.shape[0]}")
-            with nogil:
-                for k in range(n):
-                    o32[k] = <uint32_t> src[k]
+            _copy_ids[uint32_t](out, src, n)
         else:
             raise TypeError(f"out must be a uint16 or uint32 buffer, got format {fmt!r}")
         with nogil:
@@ -339,6 +344,11 @@ cdef class MergeTable:
     cdef list pool                # the spare _Work not in use
     cdef list workers             # worker k's own _Work (its word cache lasts from call to call)
     cdef Py_ssize_t generation    # a _Work of an older generation empties its word cache
+    # how merge_chunk cuts texts and spells words (set_cut)
+    cdef int cut                  # CUT_WHITESPACE or CUT_SENTENCEPIECE; -1: texts not cut here
+    cdef int32_t space_id
+    cdef object spell, spell_piece
+    cdef Py_ssize_t maxsize
 
     def __cinit__(self, merges, chars):
         """``merges``: ``(left_id, right_id, new_id)`` in rank order; ``chars``: 1-char token -> id."""
@@ -370,6 +380,9 @@ cdef class MergeTable:
         self.generation = 0
         self.prefix = -1
         self.mode = MODE_CHARS
+        self.cut = -1
+        self.space_id = -1
+        self.maxsize = 1
         for i in range(256):
             self.byte_ids[i] = -1
         self.bmp.assign(0x10000, -1)
@@ -567,7 +580,9 @@ cdef class MergeTable:
         """Symbols of the characters ``start..n`` of a string's data into ``w.syms`` (see
         :meth:`set_symbols`), after ``prefix`` when >= 0; False when a symbol is unknown."""
         cdef Py_ssize_t i
-        cdef uint32_t cp, s, t
+        cdef uint32_t cp
+        cdef uint32_t jamo[3]
+        cdef int nj, k
         cdef int32_t v
         cdef unordered_map[uint32_t, int32_t].const_iterator it
         w.syms.clear()
@@ -577,19 +592,10 @@ cdef class MergeTable:
             return self._load_bytes(w, kind, data, start, n)
         for i in range(start, n):
             cp = uread(kind, data, i)
-            if self.mode == MODE_JAMO and 0xAC00 <= cp <= 0xD7A3:
-                s = cp - 0xAC00
-                t = s % 28
-                v = self.bmp[0x1100 + s // 588]
-                if v < 0:
-                    return False
-                w.syms.push_back(v)
-                v = self.bmp[0x1161 + (s % 588) // 28]
-                if v < 0:
-                    return False
-                w.syms.push_back(v)
-                if t:
-                    v = self.bmp[0x11A7 + t]
+            nj = decompose(cp, jamo) if self.mode == MODE_JAMO else 0
+            if nj:  # a Hangul syllable as its jamo
+                for k in range(nj):
+                    v = self.bmp[jamo[k]]
                     if v < 0:
                         return False
                     w.syms.push_back(v)
@@ -684,7 +690,7 @@ cdef class MergeTable:
                     if not (<_Work> w).busy and (<_Work> w).generation == self.generation], default=0)
 
     cdef inline uint64_t _hash_span(self, int kind, void* data, Py_ssize_t start, Py_ssize_t end) noexcept nogil:
-        cdef uint64_t hash = 0xCBF29CE484222325
+        cdef uint64_t hash = HASH_START
         cdef Py_ssize_t i
         for i in range(start, end):
             hash = mix_cp(hash, uread(kind, data, i))
@@ -770,15 +776,15 @@ cdef class MergeTable:
         wd.prefix = self.prefix
         wd.plain = 0
         while True:
-            while i < n and _space(uread(kind, data, i)):
+            while i < n and is_space(uread(kind, data, i)):
                 i += 1
             if i >= n:
                 return
             wd.start = i
-            hash = 0xCBF29CE484222325
+            hash = HASH_START
             while i < n:
                 cp = uread(kind, data, i)
-                if _space(cp):
+                if is_space(cp):
                     break
                 hash = mix_cp(hash, cp)
                 i += 1
@@ -787,19 +793,19 @@ cdef class MergeTable:
             w.words.push_back(wd)
 
     cdef void _words_sentencepiece(self, _Work w, const Span* s, Py_ssize_t span, int32_t space_id) noexcept nogil:
-        """``text``'s SentencePiece pieces (see :meth:`encode_chunk`) onto ``w.words``."""
-        cdef Py_ssize_t n = s.n, i = 0, line_start
-        cdef int kind = s.kind
-        cdef void* data = s.data
-        cdef uint32_t cp
-        cdef uint64_t hash
+        """``text``'s SentencePiece pieces (see :meth:`set_cut`) onto ``w.words``."""
         cdef Word wd
+        cdef uint64_t hash
+        cdef uint32_t cp
+        cdef Py_ssize_t n = s.n, i = 0, line_start
+        cdef void* data = s.data
+        cdef int kind = s.kind
         wd.span = span
         while i < n:
             line_start = wd.start = i
             wd.prefix = space_id
             wd.plain = 0
-            hash = 0xCBF29CE484222325
+            hash = HASH_START
             while i < n:
                 cp = uread(kind, data, i)
                 if cp == 0x20 or cp == 0x2581:
@@ -808,9 +814,9 @@ cdef class MergeTable:
                     w.words.push_back(wd)
                     i += 1
                     wd.start = i
-                    hash = 0xCBF29CE484222325
+                    hash = HASH_START
                     continue
-                if _is_line_break(cp):
+                if is_line_break(cp):
                     break
                 hash = mix_cp(hash, cp)
                 i += 1
@@ -821,7 +827,7 @@ cdef class MergeTable:
             if i < n:  # a line break: a piece of its own, no ▁
                 wd.start = i
                 wd.end = i + 1
-                wd.hash = _finish(mix_cp(0xCBF29CE484222325, cp))
+                wd.hash = _finish(mix_cp(HASH_START, cp))
                 wd.prefix = -1
                 wd.plain = 1
                 w.words.push_back(wd)
@@ -856,21 +862,58 @@ cdef class MergeTable:
                 t += 1
         return 0
 
-    def merge_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize,
-                    Py_ssize_t worker=0):
-        """The ids of each item of ``chunk`` (a :class:`ChunkIds`), the words cut, merged and
-        cached without the GIL.
+    def set_cut(self, cut, *, spell, spell_piece=None, int space_id=-1, Py_ssize_t maxsize):
+        """How :meth:`merge_chunk` cuts a text into words and spells the words the merges cannot,
+        set once (by :class:`korean_bpe.encoding.encoder.Encoder`).
 
-        ``cut`` says what an item is: ``0`` a text cut as ``str.split()`` cuts it; ``1`` a text
-        cut as SentencePiece cuts it (``korean_bpe.pre_tokenizers.simple.sentencepiece_pieces``: a
-        piece at every space, U+0020 or ``▁``, each opening with the ``▁`` of id ``space_id``; each
-        line break a piece of its own, without it; an empty line no piece; a piece is cached under
-        its text without the ``▁``, and ``slow(segment)`` segments the piece ``'▁' + segment``,
-        ``slow_plain`` a line break); ``2`` a list of pieces (what a pre-tokenizer gave), each cut
-        into symbols as :meth:`set_symbols` says.  ``slow(word)`` gives the ids (a sequence of
-        ints) of a word holding a symbol the vocabulary lacks.  Each thread's word cache is
-        emptied when it holds ``maxsize`` words.  Threads may call this at once: each call takes
-        worker ``worker``'s :class:`_Work` (its word cache), or a spare one while that is in use."""
+        ``cut``: ``"whitespace"`` (as ``str.split()`` cuts), ``"sentencepiece"`` (as
+        ``korean_bpe.pre_tokenizers.simple.sentencepiece_pieces`` cuts: a piece at every space,
+        U+0020 or ``▁``, each opening with the ``▁`` of id ``space_id``; each line break a piece of
+        its own, without it; an empty line no piece), or ``None`` (texts are not cut here: only
+        :meth:`merge_pieces`).  ``spell(word)`` gives the ids (a sequence of ints) of a word or
+        piece holding a symbol the vocabulary lacks; with ``"sentencepiece"``, a piece is cached
+        under its text without the ``▁`` and ``spell_piece(segment)`` spells the piece
+        ``'▁' + segment``.  Each thread's word cache is emptied when it holds ``maxsize`` words,
+        and here (what it holds was cut the former way)."""
+        if cut not in ("whitespace", "sentencepiece", None):
+            raise ValueError(f"cut must be 'whitespace', 'sentencepiece' or None, got {cut!r}")
+        if cut == "sentencepiece" and (spell_piece is None or space_id < 0):
+            raise ValueError("cut='sentencepiece' needs spell_piece and the id of '▁' (space_id >= 0)")
+        if maxsize < 1:
+            raise ValueError(f"maxsize must be >= 1, got {maxsize}")
+        self.cut = CUT_WHITESPACE if cut == "whitespace" else CUT_SENTENCEPIECE if cut == "sentencepiece" else -1
+        self.space_id = space_id
+        self.spell, self.spell_piece, self.maxsize = spell, spell_piece, maxsize
+        self.clear_words()
+
+    def merge_chunk(self, list chunk, Py_ssize_t worker=0):
+        """The ids of each text of ``chunk`` (a :class:`ChunkIds`), cut as :meth:`set_cut` says,
+        the words merged and cached without the GIL.  Threads may call this at once: each call
+        takes worker ``worker``'s :class:`_Work` (its word cache), or a spare one while that is in
+        use."""
+        if self.cut < 0:
+            raise ValueError("this MergeTable cuts no text (set_cut(None, ...)): use merge_pieces")
+        if self.cut == CUT_SENTENCEPIECE:
+            return self._merge(chunk, CUT_SENTENCEPIECE, self.spell_piece, self.spell, worker)
+        return self._merge(chunk, CUT_WHITESPACE, self.spell, None, worker)
+
+    def merge_pieces(self, list chunk, Py_ssize_t worker=0):
+        """:meth:`merge_chunk` for pre-tokenized texts: each item a list of pieces (what a
+        pre-tokenizer gave), each piece cut into symbols as :meth:`set_symbols` says and spelled
+        by ``spell`` (:meth:`set_cut`) when the merges cannot."""
+        if self.spell is None:
+            raise ValueError("call set_cut(...) first: it says how words the merges cannot are spelled")
+        return self._merge(chunk, CUT_PIECES, self.spell, None, worker)
+
+    def encode_chunk(self, list chunk, Py_ssize_t worker=0):
+        """The ids of each text of ``chunk`` as lists: ``merge_chunk(chunk, worker).lists()``."""
+        return self.merge_chunk(chunk, worker).lists()
+
+    cdef ChunkIds _merge(self, list chunk, int cut, slow, slow_plain, Py_ssize_t worker):
+        """:meth:`merge_chunk` and :meth:`merge_pieces`: ``slow`` spells a word (with
+        ``CUT_SENTENCEPIECE``, the piece ``'▁' + segment``), ``slow_plain`` a line break."""
+        cdef Py_ssize_t maxsize = self.maxsize
+        cdef int space_id = self.space_id
         cdef Py_ssize_t t, k, m = len(chunk), a, b
         cdef vector[Span] spans
         cdef vector[Py_ssize_t] counts   # CUT_PIECES: the pieces of each item
@@ -882,8 +925,6 @@ cdef class MergeTable:
         cdef _Work w
         cdef PyObject* slow_p = <PyObject*> slow
         cdef PyObject* plain_p = <PyObject*> slow_plain
-        if cut < CUT_WHITESPACE or cut > CUT_PIECES:
-            raise ValueError(f"cut must be 0, 1 or 2, got {cut}")
         wd.prefix = self.prefix
         wd.plain = 0
         if cut == CUT_PIECES:
@@ -949,10 +990,6 @@ cdef class MergeTable:
             self._give(w)
         return done
 
-    def encode_chunk(self, list chunk, int cut, int space_id, slow, slow_plain, Py_ssize_t maxsize,
-                     Py_ssize_t worker=0):
-        """The ids of each item of ``chunk`` as lists: ``merge_chunk(...).lists()``."""
-        return self.merge_chunk(chunk, cut, space_id, slow, slow_plain, maxsize, worker).lists()
 
 
 
@@ -973,40 +1010,6 @@ cdef inline uint64_t _finish(uint64_t hash) noexcept nogil:
     hash *= GOLDEN
     hash ^= hash >> 29
     return hash
-
-
-cdef inline bint _is_line_break(uint32_t cp) noexcept nogil:
-    """One of the characters ``str.splitlines`` breaks on (``pre_tokenizers.base.LINE_BREAKS``)."""
-    return (0x0A <= cp <= 0x0D) or (0x1C <= cp <= 0x1E) or cp == 0x85 or cp == 0x2028 or cp == 0x2029
-
-
-cdef array _INT64 = array("q")
-
-
-def cumulative_weights(list items, Py_ssize_t per_piece=0):
-    """The running total of the items' weights, an ``array('q')``: each text's length (a text
-    not a ``str`` is refused, named by its index), or with ``per_piece`` each item's ``len`` that
-    many times (a pre-tokenized text).  What :func:`korean_bpe.encoding.encoder.in_chunks` cuts a
-    batch by, without an ``int`` object a text.
-
-    >>> list(cumulative_weights(["영화", "재밌다"])), list(cumulative_weights([["영화"], ["a", "b"]], 8))
-    ([2, 5], [8, 24])
-    """
-    cdef Py_ssize_t k, n = len(items)
-    cdef long long total = 0
-    cdef array out = clone(_INT64, n, False)
-    cdef long long* data = out.data.as_longlongs
-    cdef object item
-    for k in range(n):
-        item = items[k]
-        if per_piece:
-            total += per_piece * len(item)
-        elif type(item) is str:
-            total += PyUnicode_GET_LENGTH(item)
-        else:
-            raise TypeError(f"texts must hold strings; texts[{k}] is {type(item).__name__} {item!r}")
-        data[k] = total
-    return out
 
 
 def only_str(list items):

@@ -8,7 +8,7 @@ rank) and :class:`~korean_bpe.encoding.fallback.Fallback` for the symbols the vo
   (:meth:`Encoder.encode_word`) and cached; with the compiled core and a pre-tokenizer whose cut
   it knows (:func:`korean_bpe.encoding.plan`), the core also cuts the text, in the same loop.
   The compiled core works without the GIL on chunks of the batch, so ``num_threads`` threads
-  encode a batch at once (:func:`in_chunks`), each with its own word cache: the same ids for
+  encode a batch at once (:func:`korean_bpe._threads.in_chunks`), each with its own word cache: the same ids for
   any number of threads;
 * BPE-dropout and offsets (:meth:`Encoder.segment`): a word merged afresh, each token with the run
   of symbols it spells.
@@ -22,16 +22,12 @@ rank) and :class:`~korean_bpe.encoding.fallback.Fallback` for the symbols the vo
 
 from __future__ import annotations
 
-import gc
 import random
-import threading
-from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
-from itertools import accumulate
 from typing import Any
 
-from .._gc import paused
+from .._threads import each_chunk, in_chunks
 from ..markers import SPACE_MARK
 from . import plan as make_plan
 from .fallback import Fallback
@@ -40,180 +36,20 @@ from .offsets import Segment
 from .pure import WordCache, merge_dropout, merge_ids
 
 
-def _cumulative_weights(items: list[Any], per_piece: int = 0) -> list[int]:
-    """The compiled core's ``cumulative_weights`` in Python: the running total of each text's
-    length, or with ``per_piece`` of each item's ``len`` that many times."""
-    if per_piece:
-        return list(accumulate(per_piece * len(x) for x in items))
-    for k, t in enumerate(items):
-        if type(t) is not str:
-            raise TypeError(f"texts must hold strings; texts[{k}] is {type(t).__name__} {t!r}")
-    return list(accumulate(map(len, items)))
-
-
 def _only_str(items: list[Any]) -> bool:
     """The compiled core's ``only_str`` in Python: every item a ``str`` itself (no subclass)."""
     return set(map(type, items)) <= {str}
 
 
 try:  # the compiled core (korean_bpe/encoding/_encode.pyx), built at install time when possible
-    from ._encode import MergeTable, cumulative_weights, only_str
+    from ._encode import MergeTable, only_str
 except ImportError:  # pragma: no cover - depends on the build
     MergeTable = None
-    cumulative_weights, only_str = _cumulative_weights, _only_str
+    only_str = _only_str
 
-__all__ = ["Encoder", "in_chunks", "each_chunk", "only_str", "CHUNK_CHARS", "MAX_CHUNK_CHARS", "CHUNKS_PER_THREAD"]
+__all__ = ["Encoder", "only_str"]
 
-#: the smallest share of a batch a thread takes, in characters of text (a pre-tokenized text
-#: counts its pieces, 8 characters each): a smaller batch is one chunk, encoded by the calling
-#: thread alone (a thread costs more than that much encoding).
-CHUNK_CHARS = 1 << 15
-#: the largest chunk: it bounds the ids a thread holds before they become lists
-MAX_CHUNK_CHARS = 1 << 20
-#: chunks a thread for a large batch: enough that the threads finish together (the last chunks
-#: small next to the batch: measured on the NSMC test split, 2 threads, 4 chunks a thread left one
-#: idle up to 14 ms of 110, 16 about balanced them) and that the calling thread makes a chunk's
-#: lists while the threads merge the next ones
-CHUNKS_PER_THREAD = 16
-
-
-def in_chunks(items: list[Any], run: Callable[[list[Any], int], Any], *, num_threads: int, per_piece: int = 0,
-              finish: Callable[[Any], list[list[int]]] | None = None,
-              check: Callable[[], None] | None = None) -> list[list[int]]:
-    """``finish(run(chunk, k))`` for consecutive chunks of ``items``, joined in order: ``run`` on
-    up to ``num_threads`` threads at once, ``finish`` (default: none, ``run`` gives the lists) in
-    the calling thread, chunk after chunk as they are ready (:func:`each_chunk` tells how).
-
-    >>> in_chunks(list("abc"), lambda chunk, k: [[ord(c)] for c in chunk], num_threads=2)
-    [[97], [98], [99]]
-    """
-    done = finish if finish is not None else _as_is
-    if len(items) <= 1:  # encode(text): no chunking to compute
-        if check is not None:
-            check()
-        return done(run(items, 0)) if items else []
-    parts: list[list[list[int]]] = []
-    each_chunk(items, run, lambda a, b, result: parts.append(done(result)), num_threads=num_threads,
-               per_piece=per_piece, check=check)
-    if len(parts) == 1:
-        return parts[0]
-    out: list[list[int]] = []
-    for part in parts:
-        out += part
-    return out
-
-
-def each_chunk(items: list[Any], run: Callable[[list[Any], int], Any], take: Callable[[int, int, Any], None], *,
-               num_threads: int, per_piece: int = 0, check: Callable[[], None] | None = None) -> None:
-    """``take(a, b, run(items[a:b], k))`` for consecutive chunks ``items[a:b]``, in order: ``run``
-    on up to ``num_threads`` threads at once, ``take`` in the calling thread, chunk after chunk as
-    they are ready.  Thread ``k`` takes chunks ``k``, ``k + threads``, ... (the same share of the
-    same batch each time: the compiled core keeps a word cache per ``k``), then, done with its
-    own, the last chunks no thread has started.  ``run`` must release the GIL to gain anything
-    (the compiled core's ``merge_chunk`` does); ``take`` is the work that needs it (making the
-    lists, or copying the ids into one array), done while the threads merge the next chunks.  The
-    first error stops the threads after their chunk and is raised here.  A batch becomes
-    ``CHUNKS_PER_THREAD`` chunks a thread, none under :data:`CHUNK_CHARS` nor over
-    :data:`MAX_CHUNK_CHARS` characters (where they allow): ``items`` are texts, or with
-    ``per_piece`` lists of pieces, each piece counting as that many characters.  ``check()``, when
-    given, runs in the calling thread before any chunk is taken (while the threads merge, where
-    there are threads); what it raises is raised here.  No items: no chunk.
-
-    >>> seen = []
-    >>> each_chunk(list("abc"), lambda chunk, k: "".join(chunk).upper(), lambda a, b, r: seen.append((a, b, r)),
-    ...            num_threads=2)
-    >>> seen
-    [(0, 3, 'ABC')]
-    """
-    if not items:
-        if check is not None:
-            check()
-        return
-    cum = cumulative_weights(items, per_piece)
-    total = cum[-1]
-    n = max(1, min(-(-total // CHUNK_CHARS), max(num_threads * CHUNKS_PER_THREAD, -(-total // MAX_CHUNK_CHARS))))
-    bounds = sorted({0, len(items), *(bisect_left(cum, total * j // n) for j in range(1, n))})
-    chunks = list(zip(bounds, bounds[1:]))
-    threads = min(num_threads, len(chunks))
-    if threads == 1 and check is not None:
-        check()
-    if len(chunks) == 1:
-        take(0, len(items), run(items, 0))
-        return
-    if threads == 1:
-        with paused():  # a list a text and no cycles: a collection would only walk them again
-            for a, b in chunks:
-                take(a, b, run(items[a:b], 0))
-        return
-    results: list[Any] = [None] * len(chunks)
-    ready = [threading.Event() for _ in chunks]
-    errors: list[BaseException] = []
-    unclaimed = set(range(len(chunks)))
-    claiming = threading.Lock()
-
-    def claim(k: int) -> int | None:
-        """Thread k's next chunk: its own first (k, k + threads, ...), then the last one left."""
-        with claiming:
-            if errors or not unclaimed:
-                return None
-            mine = [j for j in range(k, len(chunks), threads) if j in unclaimed]
-            j = mine[0] if mine else max(unclaimed)
-            unclaimed.discard(j)
-            return j
-
-    def work(k: int) -> None:
-        try:
-            while (j := claim(k)) is not None:
-                a, b = chunks[j]
-                results[j] = run(items[a:b], k)
-                ready[j].set()
-        except BaseException as exc:  # noqa: BLE001 - re-raised by the calling thread
-            errors.append(exc)
-        finally:
-            if errors:  # the calling thread waits for no chunk in vain
-                for event in ready:
-                    event.set()
-
-    helpers = [threading.Thread(target=work, args=(k,), name=f"korean_bpe-encode-{k}", daemon=True)
-               for k in range(threads)]
-    collect = gc.isenabled()
-    # The collector is paused while the threads run (a list a text, no cycles: each collection
-    # would walk them again); the calling thread lets it walk each chunk's new lists once, while
-    # the threads merge the next chunks, rather than all of them at the end.
-    with paused():
-        for t in helpers:
-            t.start()
-        try:
-            if check is not None:
-                check()
-            for j, (a, b) in enumerate(chunks):
-                ready[j].wait()
-                if errors:
-                    break
-                take(a, b, results[j])
-                results[j] = None
-                if collect:
-                    gc.collect(0)
-        except BaseException as exc:  # noqa: BLE001 - the threads stop, then it is raised
-            errors.insert(0, exc)
-        finally:
-            if errors:
-                errors.append(_STOP)  # the threads stop after their chunk
-            for t in helpers:
-                t.join()
-    if errors:
-        raise errors[0]
-
-
-def _as_is(lists: list[list[int]]) -> list[list[int]]:
-    return lists
-
-
-#: set in ``in_chunks``'s errors when the calling thread stops the threads (an error of its own)
-_STOP = RuntimeError("stopped")
-
-
-#: a pre-tokenized text's weight for :func:`in_chunks`: 8 characters a piece
+#: a pre-tokenized text's weight for :func:`korean_bpe._threads.in_chunks`: 8 characters a piece
 PIECE_CHARS = 8
 
 
@@ -250,12 +86,11 @@ class Encoder:
         self.cache = WordCache(self.encode_word, cache_size)
         #: word -> its :meth:`segment` without dropout (offsets: ``encode_with_offsets``, the HF wrapper)
         self.segments = WordCache(self._segment, cache_size)
-        #: how the compiled core cuts whole texts: encode_chunk's (cut, space id, slow, slow_plain), or None
-        self._cut: tuple[int, int, Any, Any] | None = None
-        if self.compiled is not None and self.plan.cut == "whitespace":
-            self._cut = (0, -1, self.encode_word, None)
-        elif self.compiled is not None and self.plan.cut == "sentencepiece":
-            self._cut = (1, self.plan.space_id, self._encode_piece, self.encode_word)
+        #: whether the compiled core cuts whole texts (``plan.cut``: "whitespace", "sentencepiece")
+        self.cuts_texts = self.compiled is not None and self.plan.cut is not None
+        if self.compiled is not None:
+            self.compiled.set_cut(self.plan.cut, spell=self.encode_word, spell_piece=self._encode_piece,
+                                  space_id=self.plan.space_id, maxsize=self.cache.maxsize)
 
     # --- one word ------------------------------------------------------------------------------
 
@@ -330,40 +165,27 @@ class Encoder:
         """The ids of each text: cut by the compiled core when the plan says it can (on
         ``num_threads`` threads), else by ``pre_tokenizer.batch``.  ``check()`` (the special-token
         check) runs before any id is returned: while the threads merge, where there are threads."""
-        if self._cut is None or len(texts) == 1:
+        if not self.cuts_texts or len(texts) == 1:
             if check is not None:
                 check()
-        if self._cut is None:
+        if not self.cuts_texts:
             return self.encode_words(self.pre_tokenizer.batch(texts), num_threads=num_threads)
-        encode_chunk, maxsize = self.compiled.encode_chunk, self.cache.maxsize
-        code, space_id, slow, slow_plain = self._cut
         if len(texts) == 1:  # encode(text): straight to the core (a fifth of its time otherwise)
-            return encode_chunk(texts, code, space_id, slow, slow_plain, maxsize, 0)
-        merge_chunk = self.compiled.merge_chunk
-        return in_chunks(texts, lambda chunk, k: merge_chunk(chunk, code, space_id, slow, slow_plain, maxsize, k),
-                         num_threads=num_threads, finish=_lists, check=check)
+            return self.compiled.encode_chunk(texts)  # type: ignore[no-any-return]
+        return in_chunks(texts, self.compiled.merge_chunk, num_threads=num_threads, finish=_lists, check=check)
 
     def encode_texts_flat(self, texts: list[str], *, dtype: str, num_threads: int = 1,
                           check: Callable[[], None] | None = None) -> FlatIds:
         """:meth:`encode_texts` as one flat array of ``dtype`` (:mod:`korean_bpe.encoding.flat`):
         the compiled core's chunks copied into it without a Python object a token; a pipeline
         whose text the core does not cut goes through :meth:`encode_words_flat`."""
-        if self._cut is None:
+        if not self.cuts_texts:
             if check is not None:
                 check()
             return self.encode_words_flat(self.pre_tokenizer.batch(texts), dtype=dtype, num_threads=num_threads)
         collector = FlatCollector(len(texts), dtype)
-        each_chunk(texts, self._merge_texts, collector.take, num_threads=num_threads, check=check)
+        each_chunk(texts, self.compiled.merge_chunk, collector.take, num_threads=num_threads, check=check)
         return collector.result()
-
-    def _merge_texts(self, chunk: list[str], k: int) -> Any:
-        """The compiled core's ids (``ChunkIds``) of a chunk of texts it cuts itself, as worker ``k``."""
-        code, space_id, slow, slow_plain = self._cut  # type: ignore[misc]
-        return self.compiled.merge_chunk(chunk, code, space_id, slow, slow_plain, self.cache.maxsize, k)
-
-    def _merge_pieces(self, chunk: list[list[str]], k: int) -> Any:
-        """The compiled core's ids (``ChunkIds``) of a chunk of pre-tokenized texts, as worker ``k``."""
-        return self.compiled.merge_chunk(chunk, 2, -1, self.encode_word, None, self.cache.maxsize, k)
 
     def encode_words_flat(self, batch: list[list[str]], *, dtype: str, num_threads: int = 1) -> FlatIds:
         """:meth:`encode_words` as one flat array of ``dtype``: from the compiled core's chunks
@@ -371,7 +193,7 @@ class Encoder:
         know, the pure-Python fallback)."""
         collector = FlatCollector(len(batch), dtype)
         if self.compiled is not None and self.plan.symbols is not None:
-            each_chunk(batch if isinstance(batch, list) else list(batch), self._merge_pieces, collector.take,
+            each_chunk(batch if isinstance(batch, list) else list(batch), self.compiled.merge_pieces, collector.take,
                        num_threads=num_threads, per_piece=PIECE_CHARS)
         else:
             collector.take(0, len(batch), self.encode_words(batch, num_threads=num_threads))
@@ -383,7 +205,7 @@ class Encoder:
         cache, compiled = self.cache, self.compiled
         if compiled is not None:
             if self.plan.symbols is not None:  # cut, merged and cached in the core
-                return in_chunks(batch if isinstance(batch, list) else list(batch), self._merge_pieces,
+                return in_chunks(batch if isinstance(batch, list) else list(batch), self.compiled.merge_pieces,
                                  num_threads=num_threads, per_piece=PIECE_CHARS, finish=_lists)
             return compiled.encode_batch(cache, batch, self.encode_word, cache.maxsize)
         getitem = cache.__getitem__

@@ -6,7 +6,7 @@ bits, else ``uint32``: :func:`id_dtype`) and ``starts``, ``int64``, one more tha
 ``k``'s ids are ``ids[starts[k]:starts[k + 1]]``.
 
 * :class:`FlatCollector` gathers the chunks the encoder hands out
-  (:func:`korean_bpe.encoding.encoder.each_chunk`): the compiled core's chunks are copied into the
+  (:func:`korean_bpe._threads.each_chunk`): the compiled core's chunks are copied into the
   array without a Python object a token (``ChunkIds.write_flat``); lists of ids (the pure-Python
   fallback, a unit the compiled core does not cut) are copied from the lists;
 * :func:`write_flat_files` streams batches of them to ``PREFIX.ids.npy`` and
@@ -75,7 +75,7 @@ def _numpy() -> Any:
 
 class FlatCollector:
     """The chunks of ``n_texts`` texts, taken in order (:meth:`take`, the ``take`` of
-    :func:`~korean_bpe.encoding.encoder.each_chunk`), made one :class:`FlatIds` of ``dtype``
+    :func:`~korean_bpe._threads.each_chunk`), made one :class:`FlatIds` of ``dtype``
     (:meth:`result`).  Each chunk's ids are copied out as it comes (the compiled core's int32
     buffer freed at once), then joined: one copy of the ids more, in the calling thread."""
 

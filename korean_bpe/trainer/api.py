@@ -596,7 +596,7 @@ def _get_engine(name: str) -> Engine:
         if not fast.compiled_available():
             raise ValueError("engine='compiled' but the compiled core was not built (no C++ compiler or Cython at "
                              "install time); reinstall with one, or use engine='auto'")
-        from .._fast_core import merge_engine as compiled
+        from ._merge import merge_engine as compiled
 
         return compiled
     return fast.get_engine()
@@ -645,9 +645,9 @@ def _learn_merges_flat(
     show_progress: bool | Progress | None = None, num_threads: int = 1,
 ) -> list[tuple[str, str]]:
     """:func:`learn_merges` for a compiled flat word table (:func:`_prepare_ids`): the whole loop
-    runs in C++ (``_fast_core.train_ids``: the rule of :func:`merge_step`, token texts and ids kept
+    runs in C++ (``trainer/_merge.pyx``'s ``train_ids``: the rule of :func:`merge_step`, token texts and ids kept
     there); ``on_merge`` and the progress hear each merge only when there is one to hear."""
-    from .._fast_core import train_ids
+    from ._merge import train_ids
 
     initial_size = len(id_to_token)
     target = min(n for n in (num_merges, None if vocab_size is None else vocab_size - initial_size) if n is not None)

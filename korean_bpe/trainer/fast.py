@@ -1,7 +1,7 @@
 """The incremental BPE merge engine: distinct words as id lists in, merges out through a callback.
 
 ``merge_engine`` is the pure-Python engine; ``get_engine()`` returns the compiled one
-(``korean_bpe._fast_core``, Cython -> C++, built at install time) when it was built, else
+(``korean_bpe/trainer/_merge.pyx``, Cython -> C++, built at install time) when it was built, else
 ``merge_engine``.  Both give the same merges, in the same order, with the same counts.
 
 The rule, as in HF tokenizers' ``BpeTrainer``: pick the pair with the highest count (a word with
@@ -27,11 +27,12 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-# the word counter and split live below counting and training (korean_bpe.words); count_words and
-# split_words are read here too (benchmarks/profile_engine.py)
-from ..words import count_words, from_core, split_words
+from .._optional import compiled
 
-__all__ = ["merge_engine", "get_engine", "compiled_available", "symbol_counts", "words_to_ids", "count_words", "split_words"]
+__all__ = ["merge_engine", "get_engine", "compiled_available", "symbol_counts", "words_to_ids"]
+
+#: the compiled engine's module (Cython -> C++, built at install time when possible)
+CORE = "korean_bpe.trainer._merge"
 
 logger = logging.getLogger(__name__)
 
@@ -164,12 +165,8 @@ def _gain(where: dict[tuple[int, int], set[int]], gained: set[tuple[int, int]], 
 
 
 def compiled_available() -> bool:
-    """True when the compiled engine (``korean_bpe._fast_core``) was built and imports."""
-    try:
-        from .._fast_core import merge_engine  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """True when the compiled engine (``korean_bpe/trainer/_merge.pyx``) was built and imports."""
+    return compiled(CORE) is not None
 
 
 _noted = False
@@ -186,17 +183,16 @@ def get_engine() -> Callable[..., None]:
     [(0, 1, 6), (2, 2, 3)]
     """
     global _noted
-    try:
-        from .._fast_core import merge_engine as compiled
-    except ImportError as exc:
+    core = compiled(CORE)
+    if core is None:
         if not _noted:
             _noted = True
             logger.warning(
-                "korean_bpe: compiled BPE engine not available (%s); using the pure-Python engine "
-                "(same merges, slower). Reinstall with a C++ compiler to build it.", exc,
+                "korean_bpe: compiled BPE engine not available (%s not built); using the pure-Python engine "
+                "(same merges, slower). Reinstall with a C++ compiler to build it.", CORE,
             )
         return merge_engine
-    return compiled
+    return core.merge_engine  # type: ignore[no-any-return]
 
 
 def words_to_ids(
@@ -214,9 +210,9 @@ def words_to_ids(
     >>> words_to_ids({("값", "이"): 3, ("이",): 1}, {"값": 0, "이": 1}, min_length=2)
     ([[0, 1]], [3])
     """
-    compiled = from_core("words_to_ids")
-    if compiled is not None:
-        return compiled(word_counts, symbol_to_id, min_length=min_length)
+    core = compiled(CORE)
+    if core is not None:
+        return core.words_to_ids(word_counts, symbol_to_id, min_length=min_length)  # type: ignore[no-any-return]
     items = word_counts.items() if isinstance(word_counts, Mapping) else word_counts
     get = symbol_to_id.__getitem__
     words: list[list[int]] = []
@@ -235,9 +231,9 @@ def symbol_counts(word_counts: Mapping[tuple[str, ...], int]) -> dict[str, int]:
     >>> symbol_counts({("ᄏ", "ᄏ"): 3, ("ᄒ", "ᄏ"): 1})
     {'ᄏ': 7, 'ᄒ': 1}
     """
-    compiled = from_core("symbol_counts")
-    if compiled is not None:
-        return compiled(word_counts)
+    core = compiled(CORE)
+    if core is not None:
+        return core.symbol_counts(word_counts)  # type: ignore[no-any-return]
     out: dict[str, int] = {}
     for symbols, count in word_counts.items():
         for s in symbols:
