@@ -9,12 +9,16 @@ Trains each strategy's tokenizer once, at one size, on the first ``--limit`` rev
 ``ratings_test.txt``), then runs every task of ``--tasks`` on every row with
 those tokenizers, as a user who picks one tokenizer for many jobs would:
 
-* ``nsmc``: sentiment of movie reviews (the downstream CNN, NSMC's own train and test reviews);
+* sentiment of movie reviews: the comparison's own downstream stage (the CNN of
+  :class:`korean_bpe.compare.Downstream`, its defaults) on the labelled NSMC reviews the tokenizers
+  trained on, scored on the held-out ones (``--no-downstream`` leaves it out; the ``nsmc`` task does
+  the same for a corpus other than NSMC, so it is not in the default tasks);
 * ``hate``: hate speech in news comments (korean-hate-speech, three classes, macro-F1 leads);
 * ``ner``: entity tagging on KLUE-NER (boundary crossing, the ceiling, and the tagger's F1 when
   the task trains one);
 * ``lm``: a small language model's bits per byte on held-out reviews;
-* ``noise``: token stability (and, with labels, accuracy) under Korean noise.
+* ``noise``: token stability under Korean noise and the accuracy drop of each row's sentiment
+  classifier (the downstream stage's, shared), with BPE-dropout's beside it.
 
 Writes a markdown record (``--out``): the command, the machine and its load, the settings of every
 task (``Comparison.config``), the rows x tasks table with intervals, each task's CPU seconds (its
@@ -38,13 +42,13 @@ from pathlib import Path
 #: eight strategies a user would choose between, plus the characters as a reference point
 DEFAULT_STRATEGIES = ("whitespace/syllable", "whitespace/jamo", "okt/syllable", "kiwi/syllable", "mecab/syllable",
                       "superbpe/syllable", "sentencepiece-unigram", "baseline/syllable")
-DEFAULT_TASKS = ("nsmc", "hate", "ner", "lm")
+DEFAULT_TASKS = ("hate", "ner", "lm", "noise")
 #: the columns of the rows x tasks table: (header, column), the interval metric's low/high read beside it
-SHOWN = (("tok/어절", "tokens_per_word"), ("NSMC acc %", "nsmc_accuracy"), ("hate mF1 %", "hate_macro_f1"),
+SHOWN = (("tok/어절", "tokens_per_word"), ("NSMC acc %", "downstream_accuracy"), ("NSMC acc %", "nsmc_accuracy"), ("hate mF1 %", "hate_macro_f1"),
          ("NER F1 %", "ner_entity_f1"), ("NER cross %", "ner_boundary_crossing"), ("NER ceiling %", "ner_ceiling_f1"),
          ("LM bits/byte", "lm_bits_per_byte"), ("noise stab %", "noise_stability"),
          ("noise acc drop", "noise_accuracy_drop"))
-PERCENT = {"nsmc_accuracy", "hate_macro_f1", "ner_entity_f1", "ner_boundary_crossing", "ner_ceiling_f1",
+PERCENT = {"downstream_accuracy", "nsmc_accuracy", "hate_macro_f1", "ner_entity_f1", "ner_boundary_crossing", "ner_ceiling_f1",
            "noise_stability"}
 
 
@@ -114,12 +118,13 @@ def main(argv: list[str] | None = None) -> None:
                    help="comma-separated task specs, NAME or NAME=PATH (default: %(default)s)")
     p.add_argument("--limit", type=int, default=20000, help="training reviews for the tokenizers (default: %(default)s)")
     p.add_argument("--test-limit", type=int, default=5000, help="held-out reviews (default: %(default)s)")
+    p.add_argument("--no-downstream", action="store_true", help="no sentiment classifier on the NSMC reviews")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default: %(default)s)")
     p.add_argument("--out", default="tasks_study.md", help="the markdown record (default: %(default)s)")
     p.add_argument("--csv", default=None, help="the full frame as CSV (default: beside --out)")
     args = p.parse_args(argv)
 
-    from korean_bpe.compare import compare
+    from korean_bpe.compare import Downstream, compare
     from korean_bpe.compare.tasks import get_task
     from korean_bpe.corpus import load_nsmc
 
@@ -130,8 +135,9 @@ def main(argv: list[str] | None = None) -> None:
     train, test = load_nsmc("train", limit=args.limit), load_nsmc("test", limit=args.test_limit)
     load_before = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
-    result = compare(train.texts, eval_texts=test.texts, strategies=args.strategies.split(","),
-                     vocab_sizes=[args.size], tasks=tasks, n_jobs=args.jobs, show_progress=None)
+    result = compare(train.texts, labels=train.labels, eval_texts=test.texts, eval_labels=test.labels,
+                     strategies=args.strategies.split(","), vocab_sizes=[args.size], tasks=tasks, n_jobs=args.jobs,
+                     downstream=None if args.no_downstream else Downstream(), show_progress=None)
     wall = time.perf_counter() - wall
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = time.process_time() - cpu + children.ru_utime + children.ru_stime

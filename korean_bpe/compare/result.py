@@ -83,17 +83,6 @@ class Statistics:
                 raise ValueError(f"reference={self.reference!r} is not a strategy; name one such as "
                                  "'whitespace/syllable' (korean_bpe.compare.DEFAULT_STRATEGIES), or None")
 
-    def noise(self, metric: str = "accuracy_drop", *, vocab_size: int | None = None,
-              dropout: bool = False) -> pd.DataFrame:
-        """The noise task's rows x perturbations frame of ``metric`` (``"accuracy_drop"``,
-        ``"stability"``, ``"dropout_accuracy_drop"``, ``"fertility_change"`` or
-        ``"unk_rate_change"``), a ``mean`` column last; ``dropout``: each row's BPE-dropout
-        classifier as a row below it (:func:`korean_bpe.compare.tasks.noise.noise_frame`).
-        ValueError when the run had no noise task."""
-        from .tasks.noise import noise_frame
-
-        return noise_frame(self.table, metric, vocab_size=vocab_size, dropout=dropout)
-
     @property
     def alpha(self) -> float:
         """The significance level: ``1 - confidence``."""
