@@ -293,9 +293,18 @@ def test_the_cli_runs_both_tasks_on_the_real_data(tmp_path) -> None:
 
     corpus = tmp_path / "reviews.txt"
     corpus.write_text("\n".join(_texts(600)) + "\n", encoding="utf-8")
+    # the real files' heads, in their own formats (the whole data trains a tagger and 3 classifiers: minutes)
+    hate = tmp_path / "hate"
+    hate.mkdir()
+    for name, keep in (("train.tsv", 1500), ("dev.tsv", 471)):
+        lines = (hate_speech_dir() / name).read_text(encoding="utf-8").splitlines(keepends=True)
+        (hate / name).write_text("".join(lines[:keep + 1]), encoding="utf-8")
+    blocks = klue_ner_path().read_text(encoding="utf-8").split("\n\n")
+    ner = tmp_path / "klue-ner-head.tsv"
+    ner.write_text("\n\n".join(blocks[:600]) + "\n", encoding="utf-8")
     proc = ok("compare", str(corpus), "--limit", "400", "--strategies", "whitespace/syllable", "--vocab-sizes", "500",
               "--gold", "none", "--no-progress", "--no-model-cache", "--jobs", "1", "-o", str(tmp_path / "out"),
-              "--task", f"hate={hate_speech_dir()}", "--task", f"ner={klue_ner_path()}")
+              "--task", f"hate={hate}", "--task", f"ner={ner}")
     assert "task hate (95% intervals)" in proc.stdout and "task ner (95% intervals)" in proc.stdout
     import pandas as pd
 
