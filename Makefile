@@ -26,8 +26,10 @@ demo: $(STAMP)
 	$(VENV)/bin/korean-bpe compare -o results
 
 # In parallel (pytest-xdist, the dev extra): one worker per core; --dist loadscope keeps a test file
-# (a class of transformers' suite) on one worker, so its module-scoped models and Okt's JVM start once.
-PYTEST_PARALLEL ?= -n auto --dist loadscope
+# (a class of transformers' suite) on one worker, so its module-scoped models and Okt's JVM start once;
+# --no-loadscope-reorder keeps the order of tests/conftest.py, slowest files first (xdist's default
+# sends the files with the most tests first, which left make demo's fresh run alone at the end).
+PYTEST_PARALLEL ?= -n auto --dist loadscope --no-loadscope-reorder
 
 test: $(STAMP)
 	$(PY) -m pytest -q $(PYTEST_PARALLEL)

@@ -19,11 +19,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "jvm: starts Okt's JVM (set below; make test-fast leaves these out)")
 
 
+#: the files whose tests take longest (minutes: make demo's fresh run, the pure-Python SuperBPE engine,
+#: the notebooks, every HF client), run first, so that under ``pytest -n`` (``make test``: xdist, with
+#: ``--no-loadscope-reorder``) no worker is left alone with one of them at the end
+SLOWEST_FIRST = ("test_docs.py", "test_superbpe.py", "test_notebooks.py", "test_hf_clients.py", "test_okt.py",
+                 "test_demo.py")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark ``jvm`` the tests known to start Okt's JVM: those whose node id (file, name or
     parameters) says ``okt``, and :data:`_JVM_TESTS`.  ``make test-fast`` leaves them out
     (``-m "not jvm"``): the JVM's start and Okt's analyses are most of their time.  The list is
-    complete for the fast tier's files; elsewhere (the CLI, compare) Okt may also start unmarked."""
+    complete for the fast tier's files; elsewhere (the CLI, compare) Okt may also start unmarked.
+    The files of :data:`SLOWEST_FIRST` go first, in that order (the rest keeps its order)."""
+    first = {name: k for k, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: first.get(item.path.name, len(first)) if item.path.parent.name == "tests" else len(first))
     for item in items:
         if "okt" in item.nodeid.lower() or getattr(item, "originalname", item.name) in _JVM_TESTS:
             item.add_marker(pytest.mark.jvm)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 
 import pytest
@@ -128,6 +128,13 @@ class _Imports(ast.NodeVisitor):
                 self._add(source, node.lineno)
 
 
+@lru_cache(maxsize=None)
+def parse(text: str) -> ast.Module:
+    """``ast.parse(text)``, once per text: every check reads the whole package, some several times
+    (the trees are only read, never changed)."""
+    return ast.parse(text)
+
+
 def _lazy_names() -> dict[str, str]:
     """The root package's lazy attributes (``korean_bpe._LAZY``), read from its source."""
     tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
@@ -153,7 +160,7 @@ def import_graph(sources: dict[str, str] | None = None, *, type_only: bool = Fal
             continue
         text = (sources or {}).get(name) or path.read_text(encoding="utf-8")
         visitor = _Imports(name, path.name == "__init__.py", known, lazy, type_only and name != "korean_bpe")
-        visitor.visit(ast.parse(text, filename=str(path)))
+        visitor.visit(parse(text))
         graph[name] = [(target, line) for target, line in visitor.found if target != name]
     return graph
 
@@ -292,7 +299,7 @@ def private_imports(sources: dict[str, str] | None = None, *, across: str = "roo
     for name, path in modules().items():
         if path.suffix != ".py":
             continue
-        tree = ast.parse((sources or {}).get(name) or path.read_text(encoding="utf-8"))
+        tree = parse((sources or {}).get(name) or path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if not isinstance(node, ast.ImportFrom):
                 continue
@@ -335,7 +342,7 @@ def private_attribute_reads(sources: dict[str, str] | None = None) -> list[str]:
     for name, path in modules().items():
         if path.suffix != ".py" or not name.startswith(CLIENTS):
             continue
-        tree = ast.parse((sources or {}).get(name) or path.read_text(encoding="utf-8"))
+        tree = parse((sources or {}).get(name) or path.read_text(encoding="utf-8"))
         own = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
         own |= {t.attr for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
                 if isinstance(t, ast.Attribute)}

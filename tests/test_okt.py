@@ -22,6 +22,7 @@ from korean_bpe.pre_tokenizers import _analyzer
 from korean_bpe.pre_tokenizers.base import LINE_BREAKS
 from korean_bpe.pre_tokenizers.okt import DEFAULT_DROP, OKT_TAGS, JavaNotFoundError, OktPreTokenizer, okt_version
 
+from _sizes import sized
 from _strings import LONG_LINE as LONG, SEED, hangulish
 from _strings import hard as hard_strings
 
@@ -219,9 +220,15 @@ AWKWARD = ["", " ", "\t탭으로 시작", "탭으로 끝\t", "줄바꿈 끝\n", 
            "   ", "ㅋㅋ", "ㅋㅋ", SEED, "\n\n", "끝 공백  ", "😉\u2028😉"]
 
 
+#: real texts in the batches below: 850 (1,000 with the repeats), two JVM calls of 500 joined texts and
+#: more; 2,000 with KOREAN_BPE_FULL_TESTS=1 (each test analyses them several times: 3 s a thousand)
+BATCH_REVIEWS = sized(850, 2000)
+
+
 @pytest.fixture(scope="module")
 def batch_texts(real_texts):
-    texts = [*real_texts[:1500], *AWKWARD, *real_texts[1500:], *real_texts[:50]]  # duplicates too
+    cut = BATCH_REVIEWS * 3 // 4
+    texts = [*real_texts[:cut], *AWKWARD, *real_texts[cut:BATCH_REVIEWS], *real_texts[:50]]  # duplicates too
     return texts
 
 
@@ -231,10 +238,11 @@ def per_text(okt, lossless, batch_texts):
     return {"default": [okt(t) for t in batch_texts], "lossless": [lossless(t) for t in batch_texts]}
 
 
+@pytest.mark.sampled
 def test_batch_equals_per_text_serial(batch_texts, per_text):
     """Joined JVM calls (pieces joined by spaces, texts by separators) never change the output
     (cache off, this thread)."""
-    assert len(batch_texts) > 2000
+    assert len(batch_texts) > 900  # two joined calls of 500 texts at least
     okt = OktPreTokenizer(cache=False, workers=1)
     assert okt.batch(batch_texts) == per_text["default"]
     assert okt._batcher.last_stats["executor"] == "SerialExecutor()"
@@ -242,8 +250,10 @@ def test_batch_equals_per_text_serial(batch_texts, per_text):
     assert lossless.batch(batch_texts) == per_text["lossless"]
 
 
-def test_batch_equals_per_text_two_threads(okt, lossless, batch_texts, per_text):
-    """The default: two threads calling this process's JVM at once."""
+@pytest.mark.sampled
+def test_batch_equals_per_text_two_threads(monkeypatch, okt, lossless, batch_texts, per_text):
+    """The default from 2,000 texts (THREADS_MIN): two threads calling this process's JVM at once."""
+    monkeypatch.setattr(_analyzer, "THREADS_MIN", 100)  # our ~1,000 texts would otherwise stay in one thread
     pt = OktPreTokenizer(cache=False, workers=2)
     assert pt.batch(batch_texts) == per_text["default"]
     stats = pt._batcher.last_stats
@@ -252,9 +262,10 @@ def test_batch_equals_per_text_two_threads(okt, lossless, batch_texts, per_text)
     assert pt.batch(batch_texts) == per_text["lossless"]
 
 
+@pytest.mark.sampled
 def test_batch_equals_per_text_two_worker_processes(monkeypatch, batch_texts, per_text):
     """The same through the shared pool of two worker processes (two more JVMs)."""
-    monkeypatch.setattr(_analyzer, "PARALLEL_MIN", 100)  # our ~2,000 texts would otherwise stay here
+    monkeypatch.setattr(_analyzer, "PARALLEL_MIN", 100)  # our ~1,000 texts would otherwise stay here
     monkeypatch.setattr(_analyzer, "PARALLEL_MIN_CHARS", 100)
     pt = OktPreTokenizer(cache=False, workers=2, threads=False)
     assert pt.batch(batch_texts) == per_text["default"]

@@ -34,25 +34,40 @@ def test_the_stage_switch_at_the_transition():
     assert one.tokenize("할 수 있다") == ["▁할", "▁수", "▁있다"]
 
 
-@pytest.mark.parametrize("engine", ["reference", "python", "auto"])
-def test_word_limit_in_every_engine(engine, real_texts, monkeypatch):
-    """At most max_words ▁ a token, whatever the engine; the reference and fast engines agree."""
-    from korean_bpe.counting import WordCounts
+#: engine -> the word-limited SuperBPE model of _word_limit_model: each engine trains once a module (the
+#: reference engine, pure Python, takes minutes on whole lines: it trained four times, once per case and
+#: again for the reference case's own comparison)
+_WORD_LIMIT_MODELS: dict[str, object] = {}
+
+
+def _word_limit_model(engine, lines):
     from korean_bpe.trainer import api
 
-    lines = dict(WordCounts.from_texts(real_texts[:200] * 2, pre_tokenizer={"type": "raw", "split_by_whitespace": False}).items())
-    unit = get_unit("syllable")
-    got = {}
-    real = api._get_engine
-    for name in ("reference", engine):
-        monkeypatch.setattr(api, "_get_engine", lambda _name, n=name: real(n))
-        got[name] = train_superbpe(lines, unit, vocab_size=1300, transition=900, max_words=1, min_frequency=2,
-                                   special_tokens=("<unk>",))
-    assert got["reference"].merges == got[engine].merges
-    tokens = got[engine].id_to_token
+    if engine not in _WORD_LIMIT_MODELS:
+        real = api._get_engine
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(api, "_get_engine", lambda _name: real(engine))
+            _WORD_LIMIT_MODELS[engine] = train_superbpe(lines, get_unit("syllable"), vocab_size=1300, transition=900,
+                                                        max_words=1, min_frequency=2, special_tokens=("<unk>",))
+    return _WORD_LIMIT_MODELS[engine]
+
+
+@pytest.fixture(scope="module")
+def whole_lines(real_texts):
+    from korean_bpe.counting import WordCounts
+
+    return dict(WordCounts.from_texts(real_texts[:200] * 2, pre_tokenizer={"type": "raw", "split_by_whitespace": False}).items())
+
+
+@pytest.mark.parametrize("engine", ["reference", "python", "auto"])
+def test_word_limit_in_every_engine(engine, whole_lines):
+    """At most max_words ▁ a token, whatever the engine; the reference and fast engines agree."""
+    got = _word_limit_model(engine, whole_lines)
+    assert _word_limit_model("reference", whole_lines).merges == got.merges
+    tokens = got.id_to_token
     assert max(t.count("▁") for t in tokens) == 1  # the limit is reached ('다▁영화'), never passed
-    unlimited = train_superbpe(lines, unit, vocab_size=1300, transition=900, max_words=None, min_frequency=2,
-                               special_tokens=("<unk>",))
+    unlimited = train_superbpe(whole_lines, get_unit("syllable"), vocab_size=1300, transition=900, max_words=None,
+                               min_frequency=2, special_tokens=("<unk>",))
     assert max(t.count("▁") for t in unlimited.id_to_token) > 1
 
 
