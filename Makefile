@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 # PyPI's CUDA build, several GB. On a machine with a GPU: make install TORCH=torch
 TORCH ?= torch==2.13.0+cpu
 
-$(STAMP): pyproject.toml setup.py $(wildcard korean_bpe/*.pyx korean_bpe/*/*.pyx)
+$(STAMP): pyproject.toml setup.py $(wildcard korean_bpe/*.pyx korean_bpe/*/*.pyx korean_bpe/*.hpp korean_bpe/*/*.hpp korean_bpe/*.pxd korean_bpe/*/*.pxd)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH)" || $(PY) -m pip install --quiet "torch>=2.1"
@@ -46,7 +46,7 @@ test: $(STAMP)
 FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,tokenizer encoding encoding_options trainer trainer_golden \
 	continued_training counting serialization files units jamo markers roundtrip_properties \
 	progress offsets save_golden)) \
-	korean_bpe/tokenizer.py korean_bpe/encoding korean_bpe/trainer korean_bpe/io korean_bpe/counting.py \
+	korean_bpe/tokenizer.py korean_bpe/encoding korean_bpe/trainer korean_bpe/io korean_bpe/counting.py korean_bpe/_threads.py \
 	korean_bpe/units.py korean_bpe/jamo.py korean_bpe/markers.py
 
 test-fast: $(STAMP)
