@@ -4,7 +4,6 @@ ids, with intervals over the held-out documents and the seeds."""
 from __future__ import annotations
 
 import math
-import random
 import subprocess
 import sys
 
@@ -16,22 +15,7 @@ torch = pytest.importorskip("torch")
 from korean_bpe.compare import Downstream, compare  # noqa: E402
 from korean_bpe.compare import stats  # noqa: E402
 from korean_bpe.compare.downstream import WARMUP, evaluate, learning_rate, predict  # noqa: E402
-
-_GOOD = ["정말 재밌다", "최고의 영화", "배우 연기가 좋아요", "또 보고 싶다", "감동적인 이야기", "추천합니다"]
-_BAD = ["너무 지루하다", "최악의 영화", "연기가 별로예요", "시간 아깝다", "뻔한 이야기", "비추합니다"]
-_NEUTRAL = ["오늘 봤는데", "주말에", "친구랑 같이", "극장에서", "어제", "드디어"]
-
-
-def _reviews(n: int, seed: int) -> tuple[list[str], list[int]]:
-    """``n`` short labelled reviews: a neutral opening and two phrases of the label's side."""
-    rng = random.Random(seed)
-    texts, labels = [], []
-    for _ in range(n):
-        y = rng.randrange(2)
-        side = _GOOD if y else _BAD
-        texts.append(f"{rng.choice(_NEUTRAL)} {rng.choice(side)} {rng.choice(side)}")
-        labels.append(y)
-    return texts, labels
+from _reviews import labelled_reviews  # noqa: E402  (tests/_reviews.py)
 
 
 # 300 toy reviews: small batches and a higher rate than the defaults' (made for 20,000 reviews) to learn in 57 steps
@@ -40,8 +24,8 @@ SMALL = Downstream(seeds=2, epochs=3, dim=16, batch_size=16, learning_rate=0.02,
 
 @pytest.fixture(scope="module")
 def small_run():
-    texts, labels = _reviews(300, 0)
-    eval_texts, eval_labels = _reviews(80, 1)
+    texts, labels = labelled_reviews(300, 0)
+    eval_texts, eval_labels = labelled_reviews(80, 1)
     eval_texts[0], eval_texts[1] = "", "。"  # blank documents are dropped; a lone symbol stays
     result = compare(texts, eval_texts=eval_texts, labels=labels, eval_labels=eval_labels,
                      strategies=["whitespace/syllable", "whitespace/jamo", "baseline/word"], vocab_sizes=[100],
@@ -72,8 +56,8 @@ def test_compare_reports_downstream_columns_with_intervals_and_p(small_run) -> N
 
 
 def test_same_seed_same_numbers_other_seed_other_models() -> None:
-    texts, labels = _reviews(120, 3)
-    tests, _ = _reviews(40, 4)
+    texts, labels = labelled_reviews(120, 3)
+    tests, _ = labelled_reviews(40, 4)
     from korean_bpe import Tokenizer
 
     tok = Tokenizer.train(texts, vocab_size=100, pre_tokenizer="whitespace", unit="syllable", show_progress=False)
@@ -112,8 +96,8 @@ def test_empty_documents_and_ids_past_65535() -> None:
 
 
 def test_transformer_family_runs_and_learns() -> None:
-    texts, labels = _reviews(200, 7)
-    tests, test_labels = _reviews(60, 8)
+    texts, labels = labelled_reviews(200, 7)
+    tests, test_labels = labelled_reviews(60, 8)
     from korean_bpe import Tokenizer
 
     tok = Tokenizer.train(texts, vocab_size=100, pre_tokenizer="whitespace", unit="syllable", show_progress=False)
@@ -124,7 +108,7 @@ def test_transformer_family_runs_and_learns() -> None:
 
 
 def test_labels_missing_or_one_class_are_refused() -> None:
-    texts, labels = _reviews(40, 0)
+    texts, labels = labelled_reviews(40, 0)
     with pytest.raises(ValueError, match="downstream needs labels"):
         compare(texts, strategies=["whitespace/syllable"], vocab_sizes=[40], gold=None, show_progress=False,
                 model_cache=False, downstream=SMALL)
@@ -151,7 +135,7 @@ def test_bad_settings_name_the_option(bad, match) -> None:
 
 def test_missing_torch_gives_the_install_hint(monkeypatch, tmp_path) -> None:
     monkeypatch.setitem(sys.modules, "torch", None)  # the fault: torch cannot be imported
-    texts, labels = _reviews(40, 0)
+    texts, labels = labelled_reviews(40, 0)
     with pytest.raises(ImportError, match=r'pip install "korean_bpe\[downstream\]"'):
         compare(texts, labels=labels, strategies=["whitespace/syllable"], vocab_sizes=[40], gold=None,
                 show_progress=False, downstream=SMALL)
@@ -204,7 +188,7 @@ def test_verdict_puts_downstream_first_and_the_report_shows_it(small_run, tmp_pa
 
 
 def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
-    texts, labels = _reviews(200, 2)
+    texts, labels = labelled_reviews(200, 2)
     corpus = tmp_path / "reviews.tsv"
     corpus.write_text("id\tdocument\tlabel\n" + "".join(f"{i}\t{t}\t{y}\n" for i, (t, y) in
                                                        enumerate(zip(texts, labels))), encoding="utf-8")

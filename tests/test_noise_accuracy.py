@@ -6,7 +6,6 @@ downstream task.  Real PyTorch on toy reviews whose labels lie in their phrases 
 from __future__ import annotations
 
 import math
-import random
 
 import numpy as np
 import pytest
@@ -18,30 +17,16 @@ from korean_bpe.compare import Downstream, Statistics, compare  # noqa: E402
 from korean_bpe.compare.downstream import fit, predict  # noqa: E402
 from korean_bpe.compare.tasks.noise import noise_frame  # noqa: E402
 from korean_bpe.noise import perturb  # noqa: E402
+from _reviews import labelled_reviews  # noqa: E402  (tests/_reviews.py)
 
-_GOOD = ["정말 재밌다", "최고의 영화", "배우 연기가 좋아요", "또 보고 싶다", "감동적인 이야기", "추천합니다"]
-_BAD = ["너무 지루하다", "최악의 영화", "연기가 별로예요", "시간 아깝다", "뻔한 이야기", "비추합니다"]
-_NEUTRAL = ["오늘 봤는데", "주말에", "친구랑 같이", "극장에서", "어제", "드디어"]
 # 300 toy reviews: small batches and a higher rate than the defaults' to learn in 57 steps
 SMALL = Downstream(seeds=2, epochs=3, dim=16, batch_size=16, learning_rate=0.02, train_docs=None)
 NOISE = {"type": "noise", "perturbations": {"keyboard_typo": 0.3, "wrong_layout": 0.5, "nfd": 0.0}, "dropout": 0.2}
 STRATEGIES = ["whitespace/syllable", "whitespace/jamo", "baseline/word"]
 
 
-def _reviews(n: int, seed: int) -> tuple[list[str], list[int]]:
-    """``n`` short labelled reviews: a neutral opening and two phrases of the label's side."""
-    rng = random.Random(seed)
-    texts, labels = [], []
-    for _ in range(n):
-        y = rng.randrange(2)
-        side = _GOOD if y else _BAD
-        texts.append(f"{rng.choice(_NEUTRAL)} {rng.choice(side)} {rng.choice(side)}")
-        labels.append(y)
-    return texts, labels
-
-
-TRAIN, TRAIN_LABELS = _reviews(300, 0)
-HELD, HELD_LABELS = _reviews(80, 1)
+TRAIN, TRAIN_LABELS = labelled_reviews(300, 0)
+HELD, HELD_LABELS = labelled_reviews(80, 1)
 
 
 def _run(strategies: list[str], *, downstream: Downstream | None, noise: dict) -> object:
