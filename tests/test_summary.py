@@ -67,3 +67,27 @@ def test_one_task_gives_no_summary() -> None:
     run = compare(_texts(120), strategies=["whitespace/syllable", "whitespace/jamo"], vocab_sizes=[80], gold=None,
                   show_progress=False, model_cache=False, tasks=["token-count"])
     assert run.summary == []
+
+
+def test_the_choice_says_where_it_stands_across_tasks(two_task_run) -> None:
+    """A choice rests on one family's evidence; with a summary it also says its mean rank across the
+    tasks, and names the best-ranked row when that is another one."""
+    (s,) = two_task_run.summary
+    (choice,) = two_task_run.choices
+    assert choice.strategy in s.mean_rank
+    assert choice.across.startswith(f"across the 2 tasks its mean rank is {s.mean_rank[choice.strategy]:.2f} [")
+    best = s.strategies[0]
+    assert (choice.across.endswith(", the best") if best == choice.strategy
+            else f"; {best} ranks best ({s.mean_rank[best]:.2f})" in choice.across)
+    assert choice.describe(alpha=0.05).endswith(choice.across)
+
+
+def test_without_a_summary_the_choice_says_nothing_across_tasks() -> None:
+    from test_tasks import _texts
+
+    from korean_bpe.compare import compare
+
+    run = compare(_texts(120), strategies=["whitespace/syllable", "whitespace/jamo"], vocab_sizes=[80], gold=None,
+                  show_progress=False, model_cache=False, tasks=["token-count"])
+    assert run.choices and all(c.across == "" for c in run.choices)
+    assert "across the" not in run.choices[0].describe(alpha=0.05)

@@ -84,7 +84,7 @@ from .strategies import BASELINES, BPE_PRE_TOKENIZERS, BPE_UNITS, DEFAULT_STRATE
 from .table import format_table
 from .tasks import Task
 from .training import groups, strategy
-from .summary import summarize
+from .summary import place_choices, summarize
 from .verdict import choose, verdicts
 
 __all__ = [
@@ -260,8 +260,8 @@ def _result(config: CompareConfig, statistics: Statistics, split: Split, tasks: 
     result.table = build_frame(rows, tasks, confidence=statistics.confidence, reference=statistics.reference,
                                notes=notes, resamples=statistics.resamples)
     result.verdicts = verdicts(rows, tasks, alpha=statistics.alpha)
-    result.choices = choose(result.verdicts, result.table)
     result.summary = summarize(rows, tasks, confidence=statistics.confidence)
+    result.choices = place_choices(choose(result.verdicts, result.table), result.summary)
     extra = [c for task in tasks for c in task.columns]
     table = definitions()
     result.task_definitions = {k: v for k, v in definitions(extra).items() if k not in table}

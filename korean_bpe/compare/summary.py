@@ -32,9 +32,9 @@ from typing import Any
 from . import columns
 from .rows import Row
 from .tasks import Task
-from .verdict import EVIDENCE, FAMILIES, not_a_candidate
+from .verdict import EVIDENCE, FAMILIES, Choice, not_a_candidate
 
-__all__ = ["TaskSummary", "summarize", "ranks", "kendalls_w", "format_summary"]
+__all__ = ["TaskSummary", "summarize", "place_choices", "ranks", "kendalls_w", "format_summary"]
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,38 @@ def kendalls_w(task_ranks: Sequence[Sequence[float]]) -> float:
     mean = sum(sums) / n
     s = sum((x - mean) ** 2 for x in sums)
     return 12 * s / (m * m * (n ** 3 - n))
+
+
+def place_choices(choices: Sequence[Choice], found: Sequence[TaskSummary]) -> list[Choice]:
+    """Each choice with where its strategy stands across the tasks at its size (``Choice.across``), so
+    that a choice resting on one task's evidence says when the other tasks rank it low: its mean rank
+    and interval, and the strategy with the best mean rank when that is another one.
+
+    >>> from korean_bpe.compare.verdict import Choice
+    >>> s = TaskSummary(8000, (("a", "x"), ("b", "y")), ("r", "q"), {"r": (1, 1), "q": (2, 2)},
+    ...                 {"r": 1.0, "q": 2.0}, {"r": (1.0, 1.5), "q": (1.5, 2.0)}, 1.0, 0.16, 100)
+    >>> place_choices([Choice(8000, "q", None, math.nan, (math.nan, math.nan), 2.1, ("r", "q"))], [s])[0].across
+    'across the 2 tasks its mean rank is 2.00 [1.50, 2.00] of 2 rows; r ranks best (1.00)'
+    """
+    import dataclasses
+
+    by_size = {s.vocab_size: s for s in found}
+    out = []
+    for choice in choices:
+        s = by_size.get(choice.vocab_size)
+        if s is None or choice.strategy not in s.mean_rank:
+            out.append(choice)
+            continue
+        rank, (low, high) = s.mean_rank[choice.strategy], s.interval[choice.strategy]
+        text = f"across the {len(s.tasks)} tasks its mean rank is {rank:.2f}"
+        if not math.isnan(low):
+            text += f" [{low:.2f}, {high:.2f}]"
+        text += f" of {len(s.strategies)} rows"
+        best = s.strategies[0]
+        text += (f"; {best} ranks best ({s.mean_rank[best]:.2f})" if best != choice.strategy
+                 else ", the best")
+        out.append(dataclasses.replace(choice, across=text))
+    return out
 
 
 def summarize(rows: Sequence[Row], tasks: Sequence[Task], *, confidence: float) -> list[TaskSummary]:

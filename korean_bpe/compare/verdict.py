@@ -173,6 +173,9 @@ class Choice:
     tokens_per_word: float
     #: the candidates level with the best on the evidence (the best first), or every candidate without evidence
     level: tuple[str, ...]
+    #: where it stands across the run's tasks, when two or more were measured (set by
+    #: :func:`korean_bpe.compare.summary.place_choices`; ``""``: no summary at its size)
+    across: str = ""
 
     def describe(self, *, alpha: float) -> str:
         """The choice and its evidence in one paragraph (the CLI and the reports print it).
@@ -207,7 +210,8 @@ class Choice:
         if len(self.level) > 1:
             standing += (f", with the shortest sequences of the {len(self.level)} candidates level with it that keep "
                          f"the text ({self.tokens_per_word:.2f} tokens per 어절)")
-        return f"{head}: {what} {shown}, {standing}"
+        across = f"; {self.across}" if self.across else ""
+        return f"{head}: {what} {shown}, {standing}{across}"
 
 
 #: how :meth:`Choice.describe` names the evidence's metric
