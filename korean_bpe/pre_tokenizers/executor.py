@@ -223,6 +223,12 @@ def end_pool(pool: ProcessPoolExecutor, *, timeout: float = 5.0) -> None:
         p.join(timeout)
         if p.is_alive():  # pragma: no cover - a worker that ignores SIGTERM
             p.kill()
+    # the pool's manager thread closes its wake-up pipe as it ends; if it were still ending when the
+    # interpreter exits, concurrent.futures' exit hook (Python 3.11) could write to that pipe as it
+    # closes and print "OSError: [Errno 9] Bad file descriptor" after the CLI's last line
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None and manager.is_alive():
+        manager.join(timeout)
 
 
 class LocalProcessExecutor(_PoolExecutor):
