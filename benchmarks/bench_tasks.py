@@ -81,10 +81,13 @@ def record(result: object, *, argv: list[str], wall: float, cpu: float, load: tu
     alpha = result.alpha  # type: ignore[attr-defined]
     confidence = 1 - alpha
     shown = [(h, c) for h, c in SHOWN if c in df.columns and df[c].notna().any()]
-    lines = ["| strategy | " + " | ".join(h for h, _ in shown) + " |", "|---|" + "---:|" * len(shown)]
+    sized = df["vocab_size"].nunique() > 1  # several sizes: a size column
+    lines = ["| strategy | " + ("size | " if sized else "") + " | ".join(h for h, _ in shown) + " |",
+             "|---|" + ("---:|" if sized else "") + "---:|" * len(shown)]
     for row in df.itertuples(index=False):
         ref = " (ref)" if getattr(row, "reference", "") == row.strategy else ""
-        lines.append(f"| `{row.strategy}`{ref} | " + " | ".join(_cell(row, c, alpha) for _, c in shown) + " |")
+        size = f"{row.vocab_size:,} | " if sized else ""
+        lines.append(f"| `{row.strategy}`{ref} | {size}" + " | ".join(_cell(row, c, alpha) for _, c in shown) + " |")
     task_cpu = {c[:-2]: float(df[c].sum()) for c in df.columns if c.endswith("_s") and c not in
                 ("train_s", "pretok_s", "encode_texts_per_s") and df[c].notna().any()}
     verdict = format_choices(result.choices, result.verdicts, alpha=alpha)  # type: ignore[attr-defined]
@@ -113,10 +116,12 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES), help="comma-separated (default: %(default)s)")
-    p.add_argument("--size", type=int, default=16000, help="the vocabulary size (default: %(default)s)")
+    p.add_argument("--size", "--sizes", dest="sizes", default="16000",
+                   help="the vocabulary size, or sizes separated by commas (default: %(default)s)")
     p.add_argument("--tasks", default=",".join(DEFAULT_TASKS),
                    help="comma-separated task specs, NAME or NAME=PATH (default: %(default)s)")
-    p.add_argument("--limit", type=int, default=20000, help="training reviews for the tokenizers (default: %(default)s)")
+    p.add_argument("--limit", type=int, default=20000,
+                   help="training reviews for the tokenizers, 0 for the whole train split (default: %(default)s)")
     p.add_argument("--test-limit", type=int, default=5000, help="held-out reviews (default: %(default)s)")
     p.add_argument("--no-downstream", action="store_true", help="no sentiment classifier on the NSMC reviews")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default: %(default)s)")
@@ -132,11 +137,15 @@ def main(argv: list[str] | None = None) -> None:
     for spec in filter(None, args.tasks.split(",")):
         name, _, path = spec.partition("=")
         tasks.append(get_task({"type": name, "path": path} if path else name))
-    train, test = load_nsmc("train", limit=args.limit), load_nsmc("test", limit=args.test_limit)
+    try:
+        sizes = [int(size) for size in args.sizes.split(",")]
+    except ValueError:
+        p.error(f"--sizes {args.sizes!r}: give vocabulary sizes as integers separated by commas, e.g. 16000,32000")
+    train, test = load_nsmc("train", limit=args.limit or None), load_nsmc("test", limit=args.test_limit or None)
     load_before = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     result = compare(train.texts, labels=train.labels, eval_texts=test.texts, eval_labels=test.labels,
-                     strategies=args.strategies.split(","), vocab_sizes=[args.size], tasks=tasks, n_jobs=args.jobs,
+                     strategies=args.strategies.split(","), vocab_sizes=sizes, tasks=tasks, n_jobs=args.jobs,
                      downstream=None if args.no_downstream else Downstream(), show_progress=None)
     wall = time.perf_counter() - wall
     children = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -105,6 +105,10 @@ def test_the_dropout_classifier(run):
     assert "noise: baseline/word is not our BPE and has no BPE-dropout: its noise_dropout_ columns stay empty" \
         in run.notes
     assert run.config["tasks"]["noise"]["dropout"] == 0.2
+    # its CPU seconds, dropout classifier included, in the task's column: above the column of a
+    # row whose noise work has no second classifier to train
+    assert (df["noise_s"] > 0).all()
+    assert df.loc["whitespace/syllable", "noise_s"] > df.loc["baseline/word", "noise_s"]
 
 
 def test_the_same_drop_for_a_seed_with_or_without_the_downstream_task(run):

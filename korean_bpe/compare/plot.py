@@ -620,7 +620,7 @@ def plot_heatmap(panels: Mapping[str, pd.DataFrame], path: str | os.PathLike[str
     (accuracy drop, token stability) and the summary's rows x tasks ranks with it.
 
     >>> import pandas as pd
-    >>> drop = pd.DataFrame({"nfd": [0.0, 0.01], "wrong_layout": [0.21, 0.12]}, index=["whitespace/syllable", "whitespace/jamo"])
+    >>> drop = pd.DataFrame({"nfd": [-0.0002, 0.01], "wrong_layout": [0.21, 0.12]}, index=["whitespace/syllable", "whitespace/jamo"])
     >>> fig = plot_heatmap({"accuracy drop": drop}, title="정확도 하락", better={"accuracy drop": "lower"},
     ...                    percent=["accuracy drop"])
     >>> [t.get_text() for t in fig.axes[0].texts]
@@ -669,6 +669,7 @@ def plot_heatmap(panels: Mapping[str, pd.DataFrame], path: str | os.PathLike[str
                             else str(labels.iat[i, j])
                     else:
                         label = "" if not math.isfinite(values[i, j]) else f"{values[i, j] * scale:.1f}"
+                        label = "0.0" if label == "-0.0" else label  # a drop that rounds to nothing has no sign
                     if label:
                         ax.text(j, i, label, ha="center", va="center", fontsize=7, color="#111111")
             ax.set_xticks(range(values.shape[1]), [str(c) for c in frame.columns], rotation=40, ha="right",

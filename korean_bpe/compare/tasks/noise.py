@@ -42,6 +42,7 @@ drop exactly 0.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -235,6 +236,7 @@ class NoiseTask(BaseTask):
         return cls(rates or None, dropout=dropout)
 
     def measure(self, row: RowInput) -> Measured:
+        cpu = time.process_time()
         seg, held = row.segmenter, row.held
         keep, made = self.noisy(held.texts, seed=row.seed)
         clean = row.encoded if keep is None else [row.encoded[i] for i in keep]
@@ -258,6 +260,7 @@ class NoiseTask(BaseTask):
         out["noise_stability"] = sum(by_doc) / len(by_doc) if by_doc else float("nan")
         evidence: dict[str, Any] = {"stability": per_doc}
         if row.labelled is None or row.held.labels is None:
+            out["noise_s"] = time.process_time() - cpu
             return Measured(out, evidence=evidence, notes=self._once(
                 "", "noise: no labels, so no accuracy drop: its columns stay empty (give compare() labels, or "
                 "korean-bpe compare a labelled corpus such as nsmc-sample)"))
@@ -272,6 +275,7 @@ class NoiseTask(BaseTask):
             else:
                 notes = self._once(row.strategy, f"noise: {row.strategy} is not our BPE and has no BPE-dropout: its "
                                    "noise_dropout_ columns stay empty")
+        out["noise_s"] = time.process_time() - cpu
         return Measured(out, evidence=evidence, notes=notes)
 
     def classifier(self, row: RowInput) -> tuple[Any, tuple[list[list[int]], list[int]]]:
@@ -418,6 +422,9 @@ def _columns(rates: Mapping[str, float], dropout: float | None) -> tuple[Column,
                               "dropout)", unit="%", direction="lower", format="{:+.2f}", interval=True))
     names = ", ".join(rates)
     out += [
+        Column("noise_s", "float64", "CPU seconds of the noise task on the row: perturbing and encoding the held-out "
+               "documents, scoring the classifier on them, training and scoring the BPE-dropout classifier",
+               unit="s", format="{:.1f}"),
         Column("noise_stability", "float64", f"mean token stability over the perturbations ({names}): per document, "
                "then over the documents", unit="%", direction="higher", format="{:.2f}", interval=True),
         Column("noise_accuracy_drop", "float64", f"mean accuracy drop over the perturbations ({names}) of the row's "
