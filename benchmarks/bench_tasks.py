@@ -3,6 +3,7 @@
     KOREAN_BPE_NSMC_DIR=../shared/corpora/nsmc python benchmarks/bench_tasks.py
     python benchmarks/bench_tasks.py --limit 20000 --size 16000 --tasks nsmc,hate,ner,lm --out study.md
     python benchmarks/bench_tasks.py --strategies whitespace/syllable,kiwi/syllable --tasks ner,lm
+    python benchmarks/bench_tasks.py --strategies bpe,peer --size 32000 --task noise --out noise.md
 
 Trains each strategy's tokenizer once, at one size, on the first ``--limit`` reviews of NSMC's
 ``ratings_train.txt`` (the held-out text of the built-in measurements: the first ``--test-limit`` of
@@ -23,8 +24,11 @@ those tokenizers, as a user who picks one tokenizer for many jobs would:
 Writes a markdown record (``--out``): the command, the machine and its load, the settings of every
 task (``Comparison.config``), the rows x tasks table with intervals, each task's CPU seconds (its
 ``<task>_s`` columns summed over the rows) and the run's wall and CPU time (workers included), the
-verdict and the choice, and the cross-task summary (ranks, mean rank with its interval, Kendall's
-W); the full frame as CSV beside it (``--csv``).  Each task finds its data as the CLI does
+verdict and the choice, the cross-task summary (ranks, mean rank with its interval, Kendall's W)
+and, with the noise task, its rows x perturbations tables at each size (accuracy drop with each
+BPE row's BPE-dropout classifier, token stability); the full frame as CSV beside it (``--csv``).
+``--sizes 16000,32000`` trains and judges each strategy at both sizes; ``--limit 0`` trains the
+tokenizers on the whole train split.  Each task finds its data as the CLI does
 (``$KOREAN_BPE_NSMC_DIR``, ``$KOREAN_BPE_HATE_DIR``, ``$KOREAN_BPE_KLUE_NER_DIR`` or
 ``../shared/corpora``).
 """
@@ -47,9 +51,9 @@ DEFAULT_TASKS = ("hate", "ner", "lm", "noise")
 SHOWN = (("tok/어절", "tokens_per_word"), ("NSMC acc %", "downstream_accuracy"), ("NSMC acc %", "nsmc_accuracy"), ("hate mF1 %", "hate_macro_f1"),
          ("NER F1 %", "ner_entity_f1"), ("NER cross %", "ner_boundary_crossing"), ("NER ceiling %", "ner_ceiling_f1"),
          ("LM bits/byte", "lm_bits_per_byte"), ("noise stab %", "noise_stability"),
-         ("noise acc drop", "noise_accuracy_drop"))
+         ("noise acc drop pts", "noise_accuracy_drop"))
 PERCENT = {"downstream_accuracy", "nsmc_accuracy", "hate_macro_f1", "ner_entity_f1", "ner_boundary_crossing", "ner_ceiling_f1",
-           "noise_stability"}
+           "noise_stability", "noise_accuracy_drop"}  # the accuracy drop: in points
 
 
 def _cell(row: object, column: str, alpha: float) -> str:
@@ -59,7 +63,7 @@ def _cell(row: object, column: str, alpha: float) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     scale = 100.0 if column in PERCENT else 1.0
-    digits = 3 if column in ("lm_bits_per_byte", "noise_accuracy_drop", "tokens_per_word") else 2
+    digits = 3 if column in ("lm_bits_per_byte", "tokens_per_word") else 2
     text = f"{value * scale:.{digits}f}"
     low, high = getattr(row, f"{column}_ci_low", math.nan), getattr(row, f"{column}_ci_high", math.nan)
     p = getattr(row, f"{column}_p_holm", math.nan)
@@ -89,7 +93,10 @@ def record(result: object, *, argv: list[str], wall: float, cpu: float, load: tu
         size = f"{row.vocab_size:,} | " if sized else ""
         lines.append(f"| `{row.strategy}`{ref} | {size}" + " | ".join(_cell(row, c, alpha) for _, c in shown) + " |")
     task_cpu = {c[:-2]: float(df[c].sum()) for c in df.columns if c.endswith("_s") and c not in
-                ("train_s", "pretok_s", "encode_texts_per_s") and df[c].notna().any()}
+                ("train_s", "pretok_s", "encode_texts_per_s", "noise_dropout_s") and df[c].notna().any()}
+    if "noise" in task_cpu and "noise_dropout_s" in df.columns and df["noise_dropout_s"].notna().any():
+        task_cpu["noise (of it the BPE-dropout classifiers' training " + f"{df['noise_dropout_s'].sum():,.0f})"] = \
+            task_cpu.pop("noise")
     verdict = format_choices(result.choices, result.verdicts, alpha=alpha)  # type: ignore[attr-defined]
     verdict += "\n\n" + format_verdicts(result.verdicts, alpha=alpha)  # type: ignore[attr-defined]
     summary = format_summary(result.summary, confidence=confidence)  # type: ignore[attr-defined]
@@ -105,11 +112,41 @@ def record(result: object, *, argv: list[str], wall: float, cpu: float, load: tu
         f"peak RSS {rss_mib:,.0f} MiB. CPU seconds of each task, summed over the rows: "
         + ", ".join(f"{k} {v:,.0f}" for k, v in task_cpu.items()) + ".", "",
         f"`~`: not significantly different from the row's reference (Holm-adjusted p >= {alpha:.2g}); "
-        f"intervals {confidence:.0%}. Percentages except tokens per 어절, bits per byte and the accuracy drop.", "",
+        f"intervals {confidence:.0%}. Percentages except tokens per 어절 and bits per byte; the accuracy drop in points.", "",
         *lines, "", "## Verdict", "", "```", verdict.strip(), "```", "",
         "## Across tasks", "", "```", summary.strip() or "(fewer than two tasks with a primary metric)", "```", "",
+        *_noise_tables(result),
         "## Notes", "", *[f"- {n}" for n in result.notes], "",  # type: ignore[attr-defined]
         "## Settings", "", "```json", json.dumps(settings, ensure_ascii=False, indent=1, default=str), "```", ""])
+
+
+def _markdown(frame: object, *, scale: float, digits: int) -> list[str]:
+    """A frame of numbers as a markdown table (``-`` for NaN), its index the first column."""
+    cols = list(frame.columns)  # type: ignore[attr-defined]
+    out = ["| row | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    for name, values in frame.iterrows():  # type: ignore[attr-defined]
+        cells = ["-" if v != v else f"{v * scale:.{digits}f}" for v in values]
+        out.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return out
+
+
+def _noise_tables(result: object) -> list[str]:
+    """The noise task's rows x perturbations at each size (``Comparison.noise``): the accuracy drop in
+    points (each BPE row's BPE-dropout classifier below it) and the token stability in %."""
+    df = result.table  # type: ignore[attr-defined]
+    if "noise_stability" not in df.columns or df["noise_stability"].isna().all():
+        return []
+    out = ["## Noise by perturbation", ""]
+    labelled = "noise_accuracy_drop" in df.columns and df["noise_accuracy_drop"].notna().any()
+    for size in sorted({int(v) for v in df["vocab_size"]}):
+        if labelled:
+            out += [f"Accuracy drop at {size:,} (points: clean accuracy minus noisy, the same classifiers; "
+                    "`+ BPE-dropout`: the row's classifier trained on BPE-dropout segmentations):", "",
+                    *_markdown(result.noise("accuracy_drop", vocab_size=size, dropout=True),  # type: ignore[attr-defined]
+                               scale=100.0, digits=2), ""]
+        out += [f"Token stability at {size:,} (%):", "",
+                *_markdown(result.noise("stability", vocab_size=size), scale=100.0, digits=1), ""]  # type: ignore[attr-defined]
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -119,7 +156,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--size", "--sizes", dest="sizes", default="16000",
                    help="the vocabulary size, or sizes separated by commas (default: %(default)s)")
     p.add_argument("--tasks", default=",".join(DEFAULT_TASKS),
-                   help="comma-separated task specs, NAME or NAME=PATH (default: %(default)s)")
+                   help="comma-separated task names, NAME or NAME=PATH (default: %(default)s)")
+    p.add_argument("--task", action="append", metavar="SPEC",
+                   help="a task as `korean-bpe compare --task` takes it (repeatable; replaces --tasks), e.g. "
+                        "--task noise=keyboard_typo:0.2,nfd,dropout:0.1")
     p.add_argument("--limit", type=int, default=20000,
                    help="training reviews for the tokenizers, 0 for the whole train split (default: %(default)s)")
     p.add_argument("--test-limit", type=int, default=5000, help="held-out reviews (default: %(default)s)")
@@ -130,13 +170,10 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
 
     from korean_bpe.compare import Downstream, compare
-    from korean_bpe.compare.tasks import get_task
+    from korean_bpe.compare.tasks import task_from_spec
     from korean_bpe.corpus import load_nsmc
 
-    tasks = []
-    for spec in filter(None, args.tasks.split(",")):
-        name, _, path = spec.partition("=")
-        tasks.append(get_task({"type": name, "path": path} if path else name))
+    tasks = [task_from_spec(spec) for spec in (args.task or filter(None, args.tasks.split(",")))]
     try:
         sizes = [int(size) for size in args.sizes.split(",")]
     except ValueError:

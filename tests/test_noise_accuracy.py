@@ -109,6 +109,10 @@ def test_the_dropout_classifier(run):
     # row whose noise work has no second classifier to train
     assert (df["noise_s"] > 0).all()
     assert df.loc["whitespace/syllable", "noise_s"] > df.loc["baseline/word", "noise_s"]
+    # of it, the dropout classifier's training: measured for our BPE's rows, none for the others
+    bpe = df.loc[["whitespace/syllable", "whitespace/jamo"]]
+    assert ((bpe["noise_dropout_s"] > 0) & (bpe["noise_dropout_s"] < bpe["noise_s"])).all()
+    assert math.isnan(df.loc["baseline/word", "noise_dropout_s"])
 
 
 def test_the_same_drop_for_a_seed_with_or_without_the_downstream_task(run):

@@ -451,7 +451,7 @@ _TASK_DATA_NAMES = {"nsmc": ("nsmc-sample",)}
 def _compare_tasks(specs: list[str] | None) -> list[Any]:
     """The tasks of ``--task NAME[=PATH]``, each made (its data read) before the corpus is: an
     unknown name, a missing PATH or a task that cannot be made is a UserError naming the flag."""
-    from ..compare.tasks import TASKS, get_task
+    from ..compare.tasks import TASKS, task_from_spec
 
     tasks: list[Any] = []
     for spec in specs or ():
@@ -468,8 +468,7 @@ def _compare_tasks(specs: list[str] | None) -> list[Any]:
             raise UserError(f"argument --task {spec}: {path or 'the path'} not found; give NAME=PATH with the "
                             "task's data, or NAME alone")
         try:
-            tasks.append(from_spec(path) if "=" in spec and from_spec is not None else
-                         get_task({"type": name, "path": path} if path else name))
+            tasks.append(task_from_spec(spec))
         except (ValueError, TypeError, ImportError) as exc:
             raise UserError(f"argument --task {spec}: {exc}") from None
     names = [t.name for t in tasks]

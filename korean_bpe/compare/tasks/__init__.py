@@ -10,7 +10,7 @@ tasks=[name])`` then runs it on every row."""
 
 from __future__ import annotations
 
-from .base import LABEL_USES, TASKS, BaseTask, Task, get_task, paired_p, register_task
+from .base import LABEL_USES, TASKS, BaseTask, Task, get_task, paired_p, register_task, task_from_spec
 from .classification import ClassificationTask
 from .downstream import DownstreamTask
 from .hate import HateTask
@@ -22,6 +22,6 @@ from .nsmc import NsmcTask
 from .probe import PROBE_TRAIN_DOCS, ProbeTask
 from ..rows import Labelled, Measured, Row, RowInput
 
-__all__ = ["Task", "BaseTask", "TASKS", "register_task", "get_task", "paired_p", "LABEL_USES", "HeldOutTask",
+__all__ = ["Task", "BaseTask", "TASKS", "register_task", "get_task", "task_from_spec", "paired_p", "LABEL_USES", "HeldOutTask",
            "ProbeTask", "DownstreamTask", "ClassificationTask", "HateTask", "NsmcTask", "NerTask", "NoiseTask", "LmTask",
            "LmSettings", "PROBE_TRAIN_DOCS", "Measured", "Row", "RowInput", "Labelled"]

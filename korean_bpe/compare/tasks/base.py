@@ -34,7 +34,7 @@ from .. import stats
 from ..columns import Column
 from ..rows import Measured, Row, RowInput
 
-__all__ = ["Task", "BaseTask", "TASKS", "register_task", "get_task", "paired_p", "LABEL_USES"]
+__all__ = ["Task", "BaseTask", "TASKS", "register_task", "get_task", "task_from_spec", "paired_p", "LABEL_USES"]
 
 #: how a task uses labels: not at all, when the run has them, or only with them (a run without
 #: labels is refused before any work)
@@ -125,6 +125,24 @@ def get_task(spec: str | Mapping[str, Any] | Task) -> Task:
     if task.labels not in LABEL_USES:
         raise ValueError(f"task {task.name!r}: labels must be one of {LABEL_USES}, got {task.labels!r}")
     return task
+
+
+def task_from_spec(spec: str) -> Task:
+    """The task of a command-line spec, ``NAME`` or ``NAME=ARG`` (``korean-bpe compare --task``,
+    ``benchmarks/bench_tasks.py --task``): ARG is the task's own spec where its class reads one
+    (``from_spec``: the noise task's perturbations and rates), else the path of its data.
+    ValueError for an unknown name or a bad ARG.
+
+    >>> task_from_spec("noise=keyboard_typo:0.2,dropout:0").perturbations
+    {'keyboard_typo': 0.2}
+    >>> task_from_spec("lm").name
+    'lm'
+    """
+    name, eq, arg = (part.strip() for part in spec.partition("="))
+    if not eq:
+        return get_task(name)
+    from_spec = getattr(TASKS.get_class(name), "from_spec", None)  # ValueError naming the choices
+    return get_task(from_spec(arg)) if from_spec is not None else get_task({"type": name, "path": arg})
 
 
 def paired_p(metric: str, row: Row, reference: Row, tasks: Sequence[Task]) -> float:

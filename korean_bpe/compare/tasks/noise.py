@@ -270,7 +270,9 @@ class NoiseTask(BaseTask):
         evidence["drop"] = _drops(classifier, clean, encoded, labels, out, "")
         if self.dropout:
             if hasattr(seg, "encode_dropout"):
+                started = time.process_time()
                 dropped = self._dropout(row, classifier.settings, train_labels)
+                out["noise_dropout_s"] = time.process_time() - started
                 evidence["dropout"] = _drops(dropped, clean, encoded, labels, out, "dropout_")
             else:
                 notes = self._once(row.strategy, f"noise: {row.strategy} is not our BPE and has no BPE-dropout: its "
@@ -425,6 +427,9 @@ def _columns(rates: Mapping[str, float], dropout: float | None) -> tuple[Column,
         Column("noise_s", "float64", "CPU seconds of the noise task on the row: perturbing and encoding the held-out "
                "documents, scoring the classifier on them, training and scoring the BPE-dropout classifier",
                unit="s", format="{:.1f}"),
+        *((Column("noise_dropout_s", "float64", "of noise_s, the CPU seconds of training the BPE-dropout classifier "
+                  "(encoding the training documents with dropout and fitting; NaN for rows without dropout)",
+                  unit="s", format="{:.1f}"),) if dropout else ()),
         Column("noise_stability", "float64", f"mean token stability over the perturbations ({names}): per document, "
                "then over the documents", unit="%", direction="higher", format="{:.2f}", interval=True),
         Column("noise_accuracy_drop", "float64", f"mean accuracy drop over the perturbations ({names}) of the row's "
