@@ -6,7 +6,8 @@ each paragraph that makes one carries machine-readable checks, in HTML comments 
 page does not see:
 
 * ``<!-- table: ID -->`` just before a markdown table (or a fenced printed table) names it; ``csv:NAME``
-  names a CSV file of ``benchmarks/`` (rows keyed by ``strategy``);
+  names a CSV file of ``benchmarks/`` (rows keyed by ``strategy``, and by ``strategy size`` where the
+  file has a ``vocab_size`` column: ``whitespace/syllable 32000``);
 * ``<!-- check: ID | ROWS | COLUMNS | OP VALUE -->`` asserts ``OP VALUE`` of every cell of the
   ``;``-separated ROWS and COLUMNS (a column by its header or a unique prefix of it).  OP is a
   comparison of the cell's first number (``<``, ``<=``, ``>``, ``>=``), of the p-value written in the
@@ -91,7 +92,10 @@ def _tables() -> dict[str, dict[str, dict[str, str]]]:
                 tables[found.group(1)] = _markdown_table(lines, j)
     for path in BENCH.glob("*.csv"):
         with path.open(encoding="utf-8", newline="") as f:
-            tables[f"csv:{path.name}"] = {row["strategy"]: row for row in csv.DictReader(f)}
+            rows = list(csv.DictReader(f))
+        keyed = {row["strategy"]: row for row in rows}
+        keyed.update({f"{row['strategy']} {row['vocab_size']}": row for row in rows if row.get("vocab_size")})
+        tables[f"csv:{path.name}"] = keyed
     return tables
 
 

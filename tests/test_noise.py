@@ -415,7 +415,8 @@ def test_compare_gives_the_noise_columns(noise_run):
     expected = [c for n in names for c in (f"noise_{n}_stability", f"noise_{n}_fertility_change",
                                            f"noise_{n}_unk_rate_change", f"noise_{n}_accuracy_drop",
                                            f"noise_{n}_dropout_accuracy_drop")] \
-        + ["noise_stability", "noise_accuracy_drop", "noise_dropout_accuracy_drop", "noise_dropout_accuracy"]
+        + ["noise_s", "noise_dropout_s", "noise_stability", "noise_accuracy_drop", "noise_dropout_accuracy_drop",
+           "noise_dropout_accuracy"]
     table = noise_run.table
     assert [c for c in table.columns if c.startswith("noise_") and not c.endswith(("_low", "_high", "_p", "_holm"))] \
         == expected
@@ -423,6 +424,7 @@ def test_compare_gives_the_noise_columns(noise_run):
                                                                    "nfd": 0.0}
     df = table.set_index("strategy")
     assert df.filter(like="accuracy").isna().all().all()  # no labels: the accuracy columns stay empty, once noted
+    assert (df["noise_s"] > 0).all() and df["noise_dropout_s"].isna().all()  # no classifier, so no dropout one
     assert noise_run.notes.count("noise: no labels, so no accuracy drop: its columns stay empty (give compare() "
                                  "labels, or korean-bpe compare a labelled corpus such as nsmc-sample)") == 1
     assert (df["noise_nfd_stability"] == 1.0).all() and (df["noise_nfd_fertility_change"] == 0.0).all()
@@ -463,7 +465,7 @@ def test_the_printed_task_table_goes_long_when_wide(noise_run):
     task = get_task({"type": "noise", "perturbations": {"keyboard_typo": 0.2, "wrong_layout": 0.1, "nfd": 0.0}})
     lines = format_task(noise_run.table, task.columns).splitlines()
     assert lines[0].split() == ["strategy", "vocab", "metric", "value", "[interval]"]
-    assert len(lines) == 1 + 3 * 4 + 1 and lines[-1] == "(6 more columns of this task in table.csv and the report)"
+    assert len(lines) == 1 + 3 * 4 + 1 and lines[-1] == "(7 more columns of this task in table.csv and the report)"
     assert max(map(len, lines)) <= 100
     row = noise_run.table.set_index("strategy").loc["baseline/word"]
     (line,) = [x for x in lines if x.startswith("baseline/word") and " noise_stability " in x]
