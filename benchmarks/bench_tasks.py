@@ -95,8 +95,11 @@ def record(result: object, *, argv: list[str], wall: float, cpu: float, load: tu
     task_cpu = {c[:-2]: float(df[c].sum()) for c in df.columns if c.endswith("_s") and c not in
                 ("train_s", "pretok_s", "encode_texts_per_s", "noise_dropout_s") and df[c].notna().any()}
     if "noise" in task_cpu and "noise_dropout_s" in df.columns and df["noise_dropout_s"].notna().any():
-        task_cpu["noise (of it the BPE-dropout classifiers' training " + f"{df['noise_dropout_s'].sum():,.0f})"] = \
-            task_cpu.pop("noise")
+        dropout = float(df["noise_dropout_s"].sum())
+        total = task_cpu.pop("noise")
+        # the dropout classifiers are the downstream stage of the BPE-dropout rows; the rest measures
+        task_cpu[f"noise (of it perturbing, encoding and scoring {total - dropout:,.0f}, training the "
+                 f"BPE-dropout rows' classifiers {dropout:,.0f})"] = total
     verdict = format_choices(result.choices, result.verdicts, alpha=alpha)  # type: ignore[attr-defined]
     verdict += "\n\n" + format_verdicts(result.verdicts, alpha=alpha)  # type: ignore[attr-defined]
     summary = format_summary(result.summary, confidence=confidence)  # type: ignore[attr-defined]

@@ -71,6 +71,26 @@ def test_same_seed_same_numbers_other_seed_other_models() -> None:
     assert np.array_equal(c[0], a[1])
 
 
+def test_identical_documents_are_forwarded_once_and_labelled_alike() -> None:
+    from korean_bpe.compare.downstream import fit
+
+    train = [[5, 6], [5, 7], [8, 9], [8, 6, 9]] * 25
+    clf = fit(train, [1, 1, 0, 0] * 25, settings=Downstream(epochs=2, seeds=2, batch_size=8, dim=8), seed=0)
+    seen: list[int] = []
+    hooks = [m.register_forward_hook(lambda m, args, out: seen.append(args[0].shape[0])) for m in clf.models]
+    # the noise task's sets: most documents unchanged; identical after the first max_length ids too
+    long = [5] * 200
+    docs = [[5, 7], [8, 9], [5, 7], [8, 9, 6], [5, 7], long, long + [9], [77_777]]
+    got = clf.predict(docs, batch_size=2)
+    for h in hooks:
+        h.remove()
+    assert sum(seen) == 2 * 5  # 5 distinct documents (the two long ones share their first 128 ids), per model
+    assert got.shape == (2, 8) and (got[:, 0] == got[:, 2]).all() and (got[:, 0] == got[:, 4]).all()
+    assert (got[:, 5] == got[:, 6]).all()
+    alone = clf.predict([[5, 7], [8, 9], [8, 9, 6], long, [77_777]])
+    assert np.array_equal(got[:, [0, 1, 3, 5, 7]], alone)
+
+
 def test_the_learning_rate_warms_up_then_follows_a_cosine_to_zero() -> None:
     # the defaults on NSMC: 20,000 reviews in batches of 256, 3 epochs -> 3 x 79 = 237 steps, 24 of warm-up
     steps, peak = 3 * -(-20_000 // 256), Downstream().learning_rate

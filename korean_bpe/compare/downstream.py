@@ -55,7 +55,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 __all__ = ["torch_device", "Downstream", "MODELS", "MAX_SEEDS", "MAX_EPOCHS", "WARMUP", "learning_rate", "Classifier",
-           "fit", "predict", "evaluate", "scored", "require_torch", "resolved_device", "length_batches"]
+           "fit", "predict", "evaluate", "scored", "require_torch", "resolved_device", "length_batches", "Ragged"]
 
 #: the model families, the default first
 MODELS = ("cnn", "transformer")
@@ -184,14 +184,49 @@ def learning_rate(step: int, steps: int, *, peak: float) -> float:
     return peak * 0.5 * (1 + math.cos(math.pi * (step - warm) / max(1, steps - warm)))
 
 
-def _prepare(docs: Sequence[Sequence[int]], max_length: int, remap: dict[int, int]) -> list[list[int]]:
+def _prepare(docs: Sequence[Sequence[int]], max_length: int, remap: dict[int, int]) -> Ragged:
     """Each document's ids, cut at ``max_length``, through ``remap`` (id -> embedding row); an empty
     document becomes the one ``_EMPTY`` row."""
-    out = []
-    for ids in docs:
-        row = [remap[i] for i in ids[:max_length]]
-        out.append(row or [_EMPTY])
-    return out
+    return Ragged([[remap[i] for i in ids[:max_length]] or [_EMPTY] for ids in docs])
+
+
+class Ragged:
+    """Sequences of ints of different lengths kept as one flat int64 array and their starts, so that
+    a padded batch of them is made by NumPy indexing, without a Python object per element (the
+    training loops of the downstream, ``ner`` and ``lm`` tasks make one a step).
+
+    >>> r = Ragged([[5, 6, 7], [8], []])
+    >>> r.padded([1, 0], pad=0).tolist(), r.lengths.tolist()
+    ([[8, 0, 0], [5, 6, 7]], [3, 1, 0])
+    >>> r.padded([2], pad=-1, least=1).tolist()
+    [[-1]]
+    """
+
+    def __init__(self, seqs: Sequence[Sequence[int]]) -> None:
+        import itertools
+
+        import numpy as np
+
+        self.lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+        self.starts = np.zeros(len(seqs) + 1, dtype=np.int64)
+        np.cumsum(self.lengths, out=self.starts[1:])
+        self.flat = np.fromiter(itertools.chain.from_iterable(seqs), dtype=np.int64, count=int(self.starts[-1]))
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def padded(self, index: Sequence[int], *, pad: int, least: int = 0) -> Any:
+        """The sequences ``index`` as a ``len(index) x longest`` int64 array (at least ``least``
+        columns), each padded on the right with ``pad``."""
+        import numpy as np
+
+        index = np.asarray(index, dtype=np.int64)
+        lengths = self.lengths[index]
+        out = np.full((len(index), max(least, int(lengths.max(initial=0)))), pad, dtype=np.int64)
+        rows = np.repeat(np.arange(len(index)), lengths)
+        columns = np.arange(rows.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        out[rows, columns] = self.flat[np.repeat(self.starts[index], lengths) + columns]
+        return out
 
 
 def length_batches(lengths: Sequence[int], batch_size: int, generator: Any, torch: Any) -> list[list[int]]:
@@ -208,13 +243,9 @@ def length_batches(lengths: Sequence[int], batch_size: int, generator: Any, torc
     return [batches[k] for k in perm]
 
 
-def _tensor(docs: list[list[int]], index: Sequence[int], torch: Any, device: Any) -> tuple[Any, Any]:
+def _tensor(docs: Ragged, index: Sequence[int], torch: Any, device: Any) -> tuple[Any, Any]:
     """(ids, mask) of the documents ``index``: a batch x longest matrix padded with ``_PAD``."""
-    longest = max(len(docs[i]) for i in index)
-    ids = torch.zeros((len(index), longest), dtype=torch.long)
-    for row, i in enumerate(index):
-        ids[row, :len(docs[i])] = torch.tensor(docs[i], dtype=torch.long)
-    ids = ids.to(device)
+    ids = torch.from_numpy(docs.padded(index, pad=_PAD)).to(device)
     return ids, ids != _PAD
 
 
@@ -294,7 +325,8 @@ class Classifier:
         int64 array.  An id the models have no embedding row for (one in neither the training
         documents nor the ``known`` documents of :func:`fit`) gets a row drawn as an untrained row
         is drawn (uniform in [-0.05, 0.05]), from a generator of the seed and those ids alone: the
-        same documents give the same labels, whatever was predicted before.  ``batch_size``:
+        same documents give the same labels, whatever was predicted before.  Documents identical in
+        their first ``max_length`` ids are predicted once and get the same labels.  ``batch_size``:
         documents per forward pass, sorted by length (None: four training batches, as
         :func:`predict`; the training batch size pads less and runs about 3 times faster on the CPU,
         the logits equal up to rounding)."""
@@ -302,21 +334,28 @@ class Classifier:
 
         torch = require_torch()
         settings = self.settings
-        new = sorted({i for doc in docs for i in doc[:settings.max_length]} - self.remap.keys())
+        cut = [tuple(doc[:settings.max_length]) for doc in docs]
+        where: dict[tuple[int, ...], int] = {}
+        back = np.fromiter((where.setdefault(doc, len(where)) for doc in cut), dtype=np.int64, count=len(cut))
+        unique = list(where)  # identical documents are predicted once (the noise task's are often unchanged)
+        new = sorted({i for doc in unique for i in doc} - self.remap.keys())
         remap = self.remap | {i: len(self.remap) + _SHIFT + k for k, i in enumerate(new)}
-        prepared = _prepare(docs, settings.max_length, remap)
-        out = np.empty((len(self.models), len(prepared)), dtype=np.int64)
+        prepared = _prepare(unique, settings.max_length, remap)
         device = torch_device(torch, settings.device)
+        order = np.argsort(prepared.lengths, kind="stable")
+        size = batch_size or settings.batch_size * 4
+        batches = [(index, *_tensor(prepared, index, torch, device))  # made once for every model
+                   for index in (order[k:k + size] for k in range(0, len(order), size))]
+        got = np.empty((len(self.models), len(unique)), dtype=np.int64)
         threads = torch.get_num_threads()
         torch.set_num_threads(settings.threads)
         try:
             for s, model in enumerate(self.models):
                 with _extended(model, len(new), torch, torch.Generator().manual_seed(self.seed + s)):
-                    out[s] = np.asarray(self.classes)[_predict(model, prepared, batch_size or settings.batch_size * 4,
-                                                               torch, device)]
+                    got[s] = _predict(model, batches, len(unique), torch)
         finally:
             torch.set_num_threads(threads)
-        return out
+        return np.asarray(self.classes, dtype=np.int64)[got][:, back]
 
     def __repr__(self) -> str:
         return f"Classifier({len(self.models)} models, {len(self.remap):,} ids, classes {self.classes})"
@@ -369,7 +408,7 @@ def fit(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], *, set
             generator = torch.Generator().manual_seed(seed + s)
             model = _model(torch, settings, len(ids) + _SHIFT, len(classes)).to(device)
             optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=0.01)
-            lengths = [len(d) for d in train]
+            lengths = train.lengths.tolist()
             steps = settings.epochs * -(-len(train) // settings.batch_size)
             schedule = torch.optim.lr_scheduler.LambdaLR(
                 optimizer, lambda step: learning_rate(step, steps, peak=1.0))
@@ -401,16 +440,15 @@ def predict(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], te
                progress=progress).predict(test_docs)
 
 
-def _predict(model: Any, docs: list[list[int]], batch_size: int, torch: Any, device: Any) -> Any:
+def _predict(model: Any, batches: list[tuple[Any, Any, Any]], n: int, torch: Any) -> Any:
+    """The class number ``model`` gives each of ``n`` documents, from ``batches`` of ``(index, ids,
+    mask)`` (:func:`_tensor`)."""
     import numpy as np
 
     model.eval()
-    order = sorted(range(len(docs)), key=lambda i: len(docs[i]))
-    out = np.empty(len(docs), dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
     with torch.no_grad():
-        for start in range(0, len(order), batch_size):
-            index = order[start:start + batch_size]
-            x, mask = _tensor(docs, index, torch, device)
+        for index, x, mask in batches:
             out[index] = model(x, mask).argmax(1).cpu().numpy()
     return out
 

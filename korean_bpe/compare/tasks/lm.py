@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import Any
 
 from ..columns import Column
-from ..downstream import MAX_SEEDS
+from ..downstream import MAX_SEEDS, Ragged
 from ..rows import Measured, RowInput
 from .base import BaseTask, register_task
 
@@ -218,17 +218,18 @@ def _network(torch: Any, n_ids: int, settings: LmSettings) -> Any:
     return GRULanguageModel()
 
 
-def _sequences(docs: Sequence[Sequence[int]], boundary: int, max_length: int | None) -> list[tuple[list[int], list[int]]]:
-    """``(inputs, targets)`` of each document: BOS + its tokens, its tokens + EOS, cut after
-    ``max_length`` predictions (None: whole)."""
-    out = []
+def _sequences(docs: Sequence[Sequence[int]], boundary: int, max_length: int | None) -> tuple[Ragged, Ragged]:
+    """``(inputs, targets)`` of the documents: each BOS + its tokens, and its tokens + EOS, cut
+    after ``max_length`` predictions (None: whole)."""
+    inputs, targets = [], []
     for ids in docs:
         seq = [boundary, *ids, boundary]
-        inputs, targets = seq[:-1], seq[1:]
+        x, y = seq[:-1], seq[1:]
         if max_length is not None:
-            inputs, targets = inputs[:max_length], targets[:max_length]
-        out.append((inputs, targets))
-    return out
+            x, y = x[:max_length], y[:max_length]
+        inputs.append(x)
+        targets.append(y)
+    return Ragged(inputs), Ragged(targets)
 
 
 def _batches(lengths: Sequence[int], settings: LmSettings, generator: Any, torch: Any) -> list[list[int]]:
@@ -254,20 +255,12 @@ def _batches(lengths: Sequence[int], settings: LmSettings, generator: Any, torch
     return out
 
 
-def _tensors(pairs: Sequence[tuple[list[int], list[int]]], index: Sequence[int], torch: Any, device: Any,
+def _tensors(inputs: Ragged, targets: Ragged, index: Sequence[int], torch: Any, device: Any,
              pad: int) -> tuple[Any, Any, Any]:
     """(inputs, targets, mask) of the documents ``index``, padded to the longest."""
-    longest = max(len(pairs[i][0]) for i in index)
-    inputs = torch.full((len(index), longest), pad, dtype=torch.long)
-    targets = torch.full((len(index), longest), pad, dtype=torch.long)
-    for row, i in enumerate(index):
-        x, y = pairs[i]
-        inputs[row, :len(x)] = torch.tensor(x, dtype=torch.long)
-        targets[row, :len(y)] = torch.tensor(y, dtype=torch.long)
-    mask = torch.zeros((len(index), longest), dtype=torch.bool)
-    for row, i in enumerate(index):
-        mask[row, :len(pairs[i][0])] = True
-    return inputs.to(device), targets.to(device), mask.to(device)
+    x = torch.from_numpy(inputs.padded(index, pad=pad))
+    mask = torch.arange(x.shape[1]).unsqueeze(0) < torch.from_numpy(inputs.lengths[index]).unsqueeze(1)
+    return x.to(device), torch.from_numpy(targets.padded(index, pad=pad)).to(device), mask.to(device)
 
 
 def train_model(train_docs: Sequence[Sequence[int]], *, vocab_size: int, settings: LmSettings = LmSettings(),
@@ -282,8 +275,8 @@ def train_model(train_docs: Sequence[Sequence[int]], *, vocab_size: int, setting
                          "to at least one token")
     _check_ids(train_docs, vocab_size, "training")
     device = _device(torch, settings.device)
-    pairs = _sequences(train_docs, vocab_size, settings.max_length)
-    lengths = [len(x) for x, _ in pairs]
+    inputs_, targets_ = _sequences(train_docs, vocab_size, settings.max_length)
+    lengths = inputs_.lengths.tolist()
     threads = torch.get_num_threads()
     torch.set_num_threads(settings.threads)
     try:
@@ -303,7 +296,7 @@ def train_model(train_docs: Sequence[Sequence[int]], *, vocab_size: int, setting
         schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, rate)
         model.train()
         for index in batches:
-            inputs, targets, mask = _tensors(pairs, index, torch, device, vocab_size)
+            inputs, targets, mask = _tensors(inputs_, targets_, index, torch, device, vocab_size)
             hidden = model.hidden(inputs)[mask]
             loss = torch.nn.functional.cross_entropy(model.logits(hidden), targets[mask])
             optimizer.zero_grad(set_to_none=True)
@@ -329,9 +322,10 @@ def document_log_probs(model: Any, docs: Sequence[Sequence[int]], *, vocab_size:
     torch = _require_torch()
     _check_ids(docs, vocab_size, "held-out")
     device = next(model.parameters()).device
-    pairs = _sequences(docs, vocab_size, None)
-    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]))
-    out: list[Any] = [None] * len(pairs)
+    inputs_, targets_ = _sequences(docs, vocab_size, None)
+    lengths = inputs_.lengths.tolist()
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    out: list[Any] = [None] * len(lengths)
     threads = torch.get_num_threads()
     torch.set_num_threads(settings.threads)
     model.eval()
@@ -339,12 +333,12 @@ def document_log_probs(model: Any, docs: Sequence[Sequence[int]], *, vocab_size:
         with torch.no_grad():
             for start in range(0, len(order), batch_size):
                 index = order[start:start + batch_size]
-                inputs, targets, mask = _tensors(pairs, index, torch, device, vocab_size)
+                inputs, targets, mask = _tensors(inputs_, targets_, index, torch, device, vocab_size)
                 hidden = model.hidden(inputs)
                 logp = torch.log_softmax(model.logits(hidden).double(), -1)
                 got = logp.gather(2, targets.unsqueeze(2)).squeeze(2).cpu().numpy()
                 for row, i in enumerate(index):
-                    out[i] = np.asarray(got[row, :len(pairs[i][1])], dtype=np.float64)
+                    out[i] = np.asarray(got[row, :lengths[i]], dtype=np.float64)
     finally:
         torch.set_num_threads(threads)
     return out

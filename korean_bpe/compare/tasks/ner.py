@@ -670,7 +670,7 @@ def predict_tags(train_tokens: Sequence[Sequence[str]], train_labels: Sequence[S
     """
     from collections import Counter
 
-    from ..downstream import learning_rate, length_batches, require_torch, torch_device
+    from ..downstream import Ragged, learning_rate, length_batches, require_torch, torch_device
 
     torch = require_torch()
     if len(train_tokens) != len(train_labels) or any(len(t) != len(y) for t, y in zip(train_tokens, train_labels)):
@@ -682,8 +682,9 @@ def predict_tags(train_tokens: Sequence[Sequence[str]], train_labels: Sequence[S
         raise ValueError(f"train_labels hold {sorted(bad)[:3]}: a label is a tag number below n_tags={n_tags}, or -100")
     seen = Counter(t for tokens in train_tokens for t in tokens)
     ids = {t: k + _FIRST_ID for k, t in enumerate(sorted(t for t, c in seen.items() if c >= settings.min_count))}
-    train = [[ids.get(t, _UNKNOWN_ID) for t in tokens] for tokens in train_tokens]
-    test = [[ids.get(t, _UNKNOWN_ID) for t in tokens] for tokens in test_tokens]
+    train = Ragged([[ids.get(t, _UNKNOWN_ID) for t in tokens] for tokens in train_tokens])
+    test = Ragged([[ids.get(t, _UNKNOWN_ID) for t in tokens] for tokens in test_tokens])
+    gold = Ragged(train_labels)
     device = torch_device(torch, settings.device, owner="NerTagger")
     threads = torch.get_num_threads()
     torch.set_num_threads(settings.threads)
@@ -696,11 +697,11 @@ def predict_tags(train_tokens: Sequence[Sequence[str]], train_labels: Sequence[S
             optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=0.01)
             steps = settings.epochs * -(-len(train) // settings.batch_size)
             schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: learning_rate(step, steps, peak=1.0))
-            lengths = [len(x) for x in train]
+            lengths = train.lengths.tolist()
             for _ in range(settings.epochs):
                 model.train()
                 for index in length_batches(lengths, settings.batch_size, generator, torch):
-                    x, y = _padded(train, index, torch, device, train_labels)
+                    x, y = _padded(train, index, torch, device, gold)
                     if not (y != _IGNORE).any():
                         schedule.step()
                         continue
@@ -718,33 +719,27 @@ def predict_tags(train_tokens: Sequence[Sequence[str]], train_labels: Sequence[S
     return out
 
 
-def _padded(seqs: Sequence[Sequence[int]], index: Sequence[int], torch: Any, device: Any,
-            labels: Sequence[Sequence[int]] | None = None) -> tuple[Any, Any]:
-    """(ids, labels) of the sentences ``index``: batch x longest, ids padded with 0, labels with -100
-    (None without ``labels``)."""
-    longest = max(1, max(len(seqs[i]) for i in index))
-    x = torch.zeros((len(index), longest), dtype=torch.long)
-    y = torch.full((len(index), longest), _IGNORE, dtype=torch.long) if labels is not None else None
-    for row, i in enumerate(index):
-        if seqs[i]:
-            x[row, :len(seqs[i])] = torch.tensor(seqs[i], dtype=torch.long)
-            if y is not None:
-                y[row, :len(seqs[i])] = torch.tensor(labels[i], dtype=torch.long)
-    return x.to(device), None if y is None else y.to(device)
+def _padded(seqs: Ragged, index: Sequence[int], torch: Any, device: Any,
+            labels: Ragged | None = None) -> tuple[Any, Any]:
+    """(ids, labels) of the sentences ``index``: batch x longest (at least 1), ids padded with 0,
+    labels with -100 (None without ``labels``)."""
+    x = torch.from_numpy(seqs.padded(index, pad=_PAD_ID, least=1)).to(device)
+    return x, None if labels is None else torch.from_numpy(labels.padded(index, pad=_IGNORE, least=1)).to(device)
 
 
-def _tag(model: Any, seqs: list[list[int]], batch_size: int, torch: Any, device: Any) -> list[list[int]]:
+def _tag(model: Any, seqs: Ragged, batch_size: int, torch: Any, device: Any) -> list[list[int]]:
     """The model's tag numbers of each sentence (batches of similar length)."""
     model.eval()
-    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
-    out: list[list[int]] = [[] for _ in seqs]
+    lengths = seqs.lengths.tolist()
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    out: list[list[int]] = [[] for _ in lengths]
     with torch.no_grad():
         for start in range(0, len(order), batch_size):
             index = order[start:start + batch_size]
             x, _ = _padded(seqs, index, torch, device)
             best = model(x).argmax(-1).cpu().tolist()
             for row, i in enumerate(index):
-                out[i] = best[row][:len(seqs[i])]
+                out[i] = best[row][:lengths[i]]
     return out
 
 
