@@ -171,6 +171,8 @@ def test_compare_without_a_corpus_runs_the_labelled_demo_verdict_first(tmp_path:
             assert f"\n  {mark} " in legend, mark
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "## Verdict" in report and "choose whitespace/" in report and "nsmc-sample: 8,000 Naver" in report
+    # 400 reviews (COMPARE_SMALL_CORPUS): the rows run in this process, no worker is spawned for them
+    assert "| n_jobs | 1 |" in report
     assert proc.stderr.index("note:") > 0 if "note:" in proc.stderr else True
     assert "--full prints the full table" in proc.stderr
 

@@ -42,6 +42,11 @@ COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
 #: their trainer whatever the corpus, are left out (``--strategies peer`` or ``all`` names them)
 COMPARE_VOCAB_SIZES_EMBEDDED = (1000, 2000)
 COMPARE_SLOW_PEERS = ("kiwi-bpe", "kiwi-swtokenizer")
+#: below this many documents (training and held-out together) ``korean-bpe compare`` runs its rows in
+#: this process unless ``--jobs`` says otherwise: a spawned worker spends some 4 s of CPU importing the
+#: libraries and starting the analyzers, more than such rows cost (400 reviews, 4 strategies: 14 s of CPU
+#: in one process, 22 s with two workers, the same table)
+COMPARE_SMALL_CORPUS = 2_000
 #: the demo: ``korean-bpe compare`` without a corpus, on the shipped movie-review sample (8,000 reviews
 #: to train on, 2,000 held out, labelled) at one size, with the downstream classifier: the tutorials'
 #: Okt analysis (syllable and jamo BPE), whitespace and raw BPE, Kiwi and MeCab lossless, SuperBPE, the
@@ -156,8 +161,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--jobs", type=positive_int, default=None, metavar="N",
                    help="worker processes, each running groups of strategies (an analyzer's rows, a peer); "
                         "same table and report whatever N (default: the number of CPUs, at most one per "
-                        "group; 1, all in this process, on the small embedded corpus, where starting the "
-                        "analyzers in each worker costs more than its rows)")
+                        f"group; 1, all in this process, on the embedded Constitution corpus and below "
+                        f"{COMPARE_SMALL_CORPUS:,} documents, where starting the analyzers in each worker "
+                        "costs more than its rows)")
     p.add_argument("--no-model-cache", action="store_true",
                    help="train every model again and keep none (default: trained models are kept in "
                         "models/ under the analysis cache's directory and read back on a rerun on the same "
@@ -260,6 +266,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if (labels is None) != (eval_labels is None) and args.eval is not None:
         info("note: labels for only one of CORPUS and --eval: no probe_accuracy")
         labels = eval_labels = None
+    if args.jobs is None and len(texts) + len(eval_texts or ()) < COMPARE_SMALL_CORPUS:
+        config = config.replace(n_jobs=1)
     if downstream is not None and labels is None:
         raise UserError("--downstream needs labels: give --labels FILE (one integer a line), or a corpus in NSMC "
                         "format (a TSV with a 'label' column); with --eval, --eval-labels too")
