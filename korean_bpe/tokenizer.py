@@ -529,17 +529,26 @@ class Tokenizer:
             return self._encoder.encode_dropout(self._pre_tokenizer.batch(texts), p, random.Random(seed))
         return self._encoder.encode_texts(texts, num_threads=num_threads, check=check)
 
-    def encode_pretokenized(self, batch: Sequence[list[str]], *, num_threads: int | None = None) -> list[list[int]]:
+    def encode_pretokenized(self, batch: Sequence[list[str]], *, num_threads: int | None = None,
+                            dropout: float = 0.0, seed: int | None = None) -> list[list[int]]:
         """The ids of texts already cut into words by this tokenizer's pre-tokenizer: ``encode_batch``
         without its ``pre_tokenizer.batch`` step (an analysis computed once serves several
         tokenizers), the same ids, each distinct word segmented once.  Special tokens' text is
         ordinary text here (no ``disallowed_special`` check: the words are the pre-tokenizer's).
+        ``dropout`` and ``seed``: BPE-dropout as :meth:`encode_batch` applies it (the same draws, so
+        the same ids as ``encode_batch(texts, dropout=p, seed=s)``; every word merged afresh, by the
+        calling thread).
 
         >>> tok = Tokenizer(BPEModel(("<unk>",), tuple("▁재밌다영화"), (("▁", "영"), ("▁영", "화"), ("재", "밌"))))
         >>> words = tok.pre_tokenizer.batch(["영화 재밌다"])
         >>> words, tok.encode_pretokenized(words) == tok.encode_batch(["영화 재밌다"])
         ([['영화', '재밌다']], True)
+        >>> tok.encode_pretokenized(words, dropout=0.5, seed=3) == tok.encode_batch(["영화 재밌다"], dropout=0.5, seed=3)
+        True
         """
+        p = _check_dropout(dropout, seed)
+        if p:
+            return self._encoder.encode_dropout(self._word_batch(batch), p, random.Random(seed))
         return self._encoder.encode_words(self._word_batch(batch), num_threads=resolve_threads(num_threads))
 
     @staticmethod

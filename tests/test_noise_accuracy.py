@@ -239,3 +239,27 @@ def test_the_heatmaps_are_written_and_placed_in_the_reports(run, tmp_path):
     assert html.index("<h2>Verdict</h2>") < html.index('id="summary.png"') < html.index("<h2>Table</h2>")
     assert html.index("<h2>Noise</h2>") < html.index('id="noise.png"') < html.index("<h2>Plots</h2>")
     assert html.count('src="data:image/png;base64,') == len([n for n in written if n.endswith(".png")])
+
+
+def test_the_dropout_classifiers_documents_come_from_the_words_table_not_the_analyzer(monkeypatch) -> None:
+    """The dropout classifier's training reviews are encoded from the pre-tokenization compare already
+    made (the segmenter's words table): the same ids as the tokenizer's own dropout path, and the
+    analyzer is not run again (it would cost Kiwi's rows some 8 s on 20,000 reviews)."""
+    pytest.importorskip("kiwipiepy")
+    from korean_bpe import Tokenizer
+    from korean_bpe.compare.segmenters import BPESegmenter
+
+    texts, _ = labelled_reviews(60, 1)
+    tok = Tokenizer.train(texts, vocab_size=300, pre_tokenizer="kiwi", show_progress=False)
+    seg = BPESegmenter(tok, strategy="kiwi/syllable", pre_tokenizer="kiwi",
+                       words=dict(zip(texts, tok.pre_tokenizer.batch(texts))))
+    want = tok.encode_batch(texts, disallowed_special=(), dropout=0.3, seed=7)
+    assert want != tok.encode_batch(texts, disallowed_special=())  # the dropout shows
+
+    def analyzer_again(*args, **kwargs):
+        raise AssertionError("the analyzer ran again")
+
+    monkeypatch.setattr(type(tok.pre_tokenizer), "batch", analyzer_again)
+    assert seg.encode_dropout(texts, dropout=0.3, seed=7) == want
+    with pytest.raises(AssertionError, match="ran again"):  # a text outside the table: the tokenizer's path
+        seg.encode_dropout(texts + ["처음 보는 리뷰"], dropout=0.3, seed=7)

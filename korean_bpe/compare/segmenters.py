@@ -100,8 +100,8 @@ class BPESegmenter:
     """A :class:`~korean_bpe.Tokenizer` as a :class:`Segmenter`.
 
     ``words``: an optional ``text -> words`` table (the pre-tokenization :func:`compare` already
-    computed), used by :meth:`pieces` instead of running the analyzer again; :meth:`encode_batch`
-    always runs the tokenizer's own public path.
+    computed), used by :meth:`pieces` and :meth:`encode_dropout` instead of running the analyzer
+    again; :meth:`encode_batch` always runs the tokenizer's own public path.
     """
 
     kind = "bpe"
@@ -136,7 +136,10 @@ class BPESegmenter:
     def encode_dropout(self, texts: Sequence[str], *, dropout: float, seed: int) -> list[list[int]]:
         """The ids of each text with BPE-dropout: each merge skipped with probability ``dropout``
         (:meth:`korean_bpe.Tokenizer.encode_batch`, one ``random.Random(seed)`` for the batch).  A
-        row that has it can train its classifier on dropout's segmentations (the ``noise`` task)."""
+        row that has it can train its classifier on dropout's segmentations (the ``noise`` task).
+        Texts all in the ``words`` table are not pre-tokenized again (the same ids)."""
+        if self._words and all(t in self._words for t in texts):
+            return self.tokenizer.encode_pretokenized([self._words[t] for t in texts], dropout=dropout, seed=seed)
         return self.tokenizer.encode_batch(texts, disallowed_special=(), dropout=dropout, seed=seed)
 
     def encode_pretokenized(self, batch: list[list[str]]) -> list[list[int]]:
