@@ -196,8 +196,8 @@ class Ragged:
     training loops of the downstream, ``ner`` and ``lm`` tasks make one a step).
 
     >>> r = Ragged([[5, 6, 7], [8], []])
-    >>> r.padded([1, 0], pad=0).tolist(), r.lengths.tolist()
-    ([[8, 0, 0], [5, 6, 7]], [3, 1, 0])
+    >>> r.padded([1, 0], pad=0).tolist(), r.lengths.tolist(), r.by_length()
+    ([[8, 0, 0], [5, 6, 7]], [3, 1, 0], [2, 1, 0])
     >>> r.padded([2], pad=-1, least=1).tolist()
     [[-1]]
     """
@@ -214,6 +214,12 @@ class Ragged:
 
     def __len__(self) -> int:
         return len(self.lengths)
+
+    def by_length(self) -> list[int]:
+        """The sequences' positions, shortest first, ties in order (what a batched prediction reads)."""
+        import numpy as np
+
+        return np.argsort(self.lengths, kind="stable").tolist()
 
     def padded(self, index: Sequence[int], *, pad: int, least: int = 0) -> Any:
         """The sequences ``index`` as a ``len(index) x longest`` int64 array (at least ``least``
@@ -342,7 +348,7 @@ class Classifier:
         remap = self.remap | {i: len(self.remap) + _SHIFT + k for k, i in enumerate(new)}
         prepared = _prepare(unique, settings.max_length, remap)
         device = torch_device(torch, settings.device)
-        order = np.argsort(prepared.lengths, kind="stable")
+        order = prepared.by_length()
         size = batch_size or settings.batch_size * 4
         batches = [(index, *_tensor(prepared, index, torch, device))  # made once for every model
                    for index in (order[k:k + size] for k in range(0, len(order), size))]

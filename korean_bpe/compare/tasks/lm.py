@@ -324,7 +324,7 @@ def document_log_probs(model: Any, docs: Sequence[Sequence[int]], *, vocab_size:
     device = next(model.parameters()).device
     inputs_, targets_ = _sequences(docs, vocab_size, None)
     lengths = inputs_.lengths.tolist()
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    order = inputs_.by_length()
     out: list[Any] = [None] * len(lengths)
     threads = torch.get_num_threads()
     torch.set_num_threads(settings.threads)

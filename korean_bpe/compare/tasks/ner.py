@@ -731,7 +731,7 @@ def _tag(model: Any, seqs: Ragged, batch_size: int, torch: Any, device: Any) -> 
     """The model's tag numbers of each sentence (batches of similar length)."""
     model.eval()
     lengths = seqs.lengths.tolist()
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    order = seqs.by_length()
     out: list[list[int]] = [[] for _ in lengths]
     with torch.no_grad():
         for start in range(0, len(order), batch_size):
