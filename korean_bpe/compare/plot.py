@@ -193,12 +193,14 @@ def _figure_context(path: str | os.PathLike[str] | None) -> Iterator[Any]:
 
 
 def _finish(fig: Any, path: str | os.PathLike[str] | None, plt: Any) -> Any:
-    """Draw once inside the font context (ticks are made at draw time), save when asked, return fig."""
-    fig.draw_without_rendering()
-    if path is not None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=fig.dpi)
-        plt.close(fig)
+    """Save to ``path`` when asked (drawing inside the font context), else draw once inside it (ticks
+    are made at draw time, so a figure shown later keeps the Korean font); return fig."""
+    if path is None:
+        fig.draw_without_rendering()
+        return fig
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=fig.dpi)
+    plt.close(fig)
     return fig
 
 
