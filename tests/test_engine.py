@@ -208,6 +208,26 @@ def test_engines_equal_brute_force_on_random_tables(table):
         assert run_fresh(_merge.merge_engine, words, counts, next_id=4) == expected
 
 
+#: counts on both sides of the compiled engine's first queue floor (1,024) and of its halvings: a pair
+#: counted fewer times waits in a list until the heap runs dry (merge_engine.hpp, enqueue)
+floor_tables = st.dictionaries(
+    keys=st.lists(st.integers(0, 3), min_size=1, max_size=9).map(tuple),
+    values=st.integers(1, 3000),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(floor_tables)
+def test_engines_equal_brute_force_with_counts_around_the_queue_floor(table):
+    words, counts = [list(w) for w in table], list(table.values())
+    expected = run_fresh(brute_force, words, counts, next_id=4)
+    assert run_fresh(merge_engine, words, counts, next_id=4) == expected
+    if _merge is not None:
+        assert run_fresh(_merge.merge_engine, words, counts, next_id=4) == expected
+
+
 @settings(max_examples=200, deadline=None)
 @given(tie_words())
 def test_engines_equal_brute_force_with_reused_ids(table):

@@ -6,7 +6,9 @@ Words live in one flat array of symbols linked by ``prev``/``next`` indices (a m
 marked ``-1``).  Each pair gets a dense index from an open-addressing hash table; per pair we keep
 its count and the positions (left symbol) where it was created, appended as it appears and checked
 when used.  A merge visits only those positions and updates the pairs around each site by
-difference.  The best pair comes from a lazy max-heap ordered by (count, then smaller pair).  The
+difference.  The best pair comes from a lazy max-heap ordered by (count, then smaller pair) of the
+pairs counted at least a floor's number of times; those below wait in a list per count until the
+heap runs dry and the floor halves (the same choices as one heap of every pair).  The
 C++ is in ``merge_engine.hpp`` (the engine), ``engine_fill.hpp`` (its set-up on threads) and
 ``merge_namer.hpp`` (the merges named without Python objects, for :func:`train_ids`).
 """

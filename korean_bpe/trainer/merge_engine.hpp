@@ -1,5 +1,6 @@
 // The incremental BPE merge engine (korean_bpe/trainer/_merge.pyx drives it): words as linked symbol
-// nodes, pairs in an open-addressing table with their positions, a lazy max-heap of counts.
+// nodes, pairs in an open-addressing table with their positions, a lazy max-heap of the pairs counted
+// at least `floor_` times and one list per count below it (see enqueue).
 #pragma once
 
 #include <algorithm>
@@ -220,11 +221,7 @@ public:
         pool.resize(total);
         for (size_t p = 0; p + 1 < n; ++p)
             if (nodes[p].pidx >= 0) { Pair& P = pairs[nodes[p].pidx]; pool[P.head + P.len++] = (int32_t)p; }
-        heap.reserve(pairs.size() + 1024);
-        for (size_t i = 0; i < pairs.size(); ++i)
-            if (pairs[i].count >= min_count && fits_key(pairs[i].key))
-                heap.push_back(HeapItem{pairs[i].count, pairs[i].key, (int32_t)i});
-        std::make_heap(heap.begin(), heap.end(), HeapLess());
+        init_queue();
     }
 
     // --- build() on several threads: the same pairs, counts and positions (each pair's in
@@ -361,16 +358,71 @@ public:
         std::vector<Part>().swap(parts_);
         std::vector<std::vector<int32_t>>().swap(buckets);
         for (int k = 0; k < 32; ++k) free_head[k] = -1;
-        heap.reserve(pairs.size() + 1024);
-        for (size_t i = 0; i < pairs.size(); ++i)
-            if (pairs[i].count >= min_count && fits_key(pairs[i].key))
-                heap.push_back(HeapItem{pairs[i].count, pairs[i].key, (int32_t)i});
+        init_queue();
+    }
+
+    // The queue of the pairs that can still be chosen.  Those counted at least `floor_` times are
+    // in the lazy max-heap; each one counted fewer times waits in the list of its count, `low`.
+    // When the heap runs dry, the floor halves and the lists at or above it go into the heap.
+    // Most pairs are counted a few times and never chosen: each costs an append, not a heap push
+    // (about log2 of the heap's size cache misses).  The pairs chosen, and their order, are those
+    // of one heap holding every pair: a pair at or above the floor is always in the heap with its
+    // current count (gains push it again, a stale entry is requeued on pop), and every pair
+    // outside the heap is below the floor, below the heap's best.
+    static const int64_t kFloor = 1024;   // the first floor
+    int64_t floor_ = kFloor;
+    std::vector<std::vector<int32_t>> low = std::vector<std::vector<int32_t>>((size_t)kFloor);  // [count]: below floor_
+
+    inline void enqueue(int32_t idx, int64_t c) {
+        if (c < min_count) return;
+        if (c >= floor_) {
+            ++n_push;
+            heap.push_back(HeapItem{c, pairs[idx].key, idx});
+            std::push_heap(heap.begin(), heap.end(), HeapLess());
+        } else {
+            low[(size_t)c].push_back(idx);
+        }
+    }
+    // after the initial pairs are counted (build, par_finish): the heap and the lists
+    void init_queue() {
+        floor_ = kFloor;
+        low.assign((size_t)kFloor, std::vector<int32_t>());
+        heap.clear();
+        for (size_t i = 0; i < pairs.size(); ++i) {
+            int64_t c = pairs[i].count;
+            if (c < min_count || !fits_key(pairs[i].key)) continue;
+            if (c >= floor_) heap.push_back(HeapItem{c, pairs[i].key, (int32_t)i});
+            else low[(size_t)c].push_back((int32_t)i);
+        }
         std::make_heap(heap.begin(), heap.end(), HeapLess());
+    }
+    // the heap is empty: halve the floor and move the lists at or above it into the heap (an entry
+    // whose pair has lost counts since goes to the list of its count); false when nothing is below
+    bool lower_floor() {
+        int64_t bottom = std::max<int64_t>(min_count, 1);
+        if (floor_ <= bottom) return false;
+        int64_t nf = std::max<int64_t>(floor_ / 2, bottom);
+        for (int64_t c = nf; c < floor_; ++c) {
+            std::vector<int32_t> v;
+            v.swap(low[(size_t)c]);
+            for (int32_t idx : v) {
+                int64_t cur = pairs[idx].count;
+                if (cur >= nf) heap.push_back(HeapItem{cur, pairs[idx].key, idx});
+                else if (cur >= min_count) low[(size_t)cur].push_back(idx);
+            }
+        }
+        floor_ = nf;
+        std::make_heap(heap.begin(), heap.end(), HeapLess());
+        return true;
     }
 
     // the best pair into best_*; false when none is left
     bool pop_best() {
-        while (!heap.empty()) {
+        while (true) {
+            if (heap.empty()) {
+                if (lower_floor()) continue;
+                break;
+            }
             HeapItem top = heap.front();
             ++n_pop;
             std::pop_heap(heap.begin(), heap.end(), HeapLess());
@@ -378,10 +430,7 @@ public:
             int32_t idx = top.idx;
             int64_t cur = pairs[idx].count;
             if (cur != top.count) {  // stale: requeue with the current count
-                if (cur >= min_count) {
-                    heap.push_back(HeapItem{cur, top.key, idx});
-                    std::push_heap(heap.begin(), heap.end(), HeapLess());
-                }
+                enqueue(idx, cur);
                 continue;
             }
             if (cur <= 0) break;
@@ -500,11 +549,7 @@ public:
         free_block(head, cap);
         for (size_t i = 0; i < gained.size(); ++i) {
             int32_t g = gained[i];
-            if (pairs[g].count >= min_count && fits_key(pairs[g].key)) {
-                ++n_push;
-                heap.push_back(HeapItem{pairs[g].count, pairs[g].key, g});
-                std::push_heap(heap.begin(), heap.end(), HeapLess());
-            }
+            if (fits_key(pairs[g].key)) enqueue(g, pairs[g].count);
         }
     }
 };
