@@ -279,6 +279,12 @@ def test_the_cli_refuses_a_bad_task_before_reading_the_corpus(tmp_path) -> None:
     assert "argument --task ner=" in line and "absent not found" in line
     line = fails("compare", missing, "-o", out, "--task", "probe")
     assert "argument --task probe: the probe task runs with labels" in line
+    # what is missing is the task's own word (task_from_spec), not a generic "not found"
+    line = fails("compare", missing, "-o", out, "--task", f"hate={tmp_path / 'absent'}")
+    assert "argument --task hate=" in line and "train.tsv not found: the hate-speech data needs train.tsv and " \
+        "dev.tsv" in line
+    line = fails("compare", missing, "-o", out, "--task", "nsmc=")
+    assert "argument --task nsmc=: task spec 'nsmc=': nothing after '='; give nsmc=PATH" in line
     (tmp_path / "bad.tsv").write_text("## a\t가\n가 B-PS\n", encoding="utf-8")
     line = fails("compare", missing, "-o", out, "--task", f"ner={tmp_path / 'bad.tsv'}")
     assert "argument --task ner=" in line and "bad.tsv, line 2: expected one character" in line

@@ -452,29 +452,21 @@ _DOWNSTREAM_OPTIONS = {"seeds": "downstream_seeds", "train_docs": "downstream_do
 _BUILT_IN_TASKS = {"heldout": "always runs", "probe": "runs with labels", "downstream": "use --downstream"}
 
 
-#: task -> the names its PATH may give instead of a path (data shipped with korean_bpe)
-_TASK_DATA_NAMES = {"nsmc": ("nsmc-sample",)}
-
-
 def _compare_tasks(specs: list[str] | None) -> list[Any]:
-    """The tasks of ``--task NAME[=PATH]``, each made (its data read) before the corpus is: an
-    unknown name, a missing PATH or a task that cannot be made is a UserError naming the flag."""
+    """The tasks of ``--task NAME[=PATH]`` (:func:`~korean_bpe.compare.tasks.task_from_spec`), each
+    made (its data read) before the corpus is: an unknown name, a missing PATH or a task that cannot
+    be made is a UserError naming the flag."""
     from ..compare.tasks import TASKS, task_from_spec
 
     tasks: list[Any] = []
     for spec in specs or ():
-        name, _, path = (part.strip() for part in spec.partition("="))
+        name = spec.partition("=")[0].strip()
         if name in _BUILT_IN_TASKS:
             raise UserError(f"argument --task {spec}: the {name} task {_BUILT_IN_TASKS[name]}; --task adds others "
                             f"({', '.join(n for n in TASKS.names() if n not in _BUILT_IN_TASKS)})")
         if name not in TASKS:
             raise UserError(f"argument --task: unknown task {name!r}; choose one of "
                             f"{', '.join(n for n in TASKS.names() if n not in _BUILT_IN_TASKS)}")
-        from_spec = getattr(TASKS.get_class(name), "from_spec", None)  # NAME=SPEC: the task reads its own spec
-        if "=" in spec and from_spec is None and not (
-                path and (Path(path).expanduser().exists() or path in _TASK_DATA_NAMES.get(name, ()))):
-            raise UserError(f"argument --task {spec}: {path or 'the path'} not found; give NAME=PATH with the "
-                            "task's data, or NAME alone")
         try:
             tasks.append(task_from_spec(spec))
         except (ValueError, TypeError, ImportError) as exc:

@@ -130,17 +130,24 @@ def get_task(spec: str | Mapping[str, Any] | Task) -> Task:
 def task_from_spec(spec: str) -> Task:
     """The task of a command-line spec, ``NAME`` or ``NAME=ARG`` (``korean-bpe compare --task``,
     ``benchmarks/bench_tasks.py --task``): ARG is the task's own spec where its class reads one
-    (``from_spec``: the noise task's perturbations and rates), else the path of its data.
-    ValueError for an unknown name or a bad ARG.
+    (``from_spec``: the noise task's perturbations and rates), else the path of its data (or the
+    name of data shipped with korean_bpe, such as ``nsmc-sample``).  ValueError for an unknown name,
+    an empty ARG or a bad one (a :class:`~korean_bpe.corpus.CorpusError` naming what is missing).
 
     >>> task_from_spec("noise=keyboard_typo:0.2,dropout:0").perturbations
     {'keyboard_typo': 0.2}
     >>> task_from_spec("lm").name
     'lm'
+    >>> task_from_spec("nsmc=")
+    Traceback (most recent call last):
+      ...
+    ValueError: task spec 'nsmc=': nothing after '='; give nsmc=PATH (its data) or nsmc alone
     """
     name, eq, arg = (part.strip() for part in spec.partition("="))
     if not eq:
         return get_task(name)
+    if not arg:
+        raise ValueError(f"task spec {spec!r}: nothing after '='; give {name}=PATH (its data) or {name} alone")
     from_spec = getattr(TASKS.get_class(name), "from_spec", None)  # ValueError naming the choices
     return get_task(from_spec(arg)) if from_spec is not None else get_task({"type": name, "path": arg})
 
