@@ -55,6 +55,30 @@ def test_compare_reports_downstream_columns_with_intervals_and_p(small_run) -> N
     assert small_run.config["downstream"]["model"] == "cnn" and small_run.config["downstream"]["seeds"] == 2
 
 
+def test_rows_with_the_same_ids_share_one_classifier(monkeypatch) -> None:
+    """raw and whitespace BPE give the same ids on singly spaced reviews: the process that runs both
+    (one group) trains their classifier once, and the two rows get the same scores."""
+    from korean_bpe.compare.tasks import downstream as task
+
+    calls = []
+    real = task.scored
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("seed"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(task, "scored", counted)
+    texts, labels = labelled_reviews(200, 5)
+    run = compare(texts, labels=labels, strategies=["whitespace/syllable", "raw/syllable", "whitespace/jamo"],
+                  vocab_sizes=[100], gold=None, show_progress=False, model_cache=False,
+                  downstream=Downstream(seeds=1, epochs=2, dim=16, batch_size=16, learning_rate=0.02, train_docs=None))
+    df = run.table.set_index("strategy")
+    assert df.loc["raw/syllable", "same_as"] == "whitespace/syllable"
+    assert len(calls) == 2  # whitespace/syllable (raw/syllable reuses it) and whitespace/jamo
+    for column in ("downstream_accuracy", "downstream_macro_f1", "downstream_s"):
+        assert df.loc["raw/syllable", column] == df.loc["whitespace/syllable", column]
+
+
 def test_same_seed_same_numbers_other_seed_other_models() -> None:
     texts, labels = labelled_reviews(120, 3)
     tests, _ = labelled_reviews(40, 4)

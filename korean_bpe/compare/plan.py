@@ -4,7 +4,7 @@ the model cache)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -41,14 +41,16 @@ class Plan:
 @dataclass(frozen=True)
 class Workspace:
     """A :class:`Plan` and what one process keeps for it: each pre-tokenization once, the peers
-    module (None when the peers cannot run), the model cache (None: off), and whether this process
-    shows progress bars (a worker does not)."""
+    module (None when the peers cannot run), the model cache (None: off), whether this process
+    shows progress bars (a worker does not), and what the tasks keep across its rows
+    (:attr:`korean_bpe.compare.rows.RowInput.across_rows`)."""
 
     plan: Plan
     pretok: Pretokenizations
     peers: ModuleType | None = None
     model_cache: ModelCache | None = None
     show_progress: Any = False
+    across_rows: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def open(cls, plan: Plan, *, pretok: Pretokenizations | None = None, show_progress: Any = False) -> Workspace:

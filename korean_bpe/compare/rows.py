@@ -83,6 +83,10 @@ class RowInput:
     #: classifier's trained models, :class:`~korean_bpe.compare.downstream.Classifier`, which the
     #: noise task scores on perturbed documents); dropped with the row
     shared: dict[str, Any] = field(default_factory=dict)
+    #: what a task keeps across the rows this process measures in one comparison, by the task's
+    #: choice of key (the downstream classifiers by their inputs: a row with the same ids as an
+    #: earlier one reuses its classifier)
+    across_rows: dict[str, Any] = field(default_factory=dict)
 
     def training(self, task: str) -> tuple[list[list[int]], list[int]]:
         """``(ids, labels)`` of task ``task``'s labelled training sample; ValueError without labels."""

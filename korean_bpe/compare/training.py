@@ -342,7 +342,9 @@ class PeerStrategy(Strategy):
 
 #: the pre-tokenizations whose rows run with another one's: the Okt analysis mode reads the one Okt
 #: analysis, MoB the lossless morphemes of its analyzer
-_GROUP_OF: dict[str, str] = {"okt-analysis": "okt", **DERIVED}
+#: raw BPE beside whitespace BPE: on singly spaced text their ids are the same, and a process that
+#: runs both trains the downstream classifier once (korean_bpe.compare.tasks.downstream)
+_GROUP_OF: dict[str, str] = {"okt-analysis": "okt", "raw": "whitespace", **DERIVED}
 
 
 def strategy(name: str) -> Strategy:
@@ -366,7 +368,7 @@ def strategy(name: str) -> Strategy:
 #: rough seconds of each group on NSMC (165k/55k reviews, 4 sizes, cold) on one core: only the order
 #: in which the worker processes start groups (longest first), never a result
 GROUP_COST = {"okt": 340, "sentencepiece-unigram": 180, "kiwi": 160, "baseline": 110, "mecab": 120,
-              "kiwi-bpe": 100, "raw": 90, "whitespace": 90, "kiwi-swtokenizer": 60}
+              "kiwi-bpe": 100, "whitespace": 180, "kiwi-swtokenizer": 60}
 
 
 def groups(names: Sequence[str]) -> list[list[str]]:

@@ -57,14 +57,47 @@ def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Se
     with a progress bar of its epochs named ``desc`` (the task that trains it): ``(columns, evidence)``
     with the ``downstream_`` names (a task of its own renames them).  The trained
     :class:`~korean_bpe.compare.downstream.Classifier` is left in ``row.shared[desc]`` for the tasks
-    after it."""
+    after it.  A row whose inputs equal an earlier row's in this process (``row.across_rows``) gets
+    that row's classifier and scores without training."""
     from ...progress import start_progress
 
+    kept = row.across_rows.setdefault("classifiers", {})
+    key = _inputs_key(train_ids, train_labels, test_ids, test_labels, settings, row.seed)
+    if key in kept:  # a row with the same ids as one before it (raw and whitespace BPE often are)
+        columns, evidence, row.shared[desc] = kept[key]
+        return dict(columns), evidence
     bar = start_progress(row.show_progress, total=settings.seeds * settings.epochs,
                          desc=f"{desc} {row.strategy} {row.vocab_size:,}", unit="epoch")
     try:
         columns, evidence, row.shared[desc] = scored(train_ids, train_labels, test_ids, test_labels, settings=settings,
                                                      seed=row.seed, progress=bar)
-        return columns, evidence
     finally:
         bar.close()
+    kept[key] = (dict(columns), evidence, row.shared[desc])
+    while len(kept) > _KEPT:
+        del kept[next(iter(kept))]
+    return columns, evidence
+
+
+#: the classifiers a comparison's process keeps (the last ones it trained, by :func:`_inputs_key`): a
+#: row whose training and held-out ids, labels, settings and seed equal an earlier row's gets that
+#: row's classifier and scores, ``downstream_s`` included (training is deterministic: the same
+#: inputs give the same models)
+_KEPT = 4
+
+
+def _inputs_key(train_ids: Sequence[Sequence[int]], train_labels: Sequence[int], test_ids: Sequence[Sequence[int]],
+                test_labels: Sequence[int], settings: Downstream, seed: int) -> bytes:
+    """A digest of everything a classifier's training and scores depend on."""
+    import hashlib
+
+    import numpy as np
+
+    h = hashlib.blake2b(digest_size=20)
+    h.update(repr((settings, seed)).encode())
+    for docs in (train_ids, test_ids):
+        h.update(np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs)).tobytes())
+        h.update(np.fromiter((i for d in docs for i in d), dtype=np.int64).tobytes())
+    for labels in (train_labels, test_labels):
+        h.update(np.asarray([int(y) for y in labels], dtype=np.int64).tobytes())
+    return h.digest()
