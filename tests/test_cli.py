@@ -264,9 +264,9 @@ def test_compare_jobs_give_the_same_table_and_examples(tmp_path: Path) -> None:
     timing = ["train_s", "pretok_s", "encode_texts_per_s", "model_cached"]
     frames, examples = [], []
     env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")}
-    for jobs in ("1", "2"):
+    for jobs in ("1", "2"):  # two groups, two workers: whitespace BPE with raw; the character baselines
         out = tmp_path / jobs
-        ok("compare", "constitution", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
+        ok("compare", "constitution", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/jamo",
            "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--jobs", jobs, env=env)
         table = pd.read_csv(out / "table.csv")
         assert table["model_cached"].tolist() == [jobs == "2"] * 6  # the second run reads the first's models
@@ -275,8 +275,8 @@ def test_compare_jobs_give_the_same_table_and_examples(tmp_path: Path) -> None:
         examples.append(report.split("\n## Segmentation examples", 1)[1].split("\n## ", 1)[0])
         assert (out / "segmentation.png").exists() and (out / "token_lengths.png").exists()
     pd.testing.assert_frame_equal(frames[0], frames[1])
-    assert examples[0] == examples[1] and "baseline/word " in examples[0] and "raw/byte " in examples[0]
-    ok("compare", "constitution", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
+    assert examples[0] == examples[1] and "baseline/jamo " in examples[0] and "raw/byte " in examples[0]
+    ok("compare", "constitution", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/jamo",
        "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(tmp_path / "off"),
        "--no-model-cache", env=env)
     off = pd.read_csv(tmp_path / "off" / "table.csv")
