@@ -58,14 +58,18 @@ def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Se
     with the ``downstream_`` names (a task of its own renames them).  The trained
     :class:`~korean_bpe.compare.downstream.Classifier` is left in ``row.shared[desc]`` for the tasks
     after it.  A row whose inputs equal an earlier row's in this process (``row.across_rows``) gets
-    that row's classifier and scores without training."""
+    that row's classifier and scores without training; its ``downstream_s`` is the CPU it spent
+    finding them (so that the rows' seconds add up to what the comparison spent)."""
+    import time
+
     from ...progress import start_progress
 
+    cpu = time.process_time()
     kept = row.across_rows.setdefault("classifiers", {})
     key = _inputs_key(train_ids, train_labels, test_ids, test_labels, settings, row.seed)
     if key in kept:  # a row with the same ids as one before it (raw and whitespace BPE often are)
         columns, evidence, row.shared[desc] = kept[key]
-        return dict(columns), evidence
+        return {**columns, "downstream_s": time.process_time() - cpu}, evidence  # the seconds it spent: no training
     bar = start_progress(row.show_progress, total=settings.seeds * settings.epochs,
                          desc=f"{desc} {row.strategy} {row.vocab_size:,}", unit="epoch")
     try:
@@ -81,8 +85,7 @@ def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Se
 
 #: the classifiers a comparison's process keeps (the last ones it trained, by :func:`_inputs_key`): a
 #: row whose training and held-out ids, labels, settings and seed equal an earlier row's gets that
-#: row's classifier and scores, ``downstream_s`` included (training is deterministic: the same
-#: inputs give the same models)
+#: row's classifier and scores (training is deterministic: the same inputs give the same models)
 _KEPT = 4
 
 
