@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import stats
-from ..downstream import Downstream, resolved_device, scored
+from ..downstream import Downstream, Ragged, resolved_device, scored
 from ..rows import Measured, RowInput
 from .base import BaseTask, register_task
 
@@ -98,9 +98,9 @@ def _inputs_key(train_ids: Sequence[Sequence[int]], train_labels: Sequence[int],
 
     h = hashlib.blake2b(digest_size=20)
     h.update(repr((settings, seed)).encode())
-    for docs in (train_ids, test_ids):
-        h.update(np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs)).tobytes())
-        h.update(np.fromiter((i for d in docs for i in d), dtype=np.int64).tobytes())
+    for docs in map(Ragged, (train_ids, test_ids)):
+        h.update(docs.lengths.tobytes())
+        h.update(docs.flat.tobytes())
     for labels in (train_labels, test_labels):
         h.update(np.asarray([int(y) for y in labels], dtype=np.int64).tobytes())
     return h.digest()
