@@ -219,6 +219,32 @@ def test_engines_equal_brute_force_with_reused_ids(table):
         assert run_strings(_merge.merge_engine, table) == expected
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_token_made_again_meets_the_pairs_of_a_new_one(engine):
+    # xx is new: its pair (ab, xx) waits outside the compiled engine's table (merge_engine.hpp,
+    # is_new_token); a+b then makes the symbol "ab" again, whose gained (ab, xx) must find it
+    words = {("a", "b", "x", "x"): 3, ("ab", "x", "x"): 2, ("x", "x"): 10}
+    assert run_strings(engine, words) == [("x", "x", 15), ("a", "b", 3), ("ab", "xx", 5)]
+
+
+#: words over symbols some of which are the others joined: merges make them again
+symbol_words = st.dictionaries(
+    keys=st.lists(st.sampled_from(["a", "b", "ab", "x", "xx", "bx"]), min_size=1, max_size=8).map(tuple),
+    values=st.integers(1, 20),
+    min_size=1,
+    max_size=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(symbol_words)
+def test_engines_equal_brute_force_when_merges_make_symbols_again(table):
+    expected = run_strings(brute_force, table)
+    assert run_strings(merge_engine, table) == expected
+    if _merge is not None:
+        assert run_strings(_merge.merge_engine, table) == expected
+
+
 # ---------------------------------------------------------------- against HF tokenizers
 
 

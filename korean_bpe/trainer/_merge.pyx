@@ -30,7 +30,7 @@ cdef extern from "engine_fill.hpp":
         void add(int32_t s, int64_t cnt, bint first, bint last)
         int32_t best_a, best_b
         int64_t best_count
-        int64_t n_visit, n_site, n_push, n_pop
+        int64_t n_visit, n_site, n_push, n_pop, n_remade, n_indexed
         int64_t min_count
         void build() except + nogil
         void resize_nodes(size_t n) except +
@@ -430,7 +430,8 @@ def train_ids(WordSymbols ws, list new_ids, cuts, list id_to_token, *, int64_t m
             print(f"train_ids: fill {t_1 - t_0:.3f} build {t_2 - t_1:.3f} merges {t_3 - t_2:.3f} s wall; this "
                   f"thread's CPU {c_1 - c_0:.3f} {c_2 - c_1:.3f} {c_3 - c_2:.3f} s; positions {total} "
                   f"pairs {eng.n_pairs()}; pool {eng.n_pool()} slots {eng.n_slots()}; merge sites {eng.n_site} "
-                  f"({(c_3 - c_2) * 1e9 / max(1, eng.n_site):.0f} ns of CPU each)")
+                  f"({(c_3 - c_2) * 1e9 / max(1, eng.n_site):.0f} ns of CPU each); tokens made again {eng.n_remade}, "
+                  f"gained pairs indexed then {eng.n_indexed}")
     finally:
         del eng
         del nm

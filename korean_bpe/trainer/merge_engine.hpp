@@ -109,6 +109,7 @@ public:
     std::vector<HeapItem> heap;
     int32_t stamp = 0;
     int64_t n_visit = 0, n_site = 0, n_push = 0, n_pop = 0;   // statistics (profiling)
+    int64_t n_remade = 0, n_indexed = 0;   // merges making a token again; pending pairs indexed then
     // max_token_length: a pair competes only when its token spans <= max_len symbols; ids
     // below first_new are symbols (length 1), tlen[id - first_new] the merged tokens' lengths
     int64_t max_len = INT64_MAX;
@@ -137,14 +138,14 @@ public:
     int64_t best_count = 0;
     int32_t best_idx = -1;
 
-    void init_table(size_t expected) {
+    // a table for `expected` pairs (it grows when more come), room for `reserve` pair records
+    void init_table(size_t expected, size_t reserve) {
         size_t cap = 1024;
         while (cap < expected * 2) cap <<= 1;
         tkeys.assign(cap, 0);
         tvals.assign(cap, -1);
         tmask = cap - 1;
         shift = 64 - __builtin_ctzll(cap);
-        size_t reserve = expected;
         pairs.reserve(reserve);
         for (int k = 0; k < 32; ++k) free_head[k] = -1;
     }
@@ -203,10 +204,12 @@ public:
     // after the words are added
     void build() {
         size_t n = nodes.size();
-        init_table(n / 4 + 16);
+        init_table(n / 16 + 16, n / 4 + 16);   // the table: the words' pairs (most pairs merges
+                                               // gain never go in: see is_new_token)
         int32_t mx = 0;
         for (size_t p = 0; p < n; ++p) mx = std::max(mx, nodes[p].sym);
         ensure_dense(mx);
+        last_initial = mx;
         for (size_t p = 0; p + 1 < n; ++p) {
             if (nodes[p].nxt < 0) continue;
             int32_t idx = get_or_insert(pair_key(nodes[p].sym, nodes[p + 1].sym));
@@ -308,18 +311,14 @@ public:
         for (Part& P : parts_) { P.base = npairs; P.pool_base = total; npairs += P.pkey.size(); total += P.npos; }
         if (npairs >= (size_t)INT32_MAX || total > (size_t)INT32_MAX)
             throw std::length_error("korean_bpe engine: over 2**31 pairs or positions");
-        init_table(nodes.size() / 4 + 16);
-        while (npairs * 2 > tkeys.size()) {   // as many slots as build() ends with
-            size_t cap = tkeys.size() * 2;
-            tkeys.assign(cap, 0); tvals.assign(cap, -1);
-            tmask = cap - 1; shift = 64 - __builtin_ctzll(cap);
-        }
+        init_table(npairs, nodes.size() / 4 + 16);
         pairs.resize(npairs);
         reserve_pool(total);
         pool.resize(total);
         int32_t mx = 0;
         for (int32_t m : range_max) mx = std::max(mx, m);
         ensure_dense(mx);
+        last_initial = mx;
     }
     void par_place(int j) {
         Part& P = parts_[j];
@@ -456,7 +455,60 @@ public:
         lstamp.resize(n, 0); lidx.resize(n, -1); rstamp.resize(n, 0); ridx.resize(n, -1);
     }
 
+    // Pairs gained by the merge of a new token are not put in the table at once.  Every pair a
+    // merge gains holds its token nw; when nw is new (no node held it before: above the largest
+    // initial symbol, made by no earlier merge), none of them exists yet and the merge's dense
+    // caches (lstamp, rstamp, nn_stamp) find each again within the merge, so no lookup needs the
+    // table until a merge makes a token again (a merged text that is already a token, as HF
+    // does): then the pending pairs go in first.  A gained pair's table slot was a cache miss
+    // no other access warms, about a third of the merge loop; most are never looked up.
+    int32_t last_initial = -1;          // the largest symbol id the nodes started with
+    std::vector<uint8_t> made;          // [id - last_initial - 1]: a merge has made this token
+    std::vector<int32_t> pending;       // pairs not in the table yet
+    bool defer = false;                 // this merge's gained pairs go to `pending`
+    int32_t nn_stamp = 0, nn_idx = -1;  // (nw, nw), which both caches can meet
+    bool made_big = false;              // a merge made a token id the caches do not cover
+    // true when no node has held token nw yet (and the caches cover every id)
+    bool is_new_token(int32_t nw) {
+        if (nw <= last_initial || nw >= kDense || last_initial >= kDense || made_big) return false;
+        size_t k = (size_t)(nw - last_initial - 1);
+        if (k >= made.size()) made.resize(std::max(k + 1, made.size() * 2), 0);
+        return !made[k];
+    }
+    void mark_made(int32_t nw) {
+        if (nw >= kDense) made_big = true;
+        if (nw <= last_initial || nw >= kDense || last_initial >= kDense) return;
+        size_t k = (size_t)(nw - last_initial - 1);
+        if (k >= made.size()) made.resize(std::max(k + 1, made.size() * 2), 0);
+        made[k] = 1;
+    }
+    // the pending pairs into the table
+    void index_pending() {
+        ++n_remade;
+        if (pending.empty()) return;
+        n_indexed += (int64_t)pending.size();
+        while (pairs.size() * 2 > tkeys.size()) grow();
+        const size_t n = pending.size();
+        for (size_t i = 0; i < n; ++i) {
+            if (i + 8 < n) __builtin_prefetch(&tkeys[slot_of(pairs[pending[i + 8]].key)], 1);
+            uint64_t key = pairs[pending[i]].key;
+            uint64_t s = slot_of(key);
+            while (tkeys[s]) s = (s + 1) & tmask;
+            tkeys[s] = key + 1;
+            tvals[s] = pending[i];
+        }
+        pending.clear();
+    }
+
     inline int32_t fresh(int32_t x, int32_t y) {
+        if (defer) {   // a new key: its record now, its table slot later
+            int32_t idx = (int32_t)pairs.size();
+            if ((size_t)idx >= (size_t)INT32_MAX) throw std::length_error("korean_bpe engine: over 2**31 pairs");
+            pairs.push_back(Pair{0, pair_key(x, y), 0, 0, 0, stamp});
+            pending.push_back(idx);
+            gained.push_back(idx);
+            return idx;
+        }
         int32_t idx = get_or_insert(pair_key(x, y));
         if (pairs[idx].stamp != stamp) {
             pairs[idx].stamp = stamp;
@@ -466,6 +518,7 @@ public:
     }
 
     inline int32_t left_pair(int32_t x, int32_t nw) {   // (x, nw)
+        if (x == nw) return self_pair(nw);
         if (x < (int32_t)lstamp.size()) {
             if (lstamp[x] != stamp) { lstamp[x] = stamp; lidx[x] = fresh(x, nw); }
             return lidx[x];
@@ -473,7 +526,13 @@ public:
         return fresh(x, nw);
     }
 
+    inline int32_t self_pair(int32_t nw) {              // (nw, nw)
+        if (nn_stamp != stamp) { nn_stamp = stamp; nn_idx = fresh(nw, nw); }
+        return nn_idx;
+    }
+
     inline int32_t right_pair(int32_t nw, int32_t y) {  // (nw, y)
+        if (y == nw) return self_pair(nw);
         if (y < (int32_t)rstamp.size()) {
             if (rstamp[y] != stamp) { rstamp[y] = stamp; ridx[y] = fresh(nw, y); }
             return ridx[y];
@@ -492,6 +551,9 @@ public:
         ++stamp;
         gained.clear();
         ensure_dense(nw);
+        defer = is_new_token(nw);
+        if (!defer) index_pending();   // a token made again: its pairs may exist, look them up
+        mark_made(nw);
         // this pair's positions: its block stays put while the loop pushes to other pairs (the
         // pool may move: read it by index), and goes to the free list at the end
         const uint32_t head = pairs[idx].head;
