@@ -258,3 +258,54 @@ def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
                            "--downstream", "-o", str(tmp_path / "o2")], capture_output=True, text=True, timeout=120,
                           input=None)
     assert proc.returncode != 0
+
+
+def test_a_classifier_that_predicts_one_class_is_noted_and_not_the_verdicts_evidence() -> None:
+    """A model that learned nothing (one class for every held-out document: one step of training, as
+    3 epochs of 1,500 reviews in batches of 256 gave) says nothing of the tokens: its rows are left
+    out of the downstream verdict, and a note says so and what to change."""
+    import numpy as np
+
+    from korean_bpe.compare import columns
+    from korean_bpe.compare.assemble import build_frame
+    from korean_bpe.compare.downstream import scored
+    from korean_bpe.compare.rows import Row
+    from korean_bpe.compare.tasks.downstream import DownstreamTask
+    from korean_bpe.compare.verdict import verdicts
+
+    train, labels = [[5, 6], [5, 7], [8, 9], [8, 6, 9]] * 25, [1, 1, 0, 0] * 25
+    test, truth = [[5, 7], [8, 9], [6, 9], [5]], [1, 0, 0, 1]
+    blind, _, _ = scored(train, labels, test, truth, settings=Downstream(epochs=1, seeds=2, batch_size=256), seed=0)
+    learned, _, _ = scored(train, labels, test, truth, settings=Downstream(epochs=5, seeds=2, batch_size=8), seed=0)
+    assert blind["downstream_one_class"] is True and blind["downstream_accuracy"] == 0.5
+    assert learned["downstream_one_class"] is False and learned["downstream_accuracy"] == 1.0
+
+    rng = np.random.default_rng(0)
+
+    def row(name: str, columns: dict, reference: str) -> Row:
+        # a one-class row at 0.5 would still be crowned over a learned row on these replicates if it
+        # were a candidate: the learned rows' replicates sit lower
+        center = 0.9 if columns is blind else 0.6
+        return Row({"strategy": name, "kind": "bpe", "vocab_size": 1000, "actual_vocab_size": 1000, "unk_rate": 0.0,
+                    **columns, "downstream_accuracy": center}, reference=reference,
+                   replicates={"downstream_accuracy": center + rng.normal(0, 0.01, 400)})
+
+    rows = [row("whitespace/syllable", blind, "whitespace/syllable"), row("raw/syllable", blind, "whitespace/syllable"),
+            row("whitespace/jamo", learned, "whitespace/syllable"), row("raw/jamo", learned, "whitespace/syllable")]
+    names, dtypes = columns.task_columns([])
+    for r in rows:  # the table's integer columns, which these hand-made rows do not measure
+        r.columns.update({name: 0 for name in names if name not in r.columns and str(dtypes[name]).startswith("int")})
+    notes: list[str] = []
+    build_frame(rows, [DownstreamTask()], confidence=0.95, reference=None, notes=notes, resamples=400)
+    (note,) = [n for n in notes if "one class" in n]
+    assert note.startswith("downstream at vocabulary size 1,000: the classifier of whitespace/syllable, raw/syllable "
+                           "predicts one class for every held-out document in every seed")
+    assert "--downstream-epochs" in note and "left out of the verdict" in note
+    (found,) = [v for v in verdicts(rows, [DownstreamTask()], alpha=0.05) if v.family == "downstream"]
+    assert found.compared == 2 and found.best in ("whitespace/jamo", "raw/jamo")
+    assert set(found.reference_points) == set()  # left out as unfair evidence, not as a reference point
+    # without the flags the one-class rows win: the test above is not vacuous
+    for r in rows:
+        r.columns["downstream_one_class"] = False
+    (found,) = [v for v in verdicts(rows, [DownstreamTask()], alpha=0.05) if v.family == "downstream"]
+    assert found.best == "whitespace/syllable" and found.compared == 4

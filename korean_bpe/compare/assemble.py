@@ -56,6 +56,7 @@ def build_frame(rows: list[Row], tasks: Sequence[Task], *, confidence: float, re
     interval_metrics = columns.INTERVAL_METRICS + tuple(c.name for c in extra if c.interval)
     _mark_identical(rows, notes)
     _note_sizes_not_reached(rows, notes)
+    _note_one_class(rows, notes)
     by_key = {(row.strategy, row.vocab_size): row for row in rows}
     missing: dict[str, tuple[dict[str, None], dict[int, None]]] = {}
     for row in rows:
@@ -124,6 +125,27 @@ def _note_sizes_not_reached(rows: Sequence[Row], notes: list[str]) -> None:
         notes.append(f"vocabulary size {size:,} not reached (the corpus ran out of merges, or the trainer stopped "
                      f"short): {', '.join(names)}; these rows are smaller models than the size says and are not "
                      "candidates in the verdict (ask for sizes the corpus supports)")
+
+
+def _note_one_class(rows: Sequence[Row], notes: list[str]) -> None:
+    """One note per classifier task (``downstream``, ``nsmc``, ...) and size where some row's
+    classifier predicts one class for every held-out document in every seed (``<task>_one_class``):
+    a model that learned nothing, whose accuracy is the share of that class whatever the tokens; the
+    verdict leaves these rows out of the task's family (:func:`korean_bpe.compare.verdict.verdicts`)."""
+    found: dict[tuple[str, int], list[str]] = {}
+    for row in rows:
+        for key, value in row.columns.items():
+            if key.endswith("_one_class") and value is True:
+                found.setdefault((key.removesuffix("_one_class"), row.vocab_size), []).append(row.strategy)
+    for (task, size), names in found.items():
+        accuracy = {row.columns.get(f"{task}_accuracy") for row in rows
+                    if row.vocab_size == size and row.strategy in names}
+        shown = f" ({next(iter(accuracy)):.2%} of the documents, the share of that class)" if len(accuracy) == 1 else ""
+        notes.append(f"{task} at vocabulary size {size:,}: the classifier of {', '.join(names)} predicts one class "
+                     f"for every held-out document in every seed{shown}: it learned nothing from its training "
+                     "documents, so these rows are left out of the verdict on its accuracy (and an accuracy drop "
+                     "under noise measured with it is 0); give it more training documents (the shipped sample has "
+                     "8,000) or more epochs (--downstream-epochs)")
 
 
 def _mark_identical(rows: Sequence[Row], notes: list[str]) -> None:

@@ -17,7 +17,9 @@ reference points (every character, 어절 or analyzer morpheme a token: what the
 measured against), a row with more than :data:`MAX_UNK_RATE` of its tokens unknown has lost text, and
 a row that did not reach the vocabulary size asked (the corpus ran out of merges) is a smaller model
 than its neighbours; such rows keep their values in the table and are listed in the verdict as
-reference points, never as best.
+reference points, never as best.  A metric a row cannot be compared on is left out of its family
+(:func:`_unfair`): the length of a row that drops text, the accuracy of a classifier that predicts one
+class for every document (it learned nothing: too few documents or steps).
 
 :func:`choose` turns the verdicts into one recommendation a size (:class:`Choice`): on the first
 family measured of :data:`EVIDENCE` (a model trained on the tokens; then the tasks' own families; then
@@ -150,9 +152,19 @@ def not_a_candidate(row: Mapping[str, Any]) -> str:
 
 def _unfair(metric: str, row: Mapping[str, Any]) -> str:
     """Why ``metric`` of the row cannot be compared with the others' (``""``: it can): the length of
-    a row that drops text leaves out what it dropped."""
+    a row that drops text leaves out what it dropped; the accuracy of a classifier that predicts one
+    class for every document (``<task>_one_class``: it learned nothing) says nothing of the tokens.
+
+    >>> _unfair("downstream_accuracy", {"downstream_one_class": True})
+    'its classifier predicts one class for every document'
+    >>> _unfair("nsmc_macro_f1", {"downstream_one_class": True}), _unfair("tokens_per_word", {"drops_text": False})
+    ('', '')
+    """
     if metric == "tokens_per_word" and row.get("drops_text"):
         return "drops text, so its sequences leave out what it dropped"
+    if any(key.endswith("_one_class") and value is True and metric.startswith(key.removesuffix("one_class"))
+           for key, value in row.items()):
+        return "its classifier predicts one class for every document"
     return ""
 
 
