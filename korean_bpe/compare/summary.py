@@ -71,6 +71,11 @@ class TaskSummary:
 
         >>> TaskSummary(8000, (("a", "x"), ("b", "y")), ("r",), {}, {}, {}, 0.12, 0.8, 0).agreement()
         "the tasks disagree on the order of the rows (Kendall's W 0.12, p 0.8): choose by the task that matters to you"
+
+        A high W that is not significant (3 rows, 2 tasks: even W 1 has p 0.14) is not a disagreement:
+
+        >>> TaskSummary(8000, (("a", "x"), ("b", "y")), ("r", "s", "t"), {}, {}, {}, 1.0, 0.14, 0).agreement()
+        "the tasks order the rows alike (Kendall's W 1.00, p 0.14), but 3 rows and 2 tasks are too few to tell that from chance"
         """
         w = f"Kendall's W {self.w:.2f}, p {self.w_p:.2g}"
         if math.isnan(self.w):
@@ -79,6 +84,9 @@ class TaskSummary:
             return f"the tasks agree on the order of the rows ({w})"
         if self.w_p < 0.05:
             return f"the tasks agree on the order of the rows only in part ({w})"
+        if self.w >= 0.5:
+            return (f"the tasks order the rows alike ({w}), but {len(self.strategies)} rows and {len(self.tasks)} "
+                    "tasks are too few to tell that from chance")
         return f"the tasks disagree on the order of the rows ({w}): choose by the task that matters to you"
 
 

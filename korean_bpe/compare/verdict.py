@@ -273,16 +273,50 @@ def _number(value: Any) -> bool:
 
 
 def format_verdicts(found: Sequence[Verdict], *, alpha: float, width: int = 100) -> str:
-    """The verdicts as text, one paragraph a family and size, wrapped to ``width`` columns."""
+    """The verdicts as text, one paragraph a family and size, wrapped to ``width`` columns; the
+    families of one kind measured several ways at a size (``"noise accuracy drop (nfd)"``, ``"noise
+    accuracy drop (mix)"``: a task's family per perturbation) as one block, a line each.
+
+    >>> v = lambda family, best, tied: Verdict(family, "probe_accuracy", 8000, best, 0.5, (best, *tied), {}, 3)
+    >>> print(format_verdicts([v("x (a)", "r1", ["r2"]), v("x (b)", "r2", []), v("y", "r1", ["r2", "r3"])], alpha=0.05))
+    x at 8,000 (best; not significantly different from it, Holm-adjusted p >= 0.05):
+        (a)  r1 (50.00%); r2
+        (b)  r2 (50.00%); none
+    y at 8,000 (probe_accuracy): best r1 (50.00%); not significantly different from it (Holm-adjusted p
+        >= 0.05, 2 comparisons): all 2 others
+    """
+    import re
     import textwrap
 
-    lines = []
+    def level(v: Verdict) -> str:
+        others = v.tied[1:]
+        if not others:
+            return "none"
+        return f"all {len(others)} others" if len(others) == v.compared - 1 and len(others) > 1 else ", ".join(others)
+
+    ways: dict[tuple[str, int], list[tuple[str, Verdict]]] = {}
     for v in found:
-        shown = v.shown()
-        others = ", ".join(v.tied[1:]) or "none"
-        text = (f"{v.family} at {v.vocab_size:,} ({v.metric}): best {v.best} ({shown}); not significantly "
+        m = re.fullmatch(r"(.+) \((.+)\)", v.family)
+        if m:
+            ways.setdefault((m.group(1), v.vocab_size), []).append((m.group(2), v))
+    lines, done = [], set()
+    for v in found:
+        m = re.fullmatch(r"(.+) \((.+)\)", v.family)
+        key = (m.group(1), v.vocab_size) if m else None
+        if key is not None and len(ways[key]) > 1:
+            if key in done:
+                continue
+            done.add(key)
+            lines.append(f"{key[0]} at {key[1]:,} (best; not significantly different from it, "
+                         f"Holm-adjusted p >= {alpha:g}):")
+            pad = max(len(way) for way, _ in ways[key]) + 2
+            for way, w in ways[key]:
+                lines.append(textwrap.fill(f"{'(' + way + ')':<{pad}}  {w.best} ({w.shown()}); {level(w)}", width,
+                                           initial_indent="    ", subsequent_indent=" " * (pad + 6)))
+            continue
+        text = (f"{v.family} at {v.vocab_size:,} ({v.metric}): best {v.best} ({v.shown()}); not significantly "
                 f"different from it (Holm-adjusted p >= {alpha:g}, {v.compared - 1} "
-                f"comparison{'s' if v.compared > 2 else ''}): {others}")
+                f"comparison{'s' if v.compared > 2 else ''}): {level(v)}")
         lines.append(textwrap.fill(text, width, subsequent_indent="    "))
     return "\n".join(lines)
 
