@@ -241,12 +241,13 @@ def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
                                                        enumerate(zip(texts, labels))), encoding="utf-8")
     proc = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "compare", str(corpus), "--strategies",
                            "whitespace/syllable,raw/syllable,baseline/word", "--vocab-sizes", "100", "--gold", "none",
-                           "--downstream", "--downstream-seeds", "2", "--downstream-epochs", "3", "--jobs", "1",
+                           "--downstream", "--downstream-seeds", "2", "--downstream-epochs", "12", "--jobs", "1",
                            "--no-progress", "-o", str(tmp_path / "out"), "--full"], capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "downstream: cnn (dim 64, 3 epochs, batch 256, lr 0.002 warm-up + cosine" in out and "2 seeds" in out \
+    # 12 epochs: in 3 (a step each on these 160 reviews) the model learns nothing, and the verdict leaves it out
+    assert "downstream: cnn (dim 64, 12 epochs, batch 256, lr 0.002 warm-up + cosine" in out and "2 seeds" in out \
         and "on cpu" in out
     block = out[out.index("down% [interval]"):].splitlines()
     assert block[1].split()[:2] == ["whitespace/syllable(ref)", "100"] and block[3].split()[0] == "baseline/word"
@@ -260,7 +261,7 @@ def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
     assert proc.returncode != 0
 
 
-def test_a_classifier_that_predicts_one_class_is_noted_and_not_the_verdicts_evidence() -> None:
+def test_a_classifier_that_learned_nothing_is_noted_and_not_the_verdicts_evidence() -> None:
     """A model that learned nothing (one class for every held-out document: one step of training, as
     3 epochs of 1,500 reviews in batches of 256 gave) says nothing of the tokens: its rows are left
     out of the downstream verdict, and a note says so and what to change."""
@@ -297,9 +298,9 @@ def test_a_classifier_that_predicts_one_class_is_noted_and_not_the_verdicts_evid
         r.columns.update({name: 0 for name in names if name not in r.columns and str(dtypes[name]).startswith("int")})
     notes: list[str] = []
     build_frame(rows, [DownstreamTask()], confidence=0.95, reference=None, notes=notes, resamples=400)
-    (note,) = [n for n in notes if "one class" in n]
+    (note,) = [n for n in notes if "learned nothing" in n]
     assert note.startswith("downstream at vocabulary size 1,000: the classifier of whitespace/syllable, raw/syllable "
-                           "predicts one class for every held-out document in every seed")
+                           "learned nothing: it predicts one class for every document")
     assert "--downstream-epochs" in note and "left out of the verdict" in note
     (found,) = [v for v in verdicts(rows, [DownstreamTask()], alpha=0.05) if v.family == "downstream"]
     assert found.compared == 2 and found.best in ("whitespace/jamo", "raw/jamo")
@@ -307,5 +308,21 @@ def test_a_classifier_that_predicts_one_class_is_noted_and_not_the_verdicts_evid
     # without the flags the one-class rows win: the test above is not vacuous
     for r in rows:
         r.columns["downstream_one_class"] = False
+        r.columns.pop("downstream_chance")
     (found,) = [v for v in verdicts(rows, [DownstreamTask()], alpha=0.05) if v.family == "downstream"]
     assert found.best == "whitespace/syllable" and found.compared == 4
+
+
+def test_a_classifier_not_above_the_most_frequent_label_learned_nothing() -> None:
+    """Not one class, yet no better than always predicting the most frequent training label (its
+    accuracy interval reaches down to that share): as good as nothing learned, not the verdict's
+    evidence; a row whose interval clears it is."""
+    from korean_bpe.compare.verdict import unlearned
+
+    near = {"downstream_one_class": False, "downstream_chance": 0.5075, "downstream_accuracy": 0.4992,
+            "downstream_accuracy_ci_low": 0.456}
+    learned = {**near, "downstream_accuracy": 0.7973, "downstream_accuracy_ci_low": 0.7815}
+    assert "always predicting the most frequent label" in unlearned(near)["downstream"]
+    assert unlearned(learned) == {} and unlearned({**near, "downstream_chance": math.nan}) == {}
+    # a task's renamed columns (the nsmc task's classifier) are read the same way
+    assert set(unlearned({k.replace("downstream", "nsmc"): v for k, v in near.items()})) == {"nsmc"}

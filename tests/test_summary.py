@@ -91,3 +91,32 @@ def test_without_a_summary_the_choice_says_nothing_across_tasks() -> None:
                   show_progress=False, model_cache=False, tasks=["token-count"])
     assert run.choices and all(c.across == "" for c in run.choices)
     assert "across the" not in run.choices[0].describe(alpha=0.05)
+
+
+def test_a_classifier_that_learned_nothing_is_not_a_task_of_the_summary() -> None:
+    """The downstream scores of a model that learned nothing (its accuracy interval reaching down to
+    always predicting the most frequent label) rank nothing: with one other task left, no summary."""
+    import numpy as np
+
+    from korean_bpe.compare.rows import Row
+    from korean_bpe.compare.summary import summarize
+    from korean_bpe.compare.tasks import get_task
+    from korean_bpe.compare.tasks.downstream import DownstreamTask
+
+    rng = np.random.default_rng(0)
+    tasks = [DownstreamTask(), get_task("token-count")]
+
+    def rows(low: float) -> list[Row]:
+        out = []
+        for k, name in enumerate(["whitespace/syllable", "whitespace/jamo", "raw/jamo"]):
+            acc, long = 0.5 + 0.01 * k, 0.2 - 0.01 * k
+            out.append(Row({"strategy": name, "kind": "bpe", "vocab_size": 80, "actual_vocab_size": 80, "unk_rate": 0.0,
+                            "downstream_accuracy": acc, "downstream_chance": 0.5, "downstream_one_class": False,
+                            "downstream_accuracy_ci_low": low, "long_doc_rate": long},
+                           replicates={"downstream_accuracy": acc + rng.normal(0, 0.01, 100),
+                                       "long_doc_rate": long + rng.normal(0, 0.01, 100)}))
+        return out
+
+    (learned,) = summarize(rows(0.7), tasks, confidence=0.95)
+    assert [m for _, m in learned.tasks] == ["downstream_accuracy", "long_doc_rate"]
+    assert summarize(rows(0.45), tasks, confidence=0.95) == []

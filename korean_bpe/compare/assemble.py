@@ -56,7 +56,6 @@ def build_frame(rows: list[Row], tasks: Sequence[Task], *, confidence: float, re
     interval_metrics = columns.INTERVAL_METRICS + tuple(c.name for c in extra if c.interval)
     _mark_identical(rows, notes)
     _note_sizes_not_reached(rows, notes)
-    _note_one_class(rows, notes)
     by_key = {(row.strategy, row.vocab_size): row for row in rows}
     missing: dict[str, tuple[dict[str, None], dict[int, None]]] = {}
     for row in rows:
@@ -73,6 +72,7 @@ def build_frame(rows: list[Row], tasks: Sequence[Task], *, confidence: float, re
                 stats.percentile_interval(reps, confidence)
             row.columns[p] = math.nan if ref is None or ref is row else paired_p(metric, row, ref, tasks)
     _adjust(rows, interval_metrics, alpha=1 - confidence, resamples=resamples, notes=notes)
+    _note_unlearned(rows, notes)
     for name, (names, sizes) in missing.items():
         notes.append(f"no p-values for {', '.join(names)} at vocab size {', '.join(f'{v:,}' for v in sizes)}: "
                      f"the reference {name} was not measured there (add it to strategies, or choose another reference)")
@@ -127,25 +127,25 @@ def _note_sizes_not_reached(rows: Sequence[Row], notes: list[str]) -> None:
                      "candidates in the verdict (ask for sizes the corpus supports)")
 
 
-def _note_one_class(rows: Sequence[Row], notes: list[str]) -> None:
-    """One note per classifier task (``downstream``, ``nsmc``, ...) and size where some row's
-    classifier predicts one class for every held-out document in every seed (``<task>_one_class``):
-    a model that learned nothing, whose accuracy is the share of that class whatever the tokens; the
-    verdict leaves these rows out of the task's family (:func:`korean_bpe.compare.verdict.verdicts`)."""
+def _note_unlearned(rows: Sequence[Row], notes: list[str]) -> None:
+    """One note per classifier task (``downstream``, ``nsmc``, ...) and size where some row's model
+    learned nothing (:func:`korean_bpe.compare.verdict.unlearned`: one class for every held-out
+    document, or an accuracy interval reaching down to always predicting the most frequent training
+    label), naming the rows; the verdict leaves them out of the task's families."""
+    from .verdict import unlearned
+
     found: dict[tuple[str, int], list[str]] = {}
     for row in rows:
-        for key, value in row.columns.items():
-            if key.endswith("_one_class") and value is True:
-                found.setdefault((key.removesuffix("_one_class"), row.vocab_size), []).append(row.strategy)
+        for task in unlearned(row.columns):
+            found.setdefault((task, row.vocab_size), []).append(row.strategy)
     for (task, size), names in found.items():
-        accuracy = {row.columns.get(f"{task}_accuracy") for row in rows
-                    if row.vocab_size == size and row.strategy in names}
-        shown = f" ({next(iter(accuracy)):.2%} of the documents, the share of that class)" if len(accuracy) == 1 else ""
-        notes.append(f"{task} at vocabulary size {size:,}: the classifier of {', '.join(names)} predicts one class "
-                     f"for every held-out document in every seed{shown}: it learned nothing from its training "
-                     "documents, so these rows are left out of the verdict on its accuracy (and an accuracy drop "
-                     "under noise measured with it is 0); give it more training documents (the shipped sample has "
-                     "8,000) or more epochs (--downstream-epochs)")
+        chance = {row.columns.get(f"{task}_chance") for row in rows if row.vocab_size == size and row.strategy in names}
+        shown = f" ({next(iter(chance)):.2%} of the held-out documents)" if len(chance) == 1 else ""
+        notes.append(f"{task} at vocabulary size {size:,}: the classifier of {', '.join(names)} learned nothing: it "
+                     "predicts one class for every document, or its accuracy is not surely above that of always "
+                     f"predicting the most frequent training label{shown}; these rows are left out of the verdict on its scores "
+                     "(and an accuracy drop under noise measured with it means little); give it more training "
+                     "documents (the shipped sample has 8,000) or more epochs (--downstream-epochs)")
 
 
 def _mark_identical(rows: Sequence[Row], notes: list[str]) -> None:

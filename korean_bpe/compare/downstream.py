@@ -464,13 +464,22 @@ def evaluate(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], t
              progress: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(columns, evidence)`` of one row: the columns ``downstream_accuracy``,
     ``downstream_macro_f1``, ``downstream_seed_sd`` and ``downstream_s`` (this process's CPU
-    seconds), and ``downstream_one_class`` (not a column: whether every seed's model predicts one
-    class for every held-out document, a model that learned nothing); the evidence, the per-seed predictions with the classes and held-out labels (what
+    seconds), ``downstream_one_class`` and ``downstream_chance`` (not columns: whether every seed's
+    model predicts one class for every held-out document, and the accuracy of always predicting the
+    most frequent training label: what the verdict compares a model with); the evidence, the per-seed predictions with the classes and held-out labels (what
     :func:`korean_bpe.compare.stats.seed_document_replicates` resamples): :func:`scored` of
     :func:`fit`."""
     columns, evidence, _ = scored(train_docs, train_labels, test_docs, test_labels, settings=settings, seed=seed,
                                   progress=progress)
     return columns, evidence
+
+
+def _most_frequent(labels: Sequence[int]) -> int:
+    """The most frequent label (ties: the smallest)."""
+    from collections import Counter
+
+    counts = Counter(int(y) for y in labels)
+    return min(counts, key=lambda y: (-counts[y], y))
 
 
 def scored(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], test_docs: Sequence[Sequence[int]],
@@ -497,8 +506,10 @@ def scored(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], tes
         "downstream_macro_f1": point["downstream_macro_f1"],
         "downstream_seed_sd": float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else math.nan,
         "downstream_s": cpu,
-        # every seed's model gives every held-out document one class: it learned nothing (too few
-        # documents or steps); not a column of the table: the verdict and a note read it
+        # not columns of the table (the verdict and a note read them): whether every seed's model
+        # gives every held-out document one class, and the held-out accuracy of always predicting
+        # the most frequent training label (ties: the smallest), what a model that learned nothing gets
         "downstream_one_class": bool(all(np.unique(seed_predictions).size == 1 for seed_predictions in predictions)),
+        "downstream_chance": float(np.mean(truth == _most_frequent(train_labels))),
     }
     return columns, {"predictions": predictions, "truth": truth, "classes": classes}, classifier

@@ -6,7 +6,8 @@ classifier (:data:`korean_bpe.compare.verdict.EVIDENCE`'s first) and each task's
 (``Task.verdict``: hate speech, entity boundaries, language modelling, noise stability...), the first
 metric of each; the order-blind probe and the intrinsic families are not tasks.  The rows are the
 candidates of the verdict at that size (:func:`korean_bpe.compare.verdict.not_a_candidate`: no
-reference points, no row short of its size) that have a value in every task.
+reference points, no row short of its size) that have a value in every task (the scores of a classifier
+that learned nothing are no value: :func:`korean_bpe.compare.verdict.unlearned`).
 
 Ranks: per task, 1 for the best value (the column's ``direction``), ties sharing the mean of their
 ranks.  The mean rank of a row is the mean of its ranks over the tasks; its interval is the
@@ -32,7 +33,7 @@ from typing import Any
 from . import columns
 from .rows import Row
 from .tasks import Task
-from .verdict import EVIDENCE, FAMILIES, Choice, not_a_candidate
+from .verdict import EVIDENCE, FAMILIES, Choice, not_a_candidate, unlearned
 
 __all__ = ["TaskSummary", "summarize", "place_choices", "ranks", "kendalls_w", "format_summary"]
 
@@ -152,6 +153,12 @@ def place_choices(choices: Sequence[Choice], found: Sequence[TaskSummary]) -> li
     return out
 
 
+def _scored(row: Row, metric: str) -> bool:
+    """Whether the row has a value of ``metric`` that ranks it: a number, not the score of a
+    classifier that learned nothing (:func:`korean_bpe.compare.verdict.unlearned`)."""
+    return _number(row.columns.get(metric)) and not any(metric.startswith(f"{task}_") for task in unlearned(row.columns))
+
+
 def summarize(rows: Sequence[Row], tasks: Sequence[Task], *, confidence: float) -> list[TaskSummary]:
     """One :class:`TaskSummary` per vocabulary size with at least two tasks and two candidate rows
     measured in every one of them (see the module docstring); ``[]`` when no size has them."""
@@ -166,8 +173,8 @@ def summarize(rows: Sequence[Row], tasks: Sequence[Task], *, confidence: float) 
     out = []
     for size in sorted({row.vocab_size for row in rows}):
         at = [row for row in rows if row.vocab_size == size and not not_a_candidate(row.columns)]
-        measured = [(f, m) for f, m in families if sum(_number(r.columns.get(m)) for r in at) >= 2]
-        at = [r for r in at if all(_number(r.columns.get(m)) for _, m in measured)]
+        measured = [(f, m) for f, m in families if sum(_scored(r, m) for r in at) >= 2]
+        at = [r for r in at if all(_scored(r, m) for _, m in measured)]
         if len(measured) < 2 or len(at) < 2:
             continue
         lower = [(own.get(m) or columns.by_name(m)).direction == "lower" for _, m in measured]

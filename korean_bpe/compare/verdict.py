@@ -18,8 +18,9 @@ measured against), a row with more than :data:`MAX_UNK_RATE` of its tokens unkno
 a row that did not reach the vocabulary size asked (the corpus ran out of merges) is a smaller model
 than its neighbours; such rows keep their values in the table and are listed in the verdict as
 reference points, never as best.  A metric a row cannot be compared on is left out of its family
-(:func:`_unfair`): the length of a row that drops text, the accuracy of a classifier that predicts one
-class for every document (it learned nothing: too few documents or steps).
+(:func:`_unfair`): the length of a row that drops text, the scores of a classifier that learned nothing
+(:func:`unlearned`: one class for every document, or an accuracy not surely better than always
+predicting the most frequent label; too few documents or steps for it).
 
 :func:`choose` turns the verdicts into one recommendation a size (:class:`Choice`): on the first
 family measured of :data:`EVIDENCE` (a model trained on the tokens; then the tasks' own families; then
@@ -41,7 +42,7 @@ from .rows import Row
 from .tasks import Task, paired_p
 
 __all__ = ["FAMILIES", "EVIDENCE", "MAX_UNK_RATE", "SIZE_SLACK", "Verdict", "Choice", "verdicts", "choose",
-           "not_a_candidate", "format_verdicts", "format_choices"]
+           "not_a_candidate", "unlearned", "format_verdicts", "format_choices"]
 
 #: family name -> the metric that decides it, in the order the reports show them
 FAMILIES: dict[str, str] = {
@@ -152,20 +153,44 @@ def not_a_candidate(row: Mapping[str, Any]) -> str:
 
 def _unfair(metric: str, row: Mapping[str, Any]) -> str:
     """Why ``metric`` of the row cannot be compared with the others' (``""``: it can): the length of
-    a row that drops text leaves out what it dropped; the accuracy of a classifier that predicts one
-    class for every document (``<task>_one_class``: it learned nothing) says nothing of the tokens.
+    a row that drops text leaves out what it dropped; the scores of a classifier that learned nothing
+    (:func:`unlearned`) say nothing of the tokens.
 
     >>> _unfair("downstream_accuracy", {"downstream_one_class": True})
-    'its classifier predicts one class for every document'
+    'its classifier learned nothing (one class for every document)'
     >>> _unfair("nsmc_macro_f1", {"downstream_one_class": True}), _unfair("tokens_per_word", {"drops_text": False})
     ('', '')
     """
     if metric == "tokens_per_word" and row.get("drops_text"):
         return "drops text, so its sequences leave out what it dropped"
-    if any(key.endswith("_one_class") and value is True and metric.startswith(key.removesuffix("one_class"))
-           for key, value in row.items()):
-        return "its classifier predicts one class for every document"
+    for task in unlearned(row):
+        if metric.startswith(f"{task}_"):
+            return f"its classifier learned nothing ({unlearned(row)[task]})"
     return ""
+
+
+def unlearned(row: Mapping[str, Any]) -> dict[str, str]:
+    """The classifier tasks (``downstream``, ``nsmc``, ...) whose model on the row (a table row, or
+    :attr:`Row.columns <korean_bpe.compare.rows.Row>`) learned nothing, and how it shows: every seed's
+    model predicts one class for every document (``<task>_one_class``), or the accuracy's interval
+    reaches down to what always predicting the most frequent training label gets
+    (``<task>_accuracy_ci_low`` <= ``<task>_chance``).
+
+    >>> unlearned({"downstream_one_class": False, "downstream_chance": 0.51, "downstream_accuracy_ci_low": 0.46})
+    {'downstream': 'its accuracy interval reaches down to 51.00%, always predicting the most frequent label'}
+    >>> unlearned({"downstream_one_class": False, "downstream_chance": 0.51, "downstream_accuracy_ci_low": 0.76})
+    {}
+    """
+    found = {}
+    for key, value in row.items():
+        if key.endswith("_one_class") and value is True:
+            found[key.removesuffix("_one_class")] = "one class for every document"
+        elif key.endswith("_chance") and _number(value):
+            task = key.removesuffix("_chance")
+            low = row.get(f"{task}_accuracy_ci_low")
+            if task not in found and _number(low) and low <= value:
+                found[task] = f"its accuracy interval reaches down to {value:.2%}, always predicting the most frequent label"
+    return found
 
 
 @dataclass(frozen=True)
