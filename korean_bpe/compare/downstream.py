@@ -466,7 +466,8 @@ def evaluate(train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], t
     ``downstream_macro_f1``, ``downstream_seed_sd`` and ``downstream_s`` (this process's CPU
     seconds), ``downstream_one_class`` and ``downstream_chance`` (not columns: whether every seed's
     model predicts one class for every held-out document, and the accuracy of always predicting the
-    most frequent training label: what the verdict compares a model with); the evidence, the per-seed predictions with the classes and held-out labels (what
+    most frequent training label: what the verdict compares a model with); the evidence, the
+    per-seed predictions with the classes and held-out labels (what
     :func:`korean_bpe.compare.stats.seed_document_replicates` resamples): :func:`scored` of
     :func:`fit`."""
     columns, evidence, _ = scored(train_docs, train_labels, test_docs, test_labels, settings=settings, seed=seed,

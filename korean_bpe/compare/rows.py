@@ -125,8 +125,9 @@ class Row:
 
     ``columns``: column name -> value, every one a column of the table (what the strategy, its
     training and each task measured; the statistics' columns are added by
-    :func:`korean_bpe.compare.assemble.build_frame`), and the flags the verdict reads
-    (``<task>_one_class``: the classifier predicts one class for every document).  ``evidence``: task name -> what that task
+    :func:`korean_bpe.compare.assemble.build_frame`), and what the verdict reads of a classifier
+    (``<task>_one_class``, ``<task>_chance``: :func:`korean_bpe.compare.verdict.unlearned`).
+    ``evidence``: task name -> what that task
     left for its statistics (:meth:`korean_bpe.compare.tasks.Task.replicates` reads it; it is
     released once read, unless the task keeps it for a paired test).  ``replicates``: metric ->
     its values on the bootstrap resamples.  ``tokens_hash``: a hash of the vocabulary size and the

@@ -163,9 +163,9 @@ def _unfair(metric: str, row: Mapping[str, Any]) -> str:
     """
     if metric == "tokens_per_word" and row.get("drops_text"):
         return "drops text, so its sequences leave out what it dropped"
-    for task in unlearned(row):
+    for task, how in unlearned(row).items():
         if metric.startswith(f"{task}_"):
-            return f"its classifier learned nothing ({unlearned(row)[task]})"
+            return f"its classifier learned nothing ({how})"
     return ""
 
 

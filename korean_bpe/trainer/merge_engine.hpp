@@ -468,19 +468,21 @@ public:
     bool defer = false;                 // this merge's gained pairs go to `pending`
     int32_t nn_stamp = 0, nn_idx = -1;  // (nw, nw), which both caches can meet
     bool made_big = false;              // a merge made a token id the caches do not cover
-    // true when no node has held token nw yet (and the caches cover every id)
-    bool is_new_token(int32_t nw) {
-        if (nw <= last_initial || nw >= kDense || last_initial >= kDense || made_big) return false;
+    // token nw's entry of `made` (nullptr: an initial symbol, or an id the caches do not cover)
+    uint8_t* made_entry(int32_t nw) {
+        if (nw <= last_initial || nw >= kDense || last_initial >= kDense) return nullptr;
         size_t k = (size_t)(nw - last_initial - 1);
         if (k >= made.size()) made.resize(std::max(k + 1, made.size() * 2), 0);
-        return !made[k];
+        return &made[k];
+    }
+    // true when no node has held token nw yet (and the caches cover every id)
+    bool is_new_token(int32_t nw) {
+        const uint8_t* e = made_big ? nullptr : made_entry(nw);
+        return e != nullptr && !*e;
     }
     void mark_made(int32_t nw) {
         if (nw >= kDense) made_big = true;
-        if (nw <= last_initial || nw >= kDense || last_initial >= kDense) return;
-        size_t k = (size_t)(nw - last_initial - 1);
-        if (k >= made.size()) made.resize(std::max(k + 1, made.size() * 2), 0);
-        made[k] = 1;
+        if (uint8_t* e = made_entry(nw)) *e = 1;
     }
     // the pending pairs into the table
     void index_pending() {
