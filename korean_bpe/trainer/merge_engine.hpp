@@ -163,13 +163,16 @@ public:
         tmask = cap - 1;
         shift = 64 - __builtin_ctzll(cap);
         for (size_t i = 0; i < ok.size(); ++i) {
-            if (ok[i]) {
-                uint64_t s = slot_of(ok[i] - 1);
-                while (tkeys[s]) s = (s + 1) & tmask;
-                tkeys[s] = ok[i];
-                tvals[s] = ov[i];
-            }
+            if (ok[i]) place(ok[i] - 1, ov[i]);
         }
+    }
+
+    // a key known to be absent, into the first free slot of its probe
+    inline void place(uint64_t key, int32_t idx) {
+        uint64_t s = slot_of(key);
+        while (tkeys[s]) s = (s + 1) & tmask;
+        tkeys[s] = key + 1;
+        tvals[s] = idx;
     }
 
     inline int32_t find(uint64_t key) const {
@@ -349,11 +352,7 @@ public:
     }
     void par_finish() {
         for (Part& P : parts_)
-            for (auto& kv : P.deferred) {
-                uint64_t s = slot_of(kv.first);
-                while (tkeys[s]) s = (s + 1) & tmask;
-                tkeys[s] = kv.first + 1; tvals[s] = kv.second;
-            }
+            for (auto& kv : P.deferred) place(kv.first, kv.second);
         std::vector<Part>().swap(parts_);
         std::vector<std::vector<int32_t>>().swap(buckets);
         for (int k = 0; k < 32; ++k) free_head[k] = -1;
@@ -493,11 +492,7 @@ public:
         const size_t n = pending.size();
         for (size_t i = 0; i < n; ++i) {
             if (i + 8 < n) __builtin_prefetch(&tkeys[slot_of(pairs[pending[i + 8]].key)], 1);
-            uint64_t key = pairs[pending[i]].key;
-            uint64_t s = slot_of(key);
-            while (tkeys[s]) s = (s + 1) & tmask;
-            tkeys[s] = key + 1;
-            tvals[s] = pending[i];
+            place(pairs[pending[i]].key, pending[i]);
         }
         pending.clear();
     }
