@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -80,6 +81,75 @@ def test_rows_with_the_same_ids_share_one_classifier(monkeypatch) -> None:
             or math.isnan(df.loc["raw/syllable", column]) and math.isnan(df.loc["whitespace/syllable", column])
     # the seconds each row spent: the lookup is a small part of a training
     assert 0 <= df.loc["raw/syllable", "downstream_s"] < df.loc["whitespace/syllable", "downstream_s"] / 2
+
+
+def test_a_rerun_reads_the_classifiers_scores_back_and_trains_only_what_a_task_asks(monkeypatch, tmp_path):
+    """With the model cache, each row's classifier scores are kept with its model: a rerun on the
+    same inputs trains no classifier and gives the same table, downstream_s included (the original
+    training's, as train_s); the noise task, which scores perturbed documents, gets a classifier
+    trained on its first use, the same models, so the same noise columns.  An entry edited on disk
+    is trained again; model_cache=False reads and writes none."""
+    import json
+
+    from korean_bpe.compare import downstream as model
+    from korean_bpe.compare.tasks import NoiseTask
+    from korean_bpe.compare.tasks import downstream as task
+
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))
+    scorings, fits = [], []
+    real_scored, real_fit = task.scored, model.fit
+    monkeypatch.setattr(task, "scored", lambda *a, **k: scorings.append(1) or real_scored(*a, **k))
+    monkeypatch.setattr(model, "fit", lambda *a, **k: fits.append(1) or real_fit(*a, **k))
+    texts, labels = labelled_reviews(300, 0)
+    eval_texts, eval_labels = labelled_reviews(80, 1)
+    noise = NoiseTask({"spacing_removed": 0.5}, dropout=None)
+    kwargs = dict(eval_texts=eval_texts, labels=labels, eval_labels=eval_labels, vocab_sizes=[100], gold=None,
+                  strategies=["whitespace/syllable", "whitespace/jamo"], show_progress=False, downstream=SMALL,
+                  statistics=stats_settings())
+
+    def run(**more):
+        scorings.clear(), fits.clear()
+        return compare(texts, **kwargs, **more).table.drop(columns=["pretok_s", "encode_texts_per_s", "model_cached",
+                                                                     "noise_s", "probe_s"], errors="ignore")
+
+    first = run(tasks=[noise])
+    assert len(scorings) == 2 and first["noise_spacing_removed_accuracy_drop"].notna().all()
+    stored = [json.loads(p.read_text()) for p in (tmp_path / "models").glob("*.json")]
+    assert sorted(entry["kind"] for entry in stored).count("classifier") == 2
+    again = run(tasks=[noise])
+    assert scorings == [] and len(fits) == 2  # no scoring; the noise task's two classifiers, trained when asked
+    pd.testing.assert_frame_equal(first, again)  # downstream_s and the noise accuracy drops included
+    assert run().equals(first.drop(columns=[c for c in first if c.startswith("noise")]))
+    assert scorings == [] and fits == []  # no task asked for a classifier: none trained
+    for p in (tmp_path / "models").glob("*.json"):  # edited: each classifier entry is trained again
+        entry = json.loads(p.read_text())
+        if entry["kind"] == "classifier":
+            entry["columns"]["downstream_accuracy"] = 0.01
+            p.write_text(json.dumps(entry))
+    edited = run()
+    assert len(scorings) == 2
+    pd.testing.assert_frame_equal(edited.drop(columns="downstream_s"),
+                                  first.drop(columns=[c for c in first if c.startswith("noise")] + ["downstream_s"]))
+    written = sorted(p.stat().st_mtime_ns for p in (tmp_path / "models").glob("*.json"))
+    run(model_cache=False)
+    assert len(scorings) == 2 and sorted(p.stat().st_mtime_ns for p in (tmp_path / "models").glob("*.json")) == written
+
+
+def test_a_deferred_classifier_trains_on_first_use_the_models_fit_gives() -> None:
+    from korean_bpe.compare.downstream import DeferredClassifier, fit
+
+    texts, labels = labelled_reviews(120, 3)
+    tests, _ = labelled_reviews(40, 4)
+    from korean_bpe import Tokenizer
+
+    tok = Tokenizer.train(texts, vocab_size=100, pre_tokenizer="whitespace", unit="syllable", show_progress=False)
+    train, test = tok.encode_batch(texts), tok.encode_batch(tests)
+    settings = Downstream(seeds=2, epochs=1, dim=8, batch_size=8)
+    later = DeferredClassifier(train, labels, settings=settings, seed=5, known=test)
+    assert repr(later).startswith("DeferredClassifier(not trained yet") and later.classes == [0, 1]
+    now = fit(train, labels, settings=settings, seed=5, known=test)
+    assert np.array_equal(later.predict(test), now.predict(test)) and len(later.models) == 2
+    assert repr(later).startswith("Classifier(2 models")
 
 
 def test_same_seed_same_numbers_other_seed_other_models() -> None:

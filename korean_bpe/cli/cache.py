@@ -9,15 +9,18 @@ from typing import Any
 
 def add_parsers(sub: Any) -> None:
     """Add ``cache`` (``list``, ``clear``) to the subcommands ``sub``."""
-    p = sub.add_parser("cache", help="list or clear the analyzer caches and compare's trained models",
+    p = sub.add_parser("cache", help="list or clear the analyzer caches and compare's trained models and scores",
                        description="The on-disk morpheme-analysis caches and the trained models of "
-                                   "`korean-bpe compare` (models/ beside them; KOREAN_BPE_CACHE_DIR overrides the place).")
+                                   "`korean-bpe compare` with its classifiers' scores (models/ beside them; "
+                                   "KOREAN_BPE_CACHE_DIR overrides the place).")
     csub = p.add_subparsers(dest="cache_command", metavar="ACTION")
     csub.required = True
     ls = csub.add_parser("list", help="list the caches")
     ls.set_defaults(func=cmd_cache_list)
     clear = csub.add_parser("clear", help="delete one cache, or all")
-    clear.add_argument("name", nargs="?", default=None, help="okt, kiwi, mecab, or models (compare's trained models); default: every cache")
+    clear.add_argument("name", nargs="?", default=None,
+                       help="okt, kiwi, mecab, or models (compare's trained models and classifier scores); "
+                            "default: every cache")
     clear.set_defaults(func=cmd_cache_clear)
 
 
@@ -44,7 +47,7 @@ def cmd_cache_list(args: argparse.Namespace) -> int:
     if files:
         size = sum(f.stat().st_size for f in files)
         print(f"{'models':<12} {f'{len(files)} entries':>18} {size / 1e6:10.1f} MB  {models.directory}"
-              "  (compare's trained models)")
+              "  (compare's trained models and classifier scores)")
     return 0
 
 

@@ -29,7 +29,9 @@ defaults score within 0.5 points of a plain Kim CNN written apart from the libra
 (benchmarks/bench_downstream_reference.py; benchmarks/README.md records the figures, the grid's
 cost and results).  The same code runs on a GPU when one is present (``device="auto"``).  On the
 CPU a seed gives the same numbers every time (the model's initialisation, the dropout and the batch
-order all come from the seed, and the CPU kernels are deterministic for a fixed thread count).
+order all come from the seed, and the CPU kernels are deterministic for a fixed thread count).  A
+comparison keeps each row's scores in its model cache, so a rerun on the same ids trains nothing
+(:func:`korean_bpe.compare.tasks.downstream.classify`, :class:`DeferredClassifier`).
 
 The statistics (:func:`korean_bpe.compare.stats.seed_document_replicates`): ``downstream_accuracy``
 is the share of (seed, held-out document) pairs classified right; ``downstream_macro_f1`` the mean
@@ -55,7 +57,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 __all__ = ["torch_device", "Downstream", "MODELS", "MAX_SEEDS", "MAX_EPOCHS", "WARMUP", "learning_rate", "Classifier",
-           "fit", "predict", "evaluate", "scored", "require_torch", "resolved_device", "length_batches", "Ragged"]
+           "DeferredClassifier", "fit", "predict", "evaluate", "scored", "require_torch", "resolved_device",
+           "length_batches", "Ragged"]
 
 #: the model families, the default first
 MODELS = ("cnn", "transformer")
@@ -365,6 +368,54 @@ class Classifier:
 
     def __repr__(self) -> str:
         return f"Classifier({len(self.models)} models, {len(self.remap):,} ids, classes {self.classes})"
+
+
+class DeferredClassifier(Classifier):
+    """The :class:`Classifier` that :func:`fit` gives for these arguments, trained on its first use
+    (:meth:`predict`, ``models``, ``remap``).  A rerun of a comparison reads a row's scores back from
+    the model cache, not its models; a task after the downstream stage that scores more documents
+    (the noise task) gets one of these, and only then pays for the training.  Training on the CPU
+    is deterministic, so the models made then are those the stored scores came from.
+
+    >>> train = [[5, 6], [5, 7], [8, 9], [8, 6, 9]] * 25
+    >>> settings = Downstream(epochs=5, seeds=2, batch_size=8)
+    >>> later = DeferredClassifier(train, [1, 1, 0, 0] * 25, settings=settings, seed=0)
+    >>> later
+    DeferredClassifier(not trained yet, classes [0, 1])
+    >>> later.predict([[5, 7], [8, 9]]).tolist()
+    [[1, 0], [1, 0]]
+    """
+
+    def __init__(self, train_docs: Sequence[Sequence[int]], train_labels: Sequence[int], *, settings: Downstream,
+                 seed: int, known: Sequence[Sequence[int]] = ()) -> None:
+        self.settings, self.seed = settings, seed
+        self.classes = sorted({int(y) for y in train_labels})
+        self._inputs: tuple[Any, Any, Any] | None = (train_docs, train_labels, known)
+        self._fitted: Classifier | None = None
+
+    def fitted(self) -> Classifier:
+        """The trained classifier (trained now, the first time)."""
+        if self._fitted is None:
+            assert self._inputs is not None
+            docs, labels, known = self._inputs
+            self._fitted = fit(docs, labels, settings=self.settings, seed=self.seed, known=known)
+            self._inputs = None  # the documents are no longer needed
+        return self._fitted
+
+    @property  # type: ignore[override]
+    def models(self) -> list[Any]:
+        return self.fitted().models
+
+    @property  # type: ignore[override]
+    def remap(self) -> dict[int, int]:
+        return self.fitted().remap
+
+    def predict(self, docs: Sequence[Sequence[int]], *, batch_size: int | None = None) -> Any:
+        return self.fitted().predict(docs, batch_size=batch_size)
+
+    def __repr__(self) -> str:
+        return repr(self._fitted) if self._fitted is not None else \
+            f"DeferredClassifier(not trained yet, classes {self.classes})"
 
 
 @contextlib.contextmanager

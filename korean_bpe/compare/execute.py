@@ -52,7 +52,8 @@ def measure_strategy(s: Strategy, ws: Workspace, *,
         given = RowInput(s.name, trained.vocab_size, seg, held, trained.encoded, trained.spans, plan.seed,
                          drops_text=s.drops_text, labelled=plan.labelled, train_ids=trained.train_ids, layout=layout,
                          char_words=char_words, spans_by_size=shared, show_progress=ws.show_progress,
-                         train_texts=plan.train, across_rows=ws.across_rows)
+                         train_texts=plan.train, across_rows=ws.across_rows,
+                         model_cache=ws.model_cache)
         columns: dict[str, Any] = {}
         evidence: dict[str, Any] = {}
         for task in plan.tasks:

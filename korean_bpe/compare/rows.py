@@ -87,6 +87,10 @@ class RowInput:
     #: choice of key (the downstream classifiers by their inputs: a row with the same ids as an
     #: earlier one reuses its classifier)
     across_rows: dict[str, Any] = field(default_factory=dict)
+    #: the comparison's cache of what it trains (:class:`~korean_bpe.compare.model_cache.ModelCache`;
+    #: None when it is off): a task may keep there what a rerun can read back instead of training
+    #: (the downstream classifiers' scores)
+    model_cache: Any = None
 
     def training(self, task: str) -> tuple[list[list[int]], list[int]]:
         """``(ids, labels)`` of task ``task``'s labelled training sample; ValueError without labels."""

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import stats
-from ..downstream import Downstream, Ragged, resolved_device, scored
+from ..downstream import DeferredClassifier, Downstream, Ragged, resolved_device, scored
 from ..rows import Measured, RowInput
 from .base import BaseTask, register_task
 
@@ -57,9 +57,21 @@ def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Se
     with a progress bar of its epochs named ``desc`` (the task that trains it): ``(columns, evidence)``
     with the ``downstream_`` names (a task of its own renames them).  The trained
     :class:`~korean_bpe.compare.downstream.Classifier` is left in ``row.shared[desc]`` for the tasks
-    after it.  A row whose inputs equal an earlier row's in this process (``row.across_rows``) gets
-    that row's classifier and scores without training; its ``downstream_s`` is the CPU it spent
-    finding them (so that the rows' seconds add up to what the comparison spent)."""
+    after it.
+
+    Nothing is trained twice for the same inputs (the training and held-out ids, their labels,
+    the settings and the seed, :func:`_inputs_key`):
+
+    * a row whose inputs equal an earlier row's in this process (``row.across_rows``: raw and
+      whitespace BPE often give the same ids) gets that row's classifier and scores; its
+      ``downstream_s`` is the CPU it spent finding them (the rows' seconds add up to what the
+      comparison spent);
+    * with the comparison's model cache (``row.model_cache``), the scores are kept there, and a
+      rerun reads them back (:func:`_stored_key`: the inputs, the classifier's code, the PyTorch
+      and NumPy versions; on the CPU only, where training is deterministic); ``downstream_s`` is
+      then the original training's, as ``train_s`` of a cached model, and ``row.shared[desc]`` a
+      :class:`~korean_bpe.compare.downstream.DeferredClassifier`, trained only if a later task
+      asks it for more predictions."""
     import time
 
     from ...progress import start_progress
@@ -70,17 +82,65 @@ def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Se
     if key in kept:  # a row with the same ids as one before it (raw and whitespace BPE often are)
         columns, evidence, row.shared[desc] = kept[key]
         return {**columns, "downstream_s": time.process_time() - cpu}, evidence  # the seconds it spent: no training
-    bar = start_progress(row.show_progress, total=settings.seeds * settings.epochs,
-                         desc=f"{desc} {row.strategy} {row.vocab_size:,}", unit="epoch")
-    try:
-        columns, evidence, row.shared[desc] = scored(train_ids, train_labels, test_ids, test_labels, settings=settings,
-                                                     seed=row.seed, progress=bar)
-    finally:
-        bar.close()
+    cache = row.model_cache
+    stored = _stored_key(cache, key, settings)
+    read = _read(cache.get(stored), test_labels) if stored else None
+    if read is not None:
+        columns, evidence = read
+        row.shared[desc] = DeferredClassifier(train_ids, train_labels, settings=settings, seed=row.seed, known=test_ids)
+    else:
+        bar = start_progress(row.show_progress, total=settings.seeds * settings.epochs,
+                             desc=f"{desc} {row.strategy} {row.vocab_size:,}", unit="epoch")
+        try:
+            columns, evidence, row.shared[desc] = scored(train_ids, train_labels, test_ids, test_labels,
+                                                         settings=settings, seed=row.seed, progress=bar)
+        finally:
+            bar.close()
+        if stored:
+            cache.put(stored, {"kind": "classifier", "columns": columns,
+                               "evidence": {name: values.tolist() for name, values in evidence.items()}})
     kept[key] = (dict(columns), evidence, row.shared[desc])
     while len(kept) > _KEPT:
         del kept[next(iter(kept))]
     return columns, evidence
+
+
+def _stored_key(cache: Any, key: bytes, settings: Downstream) -> str:
+    """The model-cache entry of a classifier's scores (``""``: none kept, without a cache or off the
+    CPU, where training is not deterministic): its inputs (:func:`_inputs_key`), the source of the
+    code that trains and scores it, the PyTorch and NumPy versions (the cache adds korean_bpe's)."""
+    if cache is None or resolved_device(settings) != "cpu":
+        return ""
+    from ..model_cache import code_fingerprint, library_versions
+
+    return cache.key({"kind": "classifier", "inputs": key.hex(), "libraries": library_versions("torch", "numpy"),
+                      "code": code_fingerprint("korean_bpe.compare.downstream", "korean_bpe.compare.stats",
+                                               "korean_bpe.compare.tasks.downstream")})
+
+
+#: the columns :func:`korean_bpe.compare.downstream.scored` gives, and the evidence
+_COLUMNS = ("downstream_accuracy", "downstream_macro_f1", "downstream_seed_sd", "downstream_s",
+            "downstream_one_class", "downstream_chance")
+_EVIDENCE = ("predictions", "truth", "classes")
+
+
+def _read(entry: Mapping[str, Any] | None, test_labels: Sequence[int]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """``(columns, evidence)`` of a stored classifier's entry, or None when it holds something else
+    (another kind, missing or extra names, held-out labels other than ``test_labels``): trained again."""
+    import numpy as np
+
+    try:
+        if entry is None or entry["kind"] != "classifier" or set(entry["columns"]) != set(_COLUMNS) \
+                or set(entry["evidence"]) != set(_EVIDENCE):
+            return None
+        evidence = {name: np.asarray(entry["evidence"][name], dtype=np.int64) for name in _EVIDENCE}
+        truth, predictions = evidence["truth"], evidence["predictions"]
+        if truth.tolist() != [int(y) for y in test_labels] or predictions.ndim != 2 \
+                or predictions.shape[1] != truth.size:
+            return None
+        return dict(entry["columns"]), evidence
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 #: the classifiers a comparison's process keeps (the last ones it trained, by :func:`_inputs_key`): a
