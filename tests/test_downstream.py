@@ -135,15 +135,20 @@ def test_a_rerun_reads_the_classifiers_scores_back_and_trains_only_what_a_task_a
     assert len(scorings) == 2 and sorted(p.stat().st_mtime_ns for p in (tmp_path / "models").glob("*.json")) == written
 
 
-def test_a_deferred_classifier_trains_on_first_use_the_models_fit_gives() -> None:
-    from korean_bpe.compare.downstream import DeferredClassifier, fit
+def _review_ids() -> tuple[list[list[int]], list[int], list[list[int]]]:
+    """(ids, labels) of 120 toy reviews and the ids of 40 others, with a small syllable BPE of them."""
+    from korean_bpe import Tokenizer
 
     texts, labels = labelled_reviews(120, 3)
     tests, _ = labelled_reviews(40, 4)
-    from korean_bpe import Tokenizer
-
     tok = Tokenizer.train(texts, vocab_size=100, pre_tokenizer="whitespace", unit="syllable", show_progress=False)
-    train, test = tok.encode_batch(texts), tok.encode_batch(tests)
+    return tok.encode_batch(texts), labels, tok.encode_batch(tests)
+
+
+def test_a_deferred_classifier_trains_on_first_use_the_models_fit_gives() -> None:
+    from korean_bpe.compare.downstream import DeferredClassifier, fit
+
+    train, labels, test = _review_ids()
     settings = Downstream(seeds=2, epochs=1, dim=8, batch_size=8)
     later = DeferredClassifier(train, labels, settings=settings, seed=5, known=test)
     assert repr(later).startswith("DeferredClassifier(not trained yet") and later.classes == [0, 1]
@@ -153,12 +158,7 @@ def test_a_deferred_classifier_trains_on_first_use_the_models_fit_gives() -> Non
 
 
 def test_same_seed_same_numbers_other_seed_other_models() -> None:
-    texts, labels = labelled_reviews(120, 3)
-    tests, _ = labelled_reviews(40, 4)
-    from korean_bpe import Tokenizer
-
-    tok = Tokenizer.train(texts, vocab_size=100, pre_tokenizer="whitespace", unit="syllable", show_progress=False)
-    train, test = tok.encode_batch(texts), tok.encode_batch(tests)
+    train, labels, test = _review_ids()
     settings = Downstream(seeds=2, epochs=1, dim=8, batch_size=8)
     a = predict(train, labels, test, settings=settings, seed=5)
     b = predict(train, labels, test, settings=settings, seed=5)
