@@ -188,6 +188,29 @@ def lm_run():
     return run(), run, texts
 
 
+def test_a_rerun_reads_the_models_scores_back_from_the_model_cache(tmp_path, monkeypatch) -> None:
+    """With the model cache, each seed's document log probabilities are kept: a rerun trains no
+    language model and gives the same bits, to the last digit."""
+    from korean_bpe.compare.tasks import lm
+
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path))
+    calls, real = [], lm.train_model
+    monkeypatch.setattr(lm, "train_model", lambda *a, **k: calls.append(1) or real(*a, **k))
+
+    def run(**options):
+        calls.clear()
+        return compare(_texts(300), strategies=["whitespace/syllable", "baseline/word"], vocab_sizes=[80], gold=None,
+                       show_progress=False, statistics=Statistics(resamples=200),
+                       tasks=[LmTask(settings=LmSettings(tokens=3000, dim=16, batch_size=16, seeds=2))],
+                       **options).table.filter(regex="^lm_(?!s$)")
+
+    first = run()
+    assert len(calls) == 4 and first["lm_bits_per_byte"].notna().all()  # 2 rows x 2 seeds
+    again = run()
+    assert calls == [] and again.equals(first)
+    assert run(model_cache=False).equals(first) and len(calls) == 4
+
+
 def test_the_lm_task_is_a_registered_task(tmp_path) -> None:
     task = get_task({"type": "lm", "settings": {"tokens": 5000}})
     assert isinstance(task, Task) and "lm" in TASKS.names() and task.settings.tokens == 5000

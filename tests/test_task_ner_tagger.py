@@ -170,6 +170,37 @@ def test_the_same_seed_gives_the_same_f1_and_interval(tmp_path) -> None:
     assert one.equals(again)
 
 
+def test_a_rerun_reads_the_taggers_tags_back_from_the_model_cache(tmp_path, monkeypatch) -> None:
+    """With the model cache, each split's tags are kept: a rerun trains no tagger and gives the same
+    table (an edited entry: tagged again, the same numbers)."""
+    import json
+
+    from korean_bpe.compare.tasks import ner
+
+    monkeypatch.setenv("KOREAN_BPE_CACHE_DIR", str(tmp_path / "cache"))
+    calls, real = [], ner.predict_tags
+    monkeypatch.setattr(ner, "predict_tags", lambda *a, **k: calls.append(1) or real(*a, **k))
+    path = _file(tmp_path, TRIVIAL * 10 + ["<부산:LC> 사는 <김:PS>씨", "경찰 <10명:QT>"] * 6)
+    texts = [s.text for s in NerTask(path).sentences][:100] + _texts(100)
+
+    def run():
+        calls.clear()
+        return compare(texts, strategies=["baseline/word", "whitespace/syllable"], vocab_sizes=[200], gold=None,
+                       show_progress=False, statistics=Statistics(resamples=200),
+                       tasks=[NerTask(path, tagger=FAST)]).table.filter(regex="^ner_(?!s$)")
+
+    first = run()
+    assert len(calls) == 2 and first["ner_entity_f1"].notna().all()
+    again = run()
+    assert calls == [] and again.equals(first)
+    for p in (tmp_path / "cache" / "models").glob("*.json"):
+        entry = json.loads(p.read_text())
+        if entry["kind"] == "ner-tagger":
+            entry["tags"][0][0] = []  # the checksum no longer matches
+            p.write_text(json.dumps(entry))
+    assert run().equals(first) and len(calls) == 2
+
+
 def test_a_row_whose_tokens_cross_every_entity_gets_f1_zero(tmp_path) -> None:
     # every entity is followed by a particle in the same 어절: no whole 어절 token can match one
     path = _file(tmp_path, ["<경찰:OG>은 또", "<박:PS>씨의 딸", "그 <서울:LC>에서"] * 15)

@@ -11,7 +11,7 @@ def add_parsers(sub: Any) -> None:
     """Add ``cache`` (``list``, ``clear``) to the subcommands ``sub``."""
     p = sub.add_parser("cache", help="list or clear the analyzer caches and compare's trained models and scores",
                        description="The on-disk morpheme-analysis caches and the trained models of "
-                                   "`korean-bpe compare` with its classifiers' scores (models/ beside them; "
+                                   "`korean-bpe compare` with their scores (models/ beside them; "
                                    "KOREAN_BPE_CACHE_DIR overrides the place).")
     csub = p.add_subparsers(dest="cache_command", metavar="ACTION")
     csub.required = True
@@ -19,7 +19,7 @@ def add_parsers(sub: Any) -> None:
     ls.set_defaults(func=cmd_cache_list)
     clear = csub.add_parser("clear", help="delete one cache, or all")
     clear.add_argument("name", nargs="?", default=None,
-                       help="okt, kiwi, mecab, or models (compare's trained models and classifier scores); "
+                       help="okt, kiwi, mecab, or models (compare's trained models and their scores); "
                             "default: every cache")
     clear.set_defaults(func=cmd_cache_clear)
 
@@ -47,7 +47,7 @@ def cmd_cache_list(args: argparse.Namespace) -> int:
     if files:
         size = sum(f.stat().st_size for f in files)
         print(f"{'models':<12} {f'{len(files)} entries':>18} {size / 1e6:10.1f} MB  {models.directory}"
-              "  (compare's trained models and classifier scores)")
+              "  (compare's trained models and their scores)")
     return 0
 
 

@@ -165,10 +165,11 @@ def add_parsers(sub: Any) -> None:
                         f"{COMPARE_SMALL_CORPUS:,} documents, where starting the analyzers in each worker "
                         "costs more than its rows)")
     p.add_argument("--no-model-cache", action="store_true",
-                   help="train every model and classifier again and keep none (default: trained models "
-                        "and the classifiers' scores are kept in models/ under the analysis cache's directory "
+                   help="train every model again and keep none (default: the trained tokenizers and what the "
+                        "tasks' models give, the classifiers' predictions, the tagger's tags, the language "
+                        "model's log probabilities, are kept in models/ under the analysis cache's directory "
                         "and read back on a rerun on the same texts, strategy, size and seed: a rerun with "
-                        "--full or another -o costs seconds)")
+                        "--full or another -o trains nothing)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_compare)
 

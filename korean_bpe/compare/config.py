@@ -62,10 +62,11 @@ class CompareConfig:
     group's pre-tokenizations are released when it ends.  ``model_cache`` (on by default): each
     trained model is kept in ``models/`` under the analysis cache's directory
     (:mod:`korean_bpe.compare.model_cache`) and read back by a rerun on the same texts, strategy,
-    size and seed (``model_cached`` True, ``train_s`` the original training's); so are the
-    downstream classifiers' scores, read back by a rerun on the same ids, labels, settings and seed
-    (``downstream_s`` the original training's; :func:`korean_bpe.compare.tasks.downstream.classify`);
-    False trains every model and classifier and keeps none.  ``show_progress``: the progress bars (None: on a terminal).
+    size and seed (``model_cached`` True, ``train_s`` the original training's); so is what the
+    tasks' own models give (the downstream classifiers' predictions, the NER tagger's tags, the
+    language model's log probabilities), read back by a rerun on the same inputs, settings and seed
+    (:func:`korean_bpe.compare.model_cache.kept_scores`; ``downstream_s`` then the original
+    training's); False trains every model and keeps none.  ``show_progress``: the progress bars (None: on a terminal).
 
     *What is kept.*  ``pieces_texts``: the result's ``pieces`` holds, for each strategy at its
     largest size, ``{text: Segmenter.pieces(text)}`` of these texts (what the report's segmentation

@@ -10,6 +10,9 @@ korean_bpe, of the analyzer and of the peer library, a fingerprint of the traini
 source of the trainer modules: an edit there retrains) and :data:`FORMAT_VERSION`.  An entry
 holds the model (BPE merges, baseline vocabulary, SentencePiece model proto, HF ``tokenizer.json``,
 SwTokenizer file) and the seconds its training took, so ``train_s`` stays the original training's.
+What the tasks' own models give on a row is kept beside them (:func:`kept_scores`: a downstream
+classifier's predictions, the NER tagger's tags, the language model's log probabilities), keyed by
+the model's inputs (:func:`data_hash`), settings and seed, the code and the PyTorch version.
 A peer's deterministic native crash (``kiwi-swtokenizer`` on NSMC in kiwipiepy 0.24.1: the same
 texts and versions crash again) is kept as its note.
 
@@ -38,15 +41,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..files import read_input_file
 from ..io.serialization import MAX_FILE_BYTES
 
 __all__ = ["ModelCache", "FORMAT_VERSION", "texts_hash", "default_directory", "code_fingerprint",
-           "library_versions"]
+           "library_versions", "data_hash", "kept_scores"]
+
+T = TypeVar("T")
 
 #: bumped whenever an entry's layout changes: older entries then miss and are trained again
 #: (2: each entry holds the checksum of what was written)
@@ -112,6 +117,59 @@ def library_versions(*distributions: str) -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             out[name] = None
     return out
+
+
+def data_hash(data: Any) -> str:
+    """A content hash of JSON data (lists of token strings, of ids, of labels; NumPy numbers and
+    arrays as their values): BLAKE2b-256 of its canonical JSON.
+
+    >>> data_hash([["영화", "는"], [1, 0]]) == data_hash([["영화", "는"], [1, 0]]) != data_hash([["영화는"], [1, 0]])
+    True
+    """
+    canonical = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_plain)
+    return hashlib.blake2b(canonical.encode("utf-8", "surrogatepass"), digest_size=32).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy number or array as JSON data (``json.dumps``' ``default``); TypeError for anything else."""
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+def kept_scores(cache: ModelCache | None, fields: Mapping[str, Any], *, make: Callable[[], tuple[T, dict[str, Any]]],
+                load: Callable[[dict[str, Any]], T | None]) -> T:
+    """What a task's trained models give on a row (a classifier's predictions, a tagger's tags, a
+    language model's log probabilities), kept in ``cache`` so that a rerun trains nothing.
+
+    ``fields``: everything the value depends on (``"kind"`` among them: the inputs' hashes, the
+    settings, the seed, the code's fingerprint, the libraries' versions).  The value is
+    ``load(entry)`` of the entry stored under them when there is one it reads (None, KeyError,
+    TypeError or ValueError: it does not), else the value of ``make()``, which returns ``(value,
+    entry)``: the entry (JSON data) is stored for the next run.  ``cache`` None: ``make()``'s
+    value, nothing read or kept.
+
+    >>> import tempfile
+    >>> cache, made = ModelCache(tempfile.mkdtemp()), []
+    >>> def make():
+    ...     made.append(1)
+    ...     return [1, 0], {"tags": [1, 0]}
+    >>> [kept_scores(cache, {"kind": "toy"}, make=make, load=lambda e: e["tags"]) for _ in range(2)], len(made)
+    ([[1, 0], [1, 0]], 1)
+    """
+    key = cache.key(fields) if cache is not None else ""
+    entry = cache.get(key) if cache is not None else None
+    if entry is not None:
+        try:
+            value = load(entry)
+        except (KeyError, TypeError, ValueError):
+            value = None
+        if value is not None:
+            return value
+    value, entry = make()
+    if cache is not None:
+        cache.put(key, {**entry, "kind": fields["kind"]})
+    return value
 
 
 def _checksum(body: Mapping[str, Any]) -> str:

@@ -89,7 +89,7 @@ class RowInput:
     across_rows: dict[str, Any] = field(default_factory=dict)
     #: the comparison's cache of what it trains (:class:`~korean_bpe.compare.model_cache.ModelCache`;
     #: None when it is off): a task may keep there what a rerun can read back instead of training
-    #: (the downstream classifiers' scores)
+    #: (what the tasks' models give: :func:`korean_bpe.compare.model_cache.kept_scores`)
     model_cache: Any = None
 
     def training(self, task: str) -> tuple[list[list[int]], list[int]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import stats
 from ..downstream import DeferredClassifier, Downstream, Ragged, resolved_device, scored
+from ..model_cache import code_fingerprint, kept_scores, library_versions
 from ..rows import Measured, RowInput
 from .base import BaseTask, register_task
 
@@ -67,7 +68,7 @@ def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Se
       ``downstream_s`` is the CPU it spent finding them (the rows' seconds add up to what the
       comparison spent);
     * with the comparison's model cache (``row.model_cache``), the scores are kept there, and a
-      rerun reads them back (:func:`_stored_key`: the inputs, the classifier's code, the PyTorch
+      rerun reads them back (:func:`_stored_fields`: the inputs, the classifier's code, the PyTorch
       and NumPy versions; on the CPU only, where training is deterministic); ``downstream_s`` is
       then the original training's, as ``train_s`` of a cached model, and ``row.shared[desc]`` a
       :class:`~korean_bpe.compare.downstream.DeferredClassifier`, trained only if a later task
@@ -82,40 +83,36 @@ def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Se
     if key in kept:  # a row with the same ids as one before it (raw and whitespace BPE often are)
         columns, evidence, row.shared[desc] = kept[key]
         return {**columns, "downstream_s": time.process_time() - cpu}, evidence  # the seconds it spent: no training
-    cache = row.model_cache
-    stored = _stored_key(cache, key, settings)
-    read = _read(cache.get(stored), test_labels) if stored else None
-    if read is not None:
-        columns, evidence = read
-        row.shared[desc] = DeferredClassifier(train_ids, train_labels, settings=settings, seed=row.seed, known=test_ids)
-    else:
+    def make() -> tuple[tuple[dict[str, Any], dict[str, Any], Any], dict[str, Any]]:
         bar = start_progress(row.show_progress, total=settings.seeds * settings.epochs,
                              desc=f"{desc} {row.strategy} {row.vocab_size:,}", unit="epoch")
         try:
-            columns, evidence, row.shared[desc] = scored(train_ids, train_labels, test_ids, test_labels,
-                                                         settings=settings, seed=row.seed, progress=bar)
+            made = scored(train_ids, train_labels, test_ids, test_labels, settings=settings, seed=row.seed, progress=bar)
         finally:
             bar.close()
-        if stored:
-            cache.put(stored, {"kind": "classifier", "columns": columns,
-                               "evidence": {name: values.tolist() for name, values in evidence.items()}})
+        return made, {"columns": made[0], "evidence": {name: values.tolist() for name, values in made[1].items()}}
+
+    def load(entry: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], Any] | None:
+        read = _read(entry, test_labels)
+        return None if read is None else \
+            (*read, DeferredClassifier(train_ids, train_labels, settings=settings, seed=row.seed, known=test_ids))
+
+    cache = row.model_cache if resolved_device(settings) == "cpu" else None
+    columns, evidence, row.shared[desc] = kept_scores(cache, _stored_fields(key), make=make, load=load)
     kept[key] = (dict(columns), evidence, row.shared[desc])
     while len(kept) > _KEPT:
         del kept[next(iter(kept))]
     return columns, evidence
 
 
-def _stored_key(cache: Any, key: bytes, settings: Downstream) -> str:
-    """The model-cache entry of a classifier's scores (``""``: none kept, without a cache or off the
-    CPU, where training is not deterministic): its inputs (:func:`_inputs_key`), the source of the
-    code that trains and scores it, the PyTorch and NumPy versions (the cache adds korean_bpe's)."""
-    if cache is None or resolved_device(settings) != "cpu":
-        return ""
-    from ..model_cache import code_fingerprint, library_versions
-
-    return cache.key({"kind": "classifier", "inputs": key.hex(), "libraries": library_versions("torch", "numpy"),
-                      "code": code_fingerprint("korean_bpe.compare.downstream", "korean_bpe.compare.stats",
-                                               "korean_bpe.compare.tasks.downstream")})
+def _stored_fields(key: bytes) -> dict[str, Any]:
+    """What a classifier's scores in the model cache depend on: its inputs (:func:`_inputs_key`:
+    ids, labels, settings, seed), the source of the code that trains and scores it, the PyTorch and
+    NumPy versions (the cache adds korean_bpe's).  Kept on the CPU only, where training is
+    deterministic."""
+    return {"kind": "classifier", "inputs": key.hex(), "libraries": library_versions("torch", "numpy"),
+            "code": code_fingerprint("korean_bpe.compare.downstream", "korean_bpe.compare.stats",
+                                     "korean_bpe.compare.tasks.downstream")}
 
 
 #: the columns :func:`korean_bpe.compare.downstream.scored` gives, and the evidence
@@ -124,23 +121,18 @@ _COLUMNS = ("downstream_accuracy", "downstream_macro_f1", "downstream_seed_sd", 
 _EVIDENCE = ("predictions", "truth", "classes")
 
 
-def _read(entry: Mapping[str, Any] | None, test_labels: Sequence[int]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def _read(entry: Mapping[str, Any], test_labels: Sequence[int]) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """``(columns, evidence)`` of a stored classifier's entry, or None when it holds something else
     (another kind, missing or extra names, held-out labels other than ``test_labels``): trained again."""
     import numpy as np
 
-    try:
-        if entry is None or entry["kind"] != "classifier" or set(entry["columns"]) != set(_COLUMNS) \
-                or set(entry["evidence"]) != set(_EVIDENCE):
-            return None
-        evidence = {name: np.asarray(entry["evidence"][name], dtype=np.int64) for name in _EVIDENCE}
-        truth, predictions = evidence["truth"], evidence["predictions"]
-        if truth.tolist() != [int(y) for y in test_labels] or predictions.ndim != 2 \
-                or predictions.shape[1] != truth.size:
-            return None
-        return dict(entry["columns"]), evidence
-    except (KeyError, TypeError, ValueError):
+    if entry["kind"] != "classifier" or set(entry["columns"]) != set(_COLUMNS) or set(entry["evidence"]) != set(_EVIDENCE):
         return None
+    evidence = {name: np.asarray(entry["evidence"][name], dtype=np.int64) for name in _EVIDENCE}
+    truth, predictions = evidence["truth"], evidence["predictions"]
+    if truth.tolist() != [int(y) for y in test_labels] or predictions.ndim != 2 or predictions.shape[1] != truth.size:
+        return None
+    return dict(entry["columns"]), evidence
 
 
 #: the classifiers a comparison's process keeps (the last ones it trained, by :func:`_inputs_key`): a

@@ -438,11 +438,10 @@ class LmTask(BaseTask):
         n_bytes = [len(t.encode("utf-8", "surrogatepass")) for t in texts]
         bits, per_token, trained = [], [], []
         for seed in range(first, first + self.settings.seeds):
-            model = self._train(row, train, vocab, seed)
-            log_probs = document_log_probs(model, encoded, vocab_size=vocab, settings=self.settings)
-            bits.append([document_bits(lp, unknown_bytes=u) for lp, u in zip(log_probs, unknown)])
-            per_token.append(math.fsum(document_bits(lp) for lp in log_probs) / sum(len(lp) for lp in log_probs))
-            trained.append(model.trained_tokens)
+            sums, counts, tokens = self._scores(row, train, encoded, vocab, seed)
+            bits.append([document_bits([s], unknown_bytes=u) for s, u in zip(sums, unknown)])
+            per_token.append(math.fsum(document_bits([s]) for s in sums) / sum(counts))
+            trained.append(tokens)
         per_seed = [bits_per_byte(b, n_bytes) for b in bits]
         columns = {"lm_bits_per_byte": float(np.mean(per_seed)), "lm_bits_per_token": float(np.mean(per_token)),
                    "lm_seed_sd": float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else math.nan,
@@ -462,6 +461,36 @@ class LmTask(BaseTask):
             raise ValueError("the lm task has no training document: compare() trains it on the training split")
         keep = Labelled.sample(len(texts), [0] * len(texts), {self.name: self.train_docs}, seed=row.seed).idx
         return row.segmenter.encode_batch([texts[i] for i in keep])
+
+    def _scores(self, row: RowInput, train: list[list[int]], encoded: list[list[int]], vocab: int,
+                seed: int) -> tuple[list[float], list[int], int]:
+        """``(sums, counts, trained)`` of the model of ``seed``: each held-out document's log
+        probability (``math.fsum`` of :func:`document_log_probs`'), its scored tokens, and the
+        tokens the model trained on; kept in the comparison's model cache (on the CPU, where
+        training is deterministic): a rerun on the same ids, settings and seed trains no model
+        (:func:`korean_bpe.compare.model_cache.kept_scores`)."""
+        from ..downstream import resolved_device
+        from ..model_cache import code_fingerprint, data_hash, kept_scores, library_versions
+
+        def make() -> tuple[tuple[list[float], list[int], int], dict[str, Any]]:
+            model = self._train(row, train, vocab, seed)
+            log_probs = document_log_probs(model, encoded, vocab_size=vocab, settings=self.settings)
+            sums, counts = [math.fsum(lp) for lp in log_probs], [len(lp) for lp in log_probs]
+            return (sums, counts, int(model.trained_tokens)), {"sums": sums, "counts": counts,
+                                                               "trained_tokens": int(model.trained_tokens)}
+
+        def load(entry: dict[str, Any]) -> tuple[list[float], list[int], int] | None:
+            sums, counts, tokens = entry["sums"], entry["counts"], entry["trained_tokens"]
+            if counts != [len(d) + 1 for d in encoded] or len(sums) != len(encoded) or not isinstance(tokens, int) \
+                    or not all(isinstance(s, float) for s in sums):
+                return None
+            return sums, counts, tokens
+
+        cache = row.model_cache if resolved_device(self.settings) == "cpu" else None  # type: ignore[arg-type]
+        fields = {"kind": "lm", "inputs": data_hash([train, encoded, vocab]), "settings": self.settings.to_config(),
+                  "seed": seed, "libraries": library_versions("torch", "numpy"),
+                  "code": code_fingerprint("korean_bpe.compare.tasks.lm", "korean_bpe.compare.downstream")}
+        return kept_scores(cache, fields, make=make, load=load)
 
     def _train(self, row: RowInput, train: list[list[int]], vocab: int, seed: int) -> Any:
         from ...progress import start_progress

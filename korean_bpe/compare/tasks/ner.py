@@ -344,9 +344,8 @@ class NerTask(BaseTask):
                 labels = [[_IGNORE if a == b else tags.index(t) for (_, a, b), t in
                            zip(trimmed[i], bio_tags(self.sentences[i].entities, [(a, b) for _, a, b in trimmed[i]]))]
                           for i in train]
-                predicted = predict_tags([[t for t, _, _ in trimmed[i]] for i in train], labels,
-                                         [[t for t, _, _ in trimmed[i]] for i in test], n_tags=len(tags),
-                                         settings=settings, seed=row.seed, progress=bar)
+                predicted = self._predicted(row, [[t for t, _, _ in trimmed[i]] for i in train], labels,
+                                            [[t for t, _, _ in trimmed[i]] for i in test], len(tags), bar)
                 for s in range(settings.seeds):
                     for i, pred in zip(test, predicted[s]):
                         found = set(tagged_entities([(a, b) for _, a, b in trimmed[i]], [tags[t] for t in pred]))
@@ -355,6 +354,34 @@ class NerTask(BaseTask):
         finally:
             bar.close()
         return counts, notes
+
+    def _predicted(self, row: RowInput, train_tokens: list[list[str]], train_labels: list[list[int]],
+                   test_tokens: list[list[str]], n_tags: int, bar: Any) -> list[list[list[int]]]:
+        """:func:`predict_tags` of one split, kept in the comparison's model cache (on the CPU, where
+        training is deterministic): a rerun on the same tokens, labels, settings and seed trains
+        no tagger (:func:`korean_bpe.compare.model_cache.kept_scores`)."""
+        from ..downstream import resolved_device
+        from ..model_cache import code_fingerprint, data_hash, kept_scores, library_versions
+
+        settings = self.tagger
+        assert settings is not None
+
+        def make() -> tuple[list[list[list[int]]], dict[str, Any]]:
+            tags = predict_tags(train_tokens, train_labels, test_tokens, n_tags=n_tags, settings=settings,
+                                seed=row.seed, progress=bar)
+            return tags, {"tags": tags}
+
+        def load(entry: dict[str, Any]) -> list[list[list[int]]] | None:
+            tags = entry["tags"]
+            shape_ok = len(tags) == settings.seeds and all(
+                len(seed) == len(test_tokens) and all(len(t) == len(s) for t, s in zip(seed, test_tokens)) for seed in tags)
+            return tags if shape_ok and all(isinstance(t, int) for seed in tags for s in seed for t in s) else None
+
+        cache = row.model_cache if resolved_device(settings) == "cpu" else None  # type: ignore[arg-type]
+        fields = {"kind": "ner-tagger", "inputs": data_hash([train_tokens, train_labels, test_tokens, n_tags]),
+                  "settings": settings.to_config(), "seed": row.seed, "libraries": library_versions("torch", "numpy"),
+                  "code": code_fingerprint("korean_bpe.compare.tasks.ner", "korean_bpe.compare.downstream")}
+        return kept_scores(cache, fields, make=make, load=load)
 
     def replicates(self, evidence: Any, *, point: Mapping[str, Any], resamples: int, seed: int) -> dict[str, Any]:
         """The exact metrics on each resample of the test sentences (ratios of the resample's sums),
