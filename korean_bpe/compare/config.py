@@ -66,7 +66,8 @@ class CompareConfig:
     tasks' own models give (the downstream classifiers' predictions, the NER tagger's tags, the
     language model's log probabilities), read back by a rerun on the same inputs, settings and seed
     (:func:`korean_bpe.compare.model_cache.kept_scores`; ``downstream_s`` then the original
-    training's); False trains every model and keeps none.  ``show_progress``: the progress bars (None: on a terminal).
+    training's); False trains every model and keeps none.  ``show_progress``: the progress bars
+    (None: on a terminal).
 
     *What is kept.*  ``pieces_texts``: the result's ``pieces`` holds, for each strategy at its
     largest size, ``{text: Segmenter.pieces(text)}`` of these texts (what the report's segmentation
