@@ -201,6 +201,55 @@ def test_a_rerun_reads_the_taggers_tags_back_from_the_model_cache(tmp_path, monk
     assert run().equals(first) and len(calls) == 2
 
 
+def test_a_tagger_that_finds_no_entity_is_noted_and_not_the_verdicts_evidence(trivial_file) -> None:
+    """A tagger that tags every token O (too little training for it) says nothing of the tokens:
+    its rows are left out of the entity-tagging verdict (the exact boundary metrics stay), and a
+    note says so."""
+    import numpy as np
+
+    from korean_bpe.compare import columns
+    from korean_bpe.compare.assemble import build_frame
+    from korean_bpe.compare.rows import Row
+    from korean_bpe.compare.tasks.ner import _tagger_columns
+    from korean_bpe.compare.verdict import verdicts
+
+    blind = np.zeros((2, 3, 3), dtype=np.int64)
+    blind[:, :, 2] = 2  # tp, predicted, gold: every seed finds nothing of the 6 entities
+    learned = blind.copy()
+    learned[:, :, :2] = 1
+    none, some = _tagger_columns(blind), _tagger_columns(learned)
+    assert none["ner_entity_f1"] == 0.0 and none["ner_entity_unlearned"].startswith("it tags every token O")
+    assert some["ner_entity_f1"] == 2 / 3 and some["ner_entity_unlearned"] == ""
+    rng = np.random.default_rng(0)
+
+    def row(name: str, found: dict) -> Row:
+        center = 0.9 if found is none else 0.6  # the blind rows would be crowned if they were candidates
+        return Row({"strategy": name, "kind": "bpe", "vocab_size": 1000, "actual_vocab_size": 1000, "unk_rate": 0.0,
+                    **found, "ner_entity_f1": center, "ner_boundary_crossing": 0.1},
+                   reference="whitespace/syllable",
+                   replicates={"ner_entity_f1": center + rng.normal(0, 0.01, 400),
+                               "ner_boundary_crossing": 0.1 + rng.normal(0, 0.01, 400)})
+
+    rows = [row("whitespace/syllable", none), row("raw/syllable", none), row("whitespace/jamo", some),
+            row("raw/jamo", some)]
+    task = NerTask(trivial_file, tagger=FAST)
+    names, dtypes = columns.task_columns(task.columns)
+    for r in rows:  # the table's integer columns, which these hand-made rows do not measure
+        r.columns.update({name: 0 for name in names if name not in r.columns and str(dtypes[name]).startswith("int")})
+    notes: list[str] = []
+    build_frame(rows, [task], confidence=0.95, reference=None, notes=notes, resamples=400)
+    (note,) = [n for n in notes if "learned nothing" in n]
+    assert note.startswith("ner_entity at vocabulary size 1,000: the model of whitespace/syllable, raw/syllable "
+                           "learned nothing (it tags every token O") and "left out of the verdict" in note
+    found = {v.family: v for v in verdicts(rows, [task], alpha=0.05)}
+    assert found["entity tagging"].compared == 2 and found["entity tagging"].best in ("whitespace/jamo", "raw/jamo")
+    assert found["entity boundaries"].compared == 4  # the exact metric does not depend on the tagger
+    for r in rows:  # without the flag the blind rows win: the test above is not vacuous
+        r.columns["ner_entity_unlearned"] = ""
+    (tagging,) = [v for v in verdicts(rows, [task], alpha=0.05) if v.family == "entity tagging"]
+    assert tagging.best in ("whitespace/syllable", "raw/syllable")
+
+
 def test_a_row_whose_tokens_cross_every_entity_gets_f1_zero(tmp_path) -> None:
     # every entity is followed by a particle in the same 어절: no whole 어절 token can match one
     path = _file(tmp_path, ["<경찰:OG>은 또", "<박:PS>씨의 딸", "그 <서울:LC>에서"] * 15)

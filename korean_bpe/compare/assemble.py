@@ -128,10 +128,11 @@ def _note_sizes_not_reached(rows: Sequence[Row], notes: list[str]) -> None:
 
 
 def _note_unlearned(rows: Sequence[Row], notes: list[str]) -> None:
-    """One note per classifier task (``downstream``, ``nsmc``, ...) and size where some row's model
-    learned nothing (:func:`korean_bpe.compare.verdict.unlearned`: one class for every held-out
+    """One note per task and size where some row's model learned nothing
+    (:func:`korean_bpe.compare.verdict.unlearned`: a classifier giving one class for every held-out
     document, or an accuracy interval reaching down to always predicting the most frequent training
-    label), naming the rows; the verdict leaves them out of the task's families."""
+    label; a task's own words, ``<task>_unlearned``), naming the rows; the verdict leaves them out of
+    the task's families."""
     from .verdict import unlearned
 
     found: dict[tuple[str, int], list[str]] = {}
@@ -139,6 +140,12 @@ def _note_unlearned(rows: Sequence[Row], notes: list[str]) -> None:
         for task in unlearned(row.columns):
             found.setdefault((task, row.vocab_size), []).append(row.strategy)
     for (task, size), names in found.items():
+        own = {row.columns.get(f"{task}_unlearned") for row in rows if row.vocab_size == size and row.strategy in names}
+        if own - {None, ""}:  # the task's own words
+            notes.append(f"{task} at vocabulary size {size:,}: the model of {', '.join(names)} learned nothing "
+                         f"({'; '.join(sorted(own - {None, ''}))}); these rows are left out of the verdict on its "
+                         "scores; give it more training data or more epochs")
+            continue
         chance = {row.columns.get(f"{task}_chance") for row in rows if row.vocab_size == size and row.strategy in names}
         shown = f" ({next(iter(chance)):.2%} of the held-out documents)" if len(chance) == 1 else ""
         notes.append(f"{task} at vocabulary size {size:,}: the classifier of {', '.join(names)} learned nothing: it "

@@ -18,9 +18,10 @@ measured against), a row with more than :data:`MAX_UNK_RATE` of its tokens unkno
 a row that did not reach the vocabulary size asked (the corpus ran out of merges) is a smaller model
 than its neighbours; such rows keep their values in the table and are listed in the verdict as
 reference points, never as best.  A metric a row cannot be compared on is left out of its family
-(:func:`_unfair`): the length of a row that drops text, the scores of a classifier that learned nothing
-(:func:`unlearned`: one class for every document, or an accuracy not surely better than always
-predicting the most frequent label; too few documents or steps for it).
+(:func:`_unfair`): the length of a row that drops text, the scores of a model that learned nothing
+(:func:`unlearned`: a classifier giving one class for every document, or an accuracy not surely
+better than always predicting the most frequent label; a NER tagger finding no entity; too few
+documents or steps for it).
 
 :func:`choose` turns the verdicts into one recommendation a size (:class:`Choice`): on the first
 family measured of :data:`EVIDENCE` (a model trained on the tokens; then the tasks' own families; then
@@ -153,11 +154,11 @@ def not_a_candidate(row: Mapping[str, Any]) -> str:
 
 def _unfair(metric: str, row: Mapping[str, Any]) -> str:
     """Why ``metric`` of the row cannot be compared with the others' (``""``: it can): the length of
-    a row that drops text leaves out what it dropped; the scores of a classifier that learned nothing
+    a row that drops text leaves out what it dropped; the scores of a model that learned nothing
     (:func:`unlearned`) say nothing of the tokens.
 
     >>> _unfair("downstream_accuracy", {"downstream_one_class": True})
-    'its classifier learned nothing (one class for every document)'
+    'its model learned nothing (one class for every document)'
     >>> _unfair("nsmc_macro_f1", {"downstream_one_class": True}), _unfair("tokens_per_word", {"drops_text": False})
     ('', '')
     """
@@ -165,25 +166,32 @@ def _unfair(metric: str, row: Mapping[str, Any]) -> str:
         return "drops text, so its sequences leave out what it dropped"
     for task, how in unlearned(row).items():
         if metric.startswith(f"{task}_"):
-            return f"its classifier learned nothing ({how})"
+            return f"its model learned nothing ({how})"
     return ""
 
 
 def unlearned(row: Mapping[str, Any]) -> dict[str, str]:
-    """The classifier tasks (``downstream``, ``nsmc``, ...) whose model on the row (a table row, or
-    :attr:`Row.columns <korean_bpe.compare.rows.Row>`) learned nothing, and how it shows: every seed's
-    model predicts one class for every document (``<task>_one_class``), or the accuracy's interval
-    reaches down to what always predicting the most frequent training label gets
-    (``<task>_accuracy_ci_low`` <= ``<task>_chance``).
+    """The tasks whose model on the row (a table row, or :attr:`Row.columns
+    <korean_bpe.compare.rows.Row>`) learned nothing, and how it shows.  A classifier task
+    (``downstream``, ``nsmc``, ...): every seed's model predicts one class for every document
+    (``<task>_one_class``), or the accuracy's interval reaches down to what always predicting the
+    most frequent training label gets (``<task>_accuracy_ci_low`` <= ``<task>_chance``).  Any task
+    may say it in its own words (``<prefix>_unlearned``, ``""`` when its model learned; the
+    metrics starting with ``<prefix>_`` are its model's: ``ner_entity_unlearned``, the NER tagger
+    that tags every token O).
 
     >>> unlearned({"downstream_one_class": False, "downstream_chance": 0.51, "downstream_accuracy_ci_low": 0.46})
     {'downstream': 'its accuracy interval reaches down to 51.00%, always predicting the most frequent label'}
     >>> unlearned({"downstream_one_class": False, "downstream_chance": 0.51, "downstream_accuracy_ci_low": 0.76})
     {}
+    >>> unlearned({"ner_entity_unlearned": "it tags every token O: no entity in any test sentence"})
+    {'ner_entity': 'it tags every token O: no entity in any test sentence'}
     """
     found = {}
     for key, value in row.items():
-        if key.endswith("_one_class") and value is True:
+        if key.endswith("_unlearned") and isinstance(value, str) and value:  # a task's own rule, in its words
+            found[key.removesuffix("_unlearned")] = value
+        elif key.endswith("_one_class") and value is True:
             found[key.removesuffix("_one_class")] = "one class for every document"
         elif key.endswith("_chance") and _number(value):
             task = key.removesuffix("_chance")

@@ -434,9 +434,11 @@ class NerTask(BaseTask):
                 f"tagger={self.tagger if self.tagger is not None else False!r})")
 
 
-def _tagger_columns(counts: Any) -> dict[str, float]:
+def _tagger_columns(counts: Any) -> dict[str, Any]:
     """``ner_entity_f1`` and its companions from the tagger's counts (seeds x sentences x
-    :data:`TAGGER_PARTS`): each seed's micro F1, precision and recall over the sentences, their means."""
+    :data:`TAGGER_PARTS`): each seed's micro F1, precision and recall over the sentences, their means;
+    ``ner_entity_unlearned``, how a tagger that learned nothing shows (``""``: it learned), which
+    leaves its ``ner_entity_`` metrics out of the verdict (:func:`korean_bpe.compare.verdict.unlearned`)."""
     import math
 
     import numpy as np
@@ -448,8 +450,11 @@ def _tagger_columns(counts: Any) -> dict[str, float]:
         recall = np.where(gold > 0, tp / gold, np.nan)
     if not gold.any():
         return {"ner_entity_f1": math.nan, "ner_entity_precision": math.nan, "ner_entity_recall": math.nan,
-                "ner_f1_seed_sd": math.nan}
+                "ner_f1_seed_sd": math.nan, "ner_entity_unlearned": ""}
     return {"ner_entity_f1": float(np.mean(f1)),
+            # not a column of the table (the verdict and a note read it): every seed's tagger found no
+            # entity in any test sentence, tagging every token O, the most frequent tag
+            "ner_entity_unlearned": "" if predicted.any() else "it tags every token O: no entity in any test sentence",
             # a seed that predicts nothing has no precision: the mean of those that predict
             "ner_entity_precision": float(np.nanmean(precision)) if not np.isnan(precision).all() else math.nan,
             "ner_entity_recall": float(np.mean(recall)),
