@@ -394,6 +394,29 @@ def _section(text: str, start: str, end: str) -> str:
     return text[text.index(start) + len(start):text.index(end)]
 
 
+def test_a_kind_measured_several_ways_is_one_verdict_entry_a_line_a_way(tmp_path: Path) -> None:
+    """The noise task's family per perturbation at a size is one entry with a line each in both
+    reports, as the terminal prints it (format_verdicts), not an entry each."""
+    from korean_bpe.compare.verdict import Verdict
+
+    def drop(way: str, best: str, tied: tuple[str, ...]) -> Verdict:
+        return Verdict(f"noise accuracy drop ({way})", "downstream_accuracy", 4000, best, 0.012, (best, *tied), {}, 3)
+
+    found = [Verdict("downstream", "downstream_accuracy", 4000, "okt/jamo", 0.81, ("okt/jamo",), {}, 3),
+             drop("nfd", "raw/byte", ("okt/jamo",)), drop("keyboard_typo", "okt/jamo", ())]
+    c = _context(verdicts=found)
+    md, page = report._render_markdown(c), report._render_html(c, tmp_path)
+    verdict_md = [line for line in _section(md, "## Verdict\n", "## Table").splitlines() if line][1:]
+    assert [_md_text(line) for line in verdict_md[1:]] == [
+        "- noise accuracy drop at 4,000, one line a way:",
+        "  - (nfd): best raw/byte (1.20%); not significantly different: okt/jamo (2 comparisons)",
+        "  - (keyboard_typo): best okt/jamo (1.20%); not significantly different: none (2 comparisons)"]
+    verdict_html = _section(page, "<h2>Verdict</h2>", "<h2>Table</h2>")
+    inner = re.search(r"<b>noise accuracy drop</b> at 4,000, one line a way:<ul>(.*?)</ul></li>", verdict_html).group(1)
+    assert [_html_text(li) for li in re.findall(r"<li>(.*?)</li>", inner)] == [line[4:] for line in
+                                                                          map(_md_text, verdict_md[2:])]
+
+
 def test_markdown_and_html_of_one_context_say_the_same(tmp_path: Path) -> None:
     """The verdict (its introduction and every line), the notes, the segmentation examples and the
     package versions read the same in report.md and report.html of one context."""

@@ -505,10 +505,17 @@ def _context(df: pd.DataFrame, *, corpus: str | Mapping[str, Any] | None, title:
 
 def _verdict_lines(verdicts: Sequence[Any]) -> list[dict[str, Any]]:
     """What the reports say of each :class:`~korean_bpe.compare.verdict.Verdict` (``tied``: the
-    strategies not significantly different from the best, the best left out)."""
-    return [{"family": v.family, "metric": v.metric, "vocab": f"{v.vocab_size:,}", "best": v.best,
-             "value": v.shown(), "tied": list(v.tied[1:]), "compared": v.compared - 1}
-            for v in verdicts]
+    strategies not significantly different from the best, the best left out); a kind measured several
+    ways at a size (:func:`korean_bpe.compare.verdict.grouped`: the noise task's perturbations) is one
+    entry whose ``ways`` hold a line each, as the terminal prints them."""
+    from .verdict import grouped
+
+    def line(v: Any) -> dict[str, Any]:
+        return {"best": v.best, "value": v.shown(), "tied": list(v.tied[1:]), "compared": v.compared - 1}
+
+    return [{"family": kind, "metric": ways[0][1].metric, "vocab": f"{ways[0][1].vocab_size:,}", **line(ways[0][1]),
+             "ways": [{"way": way, **line(v)} for way, v in ways] if ways[0][0] else []}
+            for kind, ways in grouped(verdicts)]
 
 
 def _check_no_surrogate(df: pd.DataFrame) -> None:

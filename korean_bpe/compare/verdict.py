@@ -43,7 +43,7 @@ from .rows import Row
 from .tasks import Task, paired_p
 
 __all__ = ["FAMILIES", "EVIDENCE", "MAX_UNK_RATE", "SIZE_SLACK", "Verdict", "Choice", "verdicts", "choose",
-           "not_a_candidate", "unlearned", "format_verdicts", "format_choices"]
+           "not_a_candidate", "unlearned", "grouped", "format_verdicts", "format_choices"]
 
 #: family name -> the metric that decides it, in the order the reports show them
 FAMILIES: dict[str, str] = {
@@ -89,6 +89,14 @@ class Verdict:
         """The best value as the reports show it (a rate as a percentage)."""
         column = self.column or columns.by_name(self.metric)
         return column.shown(self.value) + ("%" if column.unit == "%" else "")
+
+    def level(self) -> str:
+        """The rows level with the best, as the terminal says it: ``"none"``, ``"all N others"`` (every
+        other row compared, two or more), else their names."""
+        others = self.tied[1:]
+        if not others:
+            return "none"
+        return f"all {len(others)} others" if len(others) == self.compared - 1 and len(others) > 1 else ", ".join(others)
 
 
 def verdicts(rows: Sequence[Row], tasks: Sequence[Task], *, alpha: float) -> list[Verdict]:
@@ -305,10 +313,39 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not math.isnan(value)
 
 
+def grouped(found: Sequence[Verdict]) -> list[tuple[str, list[tuple[str, Verdict]]]]:
+    """The verdicts in their order, the families of one kind measured several ways at one size
+    together (``"noise accuracy drop (nfd)"``, ``"noise accuracy drop (mix)"``: a task's family per
+    perturbation): ``(kind, [(way, verdict), ...])`` in the place of the first; every other verdict
+    alone, ``(family, [("", verdict)])``.
+
+    >>> v = lambda family: Verdict(family, "m", 8000, "r1", 0.5, ("r1",), {}, 2)
+    >>> [(kind, [way for way, _ in ways]) for kind, ways in grouped([v("x (a)"), v("y"), v("x (b)"), v("z (c)")])]
+    [('x', ['a', 'b']), ('y', ['']), ('z (c)', [''])]
+    """
+    import re
+
+    ways: dict[tuple[str, int], list[tuple[str, Verdict]]] = {}
+    kinds = []
+    for v in found:
+        m = re.fullmatch(r"(.+) \((.+)\)", v.family)
+        key = (m.group(1), v.vocab_size) if m else (v.family, v.vocab_size)
+        kinds.append(key if m else None)
+        if m:
+            ways.setdefault(key, []).append((m.group(2), v))
+    out: list[tuple[str, list[tuple[str, Verdict]]]] = []
+    for v, key in zip(found, kinds):
+        if key is not None and len(ways[key]) > 1:
+            if ways[key][0][1] is v:  # the kind's place: its first way's
+                out.append((key[0], ways[key]))
+        else:
+            out.append((v.family, [("", v)]))
+    return out
+
+
 def format_verdicts(found: Sequence[Verdict], *, alpha: float, width: int = 100) -> str:
     """The verdicts as text, one paragraph a family and size, wrapped to ``width`` columns; the
-    families of one kind measured several ways at a size (``"noise accuracy drop (nfd)"``, ``"noise
-    accuracy drop (mix)"``: a task's family per perturbation) as one block, a line each.
+    families of one kind measured several ways at a size (:func:`grouped`) as one block, a line each.
 
     >>> v = lambda family, best, tied: Verdict(family, "probe_accuracy", 8000, best, 0.5, (best, *tied), {}, 3)
     >>> print(format_verdicts([v("x (a)", "r1", ["r2"]), v("x (b)", "r2", []), v("y", "r1", ["r2", "r3"])], alpha=0.05))
@@ -318,38 +355,22 @@ def format_verdicts(found: Sequence[Verdict], *, alpha: float, width: int = 100)
     y at 8,000 (probe_accuracy): best r1 (50.00%); not significantly different from it (Holm-adjusted p
         >= 0.05, 2 comparisons): all 2 others
     """
-    import re
     import textwrap
 
-    def level(v: Verdict) -> str:
-        others = v.tied[1:]
-        if not others:
-            return "none"
-        return f"all {len(others)} others" if len(others) == v.compared - 1 and len(others) > 1 else ", ".join(others)
-
-    ways: dict[tuple[str, int], list[tuple[str, Verdict]]] = {}
-    for v in found:
-        m = re.fullmatch(r"(.+) \((.+)\)", v.family)
-        if m:
-            ways.setdefault((m.group(1), v.vocab_size), []).append((m.group(2), v))
-    lines, done = [], set()
-    for v in found:
-        m = re.fullmatch(r"(.+) \((.+)\)", v.family)
-        key = (m.group(1), v.vocab_size) if m else None
-        if key is not None and len(ways[key]) > 1:
-            if key in done:
-                continue
-            done.add(key)
-            lines.append(f"{key[0]} at {key[1]:,} (best; not significantly different from it, "
+    lines = []
+    for kind, ways in grouped(found):
+        if ways[0][0]:
+            lines.append(f"{kind} at {ways[0][1].vocab_size:,} (best; not significantly different from it, "
                          f"Holm-adjusted p >= {alpha:g}):")
-            pad = max(len(way) for way, _ in ways[key]) + 2
-            for way, w in ways[key]:
-                lines.append(textwrap.fill(f"{'(' + way + ')':<{pad}}  {w.best} ({w.shown()}); {level(w)}", width,
+            pad = max(len(way) for way, _ in ways) + 2
+            for way, w in ways:
+                lines.append(textwrap.fill(f"{'(' + way + ')':<{pad}}  {w.best} ({w.shown()}); {w.level()}", width,
                                            initial_indent="    ", subsequent_indent=" " * (pad + 6)))
             continue
+        v = ways[0][1]
         text = (f"{v.family} at {v.vocab_size:,} ({v.metric}): best {v.best} ({v.shown()}); not significantly "
                 f"different from it (Holm-adjusted p >= {alpha:g}, {v.compared - 1} "
-                f"comparison{'s' if v.compared > 2 else ''}): {level(v)}")
+                f"comparison{'s' if v.compared > 2 else ''}): {v.level()}")
         lines.append(textwrap.fill(text, width, subsequent_indent="    "))
     return "\n".join(lines)
 
