@@ -52,13 +52,15 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["torch_device", "Downstream", "MODELS", "MAX_SEEDS", "MAX_EPOCHS", "WARMUP", "learning_rate", "Classifier",
            "DeferredClassifier", "fit", "predict", "evaluate", "scored", "require_torch", "resolved_device",
-           "length_batches", "Ragged"]
+           "length_batches", "Ragged", "kept_model_scores"]
+
+T = TypeVar("T")
 
 #: the model families, the default first
 MODELS = ("cnn", "transformer")
@@ -156,9 +158,25 @@ def require_torch() -> Any:
     return require("torch")
 
 
-def resolved_device(settings: Downstream) -> str:
-    """Where ``settings``' models train on this machine: ``"cuda"`` or ``"cpu"``."""
+def resolved_device(settings: Any) -> str:
+    """Where ``settings``' models train on this machine: ``"cuda"`` or ``"cpu"`` (``settings``: any
+    settings with a ``device``: :class:`Downstream`, the NER tagger's, the language model's)."""
     return torch_device(require_torch(), settings.device).type
+
+
+def kept_model_scores(cache: Any, settings: Any, fields: Mapping[str, Any], *, code: Sequence[str],
+                      make: Callable[[], tuple[T, dict[str, Any]]], load: Callable[[dict[str, Any]], T | None]) -> T:
+    """:func:`korean_bpe.compare.model_cache.kept_scores` for what a small PyTorch model of a
+    comparison gives (the classifier's predictions, the NER tagger's tags, the language model's log
+    probabilities): kept only where its training is deterministic, on the CPU (``settings.device``
+    resolved; elsewhere made every time), under ``fields`` with the fingerprint of the ``code``
+    modules that train and score it and the PyTorch and NumPy versions."""
+    from .model_cache import code_fingerprint, kept_scores, library_versions
+
+    if resolved_device(settings) != "cpu":
+        cache = None
+    return kept_scores(cache, {**fields, "libraries": library_versions("torch", "numpy"),
+                               "code": code_fingerprint(*code)}, make=make, load=load)
 
 
 def torch_device(torch: Any, device: str, *, owner: str = "Downstream") -> Any:

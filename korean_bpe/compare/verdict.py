@@ -329,10 +329,9 @@ def grouped(found: Sequence[Verdict]) -> list[tuple[str, list[tuple[str, Verdict
     kinds = []
     for v in found:
         m = re.fullmatch(r"(.+) \((.+)\)", v.family)
-        key = (m.group(1), v.vocab_size) if m else (v.family, v.vocab_size)
-        kinds.append(key if m else None)
+        kinds.append((m.group(1), v.vocab_size) if m else None)
         if m:
-            ways.setdefault(key, []).append((m.group(2), v))
+            ways.setdefault((m.group(1), v.vocab_size), []).append((m.group(2), v))
     out: list[tuple[str, list[tuple[str, Verdict]]]] = []
     for v, key in zip(found, kinds):
         if key is not None and len(ways[key]) > 1:

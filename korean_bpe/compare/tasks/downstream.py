@@ -8,8 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import stats
-from ..downstream import DeferredClassifier, Downstream, Ragged, resolved_device, scored
-from ..model_cache import code_fingerprint, kept_scores, library_versions
+from ..downstream import DeferredClassifier, Downstream, Ragged, kept_model_scores, resolved_device, scored
 from ..rows import Measured, RowInput
 from .base import BaseTask, register_task
 
@@ -68,8 +67,9 @@ def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Se
       ``downstream_s`` is the CPU it spent finding them (the rows' seconds add up to what the
       comparison spent);
     * with the comparison's model cache (``row.model_cache``), the scores are kept there, and a
-      rerun reads them back (:func:`_stored_fields`: the inputs, the classifier's code, the PyTorch
-      and NumPy versions; on the CPU only, where training is deterministic); ``downstream_s`` is
+      rerun reads them back (:func:`~korean_bpe.compare.downstream.kept_model_scores`: the inputs,
+      the classifier's code, the PyTorch and NumPy versions; on the CPU only, where training is
+      deterministic); ``downstream_s`` is
       then the original training's, as ``train_s`` of a cached model, and ``row.shared[desc]`` a
       :class:`~korean_bpe.compare.downstream.DeferredClassifier`, trained only if a later task
       asks it for more predictions."""
@@ -97,22 +97,13 @@ def classify(row: RowInput, train_ids: Sequence[Sequence[int]], train_labels: Se
         return None if read is None else \
             (*read, DeferredClassifier(train_ids, train_labels, settings=settings, seed=row.seed, known=test_ids))
 
-    cache = row.model_cache if resolved_device(settings) == "cpu" else None
-    columns, evidence, row.shared[desc] = kept_scores(cache, _stored_fields(key), make=make, load=load)
+    columns, evidence, row.shared[desc] = kept_model_scores(
+        row.model_cache, settings, {"kind": "classifier", "inputs": key.hex()}, make=make, load=load,
+        code=("korean_bpe.compare.downstream", "korean_bpe.compare.stats", "korean_bpe.compare.tasks.downstream"))
     kept[key] = (dict(columns), evidence, row.shared[desc])
     while len(kept) > _KEPT:
         del kept[next(iter(kept))]
     return columns, evidence
-
-
-def _stored_fields(key: bytes) -> dict[str, Any]:
-    """What a classifier's scores in the model cache depend on: its inputs (:func:`_inputs_key`:
-    ids, labels, settings, seed), the source of the code that trains and scores it, the PyTorch and
-    NumPy versions (the cache adds korean_bpe's).  Kept on the CPU only, where training is
-    deterministic."""
-    return {"kind": "classifier", "inputs": key.hex(), "libraries": library_versions("torch", "numpy"),
-            "code": code_fingerprint("korean_bpe.compare.downstream", "korean_bpe.compare.stats",
-                                     "korean_bpe.compare.tasks.downstream")}
 
 
 #: the columns :func:`korean_bpe.compare.downstream.scored` gives, and the evidence

@@ -468,9 +468,9 @@ class LmTask(BaseTask):
         probability (``math.fsum`` of :func:`document_log_probs`'), its scored tokens, and the
         tokens the model trained on; kept in the comparison's model cache (on the CPU, where
         training is deterministic): a rerun on the same ids, settings and seed trains no model
-        (:func:`korean_bpe.compare.model_cache.kept_scores`)."""
-        from ..downstream import resolved_device
-        from ..model_cache import code_fingerprint, data_hash, kept_scores, library_versions
+        (:func:`korean_bpe.compare.downstream.kept_model_scores`)."""
+        from ..downstream import kept_model_scores
+        from ..model_cache import data_hash
 
         def make() -> tuple[tuple[list[float], list[int], int], dict[str, Any]]:
             model = self._train(row, train, vocab, seed)
@@ -486,11 +486,10 @@ class LmTask(BaseTask):
                 return None
             return sums, counts, tokens
 
-        cache = row.model_cache if resolved_device(self.settings) == "cpu" else None  # type: ignore[arg-type]
         fields = {"kind": "lm", "inputs": data_hash([train, encoded, vocab]), "settings": self.settings.to_config(),
-                  "seed": seed, "libraries": library_versions("torch", "numpy"),
-                  "code": code_fingerprint("korean_bpe.compare.tasks.lm", "korean_bpe.compare.downstream")}
-        return kept_scores(cache, fields, make=make, load=load)
+                  "seed": seed}
+        return kept_model_scores(row.model_cache, self.settings, fields, make=make, load=load,
+                                 code=("korean_bpe.compare.tasks.lm", "korean_bpe.compare.downstream"))
 
     def _train(self, row: RowInput, train: list[list[int]], vocab: int, seed: int) -> Any:
         from ...progress import start_progress

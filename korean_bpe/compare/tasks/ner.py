@@ -359,9 +359,9 @@ class NerTask(BaseTask):
                    test_tokens: list[list[str]], n_tags: int, bar: Any) -> list[list[list[int]]]:
         """:func:`predict_tags` of one split, kept in the comparison's model cache (on the CPU, where
         training is deterministic): a rerun on the same tokens, labels, settings and seed trains
-        no tagger (:func:`korean_bpe.compare.model_cache.kept_scores`)."""
-        from ..downstream import resolved_device
-        from ..model_cache import code_fingerprint, data_hash, kept_scores, library_versions
+        no tagger (:func:`korean_bpe.compare.downstream.kept_model_scores`)."""
+        from ..downstream import kept_model_scores
+        from ..model_cache import data_hash
 
         settings = self.tagger
         assert settings is not None
@@ -377,11 +377,10 @@ class NerTask(BaseTask):
                 len(seed) == len(test_tokens) and all(len(t) == len(s) for t, s in zip(seed, test_tokens)) for seed in tags)
             return tags if shape_ok and all(isinstance(t, int) for seed in tags for s in seed for t in s) else None
 
-        cache = row.model_cache if resolved_device(settings) == "cpu" else None  # type: ignore[arg-type]
         fields = {"kind": "ner-tagger", "inputs": data_hash([train_tokens, train_labels, test_tokens, n_tags]),
-                  "settings": settings.to_config(), "seed": row.seed, "libraries": library_versions("torch", "numpy"),
-                  "code": code_fingerprint("korean_bpe.compare.tasks.ner", "korean_bpe.compare.downstream")}
-        return kept_scores(cache, fields, make=make, load=load)
+                  "settings": settings.to_config(), "seed": row.seed}
+        return kept_model_scores(row.model_cache, settings, fields, make=make, load=load,
+                                 code=("korean_bpe.compare.tasks.ner", "korean_bpe.compare.downstream"))
 
     def replicates(self, evidence: Any, *, point: Mapping[str, Any], resamples: int, seed: int) -> dict[str, Any]:
         """The exact metrics on each resample of the test sentences (ratios of the resample's sums),
