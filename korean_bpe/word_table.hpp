@@ -28,6 +28,45 @@ struct WordTable {
     bool stale = false;   // entries added without the index (dedup_gather): reindex before a lookup
     WordTable() : slots(1 << 16, -1), mask((1 << 16) - 1) {}
 
+    // The words a scan found wait in a ring before they are added, in the order found (so the
+    // first-seen order is kept), while their memory is fetched ahead: the first probe's slot when
+    // a word comes in, that slot's entry DEPTH_ENTRY words later, the entry's code points
+    // DEPTH_CHARS later, the word added DEPTH words later.  A word's slot, entry and characters
+    // are three dependent cache misses on a big table; fetched this way they overlap with the
+    // other words' (the hints are only hints: everything is looked up again when the word is added).
+    static const int RING = 32, DEPTH_ENTRY = 8, DEPTH_CHARS = 16, DEPTH = 24;
+    struct Pending { uint64_t h; const void* w; int32_t len; int16_t prefixed; int16_t kind; };
+    Pending ring[RING];
+    uint64_t head = 0, tail = 0;   // pushed, added
+
+    inline uint64_t first_slot(uint64_t h) const { return (h * 0x9E3779B97F4A7C15ULL) & mask; }
+    template <typename CH>
+    inline void push(uint64_t h, const CH* w, int32_t len, int32_t prefixed) {
+        __builtin_prefetch(slots.data() + first_slot(h));
+        ring[head % RING] = Pending{h, w, len, (int16_t)prefixed, (int16_t)sizeof(CH)};
+        ++head;
+        if (head - tail > (uint64_t)DEPTH_ENTRY) {
+            const Pending& p = ring[(head - 1 - DEPTH_ENTRY) % RING];
+            int32_t e = slots[first_slot(p.h)];
+            if (e >= 0) __builtin_prefetch(entries.data() + e);
+        }
+        if (head - tail > (uint64_t)DEPTH_CHARS) {
+            const Pending& p = ring[(head - 1 - DEPTH_CHARS) % RING];
+            int32_t e = slots[first_slot(p.h)];
+            if (e >= 0 && entries[e].hash == p.h) __builtin_prefetch(chars.data() + entries[e].off);
+        }
+        if (head - tail > (uint64_t)DEPTH) add_pending(ring[tail++ % RING]);
+    }
+    inline void add_pending(const Pending& p) {
+        if (p.kind == 1) add(p.h, (const Py_UCS1*)p.w, p.len, p.prefixed, 1);
+        else if (p.kind == 2) add(p.h, (const Py_UCS2*)p.w, p.len, p.prefixed, 1);
+        else add(p.h, (const Py_UCS4*)p.w, p.len, p.prefixed, 1);
+    }
+    // add the words still in the ring (the end of a task's texts: they must be alive until then)
+    void flush() {
+        while (tail < head) add_pending(ring[tail++ % RING]);
+    }
+
     // the index of every entry, in `cap` slots
     void place_all(size_t cap) {
         slots.assign(cap, -1);
@@ -63,7 +102,7 @@ struct WordTable {
             slot = (slot + 1) & mask;
         }
         entries.push_back(WordEntry{h, by, (int64_t)chars.size(), len, prefixed});
-        for (int32_t j = 0; j < len; ++j) chars.push_back((uint32_t)w[j]);
+        chars.insert(chars.end(), w, w + len);
         slots[slot] = (int32_t)entries.size() - 1;
         if (entries.size() * 2 > slots.size()) grow();
     }
@@ -118,7 +157,7 @@ struct WordTable {
                 }
             }
             h ^= h >> 29;
-            add(h, data + start, (int32_t)(end - start), prefixed, 1);
+            push(h, data + start, (int32_t)(end - start), prefixed);
         }
     }
     void scan(PyObject* t, int mode) {
@@ -139,6 +178,7 @@ inline void count_task(void* job, int i) {
     CountJob* J = (CountJob*)job;
     Py_ssize_t lo = J->n * i / J->parts, hi = J->n * (i + 1) / J->parts;
     for (Py_ssize_t k = lo; k < hi; ++k) J->tables[i]->scan(J->texts[k], J->mode);
+    J->tables[i]->flush();
 }
 // the slices' tables added up without a serial merge: task j finds the words of partition j
 // (the top bits of another mix of their hash) in every table, slice after slice, keeps each
@@ -164,45 +204,72 @@ inline void dedup_task(void* job, int j) {
     for (int s = 0; s < J->parts; ++s) n += J->tables[s]->entries.size();
     size_t cap = 1024;
     while (cap < 2 * (n / J->parts + 16)) cap <<= 1;
-    std::vector<int64_t> slots(cap, -1);           // -> recs
-    std::vector<std::pair<int32_t, int32_t>> recs; // (table, entry) of each word's first sighting
+    // a slot: the hash and (table, entry) of a word's first sighting; table -1: empty.  The hash
+    // in the slot settles most probes without reading the entry.
+    struct Slot { uint64_t hash; int32_t table, entry; };
+    std::vector<Slot> slots(cap, Slot{0, -1, 0});
+    size_t used = 0;
     uint64_t mask = cap - 1;
+    auto home = [&](uint64_t h) { return (h * 0x9E3779B97F4A7C15ULL) & mask; };
+    // fetched ahead (hints only: every lookup is done in full below): the slot of the word 16
+    // entries on, the entry its slot names 8 on, that entry's code points 4 on
+    const size_t AHEAD_SLOT = 16, AHEAD_ENTRY = 8, AHEAD_CHARS = 4;
     for (int s = 0; s < J->parts; ++s) {
         WordTable& T = *J->tables[s];
         uint8_t* org = J->origin[s].data();
-        for (size_t e = 0; e < T.entries.size(); ++e) {
+        const size_t ne = T.entries.size();
+        for (size_t e = 0; e < ne; ++e) {
+            if (e + AHEAD_SLOT < ne) {
+                uint64_t h = T.entries[e + AHEAD_SLOT].hash;
+                if (word_part(h, J->parts) == j) __builtin_prefetch(slots.data() + home(h));
+            }
+            if (s > 0 && e + AHEAD_ENTRY < ne) {
+                uint64_t h = T.entries[e + AHEAD_ENTRY].hash;
+                const Slot& q = slots[home(h)];
+                if (q.table >= 0 && q.hash == h) __builtin_prefetch(J->tables[q.table]->entries.data() + q.entry);
+            }
+            if (s > 0 && e + AHEAD_CHARS < ne) {
+                uint64_t h = T.entries[e + AHEAD_CHARS].hash;
+                const Slot& q = slots[home(h)];
+                if (q.table >= 0 && q.hash == h) {
+                    const WordTable& U = *J->tables[q.table];
+                    __builtin_prefetch(U.chars.data() + U.entries[(size_t)q.entry].off);
+                }
+            }
             WordEntry& E = T.entries[e];
             if (word_part(E.hash, J->parts) != j) continue;
-            uint64_t slot = (E.hash * 0x9E3779B97F4A7C15ULL) & mask;
+            uint64_t slot = home(E.hash);
             bool found = false;
             if (s > 0) {   // table 0's words are distinct: only later tables repeat them
-                while (slots[slot] >= 0) {
-                    const std::pair<int32_t, int32_t>& r = recs[(size_t)slots[slot]];
-                    WordTable& U = *J->tables[r.first];
-                    WordEntry& F = U.entries[(size_t)r.second];
-                    if (F.hash == E.hash && F.len == E.len && F.prefixed == E.prefixed
-                            && std::memcmp(U.chars.data() + F.off, T.chars.data() + E.off, (size_t)E.len * 4) == 0) {
-                        F.count += E.count;
-                        found = true;
-                        break;
+                while (slots[slot].table >= 0) {
+                    const Slot& q = slots[slot];
+                    if (q.hash == E.hash) {
+                        WordTable& U = *J->tables[q.table];
+                        WordEntry& F = U.entries[(size_t)q.entry];
+                        if (F.len == E.len && F.prefixed == E.prefixed
+                                && std::memcmp(U.chars.data() + F.off, T.chars.data() + E.off, (size_t)E.len * 4) == 0) {
+                            F.count += E.count;
+                            found = true;
+                            break;
+                        }
                     }
                     slot = (slot + 1) & mask;
                 }
             } else {
-                while (slots[slot] >= 0) slot = (slot + 1) & mask;
+                while (slots[slot].table >= 0) slot = (slot + 1) & mask;
             }
             if (found) continue;
             org[e] = 1;
-            slots[slot] = (int64_t)recs.size();
-            recs.emplace_back(s, (int32_t)e);
-            if (recs.size() * 2 > cap) {   // grow: the records' hashes placed again
+            slots[slot] = Slot{E.hash, s, (int32_t)e};
+            if (++used * 2 > cap) {   // grow: the slots placed again
+                std::vector<Slot> old(cap * 2, Slot{0, -1, 0});
+                old.swap(slots);
                 cap *= 2; mask = cap - 1;
-                slots.assign(cap, -1);
-                for (size_t k = 0; k < recs.size(); ++k) {
-                    uint64_t h = J->tables[recs[k].first]->entries[(size_t)recs[k].second].hash;
-                    uint64_t q = (h * 0x9E3779B97F4A7C15ULL) & mask;
-                    while (slots[q] >= 0) q = (q + 1) & mask;
-                    slots[q] = (int64_t)k;
+                for (const Slot& q : old) {
+                    if (q.table < 0) continue;
+                    uint64_t r = home(q.hash);
+                    while (slots[r].table >= 0) r = (r + 1) & mask;
+                    slots[r] = q;
                 }
             }
         }

@@ -62,6 +62,20 @@ def test_counts_identical_whatever_the_threads(pre_tokenizer):
         assert streamed == {"재밌다": 5 + expected.get("재밌다", 0), **{w: c for w, c in expected.items() if w != "재밌다"}}
 
 
+def test_counts_identical_while_the_tables_grow():
+    """200,000 distinct words (the tables grow several times while the words of a text wait to be
+    added, fetched ahead) in texts of every str kind (ASCII, Hangul, emoji), each word seen 1-3
+    times: the plain count, in first-seen order, for 1, 2 and 3 threads."""
+    pt = get_pre_tokenizer("whitespace")
+    kinds = ("w{}", "영화{}점", "😀{}ㅋ")
+    texts = [" ".join(kinds[(k + j) % 3].format((k * 7919 + j) % 200_000) for j in range(5)) for k in range(120_000)]
+    expected = dict(Counter(w for t in texts for w in t.split()))
+    assert len(expected) > 100_000
+    for n in THREADS:
+        got = count_words(texts, pt, compact=True, num_threads=n)
+        assert list(got.items()) == list(expected.items()), n
+
+
 @needs_compiled
 def test_counter_slices_and_batches():
     """More threads than texts, one text, none, and several batches into one counter."""
