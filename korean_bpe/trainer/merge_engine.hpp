@@ -300,13 +300,25 @@ public:
         size_t sites = 0;
         for (int t = 0; t < np; ++t) sites += buckets[(size_t)t * np + j].size();
         P.init(sites / 4 + 16);
-        for (int t = 0; t < np; ++t)
-            for (int32_t p : buckets[(size_t)t * np + j]) {
+        // the table slot of the site AHEAD sites on is fetched before it is needed (a hint:
+        // the lookup below is done in full): the slots are a cache miss a site otherwise
+        const size_t AHEAD = 16;
+        for (int t = 0; t < np; ++t) {
+            const std::vector<int32_t>& B = buckets[(size_t)t * np + j];
+            for (size_t i = 0; i < B.size(); ++i) {
+                if (i + AHEAD < B.size()) {
+                    int32_t q = B[i + AHEAD];
+                    uint64_t s = P.slot(pair_key(nodes[q].sym, nodes[q + 1].sym));
+                    __builtin_prefetch(P.keys.data() + s);
+                    __builtin_prefetch(P.vals.data() + s);
+                }
+                int32_t p = B[i];
                 int32_t li = P.get_or_insert(pair_key(nodes[p].sym, nodes[p + 1].sym));
                 P.pcount[li] += nodes[p].cnt;
                 ++P.pnpos[li];
                 nodes[p].pidx = li;
             }
+        }
         P.npos = sites;
     }
     void par_layout() {
@@ -326,7 +338,13 @@ public:
     void par_place(int j) {
         Part& P = parts_[j];
         uint32_t head = (uint32_t)P.pool_base;
+        const size_t AHEAD = 16;   // as in par_count: the table slot AHEAD pairs on fetched ahead
         for (size_t li = 0; li < P.pkey.size(); ++li) {
+            if (li + AHEAD < P.pkey.size()) {
+                uint64_t s = slot_of(P.pkey[li + AHEAD]);
+                __builtin_prefetch(tkeys.data() + s, 1);
+                __builtin_prefetch(tvals.data() + s, 1);
+            }
             int32_t g = (int32_t)(P.base + li);
             uint64_t key = P.pkey[li];
             pairs[g] = Pair{P.pcount[li], key, head, 0, P.pnpos[li], 0};
@@ -340,7 +358,9 @@ public:
         }
         for (int t = 0; t < np; ++t) {
             std::vector<int32_t>& B = buckets[(size_t)t * np + j];
-            for (int32_t p : B) {
+            for (size_t i = 0; i < B.size(); ++i) {
+                if (i + AHEAD < B.size()) __builtin_prefetch(pairs.data() + P.base + nodes[B[i + AHEAD]].pidx, 1);
+                int32_t p = B[i];
                 int32_t g = (int32_t)P.base + nodes[p].pidx;
                 nodes[p].pidx = g;
                 Pair& Q = pairs[g];
