@@ -53,6 +53,7 @@ korean_bpe.encoding.specials.SpecialTokenTextError: the text holds '<unk>', the 
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -150,6 +151,7 @@ class Tokenizer:
         _check_model(model)
         self._build(model, pre_tokenizer=pre_tokenizer, unit=unit, marker=marker, byte_fallback=byte_fallback,
                     unk_token=unk_token, hangul_fallback=hangul_fallback, cache_size=cache_size)
+        self._encoder  # built now: a model from elsewhere (a file, a user) is refused here, not at its first encode
 
     def _build(self, model: BPEModel, *, pre_tokenizer: Any, unit: Any, marker: Any, byte_fallback: bool,
                unk_token: str | None, hangul_fallback: bool, cache_size: int) -> None:
@@ -165,8 +167,25 @@ class Tokenizer:
                                   hangul_fallback=hangul_fallback, special_tokens=model.special_tokens,
                                   unit=self._unit, marker=self._mark)
         self._specials = SpecialTokens(model.special_tokens)
-        self._encoder = Encoder(model, self._vocab, fallback=self._fallback, cache_size=cache_size, **stages)
+        self._encoder_args = (model, cache_size, stages)
+        self._built_encoder: Encoder | None = None
+        self._encoder_lock = threading.Lock()
         self._decoder = Decoder(model.id_to_token, fallback=self._fallback, **stages)
+
+    @property
+    def _encoder(self) -> Encoder:
+        """The encoder (its merge table, compiled when built), made on first use: a training that
+        only saves its model never needs it (16-26 ms of a 32k syllable training on NSMC, 3-4%).
+        One thread builds it; the others wait for it."""
+        encoder = self._built_encoder
+        if encoder is None:
+            with self._encoder_lock:
+                if self._built_encoder is None:
+                    model, cache_size, stages = self._encoder_args
+                    self._built_encoder = Encoder(model, self._vocab, fallback=self._fallback, cache_size=cache_size,
+                                                  **stages)
+                encoder = self._built_encoder
+        return encoder
 
     # --- training ------------------------------------------------------------------------------
 
@@ -401,7 +420,7 @@ class Tokenizer:
         """
         options = dict(pre_tokenizer=self._pre_tokenizer, unit=self._unit, marker=self._mark,
                        byte_fallback=self.byte_fallback, unk_token=self.unk_token, hangul_fallback=self.hangul_fallback,
-                       cache_size=self._encoder.cache.maxsize)
+                       cache_size=self._encoder_args[1])
         return (_rebuild, (type(self), self._model, options))
 
     def __repr__(self) -> str:

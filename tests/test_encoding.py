@@ -58,8 +58,8 @@ class SplitPreTokenizer(BasePreTokenizer):
 def unfused(tok: Tokenizer) -> Tokenizer:
     """``tok`` with an encoder whose compiled core does not cut the text (pre_tokenizer.batch,
     then the compiled piece path)."""
-    tok._encoder = Encoder(tok.model, tok._vocab, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark,
-                           fallback=tok._fallback, cache_size=tok._encoder.cache.maxsize, fuse=False)
+    tok._built_encoder = Encoder(tok.model, tok._vocab, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark,
+                                 fallback=tok._fallback, cache_size=tok._encoder.cache.maxsize, fuse=False)
     return tok
 
 def _rebuild(tok: Tokenizer, **changes) -> Tokenizer:

@@ -32,8 +32,8 @@ GLUED = NoMarker(glue_words=True)
 def unfused(tok: Tokenizer) -> Tokenizer:
     """``tok`` with an encoder whose compiled core does not cut the text (pre_tokenizer.batch,
     then the compiled piece path)."""
-    tok._encoder = Encoder(tok.model, tok._vocab, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark,
-                           fallback=tok._fallback, cache_size=tok._encoder.cache.maxsize, fuse=False)
+    tok._built_encoder = Encoder(tok.model, tok._vocab, pre_tokenizer=tok.pre_tokenizer, unit=tok.unit, marker=tok._mark,
+                                 fallback=tok._fallback, cache_size=tok._encoder.cache.maxsize, fuse=False)
     return tok
 
 def pure_python(monkeypatch: pytest.MonkeyPatch, tok: Tokenizer) -> Tokenizer:
@@ -578,3 +578,37 @@ def test_lone_surrogates_round_trip_with_every_unit(unit):
                           byte_fallback=unit != "byte")
     for text in ["a\ud800b", "영화\udfff 정말", "\ud83d\ude00"]:
         assert tok.decode(tok.encode(text)) == text
+
+
+def test_a_trained_tokenizer_builds_its_encoder_once_on_first_use(real_texts, monkeypatch, tmp_path):
+    """Training and saving never build the encoder; the first encode does, once, however many
+    threads ask at once; the ids are those of a tokenizer built from the same model."""
+    import threading
+
+    built = []
+    original = Encoder.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(threading.get_ident())
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Encoder, "__init__", counted)
+    tok = Tokenizer.train(real_texts[:500], vocab_size=1200, limit_alphabet=400, show_progress=False)
+    tok.save(tmp_path / "m")
+    assert built == []
+    results: list[list[list[int]]] = []
+    start = threading.Barrier(4)
+
+    def encode() -> None:
+        start.wait()
+        results.append(tok.encode_batch(real_texts[:50]))
+
+    threads = [threading.Thread(target=encode) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(built) == 1 and len(results) == 4
+    fresh = Tokenizer(tok.model)  # built at once: a model from elsewhere is checked when made
+    assert len(built) == 2
+    assert all(r == fresh.encode_batch(real_texts[:50]) for r in results)
