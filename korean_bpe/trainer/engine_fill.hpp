@@ -29,6 +29,10 @@ inline void fill_task(void* job, int i) {
     // a parallel build ahead (Engine::par_begin): this range's pair sites, by partition
     int np = J->eng->np;
     std::vector<int32_t>* sites = J->write && J->eng->buckets.size() ? &J->eng->buckets[(size_t)i * np] : nullptr;
+    if (sites) {   // room for this range's sites, a share of its nodes each, 1/8 to spare: filed without regrowth
+        size_t mine = J->nlo[i + 1] - J->nlo[i];
+        for (int j = 0; j < np; ++j) sites[j].reserve(mine / (size_t)np + mine / (8 * (size_t)np) + 64);
+    }
     int32_t mx = 0;
     for (size_t k = k0; k < k1; ++k) {
         buf.clear();
