@@ -167,7 +167,7 @@ class Tokenizer:
                                   hangul_fallback=hangul_fallback, special_tokens=model.special_tokens,
                                   unit=self._unit, marker=self._mark)
         self._specials = SpecialTokens(model.special_tokens)
-        self._encoder_args = (model, cache_size, stages)
+        self._cache_size = cache_size
         self._built_encoder: Encoder | None = None
         self._encoder_lock = threading.Lock()
         self._decoder = Decoder(model.id_to_token, fallback=self._fallback, **stages)
@@ -181,9 +181,9 @@ class Tokenizer:
         if encoder is None:
             with self._encoder_lock:
                 if self._built_encoder is None:
-                    model, cache_size, stages = self._encoder_args
-                    self._built_encoder = Encoder(model, self._vocab, fallback=self._fallback, cache_size=cache_size,
-                                                  **stages)
+                    self._built_encoder = Encoder(self._model, self._vocab, pre_tokenizer=self._pre_tokenizer,
+                                                  unit=self._unit, marker=self._mark, fallback=self._fallback,
+                                                  cache_size=self._cache_size)
                 encoder = self._built_encoder
         return encoder
 
@@ -420,7 +420,7 @@ class Tokenizer:
         """
         options = dict(pre_tokenizer=self._pre_tokenizer, unit=self._unit, marker=self._mark,
                        byte_fallback=self.byte_fallback, unk_token=self.unk_token, hangul_fallback=self.hangul_fallback,
-                       cache_size=self._encoder_args[1])
+                       cache_size=self._cache_size)
         return (_rebuild, (type(self), self._model, options))
 
     def __repr__(self) -> str:

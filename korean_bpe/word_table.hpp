@@ -72,7 +72,7 @@ struct WordTable {
         slots.assign(cap, -1);
         mask = cap - 1;
         for (size_t e = 0; e < entries.size(); ++e) {
-            uint64_t slot = (entries[e].hash * 0x9E3779B97F4A7C15ULL) & mask;
+            uint64_t slot = first_slot(entries[e].hash);
             while (slots[slot] >= 0) slot = (slot + 1) & mask;
             slots[slot] = (int32_t)e;
         }
@@ -87,7 +87,7 @@ struct WordTable {
     // add `by` to the word (hash h, code points w[0, len), prefixed); a new word goes last
     template <typename CH>
     inline void add(uint64_t h, const CH* w, int32_t len, int32_t prefixed, int64_t by) {
-        uint64_t slot = (h * 0x9E3779B97F4A7C15ULL) & mask;
+        uint64_t slot = first_slot(h);
         while (true) {
             int32_t e = slots[slot];
             if (e < 0) break;
@@ -207,7 +207,8 @@ inline void dedup_task(void* job, int j) {
     // a slot: the hash and (table, entry) of a word's first sighting; table -1: empty.  The hash
     // in the slot settles most probes without reading the entry.
     struct Slot { uint64_t hash; int32_t table, entry; };
-    std::vector<Slot> slots(cap, Slot{0, -1, 0});
+    const Slot EMPTY{0, -1, 0};
+    std::vector<Slot> slots(cap, EMPTY);
     size_t used = 0;
     uint64_t mask = cap - 1;
     auto home = [&](uint64_t h) { return (h * 0x9E3779B97F4A7C15ULL) & mask; };
@@ -262,7 +263,7 @@ inline void dedup_task(void* job, int j) {
             org[e] = 1;
             slots[slot] = Slot{E.hash, s, (int32_t)e};
             if (++used * 2 > cap) {   // grow: the slots placed again
-                std::vector<Slot> old(cap * 2, Slot{0, -1, 0});
+                std::vector<Slot> old(cap * 2, EMPTY);
                 old.swap(slots);
                 cap *= 2; mask = cap - 1;
                 for (const Slot& q : old) {

@@ -295,14 +295,14 @@ public:
         parts_.assign(np, Part());
         range_max.assign(np, 0);
     }
+    // par_count and par_place fetch the table slot (and pair record) of the site or pair AHEAD
+    // on before it is needed, a cache miss each otherwise (hints: every lookup is done in full)
+    static constexpr size_t AHEAD = 16;
     void par_count(int j) {
         Part& P = parts_[j];
         size_t sites = 0;
         for (int t = 0; t < np; ++t) sites += buckets[(size_t)t * np + j].size();
         P.init(sites / 4 + 16);
-        // the table slot of the site AHEAD sites on is fetched before it is needed (a hint:
-        // the lookup below is done in full): the slots are a cache miss a site otherwise
-        const size_t AHEAD = 16;
         for (int t = 0; t < np; ++t) {
             const std::vector<int32_t>& B = buckets[(size_t)t * np + j];
             for (size_t i = 0; i < B.size(); ++i) {
@@ -338,7 +338,6 @@ public:
     void par_place(int j) {
         Part& P = parts_[j];
         uint32_t head = (uint32_t)P.pool_base;
-        const size_t AHEAD = 16;   // as in par_count: the table slot AHEAD pairs on fetched ahead
         for (size_t li = 0; li < P.pkey.size(); ++li) {
             if (li + AHEAD < P.pkey.size()) {
                 uint64_t s = slot_of(P.pkey[li + AHEAD]);
