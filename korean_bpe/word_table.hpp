@@ -13,6 +13,9 @@
 
 namespace kbpe {
 
+// the home slot of a word's hash in an open-addressing index of mask + 1 slots (a power of two)
+static inline uint64_t home_slot(uint64_t h, uint64_t mask) { return (h * 0x9E3779B97F4A7C15ULL) & mask; }
+
 // a distinct word: its code points are chars[off, off + len), after U+2581 when prefixed
 struct WordEntry { uint64_t hash; int64_t count; int64_t off; int32_t len, prefixed; };
 
@@ -39,7 +42,7 @@ struct WordTable {
     Pending ring[RING];
     uint64_t head = 0, tail = 0;   // pushed, added
 
-    inline uint64_t first_slot(uint64_t h) const { return (h * 0x9E3779B97F4A7C15ULL) & mask; }
+    inline uint64_t first_slot(uint64_t h) const { return home_slot(h, mask); }
     template <typename CH>
     inline void push(uint64_t h, const CH* w, int32_t len, int32_t prefixed) {
         __builtin_prefetch(slots.data() + first_slot(h));
@@ -211,7 +214,7 @@ inline void dedup_task(void* job, int j) {
     std::vector<Slot> slots(cap, EMPTY);
     size_t used = 0;
     uint64_t mask = cap - 1;
-    auto home = [&](uint64_t h) { return (h * 0x9E3779B97F4A7C15ULL) & mask; };
+    auto home = [&](uint64_t h) { return home_slot(h, mask); };
     // fetched ahead (hints only: every lookup is done in full below): the slot of the word 16
     // entries on, the entry its slot names 8 on, that entry's code points 4 on
     const size_t AHEAD_SLOT = 16, AHEAD_ENTRY = 8, AHEAD_CHARS = 4;
