@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from ..tokens import BYTE_TOKENS, SURROGATE, UNWRITABLE, check_writable_token
 
@@ -78,26 +79,34 @@ def parse_merges(
     if lines[0].rstrip("\r") != MERGES_HEADER:
         raise ModelFileError(f"unsupported merges.txt version {lines[0]!r}; this korean_bpe reads {MERGES_HEADER!r}",
                              path=path, line=1)
-    merges: list[tuple[str, str]] = []
-    seen: set[tuple[str, str]] = set()
-    for lineno, line in enumerate(lines[1:], start=2):
-        if line.endswith("\r"):
-            line = line[:-1]
-        parts = line.split(" ")
-        if len(parts) != 2 or not parts[0] or not parts[1]:
-            raise ModelFileError(
-                f"expected two tokens separated by one space ('left right'), got {line!r}", path=path, line=lineno)
-        a, b = parts
-        if (a, b) in seen:
-            raise ModelFileError(f"the merge {line!r} appears twice", path=path, line=lineno)
-        seen.add((a, b))
-        merges.append((a, b))
+    body = lines[1:]
+    if any(line.endswith("\r") for line in body):
+        body = [line[:-1] if line.endswith("\r") else line for line in body]
+    parts = [line.split(" ") for line in body]
+    merges: list[tuple[str, str]] = [(p[0], p[1]) for p in parts if len(p) == 2 and p[0] and p[1]]
+    if len(merges) != len(body) or len(set(merges)) != len(merges):  # find the line to name
+        _first_bad_merge_line(body, path)
     bad = first_unknown(merges, known, merged)
     if bad is not None:
         raise ModelFileError(
             f"unknown token {bad[1]!r}: it is neither in the alphabet (vocab.json + tokenizer_config.json) nor "
             "made by an earlier merge", path=path, line=bad[0] + 2)
     return merges
+
+
+def _first_bad_merge_line(body: Sequence[str], path: str | os.PathLike[str]) -> NoReturn:
+    """Raise :class:`ModelFileError` at the first line of ``body`` (merges.txt after its header)
+    that is not two tokens separated by one space, or repeats an earlier merge."""
+    seen: set[tuple[str, str]] = set()
+    for lineno, line in enumerate(body, start=2):
+        parts = line.split(" ")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise ModelFileError(
+                f"expected two tokens separated by one space ('left right'), got {line!r}", path=path, line=lineno)
+        if (parts[0], parts[1]) in seen:
+            raise ModelFileError(f"the merge {line!r} appears twice", path=path, line=lineno)
+        seen.add((parts[0], parts[1]))
+    raise AssertionError("a bad merges.txt line was counted but not found")
 
 
 def first_unknown(merges: Sequence[tuple[str, str]], known: set[str],
@@ -112,8 +121,9 @@ def first_unknown(merges: Sequence[tuple[str, str]], known: set[str],
     (1, '화영')
     """
     for rank, (a, b) in enumerate(merges):
-        for part in (a, b):
-            if part not in known:
-                return rank, part
+        if a not in known:
+            return rank, a
+        if b not in known:
+            return rank, b
         known.add(merged(a, b))
     return None

@@ -370,7 +370,8 @@ def _load_tokenizer(root: Path, build: Callable[..., T]) -> T:
                              path=config.path, line=config.line("vocab_size"))
     _check_alphabet(config, unit_cfg.get("type"), unit, marker, alphabet)
     if byte_fallback:
-        missing = [t for t in BYTE_TOKENS if t not in set(tokens)]
+        have = set(tokens)
+        missing = [t for t in BYTE_TOKENS if t not in have]
         if missing:
             raise ModelFileError(f"byte_fallback is true but the byte token {missing[0]!r} is not in vocab.json",
                                  path=config.path, line=config.line("byte_fallback"))
@@ -390,7 +391,7 @@ class _Config:
         if not isinstance(data, dict):
             raise ModelFileError(f"expected a JSON object, got {type(data).__name__}", path=path, line=1)
         self.data: dict[str, Any] = data
-        self._lines = _key_lines(text)
+        self._lines = _KeyLines(text)
         if "format" in data and data["format"] != FORMAT_NAME:  # files of format 1 may lack the key
             raise ModelFileError(f"format {data['format']!r} is not a korean_bpe tokenizer ({FORMAT_NAME!r}): "
                                  "this folder holds another library's model, or the file was edited",
@@ -443,26 +444,25 @@ class _Config:
         return unit, pre_tokenizer
 
 
-def _read_vocab(text: str, path: Path, specials: Sequence[str]) -> tuple[dict[str, int], list[str]]:
+def _read_vocab(text: str, path: Path, specials: Sequence[str]) -> tuple[_KeyLines, list[str]]:
     """``vocab.json``: each token once, ids ``0..n-1`` each once, the special tokens first."""
-    vocab_lines = _key_lines(text)
+    vocab_lines = _KeyLines(text)
     pairs = _parse_json(text, path, pairs=True)
     if not isinstance(pairs, _Pairs):
         raise ModelFileError("expected a JSON object {token: id}", path=path, line=1)
     id_to_token: list[str | None] = [None] * len(pairs)
     seen: set[str] = set()
     for tok, i in pairs:
-        line = vocab_lines.get(tok)
         if tok in seen:
-            raise ModelFileError(f"token {tok!r} appears twice", path=path, line=line)
+            raise ModelFileError(f"token {tok!r} appears twice", path=path, line=vocab_lines.get(tok))
         seen.add(tok)
         if not isinstance(i, int) or isinstance(i, bool):
-            raise ModelFileError(f"the id of {tok!r} must be an int, got {i!r}", path=path, line=line)
+            raise ModelFileError(f"the id of {tok!r} must be an int, got {i!r}", path=path, line=vocab_lines.get(tok))
         if not 0 <= i < len(pairs):
             raise ModelFileError(f"the id {i} of {tok!r} is out of range: {len(pairs)} tokens need ids 0..{len(pairs) - 1}",
-                                 path=path, line=line)
+                                 path=path, line=vocab_lines.get(tok))
         if id_to_token[i] is not None:
-            raise ModelFileError(f"id {i} is given to both {id_to_token[i]!r} and {tok!r}", path=path, line=line)
+            raise ModelFileError(f"id {i} is given to both {id_to_token[i]!r} and {tok!r}", path=path, line=vocab_lines.get(tok))
         id_to_token[i] = tok
     tokens: list[str] = id_to_token  # type: ignore[assignment]  # every id is filled: n distinct ids in 0..n-1
     for k, tok in enumerate(specials):
@@ -485,7 +485,7 @@ def _read_merges(text: str, path: Path, num_merges: int, known: set[str], prefix
     return merges
 
 
-def _check_derived(tokens: Sequence[str], derived: Sequence[str], path: Path, vocab_lines: dict[str, int]) -> None:
+def _check_derived(tokens: Sequence[str], derived: Sequence[str], path: Path, vocab_lines: _KeyLines) -> None:
     """vocab.json holds exactly the ids the alphabet and merges.txt give (derived, not stored twice)."""
     if tuple(tokens) == tuple(derived):
         return
@@ -620,3 +620,17 @@ def _key_lines(text: str) -> dict[str, int]:
             continue
         out.setdefault(key, line)
     return out
+
+
+class _KeyLines:
+    """The lines of a JSON file's keys (:func:`_key_lines`), found when an error first asks for one:
+    a file read without error never pays for them (a 32k ``vocab.json``: about 0.1 s)."""
+
+    def __init__(self, text: str) -> None:
+        self._text: str | None = text
+        self._lines: dict[str, int] = {}
+
+    def get(self, key: str) -> int | None:
+        if self._text is not None:
+            self._lines, self._text = _key_lines(self._text), None
+        return self._lines.get(key)
