@@ -294,7 +294,7 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
         kb = self._korean_bpe
         n = kb.vocab_size
         added = self.added_tokens_decoder
-        own = {kb.vocab[t] for t in kb.special_tokens}  # the model's special tokens: kb.decode writes them
+        own = {kb.token_to_id(t) for t in kb.special_tokens}  # the model's special tokens: kb.decode writes them
         pieces: list[str] = []
         run: list[int] = []
         for i in map(int, token_ids):
