@@ -183,10 +183,16 @@ class KoreanBPETokenizerFast(_transformers.PreTrainedTokenizerFast):  # type: ig
     @classmethod
     def _from_pretrained(cls, resolved_vocab_files: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         """``from_pretrained``'s loading: a damaged ``tokenizer.json`` is named (transformers parses
-        it with a bare ``json.load``)."""
-        if resolved_vocab_files.get("tokenizer_file") is not None:
-            _check_json(resolved_vocab_files["tokenizer_file"])
-        return super()._from_pretrained(resolved_vocab_files, *args, **kwargs)
+        it with a bare ``json.load``; it is parsed again here only when that fails)."""
+        path = resolved_vocab_files.get("tokenizer_file")
+        if path is not None:
+            read_input_file(path, what="a tokenizer.json", max_bytes=MAX_FILE_BYTES)  # a FIFO, a huge file
+        try:
+            return super()._from_pretrained(resolved_vocab_files, *args, **kwargs)
+        except Exception:  # json's error, or the Rust parser's, for a damaged file: say which and the fix
+            if path is not None:
+                _check_json(path)  # raises when tokenizer.json does not parse; otherwise the error stands
+            raise
 
     @classmethod
     def from_korean_bpe(cls, tokenizer: Tokenizer, **kwargs: Any) -> KoreanBPETokenizerFast:

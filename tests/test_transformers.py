@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("transformers")
+transformers = pytest.importorskip("transformers")
 np = pytest.importorskip("numpy")
 
 from korean_bpe import Tokenizer  # noqa: E402
@@ -465,6 +465,14 @@ def test_a_damaged_tokenizer_json_is_named(kiwi_tok: KoreanBPETokenizerFast, tmp
     path = tmp_path / "tokenizer.json"
     path.write_text(path.read_text(encoding="utf-8")[:500], encoding="utf-8")
     with pytest.raises(ValueError, match=rf"{path}: not a valid tokenizer.json .*save the tokenizer again"):
+        KoreanBPETokenizerFast.from_pretrained(tmp_path)
+    # through AutoTokenizer (transformers hands the file to the Rust parser there: another error type)
+    with pytest.raises(ValueError, match=rf"{path}: not a valid tokenizer.json .*save the tokenizer again"):
+        transformers.AutoTokenizer.from_pretrained(tmp_path, trust_remote_code=True)
+    # a damaged file that is not tokenizer.json keeps transformers' own error
+    kiwi_tok.save_pretrained(tmp_path)
+    (tmp_path / "tokenizer_config.json").write_text("{", encoding="utf-8")
+    with pytest.raises(json.JSONDecodeError):
         KoreanBPETokenizerFast.from_pretrained(tmp_path)
 
 
