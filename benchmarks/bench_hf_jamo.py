@@ -4,9 +4,11 @@
 * NFD: HF's ``NFD`` normalizer and no composing decoder (the export until issue 22: ids differ
   where NFD decomposes more than Hangul, decode gives conjoining jamo);
 * Replace (the default since issue 28): 68 regex ``Replace`` normalizers that write each
-  syllable's jamo after it and delete it, and one ``Replace`` decoder per syllable
+  syllable's jamo after it and delete it, and 827 ``Replace`` decoders that compose them back
   (:mod:`korean_bpe.io.hf_jamo`): our ids, our text, in every HF client, JavaScript included
   (issue 22's ``Precompiled`` normalizer was faster in Rust but read as NFKC by tokenizers.js);
+* Replace, one literal decoder per syllable: the same normalizers and the 11,172 decoders that
+  composed until 2026-11-29 (each L V T, then each L V, written as its syllable);
 * Replace, ``compose_jamo=False``: the same normalizers, no composing decoders (our ids,
   conjoining jamo back).
 
@@ -32,7 +34,8 @@ from pathlib import Path
 from korean_bpe import Tokenizer
 from korean_bpe.corpus import load_nsmc
 from korean_bpe.io.hf import tokenizer_json
-from korean_bpe.io.hf_jamo import jamo_normalizers
+from korean_bpe.io.hf_jamo import jamo_normalizers, recompose_decoders
+from korean_bpe.jamo import S_BASE, S_COUNT, T_COUNT, decompose
 
 
 def best(fn, repeat: int) -> float:
@@ -42,6 +45,13 @@ def best(fn, repeat: int) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return min(times)
+
+
+def literal_decoders() -> list[dict]:
+    """The composing decoders until 2026-11-29: one literal ``Replace`` per syllable, L V T first."""
+    lvt = [chr(c) for c in range(S_BASE, S_BASE + S_COUNT) if (c - S_BASE) % T_COUNT]
+    lv = [chr(c) for c in range(S_BASE, S_BASE + S_COUNT, T_COUNT)]
+    return [{"type": "Replace", "pattern": {"String": decompose(s)}, "content": s} for s in lvt + lv]
 
 
 def main() -> None:
@@ -62,11 +72,17 @@ def main() -> None:
     plain = tokenizer_json(ours, compose_jamo=False)
     before = json.loads(json.dumps(plain))
     before["normalizer"]["normalizers"][-len(jamo_normalizers()):] = [{"type": "NFD"}]  # the jamo stages come last
+    literal = json.loads(json.dumps(after))
+    stages = literal["decoder"]["decoders"]
+    composing = len(recompose_decoders())
+    assert stages[-composing:] == recompose_decoders()  # the composing decoders come last
+    stages[-composing:] = literal_decoders()
     print(f"{len(test):,} NSMC test reviews, {ours.vocab_size:,}-token whitespace/jamo model, {os.cpu_count()} CPUs "
           "(shared machine: best of runs)")
     with tempfile.TemporaryDirectory() as d:
         n = args.decode
         for name, content in (("before (NFD)", before), ("Replace (default)", after),
+                              ("Replace, one literal decoder per syllable", literal),
                               ("Replace, compose_jamo=False", plain)):
             path = Path(d) / "tokenizer.json"
             path.write_text(json.dumps(content, ensure_ascii=False), encoding="utf-8")

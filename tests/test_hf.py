@@ -4,8 +4,12 @@ on real reviews, for the raw and whitespace pre-tokenizers, every unit and every
 from __future__ import annotations
 
 import json
+import re
+from functools import lru_cache
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from korean_bpe import Tokenizer
 from korean_bpe.corpus import load_nsmc
@@ -66,8 +70,8 @@ def split(real_texts):
     return real_texts[:1500], real_texts[1500:2000] + HARD + lines
 
 
-#: jamo: HF composes the syllables back with a Replace pass per syllable (korean_bpe.io.hf_jamo), some ten
-#: times the other units' decode time: HF decodes the first 100 of the 500 reviews, the hard strings and
+#: jamo: HF composes the syllables back with 827 Replace passes (korean_bpe.io.hf_jamo), many times
+#: the other units' decode time: HF decodes the first 100 of the 500 reviews, the hard strings and
 #: the multi-line texts (all 500 with KOREAN_BPE_FULL_TESTS=1); the ids are compared on every text
 JAMO_REVIEWS_DECODED = sized(100, 500)
 
@@ -256,6 +260,48 @@ def test_jamo_decomposes_hangul_only_and_composes_back():
     assert hf_full.decode(full.encode(every)) == every
 
 
+#: L V T?, as one literal Replace per syllable composed them (L V T stages first): the reference
+_LV_T = re.compile("([\u1100-\u1112])([\u1161-\u1175])([\u11a8-\u11c2]?)")
+
+
+def _composed_by_literal_stages(text: str) -> str:
+    return _LV_T.sub(lambda m: chr(0xAC00 + ((ord(m[1]) - 0x1100) * 21 + ord(m[2]) - 0x1161) * 28
+                                   + (ord(m[3]) - 0x11A7 if m[3] else 0)), text)
+
+
+_DECODE_ALPHABET = st.sampled_from(
+    [chr(0x1100 + i) for i in (0, 1, 11, 18)] + [chr(0x1161 + i) for i in (0, 8, 20)]
+    + [chr(0x11A8 + i) for i in (0, 1, 3, 25, 26)]
+    + ["\u11a7", "\u1113", "\u1176", "\u11c3", "\u1160", "\u119e"]  # T index 0, old Hangul, the filler
+    + ["가", "각", "갛", "힣", "ㄱ", "a", " ", "\n", "\ufdd0", "\ufdd1", "\ufdd0\ufdd1", "\ufdd0\ufdd0"])
+
+
+#: a text that looks like the candidates of 각 (ᄀ ᅡ ᆨ) that the decoders write: theirs are told apart
+_FORGED_CANDIDATES = "\ufdd0" + "".join(chr(0xAC00 + t) for t in range(1, 28)) + "\ufdd0\u11a8"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(_DECODE_ALPHABET, max_size=40).map("".join))
+@example(text=_FORGED_CANDIDATES)
+@example(text="ᄀ" + _FORGED_CANDIDATES + "ᄀ" + decompose("각") + _FORGED_CANDIDATES)
+def test_the_jamo_decoders_compose_as_one_stage_per_syllable_did(text):
+    """The 827 decoders of korean_bpe.io.hf_jamo (candidates written, then picked by the final)
+    give the text of one literal Replace per syllable, 11,172 of them, on any mix of jamo,
+    syllables and the two noncharacters they mark candidates with."""
+    assert _jamo_decoder().decode([text]) == _composed_by_literal_stages(text)
+
+
+@lru_cache(maxsize=1)
+def _jamo_decoder():
+    """HF's decoder of :func:`korean_bpe.io.hf_jamo.recompose_decoders` alone, read from JSON."""
+    from korean_bpe.io.hf_jamo import recompose_decoders
+
+    return tokenizers.Tokenizer.from_str(json.dumps({
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+        "pre_tokenizer": None, "post_processor": None, "decoder": {"type": "Sequence", "decoders": recompose_decoders()},
+        "model": {"type": "BPE", "vocab": {}, "merges": []}})).decoder
+
+
 def test_jamo_syllable_then_combining_mark():
     """The Precompiled normalizer of the last export looked a grapheme cluster under 6 bytes up
     whole: 가 + U+0301 (3 + 2 bytes) became 가's jamo and the mark was lost.  The Replace stages
@@ -433,7 +479,7 @@ def test_byte_fallback_text_survives_hf_default_decode(tmp_path, unit):
 
     texts = list(iter_texts(limit=3000))
     ours = Tokenizer.train(texts[:2000], vocab_size=1500 + 256, unit=unit, byte_fallback=True, show_progress=False)
-    # jamo: HF's decode composes with a Replace pass per syllable, some ten times the others' time
+    # jamo: HF's decode composes with 827 Replace passes, many times the others' time
     test = texts[2000:2000 + (sized(200, 1000) if unit == "jamo" else 1000)] + FALLBACK_STRINGS
     ids = _check_fallback_survives(ours, test, tmp_path)
     assert ours.decode(ids[test.index("졸면서 본 첫 영홬")]) == "졸면서 본 첫 영홬"

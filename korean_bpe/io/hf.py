@@ -24,8 +24,8 @@ ours                         ``tokenizer.json``
                              JavaScript client's splits at U+FEFF too)
 unit ``syllable``            nothing (HF BPE splits a piece into characters)
 unit ``jamo``                68 regex ``Replace`` normalizers that decompose the 11,172
-                             Hangul syllables and nothing else, and one ``Replace``
-                             decoder per syllable that composes them back
+                             Hangul syllables and nothing else, and 827 ``Replace``
+                             decoders that compose them back
                              (:mod:`korean_bpe.io.hf_jamo`; not ``Precompiled``, which
                              the JavaScript client reads as NFKC)
 unit ``byte``                ``ByteLevel(add_prefix_space=False, use_regex=False)`` and the
@@ -59,9 +59,9 @@ the decoder drops every ``▁`` of the first token only, not the one opening eac
 
 Where HF cannot follow exactly (the ids differ only in these cases):
 
-* unit ``jamo``: the ids are exact; composing on decode costs one ``Replace`` pass per syllable:
-  HF decodes a jamo model a few hundred times more slowly than the other units, and the
-  decomposing normalizers make its encoding several times slower (see docs/API.md).
+* unit ``jamo``: the ids are exact; composing on decode takes 827 ``Replace`` passes: HF decodes
+  a jamo model about a hundred times more slowly than the other units, and the decomposing
+  normalizers make its encoding several times slower (see docs/API.md).
 * HF's JavaScript client (``@huggingface/tokenizers`` 0.2.0, transformers.js) gives our ids for
   every pipeline above and our text, but a U+FEFF that went through byte fallback at the start
   of a run of byte tokens: its ``ByteFallback`` decoder drops it (a default ``TextDecoder``).
@@ -191,7 +191,7 @@ def tokenizer_json(tokenizer: Any, *, pretokenized: bool = False, dropout: float
     already cut (``encode(words, is_pretokenized=True)``, as :mod:`korean_bpe.hf` feeds it), so
     it has no white-space stage: each word goes to BPE whole, a lossless line-break piece included.
     ``dropout``: HF BPE's ``dropout`` probability (``None``: none).  ``compose_jamo=False``
-    (unit ``jamo``): no composing decoders, so HF decodes a few hundred times faster but gives
+    (unit ``jamo``): no composing decoders, so HF decodes about a hundred times faster but gives
     conjoining jamo back (``unicodedata.normalize("NFC", ...)`` composes them).
 
     Which HF stages stand for ours follows what our stages declare: the unit's
