@@ -375,3 +375,16 @@ def test_pos_gives_every_morpheme_with_its_tag(name):
     pos = pt.pos("돈날림ㅠㅠ!!")
     assert pos[0] == ("돈", "NNG") and pos[-1][1] == "SF" and ("ㅠㅠ", "SW_JAMO" if name == "kiwi" else "UNKNOWN") in pos
     assert pt.pos(unicodedata.normalize("NFD", "돈날림")) [0] == (unicodedata.normalize("NFD", "돈"), "NNG")
+
+
+def test_mecab_reads_the_lattice_as_parse_does(real_texts):
+    """The tokens' fields read off python-mecab-ko's lattice (half the time) equal those of its
+    public ``MeCab.parse``, on real reviews, the shared hard strings and inflected forms; the
+    installed python-mecab-ko has the lattice (else the pre-tokenizer falls back to ``parse``)."""
+    tagger = mecab_module._get_tagger()
+    texts = [*real_texts[:500], *hard_strings(no_surrogates=True), LONG, "먹겠습니당! 했었다 아닌가요 봐요 된다",
+             "스파이더맨 파프롬홈은 MCU 최고의 영화이다"]  # (the pre-tokenizer hides lone surrogates from MeCab first)
+    got = [mecab_module._lattice_fields(tagger, t.replace("\x00", " ")) for t in texts]
+    assert all(g is not None for g in got)
+    assert got == [mecab_module._parsed_fields(tagger, t.replace("\x00", " ")) for t in texts]
+    assert any(kind == "Inflect" and expression for g in got for _, _, _, kind, expression in g)
