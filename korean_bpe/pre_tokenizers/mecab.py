@@ -33,6 +33,7 @@ texts in this process; python-mecab-ko is imported, and the dictionary opened, b
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import Any
 
 from .._optional import require
@@ -126,8 +127,9 @@ def _lattice_fields(tagger: Any, text: str) -> list[_Fields] | None:
     return out
 
 
+@lru_cache(maxsize=1)
 def _lattice_factory() -> Any:
-    """python-mecab-ko's ``create_lattice``, or None."""
+    """python-mecab-ko's ``create_lattice``, or None (looked up once, not per text)."""
     try:
         from mecab.utils import create_lattice
     except ImportError:
