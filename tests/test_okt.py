@@ -534,3 +534,27 @@ def test_a_process_that_used_okt_ends_as_python_does_without_a_jvm(tmp_path: Pat
         assert (proc.returncode, proc.stdout.splitlines()[-1]) == (0, "handled"), proc.stdout + proc.stderr
     else:
         assert proc.returncode == -signal.SIGTERM, proc.stdout + proc.stderr
+
+
+# -- JPype's link between the two garbage collectors ------------------------------------------------
+
+GC_SCRIPT = """
+import gc
+import _jpype
+print(_jpype._collect in gc.callbacks, flush=True)
+from korean_bpe.pre_tokenizers.okt import OktPreTokenizer
+print(OktPreTokenizer(cache=False)("영화 정말 재밌다"), flush=True)
+print(_jpype._collect in gc.callbacks, len(gc.callbacks), flush=True)
+"""
+
+
+def test_python_collects_as_without_a_jvm_once_okt_started_it(tmp_path: Path) -> None:
+    """JPype reads glibc's malloc statistics (a walk of every free block) at the start and end of
+    every Python collection, young ones included, and runs Java's full collection when they grew:
+    encode_batch ran 2-3x slower in a process that had started Okt, plain Python code on a fragmented
+    heap hundreds of times slower (benchmarks/bench_jvm_gc.py). Once Okt has started the JVM,
+    JPype's callback is out of gc.callbacks."""
+    proc = subprocess.run([sys.executable, "-c", GC_SCRIPT], capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                          env={**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["False", "['영화', '정말', '재밌다']", "False 0"], proc.stdout

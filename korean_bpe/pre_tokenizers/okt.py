@@ -58,6 +58,7 @@ import importlib
 import re
 import importlib.metadata
 import importlib.util
+import sys
 from collections.abc import Iterable, Sequence
 from itertools import chain
 from pathlib import Path
@@ -137,6 +138,7 @@ def _start_okt() -> Any:
                 f"The Java VM {jvmpath!r} failed to start ({one_line(exc, named=True)}). " + _JAVA_FIX, exc
             ) from None
         _settle_jvm()
+        _unlink_jpype_gc()
     try:
         from konlpy.tag import Okt
 
@@ -187,6 +189,27 @@ def _settle_jvm() -> None:
         except Exception:  # pragma: no cover - a JVM without sun.misc.Signal: Java keeps SIGTERM
             pass
     jpype.java.lang.Thread.detach()
+
+
+def _unlink_jpype_gc() -> None:
+    """Right after this process's JVM starts: Python's collector runs as it would without a JVM.
+
+    JPype links the two collectors with ``_jpype._collect`` in ``gc.callbacks``: at the start and
+    the end of *every* Python collection (a young one every 700 container objects made) it reads
+    glibc's malloc statistics (``mallinfo``, a walk over every free block of the heap), and when
+    they grew it runs Java's ``System.gc()``, a full collection of Okt's heap.  In a process that
+    had started Okt, ``Tokenizer.encode_batch`` on 150,000 reviews took 0.92 s instead of 0.25, and
+    on a fragmented heap (a long session, a test worker) plain Python code ran hundreds of times
+    slower: 25.7 s against 0.04 s for two ``list(d.items())`` of 100,000 entries
+    (benchmarks/bench_jvm_gc.py; JPype issues 1197 and 1315).  Passing it only the full
+    collections still ran a Java collection at nearly every one.  So the callback is taken out:
+    Okt's Java objects live for one call and are released when Python drops them, and Java
+    collects its own heap when it fills.  A JVM started by someone else is left as it is."""
+    import gc
+
+    collect = getattr(sys.modules.get("_jpype"), "_collect", None)
+    if collect is not None:
+        gc.callbacks[:] = [cb for cb in gc.callbacks if cb is not collect]
 
 
 def okt_version() -> str:
