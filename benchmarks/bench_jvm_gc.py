@@ -17,7 +17,7 @@ and times, after Okt analysed one review:
 * ``fragmented``: two ``list(d.items())`` of a 100,000-entry dict, on a heap where 200,000 freed
   malloc blocks of 600-4,000 bytes lie between 200,000 live ones (what a long session of analyses,
   models and tables leaves; a test worker of the suite had 2.7 GB).  ``--skip-fragmented`` leaves it
-  out (JPype's link takes minutes there).
+  out (with JPype's link it is most of the run: 40 s a process).
 
 The three states alternate, ``--repeat`` rounds; the table gives the best of each.
 

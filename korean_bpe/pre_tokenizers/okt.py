@@ -199,8 +199,8 @@ def _unlink_jpype_gc() -> None:
     glibc's malloc statistics (``mallinfo``, a walk over every free block of the heap), and when
     they grew it runs Java's ``System.gc()``, a full collection of Okt's heap.  In a process that
     had started Okt, ``Tokenizer.encode_batch`` on 150,000 reviews took 0.70 s instead of 0.28, and
-    on a fragmented heap (a long session, a test worker) plain Python code ran hundreds of times
-    slower: 39.9 s against 0.03 s for two ``list(d.items())`` of 100,000 entries
+    on a fragmented heap (a long session, a test worker) plain Python code ran over a thousand
+    times slower: 39.9 s against 0.03 s for two ``list(d.items())`` of 100,000 entries
     (benchmarks/bench_jvm_gc.py; JPype issues 1197 and 1315).  Passing it only the full
     collections still ran a Java collection at nearly every one.  So the callback is taken out:
     Okt's Java objects live for one call and are released when Python drops them, and Java
