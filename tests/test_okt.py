@@ -551,8 +551,8 @@ print(_jpype._collect in gc.callbacks, len(gc.callbacks), flush=True)
 def test_python_collects_as_without_a_jvm_once_okt_started_it(tmp_path: Path) -> None:
     """JPype reads glibc's malloc statistics (a walk of every free block) at the start and end of
     every Python collection, young ones included, and runs Java's full collection when they grew:
-    encode_batch ran 2-3x slower in a process that had started Okt, plain Python code on a fragmented
-    heap hundreds of times slower (benchmarks/bench_jvm_gc.py). Once Okt has started the JVM,
+    encode_batch ran 2.5x slower in a process that had started Okt, plain Python code on a fragmented
+    heap over a thousand times slower (benchmarks/bench_jvm_gc.py). Once Okt has started the JVM,
     JPype's callback is out of gc.callbacks."""
     proc = subprocess.run([sys.executable, "-c", GC_SCRIPT], capture_output=True, text=True, cwd=tmp_path, timeout=60,
                           env={**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")})
