@@ -1,4 +1,5 @@
-"""The ``korean-bpe`` command end to end, each call a real subprocess (the installed entry point)."""
+"""The ``korean-bpe`` command end to end, each call a real subprocess (the installed entry point), but
+the comparisons, which run in this process (``here=True``: tests/_cli.py says why)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,16 @@ ROOT = Path(__file__).resolve().parent.parent
 ENTRY = Path(sys.executable).parent / "korean-bpe"
 CMD = [str(ENTRY)] if ENTRY.is_file() else [sys.executable, "-m", "korean_bpe.cli"]
 
+from _cli import run_cli  # noqa: E402  (tests/_cli.py)
 from _reviews import MOVIE_REVIEWS  # noqa: E402  (tests/_reviews.py)
 
 REVIEWS = list(MOVIE_REVIEWS) * 5
 
 
 def run(*args: str, stdin: bytes | str | None = None, env: dict[str, str] | None = None,
-        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        cwd: Path | None = None, here: bool = False) -> subprocess.CompletedProcess[str]:
+    if here:
+        return run_cli(*args, stdin=stdin, env=env, cwd=cwd)
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
     proc = subprocess.run([*CMD, *args], input=data, capture_output=True, env=env, cwd=cwd, timeout=300)
     return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode("utf-8"),
@@ -185,39 +189,39 @@ def test_cache_list_and_clear(corpus: Path, tmp_path: Path) -> None:
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Okt needs Java")
     env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")}
-    listing = ok("cache", "list", env=env).stdout.splitlines()
+    listing = ok("cache", "list", env=env, here=True).stdout.splitlines()
     assert listing == [f"cache directory: {tmp_path / 'cache'}", "(no caches)"]
     ok("train", str(corpus), "--pre-tokenizer", "okt", "--vocab-size", "60", "--no-progress",
-       "-o", str(tmp_path / "m"), env=env)
-    listing = ok("cache", "list", env=env).stdout.splitlines()
+       "-o", str(tmp_path / "m"), env=env, here=True)
+    listing = ok("cache", "list", env=env, here=True).stdout.splitlines()
     assert len(listing) == 2 and listing[1].split()[0] == "okt"
     entries = int(listing[1].split()[1])
     assert entries == len({p for r in REVIEWS for p in r.split(" ") if p})  # one analysis per distinct space-separated piece
-    assert ok("cache", "clear", "okt", env=env).stdout == f"removed {entries} cached entries from 'okt'\n"
-    assert ok("cache", "list", env=env).stdout.splitlines()[1] == "(no caches)"
-    assert ok("cache", "clear", env=env).stdout == "removed 0 cached entries\n"
+    assert ok("cache", "clear", "okt", env=env, here=True).stdout == f"removed {entries} cached entries from 'okt'\n"
+    assert ok("cache", "list", env=env, here=True).stdout.splitlines()[1] == "(no caches)"
+    assert ok("cache", "clear", env=env, here=True).stdout == "removed 0 cached entries\n"
 
 
 def test_cache_list_and_clear_show_compares_trained_models(tmp_path: Path) -> None:
     pytest.importorskip("pandas")
     env = {**os.environ, "KOREAN_BPE_CACHE_DIR": str(tmp_path / "cache")}
     ok("compare", "constitution", "--limit", "120", "--strategies", "whitespace/syllable,baseline/word", "--vocab-sizes", "300",
-       "--gold", "none", "--no-progress", "-o", str(tmp_path / "r1"), env=env)
+       "--gold", "none", "--no-progress", "-o", str(tmp_path / "r1"), env=env, here=True)
     models = tmp_path / "cache" / "models"
     stored = sorted(models.glob("*.json"))
     n = len(stored)
     assert n >= 1  # at least the BPE model of whitespace/syllable
-    listing = ok("cache", "list", env=env).stdout.splitlines()
+    listing = ok("cache", "list", env=env, here=True).stdout.splitlines()
     line = [entry for entry in listing if entry.split()[0] == "models"]
     assert len(line) == 1 and line[0].split()[1] == str(n) and str(models) in line[0]
-    assert ok("cache", "clear", "models", env=env).stdout == f"removed {n} cached entries from 'models'\n"
+    assert ok("cache", "clear", "models", env=env, here=True).stdout == f"removed {n} cached entries from 'models'\n"
     assert not list(models.glob("*.json"))
-    assert all(entry.split()[0] != "models" for entry in ok("cache", "list", env=env).stdout.splitlines())
+    assert all(entry.split()[0] != "models" for entry in ok("cache", "list", env=env, here=True).stdout.splitlines())
     # a rerun trains again and stores them again; clearing every cache takes them too
     ok("compare", "constitution", "--limit", "120", "--strategies", "whitespace/syllable,baseline/word", "--vocab-sizes", "300",
-       "--gold", "none", "--no-progress", "-o", str(tmp_path / "r2"), env=env)
+       "--gold", "none", "--no-progress", "-o", str(tmp_path / "r2"), env=env, here=True)
     assert len(list(models.glob("*.json"))) == n
-    assert ok("cache", "clear", env=env).stdout == f"removed {n} cached entries\n"
+    assert ok("cache", "clear", env=env, here=True).stdout == f"removed {n} cached entries\n"
     assert not list(models.glob("*.json"))
 
 
@@ -230,7 +234,8 @@ def test_compare_writes_the_report_end_to_end(tmp_path: Path) -> None:
 
     out, csv = tmp_path / "results", tmp_path / "copy" / "table.csv"
     proc = ok("compare", "constitution", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/word",
-              "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--csv", str(csv), "--full")
+              "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--csv", str(csv), "--full",
+              here=True)
     df = pd.read_csv(out / "table.csv", keep_default_na=False)
     assert tuple(df.columns) == COLUMNS and len(df) == 6
     assert list(zip(df["strategy"], df["vocab_size"])) == [(s, v) for s in ("whitespace/syllable", "raw/byte",
@@ -267,7 +272,8 @@ def test_compare_jobs_give_the_same_table_and_examples(tmp_path: Path) -> None:
     for jobs in ("1", "2"):  # two groups, two workers: whitespace BPE with raw; the character baselines
         out = tmp_path / jobs
         ok("compare", "constitution", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/jamo",
-           "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--jobs", jobs, env=env)
+           "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(out), "--jobs", jobs, env=env,
+           here=True)
         table = pd.read_csv(out / "table.csv")
         assert table["model_cached"].tolist() == [jobs == "2"] * 6  # the second run reads the first's models
         frames.append(table.drop(columns=timing))
@@ -278,12 +284,12 @@ def test_compare_jobs_give_the_same_table_and_examples(tmp_path: Path) -> None:
     assert examples[0] == examples[1] and "baseline/jamo " in examples[0] and "raw/byte " in examples[0]
     ok("compare", "constitution", "--limit", "150", "--strategies", "whitespace/syllable,raw/byte,baseline/jamo",
        "--vocab-sizes", "400,600", "--gold", "none", "--no-progress", "-o", str(tmp_path / "off"),
-       "--no-model-cache", env=env)
+       "--no-model-cache", env=env, here=True)
     off = pd.read_csv(tmp_path / "off" / "table.csv")
     assert not off["model_cached"].any()
     pd.testing.assert_frame_equal(off.drop(columns=timing), frames[0])
-    assert "--jobs: expected a positive integer" in fails("compare", "constitution", "--jobs", "0")
-    assert "--jobs N" in ok("compare", "--help").stdout
+    assert "--jobs: expected a positive integer" in fails("compare", "constitution", "--jobs", "0", here=True)
+    assert "--jobs N" in ok("compare", "--help", here=True).stdout
 
 
 def test_compare_reads_nsmc_labels_and_an_eval_file(tmp_path: Path) -> None:
@@ -294,24 +300,25 @@ def test_compare_reads_nsmc_labels_and_an_eval_file(tmp_path: Path) -> None:
     for path, part in ((train, rows[:50]), (test, rows[50:])):
         path.write_text("id\tdocument\tlabel\n" + "".join(f"{i}\t{t}\t{y}\n" for i, t, y in part), encoding="utf-8")
     ok("compare", str(train), "--eval", str(test), "--strategies", "baseline/word", "--vocab-sizes", "20",
-       "--gold", "none", "--no-progress", "-o", str(tmp_path / "out"))
+       "--gold", "none", "--no-progress", "-o", str(tmp_path / "out"), here=True)
     df = pd.read_csv(tmp_path / "out" / "table.csv")
     assert df["train_docs"].tolist() == [50] and df["test_docs"].tolist() == [10]
     assert 0 <= df["probe_accuracy"][0] <= 1  # labels were read from the 'label' column
     assert (tmp_path / "out" / "probe.png").is_file()
     ok("compare", str(train), "--eval", str(test), "--eval-limit", "6", "--strategies", "baseline/word", "--vocab-sizes",
-       "20", "--gold", "none", "--no-progress", "-o", str(tmp_path / "out6"))
+       "20", "--gold", "none", "--no-progress", "-o", str(tmp_path / "out6"), here=True)
     df = pd.read_csv(tmp_path / "out6" / "table.csv")
     assert df["train_docs"].tolist() == [50] and df["test_docs"].tolist() == [6]  # the first 6 of --eval, all of CORPUS
-    assert "--eval-limit needs --eval" in fails("compare", str(train), "--eval-limit", "6", "-o", str(tmp_path / "o3"))
+    assert "--eval-limit needs --eval" in fails("compare", str(train), "--eval-limit", "6", "-o", str(tmp_path / "o3"),
+                                                here=True)
     plain, labels = tmp_path / "plain.txt", tmp_path / "labels.txt"
     plain.write_text("영화 정말 재밌다\n아이언맨 최고\n", encoding="utf-8")
     labels.write_text("1\nx\n", encoding="utf-8")
     assert "label 2 is 'x', not an integer" in fails("compare", str(plain), "--labels", str(labels),
-                                                     "-o", str(tmp_path / "o2"))
+                                                     "-o", str(tmp_path / "o2"), here=True)
     labels.write_text("1\n", encoding="utf-8")
     assert "has 1 labels for 2 documents" in fails("compare", str(plain), "--labels", str(labels),
-                                                   "-o", str(tmp_path / "o2"))
+                                                   "-o", str(tmp_path / "o2"), here=True)
 
 
 def test_compare_refuses_a_bad_output_before_reading_the_corpus(tmp_path: Path) -> None:
@@ -611,7 +618,7 @@ def test_training_on_what_the_analysis_drops_speaks_cli(tmp_path: Path) -> None:
     pytest.importorskip("kiwipiepy")
     (tmp_path / "c.txt").write_text("!!! ...\n?? !!\n", encoding="utf-8")
     line = fails("train", str(tmp_path / "c.txt"), "--pre-tokenizer", "kiwi", "--vocab-size", "30", "--no-progress",
-                 "-o", str(tmp_path / "m"))
+                 "-o", str(tmp_path / "m"), here=True)
     assert "the kiwi analysis dropped everything" in line and "SF ('!!!')" in line
     assert line.endswith("keep them with --lossless") and "pre_tokenizer=" not in line
 

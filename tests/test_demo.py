@@ -8,16 +8,14 @@ import importlib.util
 import math
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from _cli import run_cli  # tests/_cli.py
 from korean_bpe.corpus import EMBEDDED_CORPORA, embedded_path, iter_labelled, iter_texts, nsmc_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, "-m", "korean_bpe.cli"]
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -147,10 +145,10 @@ def test_compare_without_a_corpus_runs_the_labelled_demo_verdict_first(tmp_path:
     from korean_bpe.compare.table import MARKS
 
     out = tmp_path / "results"
-    proc = subprocess.run([*CLI, "compare", "--limit", "400", "--strategies",
-                           "whitespace/syllable,whitespace/jamo,baseline/syllable,baseline/word", "--vocab-sizes", "1000",
-                           "--downstream-seeds", "2", "--no-progress", "-o", str(out)],
-                          capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=600)
+    proc = run_cli("compare", "--limit", "400", "--strategies",
+                   "whitespace/syllable,whitespace/jamo,baseline/syllable,baseline/word", "--vocab-sizes", "1000",
+                   "--downstream-seeds", "2", "--no-progress", "-o", str(out),
+                   env=_env(tmp_path), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "verdict (on 400 held-out documents):"
@@ -184,10 +182,10 @@ def test_compare_without_a_corpus_runs_the_labelled_demo_verdict_first(tmp_path:
 
 def test_full_prints_the_full_table_and_its_intervals(tmp_path: Path) -> None:
     """``--full``: the verdict first, then the full table (its every short column) and its intervals."""
-    proc = subprocess.run([*CLI, "compare", "nsmc-sample", "--limit", "400", "--strategies",
-                           "whitespace/syllable,baseline/word", "--vocab-sizes", "1000", "--gold", "none", "--full",
-                           "--no-progress", "-o", str(tmp_path / "r")],
-                          capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=600)
+    proc = run_cli("compare", "nsmc-sample", "--limit", "400", "--strategies",
+                   "whitespace/syllable,baseline/word", "--vocab-sizes", "1000", "--gold", "none", "--full",
+                   "--no-progress", "-o", str(tmp_path / "r"),
+                   env=_env(tmp_path), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "verdict (on 40 held-out documents):" and "choose whitespace/syllable" in lines[1]
@@ -202,9 +200,9 @@ def test_default_sizes_are_fitted_to_a_small_corpus(tmp_path: Path) -> None:
     pd = pytest.importorskip("pandas")
     corpus = tmp_path / "law.txt"
     corpus.write_text("\n".join(iter_texts("constitution", limit=333)) + "\n", encoding="utf-8")
-    proc = subprocess.run([*CLI, "compare", str(corpus), "--strategies", "whitespace/syllable,raw/jamo",
-                           "--gold", "none", "--resamples", "0", "--no-progress", "-o", str(tmp_path / "r")],
-                          capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=600)
+    proc = run_cli("compare", str(corpus), "--strategies", "whitespace/syllable,raw/jamo",
+                   "--gold", "none", "--resamples", "0", "--no-progress", "-o", str(tmp_path / "r"),
+                   env=_env(tmp_path), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"note: vocabulary sizes fitted to the corpus: whitespace BPE runs out of merges at 1,\d{3} "
                      r"tokens here, so the comparison runs at 1,000 instead of 4,000, 8,000, 16,000", proc.stderr)
@@ -228,10 +226,10 @@ def test_the_demo_with_an_unlabelled_eval_file_asks_for_no_downstream(tmp_path: 
     downstream stage the demo turns on for its own labelled split is not asked for (no labels there)."""
     held = tmp_path / "held.txt"
     held.write_text("영화 정말 재밌다\n배우 연기가 좋아요\n지루하고 별로였다 ㅠㅠ\n", encoding="utf-8")
-    proc = subprocess.run([*CLI, "compare", "--eval", str(held), "--limit", "300", "--strategies",
-                           "whitespace/syllable,baseline/word", "--vocab-sizes", "1000", "--gold", "none",
-                           "--no-progress", "-o", str(tmp_path / "r")],
-                          capture_output=True, text=True, env=_env(tmp_path), cwd=tmp_path, timeout=600)
+    proc = run_cli("compare", "--eval", str(held), "--limit", "300", "--strategies",
+                   "whitespace/syllable,baseline/word", "--vocab-sizes", "1000", "--gold", "none",
+                   "--no-progress", "-o", str(tmp_path / "r"),
+                   env=_env(tmp_path), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "note: labels for only one of CORPUS and --eval: no probe_accuracy" in proc.stderr
     assert "down%" not in proc.stdout and proc.stdout.startswith("verdict (on 3 held-out documents):")

@@ -16,6 +16,7 @@ torch = pytest.importorskip("torch")
 from korean_bpe.compare import Downstream, compare  # noqa: E402
 from korean_bpe.compare import stats  # noqa: E402
 from korean_bpe.compare.downstream import WARMUP, evaluate, learning_rate, predict  # noqa: E402
+from _cli import run_cli  # noqa: E402  (tests/_cli.py)
 from _reviews import labelled_reviews  # noqa: E402  (tests/_reviews.py)
 
 
@@ -309,11 +310,9 @@ def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
     corpus = tmp_path / "reviews.tsv"
     corpus.write_text("id\tdocument\tlabel\n" + "".join(f"{i}\t{t}\t{y}\n" for i, (t, y) in
                                                        enumerate(zip(texts, labels))), encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "compare", str(corpus), "--strategies",
-                           "whitespace/syllable,raw/syllable,baseline/word", "--vocab-sizes", "100", "--gold", "none",
-                           "--downstream", "--downstream-seeds", "2", "--downstream-epochs", "12", "--jobs", "1",
-                           "--no-progress", "-o", str(tmp_path / "out"), "--full"], capture_output=True, text=True,
-                          timeout=600)
+    proc = run_cli("compare", str(corpus), "--strategies", "whitespace/syllable,raw/syllable,baseline/word",
+                   "--vocab-sizes", "100", "--gold", "none", "--downstream", "--downstream-seeds", "2",
+                   "--downstream-epochs", "12", "--jobs", "1", "--no-progress", "-o", str(tmp_path / "out"), "--full")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     # 12 epochs: in 3 (a step each on these 160 reviews) the model learns nothing, and the verdict leaves it out
@@ -325,9 +324,7 @@ def test_cli_downstream_prints_the_block_and_the_verdict(tmp_path) -> None:
     assert max(map(len, out.splitlines())) <= 100
     legend = out[out.index("columns of the printed table"):]
     assert all(f"\n  {h} " in legend for h in ("down%", "dF1%", "seed sd", "probe%"))  # every printed header
-    proc = subprocess.run([sys.executable, "-m", "korean_bpe.cli", "compare", str(tmp_path / "plain.txt"),
-                           "--downstream", "-o", str(tmp_path / "o2")], capture_output=True, text=True, timeout=120,
-                          input=None)
+    proc = run_cli("compare", str(tmp_path / "plain.txt"), "--downstream", "-o", str(tmp_path / "o2"))
     assert proc.returncode != 0
 
 

@@ -202,14 +202,14 @@ def test_compare_refuses_more_labels_than_documents(tmp_path: Path) -> None:
     docs.write_text("\n".join(REVIEWS[:20]) + "\n", encoding="utf-8")
     labels = tmp_path / "labels.txt"
     labels.write_text("\n".join(["1"] + [str(k % 2) for k in range(20)]) + "\n", encoding="utf-8")  # one extra on top
-    line = fails("compare", str(docs), "--labels", str(labels), "-o", str(tmp_path / "r"))
+    line = fails("compare", str(docs), "--labels", str(labels), "-o", str(tmp_path / "r"), here=True)
     assert f"--labels {labels} has 21 labels for 20 documents" in line
     assert not (tmp_path / "r").exists()
     # --limit cuts the documents short: the first labels go with them, once the file has one per document
     # (issue 29: the same shifted file is refused with --limit, tests/test_hardening_round3.py)
     labels.write_text("\n".join(str(k % 2) for k in range(20)) + "\n", encoding="utf-8")
     ok("compare", str(docs), "--labels", str(labels), "--limit", "10", "--strategies", "baseline/word", "--gold",
-       "none", "--vocab-sizes", "50", "--no-progress", "-o", str(tmp_path / "r"))
+       "none", "--vocab-sizes", "50", "--no-progress", "-o", str(tmp_path / "r"), here=True)
 
 
 # -- 6. Dask's logging stays quiet for a user's mistake --------------------------------------------------

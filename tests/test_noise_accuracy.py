@@ -176,24 +176,18 @@ def test_bad_noise_specs_are_refused_on_the_command_line(spec, message):
 
 def test_the_command_line_runs_the_chosen_perturbations(tmp_path):
     """``--task noise=SPEC`` on a labelled TSV, in seconds: the chosen columns in table.csv."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
     import pandas as pd
+
+    from _cli import run_cli  # tests/_cli.py
 
     corpus = tmp_path / "reviews.tsv"
     corpus.write_text("id\tdocument\tlabel\n" + "".join(f"{k}\t{t}\t{y}\n" for k, (t, y) in
                                                          enumerate(zip(TRAIN + HELD, TRAIN_LABELS + HELD_LABELS))),
                       encoding="utf-8")
-    root = Path(__file__).resolve().parent.parent
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    proc = subprocess.run([sys.executable, "-m", "korean_bpe", "compare", str(corpus), "--strategies",
-                           "whitespace/syllable", "--vocab-sizes", "100", "--gold", "none", "--no-progress",
-                           "--no-model-cache", "--jobs", "1", "--downstream", "--downstream-epochs", "1", "--downstream-seeds", "2",
-                           "-o", str(tmp_path / "out"), "--task", "noise=wrong_layout:0.5,nfd:0,dropout:0"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    proc = run_cli("compare", str(corpus), "--strategies", "whitespace/syllable", "--vocab-sizes", "100",
+                   "--gold", "none", "--no-progress", "--no-model-cache", "--jobs", "1", "--downstream",
+                   "--downstream-epochs", "1", "--downstream-seeds", "2", "-o", str(tmp_path / "out"),
+                   "--task", "noise=wrong_layout:0.5,nfd:0,dropout:0")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "out" / "table.csv")
     noise = [c for c in table.columns if c.startswith("noise_") and c.endswith(("_stability", "_drop"))]

@@ -264,7 +264,8 @@ def test_the_cli_runs_the_lm_task_in_seconds(tmp_path) -> None:
     corpus = tmp_path / "reviews.txt"
     corpus.write_text("\n".join(_texts(300)) + "\n", encoding="utf-8")
     proc = ok("compare", str(corpus), "--strategies", "baseline/syllable", "--vocab-sizes", "300", "--gold", "none",
-              "--no-progress", "--no-model-cache", "--jobs", "1", "-o", str(tmp_path / "out"), "--task", "lm")
+              "--no-progress", "--no-model-cache", "--jobs", "1", "-o", str(tmp_path / "out"), "--task", "lm",
+              here=True)
     assert "task lm (95% intervals)" in proc.stdout
     import pandas as pd
 

@@ -156,7 +156,7 @@ def test_the_cli_runs_the_nsmc_task_in_seconds(tmp_path) -> None:
     corpus.write_text("\n".join((GOOD + BAD) * 25) + "\n", encoding="utf-8")
     proc = ok("compare", str(corpus), "--strategies", "baseline/word", "--vocab-sizes", "300", "--gold", "none",
               "--no-progress", "--no-model-cache", "--jobs", "1", "-o", str(tmp_path / "out"),
-              "--task", f"nsmc={tmp_path / 'nsmc'}")
+              "--task", f"nsmc={tmp_path / 'nsmc'}", here=True)
     assert "task nsmc (95% intervals)" in proc.stdout
     import pandas as pd
 
@@ -165,7 +165,7 @@ def test_the_cli_runs_the_nsmc_task_in_seconds(tmp_path) -> None:
     low, value, high = (table[c].iloc[0] for c in ("nsmc_macro_f1_ci_low", "nsmc_macro_f1", "nsmc_macro_f1_ci_high"))
     assert low <= value <= high
     _write_nsmc(tmp_path / "one", one_class=True)
-    line = fails("compare", str(corpus), "-o", str(tmp_path / "out2"), "--task", f"nsmc={tmp_path / 'one'}")
+    line = fails("compare", str(corpus), "-o", str(tmp_path / "out2"), "--task", f"nsmc={tmp_path / 'one'}", here=True)
     assert "argument --task nsmc=" in line and "every training review has the label '1'" in line
 
 

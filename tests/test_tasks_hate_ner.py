@@ -273,20 +273,20 @@ def test_the_cli_refuses_a_bad_task_before_reading_the_corpus(tmp_path) -> None:
     from test_cli import fails
 
     missing, out = str(tmp_path / "no-such-corpus.txt"), str(tmp_path / "out")
-    line = fails("compare", missing, "-o", out, "--task", "sentiment")
+    line = fails("compare", missing, "-o", out, "--task", "sentiment", here=True)
     assert "argument --task: unknown task 'sentiment'; choose one of" in line and "hate" in line and "ner" in line
-    line = fails("compare", missing, "-o", out, "--task", f"ner={tmp_path / 'absent'}")
+    line = fails("compare", missing, "-o", out, "--task", f"ner={tmp_path / 'absent'}", here=True)
     assert "argument --task ner=" in line and "absent not found" in line
-    line = fails("compare", missing, "-o", out, "--task", "probe")
+    line = fails("compare", missing, "-o", out, "--task", "probe", here=True)
     assert "argument --task probe: the probe task runs with labels" in line
     # what is missing is the task's own word (task_from_spec), not a generic "not found"
-    line = fails("compare", missing, "-o", out, "--task", f"hate={tmp_path / 'absent'}")
+    line = fails("compare", missing, "-o", out, "--task", f"hate={tmp_path / 'absent'}", here=True)
     assert "argument --task hate=" in line and "train.tsv not found: the hate-speech data needs train.tsv and " \
         "dev.tsv" in line
-    line = fails("compare", missing, "-o", out, "--task", "nsmc=")
+    line = fails("compare", missing, "-o", out, "--task", "nsmc=", here=True)
     assert "argument --task nsmc=: task spec 'nsmc=': nothing after '='; give nsmc=PATH" in line
     (tmp_path / "bad.tsv").write_text("## a\t가\n가 B-PS\n", encoding="utf-8")
-    line = fails("compare", missing, "-o", out, "--task", f"ner={tmp_path / 'bad.tsv'}")
+    line = fails("compare", missing, "-o", out, "--task", f"ner={tmp_path / 'bad.tsv'}", here=True)
     assert "argument --task ner=" in line and "bad.tsv, line 2: expected one character" in line
     assert not (tmp_path / "out").exists()
 
@@ -310,7 +310,7 @@ def test_the_cli_runs_both_tasks_on_the_real_data(tmp_path) -> None:
     ner.write_text("\n\n".join(blocks[:600]) + "\n", encoding="utf-8")
     proc = ok("compare", str(corpus), "--limit", "400", "--strategies", "whitespace/syllable", "--vocab-sizes", "500",
               "--gold", "none", "--no-progress", "--no-model-cache", "--jobs", "1", "-o", str(tmp_path / "out"),
-              "--task", f"hate={hate}", "--task", f"ner={ner}")
+              "--task", f"hate={hate}", "--task", f"ner={ner}", here=True)
     assert "task hate (95% intervals)" in proc.stdout and "task ner (95% intervals)" in proc.stdout
     import pandas as pd
 

@@ -121,7 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     import threading
 
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
+    args.argv = argv  # the command as given, which a report records
     debug = args.verbose or os.environ.get("KOREAN_BPE_DEBUG", "") not in ("", "0")
     here = threading.current_thread() is threading.main_thread()  # signal handlers live in the main thread
     previous = signal.signal(signal.SIGTERM, _raise_terminated) if here else None

@@ -325,7 +325,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     result.notes = [speak_cli(n, "compare") for n in result.notes]
     written = result.write_report(out_dir, corpus=_compare_corpus(args, labels is not None, seconds),
                                   sentences=sentences, length_texts=held_out[:1000],
-                                  command=["korean-bpe", *sys.argv[1:]])
+                                  command=["korean-bpe", *args.argv])
     if args.csv == STDOUT:
         sys.stdout.write(df.to_csv(index=False))
     elif args.csv is not None:
