@@ -565,3 +565,31 @@ def test_alphabet_check_asks_the_unit():
     assert alphabet_mismatch(Latin(), "▁", ["▁", "a", "b"]) is None
     by_name = alphabet_mismatch("jamo", "▁", ["▁", "영"])  # a name still works
     assert by_name is not None and alphabet_mismatch(get_unit("jamo"), "▁", ["▁", "영"]) == by_name
+
+
+def test_load_checks_the_merge_chain_once(tmp_path, monkeypatch):
+    """merges.txt's chain is checked as it is read (a break named by its line); building the
+    tokenizer does not check it again; a model handed to ``Tokenizer()`` is checked there."""
+    import korean_bpe.io.format as fmt
+    import korean_bpe.tokenizer as tokenizer_module
+
+    path = Tokenizer.train(["영화 정말 재밌다", "영화 최고"] * 3, vocab_size=24).save(tmp_path / "m")
+    calls = []
+    real = fmt.first_unknown
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fmt, "first_unknown", counted)
+    monkeypatch.setattr(tokenizer_module, "first_unknown", counted)
+    back = Tokenizer.load(path)
+    assert len(calls) == 1 and back.encode("영화 최고") == Tokenizer.load(path).encode("영화 최고")
+    Tokenizer(back.model)  # a model from anywhere else is checked where it is handed over
+    assert len(calls) == 3
+    lines = (path / "merges.txt").read_text(encoding="utf-8").splitlines()
+    a, b = lines[1].split(" ")
+    lines[1] = f"{a} {b}\u2028"  # a token neither in the alphabet nor made before
+    (path / "merges.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ModelFileError, match=r"merges.txt:2: unknown token"):
+        Tokenizer.load(path)
