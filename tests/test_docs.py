@@ -123,6 +123,27 @@ def test_every_pre_tokenizer_declaration_has_a_default_and_is_documented() -> No
     assert not missing_api, f"docs/API.md's table of pre-tokenizer declarations does not list {missing_api}"
 
 
+# -- the README's `make test`: bytecode caches on, whatever the environment says --------------------
+
+def test_make_runs_its_commands_with_bytecode_caches_on() -> None:
+    """The suite starts some 400 Python processes: with PYTHONDONTWRITEBYTECODE=1 in the environment
+    (some containers set it) each compiled the package again and each worker rewrote every test
+    module; the Makefile's commands run without it."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("make") is None:
+        pytest.skip("no make on this machine")
+    probe = f'probe: ; @{sys.executable} -c "import sys; print(sys.dont_write_bytecode)"'
+    proc = subprocess.run(["make", "-s", "--no-print-directory", "-C", str(ROOT), "--eval", probe, "probe"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"
+
+
 # -- the README's `make demo` output and docs/demo_tradeoff.png are a fresh run's ------------------
 
 DEMO_MARK = "<!-- make-demo-output: written by tests/test_docs.py (KOREAN_BPE_UPDATE_DOCS=1 rewrites it) -->"
