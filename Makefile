@@ -42,7 +42,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q $(PYTEST_PARALLEL)
 
 # The fast tier, for someone editing the core: the encode / decode / train / save-load paths in about
-# 43 s wall on the 2 cores (1,106 tests at load average about 4; measured 2026-11-28).
+# 43-60 s wall on the 2 cores (1,106 tests at load average about 4, 2026-11-28; 1,109 quiet, 2026-11-30).
 # These test files and the core modules' doctests, minus the tests marked
 #   slow  (installing without a compiler),  nsmc  (needs the shared NSMC corpus),
 #   jvm   (start Okt's JVM; tests/conftest.py marks them).
