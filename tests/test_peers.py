@@ -333,6 +333,20 @@ def test_a_native_crash_in_the_isolated_child_is_a_runtime_error():
     assert run_isolated(sorted, "법률", what="sorting") == ["률", "법"]
 
 
+def test_the_isolated_child_is_kept_for_the_next_call_and_replaced_after_a_crash():
+    """One child for every call (Kiwi's model loaded once: a new child spent some 4 s of CPU on it
+    at every size of a comparison); a crash ends it and the next call gets a new one."""
+    import os
+
+    from korean_bpe.compare.peers import PeerCrash, run_isolated
+
+    first = run_isolated(os.getpid, what="its pid")
+    assert first != os.getpid() and run_isolated(os.getpid, what="its pid") == first
+    with pytest.raises(PeerCrash):
+        run_isolated(os.abort, what="an abort")
+    assert run_isolated(os.getpid, what="its pid") not in (first, os.getpid())
+
+
 def test_swtokenizer_trains_in_process_too():
     from korean_bpe.compare.peers import train_kiwi_swtokenizer
 

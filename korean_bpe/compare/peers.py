@@ -62,7 +62,8 @@ Settings (each library's defaults unless listed; the reasons are the comparison'
   a morpheme, so it is not lossless.  Training runs in a spawned child process: kiwipiepy
   0.24.1's trainer segfaults on the NSMC training reviews, and a crash must not take the caller
   (compare()) down with it; it becomes a :class:`PeerCrash` (a :class:`RuntimeError`, see
-  :func:`run_isolated`).
+  :func:`run_isolated`).  The child is kept for the next training, its Kiwi loaded (a new child
+  spends some 4 s of CPU loading Kiwi and its first analyses: every size of a comparison paid it).
 
 ``pre_tokenizer`` is ``"kiwi"`` for both Kiwi peers (Kiwi's morphology shaped their vocabulary, so
 a Kiwi-gold morpheme F1 grades them with their own ruler) and ``""`` for the others, which split
@@ -617,10 +618,11 @@ def train_kiwi_swtokenizer(
     """Train Kiwi's SwTokenizer (morpheme-aware unigram subwords); its file goes to a temporary
     directory (under ``workdir`` if given) that is removed afterwards.
 
-    With ``isolate`` (the default) the training runs in a child process: kiwipiepy 0.24.1's
-    ``SwTokenizer.train`` crashes the interpreter (SIGSEGV inside ``_kiwipiepy``) on some corpora,
-    e.g. the 165,320 NSMC training reviews at 32k; a crash then is a :class:`RuntimeError` here
-    instead of the end of the caller's process.  The child loads its own Kiwi (a second or two).
+    With ``isolate`` (the default) the training runs in a child process (:func:`run_isolated`):
+    kiwipiepy 0.24.1's ``SwTokenizer.train`` crashes the interpreter (SIGSEGV inside
+    ``_kiwipiepy``) on some corpora, e.g. the 165,320 NSMC training reviews at 32k; a crash then is
+    a :class:`RuntimeError` here instead of the end of the caller's process.  The child loads its
+    own Kiwi once and keeps it for later trainings (the first costs some 5 s more than in process).
 
     The vocabulary always holds SwTokenizer's Hangul fallback (each 초성+중성 syllable and each
     종성 jamo), so a size below about 430 is exceeded.
@@ -655,38 +657,59 @@ class PeerCrash(RuntimeError):
     library versions give again (compare()'s model cache keeps it as the row's note)."""
 
 
+_isolation_lock = threading.Lock()
+_isolation: Any = None
+
+
+def _isolated_executor() -> Any:
+    """The one-process :class:`~korean_bpe.pre_tokenizers.executor.LocalProcessExecutor` that
+    :func:`run_isolated` runs in, made on first use and shut down at exit."""
+    global _isolation
+    with _isolation_lock:
+        if _isolation is None:
+            import atexit
+
+            from ..pre_tokenizers.executor import LocalProcessExecutor
+
+            _isolation = LocalProcessExecutor(1)
+            atexit.register(_isolation.shutdown)
+        return _isolation
+
+
+def _apply(job: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:
+    fn, args = job
+    return fn(*args)
+
+
 def run_isolated(fn: Callable[..., Any], *args: Any, what: str) -> Any:
-    """``fn(*args)`` in a fresh (spawned) child process; a crash of the child (a native segfault or
-    abort) is a :class:`PeerCrash` (a :class:`RuntimeError`) naming ``what``, and the caller lives on.
+    """``fn(*args)`` in a spawned child process, the same one for every call of this process (what
+    ``fn`` loads there, Kiwi's model, stays loaded for the next call; the child ends with this
+    process); a crash of the child (a native segfault or abort) is a :class:`PeerCrash` (a
+    :class:`RuntimeError`) naming ``what``, the caller lives on, and the next call starts a new child.
+    Calls from several threads take turns.
 
     >>> run_isolated(pow, 2, 10, what="a power")
     1024
     """
     from concurrent.futures.process import BrokenProcessPool
 
-    from ..pre_tokenizers.executor import end_pool, spawn_pool
-
-    with spawn_pool(1, scoped=True) as pool:  # the child ends with this process (a Ctrl-C, SIGTERM, SIGKILL)
-        try:
-            return pool.submit(fn, *args).result()
-        except (KeyboardInterrupt, SystemExit):
-            end_pool(pool)
-            raise
-        except BrokenProcessPool as exc:
-            raise PeerCrash(
-                f"{what} crashed its process (a native crash, isolated in a child process; a smaller or "
-                "different corpus, or another library version, may train)"
-            ) from exc
+    try:
+        return list(_isolated_executor().map(_apply, [(fn, args)]))[0]
+    except BrokenProcessPool as exc:  # the executor has dropped the broken child
+        raise PeerCrash(
+            f"{what} crashed its process (a native crash, isolated in a child process; a smaller or "
+            "different corpus, or another library version, may train)"
+        ) from exc
 
 
 def _train_swtokenizer_file(path: str, texts: list[str], vocab_size: int, *, kiwi: Any = None) -> None:
-    """Train SwTokenizer and write it to ``path`` (the body of the child process)."""
-    from kiwipiepy import Kiwi
+    """Train SwTokenizer and write it to ``path`` (the body of the child process, whose own
+    :func:`_kiwi` is loaded once for all its trainings)."""
     from kiwipiepy.sw_tokenizer import SwTokenizer, SwTokenizerConfig
 
     SwTokenizer.train(
         path, texts, SwTokenizerConfig(), vocab_size=vocab_size, chr_coverage=1.0,
-        kiwi=kiwi if kiwi is not None else Kiwi(), show_progress=False,
+        kiwi=kiwi if kiwi is not None else _kiwi(), show_progress=False,
     )
 
 
