@@ -109,6 +109,34 @@ except Exception as exc:
 """
 
 
+_FROM_STDIN = """
+from korean_bpe.compare.peers import PeerCrash, run_isolated
+from korean_bpe.pre_tokenizers.executor import LocalProcessExecutor
+try:
+    run_isolated(sorted, "법률", what="sorting")
+except PeerCrash as exc:
+    print("PeerCrash |", exc)  # what it was: a 'native crash', kept as such in compare()'s model cache
+except RuntimeError as exc:
+    print("RuntimeError |", exc)
+try:
+    list(LocalProcessExecutor(2).map(len, ["영화"]))
+except RuntimeError as exc:
+    print(type(exc).__name__, "|", exc)
+"""
+
+
+def test_a_script_read_from_standard_input_gets_the_fix_before_any_worker_starts():
+    """``python -`` names its main script '<stdin>', which a spawned process cannot import: every
+    worker died starting, the isolated peer training was reported as a native crash (and compare()
+    would keep that note in its model cache)."""
+    proc = subprocess.run([sys.executable, "-"], input=_FROM_STDIN, capture_output=True, text=True, timeout=120)
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 2 and "Traceback" not in proc.stderr, (proc.stdout, proc.stderr[-2000:])
+    for line in lines:
+        assert line.startswith("RuntimeError | worker processes cannot start here") and "'<stdin>' is not a file" in line
+        assert "save the script to a file" in line and "n_jobs=1" in line
+
+
 def test_a_script_without_the_main_guard_gets_the_fix(tmp_path):
     """Spawned workers import the main script: without ``if __name__ == "__main__":`` each runs
     it again and dies; the parent's error says so, and the broken pool is dropped."""

@@ -206,9 +206,31 @@ def spawn_pool(workers: int, *, initializer: Callable[..., Any] | None = None, i
     >>> with spawn_pool(1, scoped=True) as pool:
     ...     pool.submit(len, "스파이더맨").result()
     5
+
+    A main script that a spawned process cannot import (one read from standard input, ``python -``)
+    is a ``RuntimeError`` here, with the fix, before any process starts: each would die importing it.
     """
+    main = _unimportable_main() if start_method != "fork" else None
+    if main is not None:
+        raise RuntimeError(
+            f"worker processes cannot start here: each first imports this process's main script, and {main!r} "
+            "is not a file (a script read from standard input); save the script to a file and run that, or "
+            "run in this process (compare(..., n_jobs=1), an analyzer's workers=1)")
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(start_method),
                                initializer=_init_worker, initargs=(os.getpid(), scoped, initializer, initargs))
+
+
+def _unimportable_main() -> str | None:
+    """The ``__file__`` of this process's main module when a spawned process could not import it
+    (``'<stdin>'``: multiprocessing would run it by that path and fail), else None."""
+    main = sys.modules.get("__main__")
+    if main is None or getattr(getattr(main, "__spec__", None), "name", None):  # python -m, or a module
+        return None
+    path = getattr(main, "__file__", None)
+    if not isinstance(path, str):  # python -c, an interactive session, a notebook: nothing to import
+        return None
+    base = multiprocessing.process.ORIGINAL_DIR or os.getcwd()  # type: ignore[attr-defined]
+    return None if os.path.exists(os.path.join(base, path)) else path
 
 
 def end_pool(pool: ProcessPoolExecutor, *, timeout: float = 5.0) -> None:
