@@ -338,13 +338,33 @@ def test_the_isolated_child_is_kept_for_the_next_call_and_replaced_after_a_crash
     at every size of a comparison); a crash ends it and the next call gets a new one."""
     import os
 
-    from korean_bpe.compare.peers import PeerCrash, run_isolated
+    from korean_bpe.compare.peers import PeerCrash, end_isolated, run_isolated
 
     first = run_isolated(os.getpid, what="its pid")
     assert first != os.getpid() and run_isolated(os.getpid, what="its pid") == first
     with pytest.raises(PeerCrash):
         run_isolated(os.abort, what="an abort")
-    assert run_isolated(os.getpid, what="its pid") not in (first, os.getpid())
+    second = run_isolated(os.getpid, what="its pid")
+    assert second not in (first, os.getpid())
+    end_isolated()
+    assert run_isolated(os.getpid, what="its pid") not in (first, second, os.getpid())
+
+
+def test_a_comparison_ends_the_isolated_child_once_the_peers_sizes_are_trained():
+    """The child (and its Kiwi, some 500 MB) serves one row's sizes, then ends: compare() leaves no
+    process of this one behind (other tests' analyzer pools may be running beside it)."""
+    import multiprocessing
+
+    from korean_bpe.compare import compare
+    from korean_bpe.compare.peers import end_isolated
+
+    end_isolated()
+    before = {p.pid for p in multiprocessing.active_children()}
+    texts = TEXTS[:400]
+    result = compare(texts[:300], eval_texts=texts[300:], strategies=["kiwi-swtokenizer"], vocab_sizes=[500, 600],
+                     gold=None, n_jobs=1, model_cache=False, show_progress=False)
+    assert sorted(result.table["vocab_size"]) == [500, 600] and not any("skipped" in n for n in result.notes)
+    assert {p.pid for p in multiprocessing.active_children()} <= before
 
 
 def test_swtokenizer_trains_in_process_too():

@@ -99,7 +99,8 @@ from .._optional import MissingDependencyError, require
 __all__ = [
     "PEERS", "train_peer", "train_sentencepiece", "train_hf_bpe", "train_hf_wordpiece",
     "train_kiwi_bpe", "train_kiwi_swtokenizer", "Peer", "SentencePiecePeer", "HFPeer", "SwTokenizerPeer",
-    "char_spans_from_byte_offsets", "byte_level_decode", "readable_bytes", "run_isolated", "TRUNCATABLE_PEERS",
+    "char_spans_from_byte_offsets", "byte_level_decode", "readable_bytes", "run_isolated", "end_isolated",
+    "TRUNCATABLE_PEERS",
     "PeerCrash", "peer_to_entry", "peer_from_entry", "TRAIN_ONLY_PEERS",
 ]
 
@@ -674,6 +675,15 @@ def _isolated_executor() -> Any:
             _isolation = LocalProcessExecutor(1)
             atexit.register(_isolation.shutdown)
         return _isolation
+
+
+def end_isolated() -> None:
+    """End :func:`run_isolated`'s child now, and what it holds (Kiwi's model: some 500 MB); the next
+    call starts a new one.  A comparison calls it once a peer's sizes are trained."""
+    with _isolation_lock:
+        executor = _isolation
+    if executor is not None:
+        executor.shutdown()
 
 
 def _apply(job: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:

@@ -286,9 +286,17 @@ class PeerStrategy(Strategy):
         return self.trained_on or self.name  # a *-train peer beside its analyzer's rows: they read one analysis
 
     def train(self, ws: Workspace, notes: list[str]) -> Iterator[Trained]:
-        peers, name, plan = ws.peers, self.name, ws.plan
+        peers = ws.peers
         if peers is None:
             return
+        try:
+            yield from self._train_sizes(ws, notes)
+        finally:
+            peers.end_isolated()  # the isolated trainer's child, kept for this row's sizes, and its Kiwi
+
+    def _train_sizes(self, ws: Workspace, notes: list[str]) -> Iterator[Trained]:
+        peers, name, plan = ws.peers, self.name, ws.plan
+        assert peers is not None
         full = None
         full_cached = False
         train_s = math.nan
