@@ -63,7 +63,8 @@ Settings (each library's defaults unless listed; the reasons are the comparison'
   0.24.1's trainer segfaults on the NSMC training reviews, and a crash must not take the caller
   (compare()) down with it; it becomes a :class:`PeerCrash` (a :class:`RuntimeError`, see
   :func:`run_isolated`).  The child is kept for the next training, its Kiwi loaded (a new child
-  spends some 4 s of CPU loading Kiwi and its first analyses: every size of a comparison paid it).
+  spends some 4 s of CPU loading Kiwi and its first analyses: every size of a comparison paid it);
+  a comparison ends it once the peer's sizes are trained (:func:`end_isolated`).
 
 ``pre_tokenizer`` is ``"kiwi"`` for both Kiwi peers (Kiwi's morphology shaped their vocabulary, so
 a Kiwi-gold morpheme F1 grades them with their own ruler) and ``""`` for the others, which split
@@ -696,7 +697,7 @@ def run_isolated(fn: Callable[..., Any], *args: Any, what: str) -> Any:
     ``fn`` loads there, Kiwi's model, stays loaded for the next call; the child ends with this
     process); a crash of the child (a native segfault or abort) is a :class:`PeerCrash` (a
     :class:`RuntimeError`) naming ``what``, the caller lives on, and the next call starts a new child.
-    Calls from several threads take turns.
+    Calls from several threads share the child, one at a time (a crash fails every call waiting on it).
 
     >>> run_isolated(pow, 2, 10, what="a power")
     1024
