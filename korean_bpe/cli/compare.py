@@ -38,8 +38,9 @@ COMPARE_MAX_VOCAB_SIZE = 2**20
 COMPARE_VOCAB_SIZES = (4000, 8000, 16000)
 #: the defaults on the small Constitution corpus (``korean-bpe compare constitution``, under a minute on
 #: 2 cores): 2,480 lines run out of merges above a few thousand tokens and hold 550 distinct characters
-#: (a syllable vocabulary needs more), and the two Kiwi peers, which spend some 8 s per size starting
-#: their trainer whatever the corpus, are left out (``--strategies peer`` or ``all`` names them)
+#: (a syllable vocabulary needs more), and the two Kiwi peers, which spend 6-8 s each starting their
+#: trainer whatever the corpus (kiwi-bpe trains once for every size, kiwi-swtokenizer's child loads Kiwi
+#: once: 8.0 s, then 1.7 s at the next size), are left out (``--strategies peer`` or ``all`` names them)
 COMPARE_VOCAB_SIZES_EMBEDDED = (1000, 2000)
 COMPARE_SLOW_PEERS = ("kiwi-bpe", "kiwi-swtokenizer")
 #: below this many documents (training and held-out together) ``korean-bpe compare`` runs its rows in
@@ -95,7 +96,7 @@ def add_parsers(sub: Any) -> None:
                    help="comma-separated strategy names or families: bpe, baseline, peer, a pre-tokenizer "
                         "(whitespace, raw, okt-analysis, okt, kiwi, mecab) or names such as okt/jamo, "
                         "baseline/word, sentencepiece-unigram; 'all' for every one (default: all; on the "
-                        "embedded corpus all but the Kiwi peers, which take 8 s a size to start); outside 'all', "
+                        "embedded corpus all but the Kiwi peers, which take 6-8 s each to start); outside 'all', "
                         "when named: okt-train, kiwi-train, mecab-train, mob, mob-kiwi, superbpe")
     p.add_argument("--vocab-sizes", type=_vocab_sizes, default=None, metavar="LIST",
                    help=f"comma-separated vocabulary sizes, at most {COMPARE_MAX_VOCAB_SIZE:,} (default: "
